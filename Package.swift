@@ -1,0 +1,108 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+let package = Package(
+  name: "responderd",
+  platforms: [.macOS(.v14)],
+  products: [
+    .executable(name: "responderd", targets: ["responderd"]),
+    .executable(name: "responderctl", targets: ["responderctl"]),
+    .library(name: "ResponderCore", targets: ["ResponderCore"]),
+    .library(name: "TouchDispatch", targets: ["TouchDispatch"]),
+    .library(name: "ResponderClient", targets: ["ResponderClient"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+  ],
+  targets: [
+    // System libraries (module.modulemap + shim.h).
+    .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+    .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+    .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
+    .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+    .systemLibrary(
+      name: "CUmockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
+    // Linux calls the Glibc module does not import (epoll, timerfd, signalfd, eventfd).
+    .target(name: "CSystemShims"),
+
+    // Pure Swift core: no C modules.
+    .target(
+      name: "ResponderCore",
+      swiftSettings: strict),
+    .target(
+      name: "TouchDispatch", dependencies: ["ResponderCore"],
+      swiftSettings: strict),
+    .target(
+      name: "RemoteControl", dependencies: ["ResponderCore"],
+      swiftSettings: strict),
+    .target(
+      name: "Motion", dependencies: ["ResponderCore"],
+      swiftSettings: strict),
+
+    // Adapters.
+    .target(
+      name: "EventLoop",
+      dependencies: [
+        "ResponderCore", "CSystemShims",
+        .product(name: "HeapModule", package: "swift-collections"),
+      ],
+      swiftSettings: strict),
+    .target(
+      name: "DBus", dependencies: ["CDBus", "EventLoop"],
+      swiftSettings: strict),
+    .target(
+      name: "MPRIS",
+      dependencies: ["DBus", "ResponderCore", "EventLoop", .product(name: "Logging", package: "swift-log")],
+      swiftSettings: strict),
+    .target(
+      name: "EvdevInput",
+      dependencies: [
+        "CEvdev", "CUdev", "EventLoop", "RemoteControl", "TouchDispatch",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+    .target(
+      name: "IIOInput",
+      dependencies: [
+        "CIIO", "CUdev", "EventLoop", "Motion", .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+
+    // Wiring and executables.
+    .target(
+      name: "Responderd",
+      dependencies: [
+        "ResponderCore", "TouchDispatch", "RemoteControl", "Motion", "EventLoop", "DBus", "MPRIS",
+        "EvdevInput", "IIOInput",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "TOMLKit", package: "TOMLKit"),
+      ],
+      swiftSettings: strict),
+    .target(
+      name: "ResponderClient", dependencies: ["DBus", "EventLoop", "ResponderCore"],
+      swiftSettings: strict),
+    .executableTarget(
+      name: "responderd",
+      dependencies: [
+        "Responderd", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: strict),
+    .executableTarget(
+      name: "responderctl",
+      dependencies: [
+        "Responderd", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: strict),
+
+    // Tests: one target per module.
+    .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
+    .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
+    .testTarget(
+      name: "ResponderdTests", dependencies: ["Responderd"], swiftSettings: strict),
+  ]
+)

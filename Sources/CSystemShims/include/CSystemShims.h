@@ -1,0 +1,30 @@
+#ifndef RESPONDERD_CSYSTEMSHIMS_H
+#define RESPONDERD_CSYSTEMSHIMS_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+
+/// Blocks `signals` for the calling thread and returns a signalfd (CLOEXEC|NONBLOCK) for them, or -1.
+int rsp_signalfd_for(const int *signals, int count);
+
+/// Reads one signalfd_siginfo; returns the signal number, 0 when nothing is pending, -1 on error.
+int rsp_signalfd_read(int fd);
+
+/// Arms `fd` (a CLOCK_MONOTONIC timerfd) to fire once at the absolute time `seconds`; 0 disarms.
+int rsp_timerfd_arm_absolute(int fd, double seconds);
+
+/// Seconds since boot on CLOCK_MONOTONIC.
+double rsp_monotonic_now(void);
+
+static inline uint32_t rsp_epollin(void) { return EPOLLIN; }
+static inline uint32_t rsp_epollout(void) { return EPOLLOUT; }
+static inline uint32_t rsp_epollerr(void) { return EPOLLERR; }
+static inline uint32_t rsp_epollhup(void) { return EPOLLHUP; }
+static inline uint32_t rsp_epollpri(void) { return EPOLLPRI; }
+
+#endif

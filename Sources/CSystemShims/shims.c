@@ -1,0 +1,41 @@
+#include "CSystemShims.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+int rsp_signalfd_for(const int *signals, int count) {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int i = 0; i < count; i++) sigaddset(&set, signals[i]);
+  if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0) return -1;
+  return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+int rsp_signalfd_read(int fd) {
+  struct signalfd_siginfo info;
+  ssize_t n = read(fd, &info, sizeof info);
+  if (n == (ssize_t)sizeof info) return (int)info.ssi_signo;
+  if (n < 0 && errno == EAGAIN) return 0;
+  return -1;
+}
+
+int rsp_timerfd_arm_absolute(int fd, double seconds) {
+  struct itimerspec spec;
+  memset(&spec, 0, sizeof spec);
+  if (seconds > 0) {
+    double whole = floor(seconds);
+    spec.it_value.tv_sec = (time_t)whole;
+    spec.it_value.tv_nsec = (long)((seconds - whole) * 1e9);
+    if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
+  }
+  return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
+}
+
+double rsp_monotonic_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

@@ -1,0 +1,277 @@
+import CSystemShims
+import HeapModule
+import ResponderCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Readiness of a file descriptor, as epoll reports it.
+public struct IOEvents: OptionSet, Sendable, CustomStringConvertible {
+  public let rawValue: UInt32
+  public init(rawValue: UInt32) { self.rawValue = rawValue }
+  public static let readable = IOEvents(rawValue: rsp_epollin())
+  public static let writable = IOEvents(rawValue: rsp_epollout())
+  public static let priority = IOEvents(rawValue: rsp_epollpri())
+  public static let error = IOEvents(rawValue: rsp_epollerr())
+  public static let hangup = IOEvents(rawValue: rsp_epollhup())
+  /// Error or hang-up: for a device, it is gone.
+  public var isGone: Bool { !intersection([.error, .hangup]).isEmpty }
+  public var description: String {
+    var parts: [String] = []
+    if contains(.readable) { parts.append("in") }
+    if contains(.writable) { parts.append("out") }
+    if contains(.priority) { parts.append("pri") }
+    if contains(.error) { parts.append("err") }
+    if contains(.hangup) { parts.append("hup") }
+    return parts.joined(separator: "|")
+  }
+}
+
+/// An error from a system call, with its errno.
+public struct SystemError: Error, CustomStringConvertible, Equatable {
+  public let call: String
+  public let errno: Int32
+  public init(_ call: String, errno: Int32 = Glibc.errno) {
+    self.call = call
+    self.errno = errno
+  }
+  public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+}
+
+/// A file descriptor registered with an `EventLoop`. Remove it before closing the descriptor.
+public final class IOSource {
+  public let fd: Int32
+  public fileprivate(set) var events: IOEvents
+  fileprivate var handler: (IOEvents) -> Void
+  fileprivate weak var loop: EventLoop?
+  public fileprivate(set) var isRegistered = true
+
+  fileprivate init(fd: Int32, events: IOEvents, handler: @escaping (IOEvents) -> Void, loop: EventLoop) {
+    self.fd = fd
+    self.events = events
+    self.handler = handler
+    self.loop = loop
+  }
+
+  /// Changes the events waited for (e.g. add `.writable` while output is pending).
+  public func setEvents(_ events: IOEvents) throws {
+    guard isRegistered, let loop, events != self.events else { return }
+    try loop.modify(self, events: events)
+  }
+
+  /// Stops watching the descriptor. The descriptor itself is not closed.
+  public func remove() { loop?.remove(self) }
+}
+
+/// The one event loop of a process: a thread blocking in epoll on every registered descriptor
+/// (devices, the bus, a timerfd for all timers, a signalfd). It never wakes up by itself: with
+/// nothing registered ready and no timer due, it sleeps.
+///
+/// Not thread-safe: use it from the thread that runs it, except `wake()`.
+public final class EventLoop {
+  private let epollFD: Int32
+  private var sources: [Int32: IOSource] = [:]
+  private var deferred: [() -> Void] = []
+  private var running = false
+  private var stopRequested = false
+  private let wakeFD: Int32
+  private var wakeSource: IOSource?
+  /// The timers of this loop, on CLOCK_MONOTONIC through one timerfd.
+  public private(set) var scheduler: TimerScheduler!
+
+  /// Counts epoll wake-ups (for tests and benchmarks that check idleness).
+  public private(set) var wakeups = 0
+
+  public init() throws {
+    epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+    guard epollFD >= 0 else { throw SystemError("epoll_create1") }
+    wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+    guard wakeFD >= 0 else { throw SystemError("eventfd") }
+    scheduler = try TimerScheduler(loop: self)
+    wakeSource = try register(fd: wakeFD, events: .readable) { [wakeFD] _ in
+      var value: UInt64 = 0
+      _ = read(wakeFD, &value, 8)
+    }
+  }
+
+  deinit {
+    close(wakeFD)
+    close(epollFD)
+  }
+
+  /// Watches `fd` for `events`; `handler` runs on the loop thread with what epoll reported.
+  /// Error and hang-up are always reported, whatever `events` says.
+  @discardableResult
+  public func register(fd: Int32, events: IOEvents, handler: @escaping (IOEvents) -> Void) throws -> IOSource {
+    if let old = sources[fd] { remove(old) }
+    let source = IOSource(fd: fd, events: events, handler: handler, loop: self)
+    var event = epoll_event()
+    event.events = events.rawValue
+    event.data.fd = fd
+    guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SystemError("epoll_ctl(ADD)") }
+    sources[fd] = source
+    return source
+  }
+
+  fileprivate func modify(_ source: IOSource, events: IOEvents) throws {
+    var event = epoll_event()
+    event.events = events.rawValue
+    event.data.fd = source.fd
+    guard epoll_ctl(epollFD, EPOLL_CTL_MOD, source.fd, &event) == 0 else { throw SystemError("epoll_ctl(MOD)") }
+    source.events = events
+  }
+
+  fileprivate func remove(_ source: IOSource) {
+    guard source.isRegistered else { return }
+    source.isRegistered = false
+    if sources[source.fd] === source {
+      sources[source.fd] = nil
+      _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, source.fd, nil)
+    }
+  }
+
+  /// The number of registered descriptors (the loop's own wake-up and timer descriptors included).
+  public var registeredCount: Int { sources.count }
+
+  /// Runs `block` on the loop thread after the current handler returns, before sleeping again.
+  public func runSoon(_ block: @escaping () -> Void) { deferred.append(block) }
+
+  /// Wakes the loop from another thread (the only thread-safe call).
+  public func wake() {
+    var one: UInt64 = 1
+    _ = write(wakeFD, &one, 8)
+  }
+
+  /// Makes `run()` return after the current iteration.
+  public func stop() { stopRequested = true }
+
+  /// Blocks in epoll and runs handlers until `stop()` is called.
+  public func run() {
+    running = true
+    stopRequested = false
+    defer { running = false }
+    while !stopRequested {
+      runOnce(timeout: -1)
+    }
+  }
+
+  /// Runs handlers for what is ready, waiting at most `timeout` milliseconds (-1: forever).
+  /// Returns the number of descriptors that were ready.
+  @discardableResult
+  public func runOnce(timeout: Int32) -> Int {
+    runDeferred()
+    if stopRequested { return 0 }
+    var events = [epoll_event](repeating: epoll_event(), count: 32)
+    let waitTimeout = deferred.isEmpty ? timeout : 0
+    let count = events.withUnsafeMutableBufferPointer { buffer in
+      epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), waitTimeout)
+    }
+    if count < 0 { return 0 }  // EINTR
+    wakeups += 1
+    for index in 0..<Int(count) {
+      let ready = events[index]
+      guard let source = sources[ready.data.fd], source.isRegistered else { continue }
+      source.handler(IOEvents(rawValue: ready.events))
+      runDeferred()
+    }
+    return Int(count)
+  }
+
+  /// Runs the loop until `condition` holds or `timeout` seconds pass; returns whether it held.
+  /// For tests and tools that wait for a real process or bus (bounded, never a sleep).
+  @discardableResult
+  public func run(until condition: () -> Bool, timeout: Seconds) -> Bool {
+    let deadline = rsp_monotonic_now() + timeout
+    while !condition() {
+      let left = deadline - rsp_monotonic_now()
+      if left <= 0 { return condition() }
+      runOnce(timeout: Int32(max(1, min(left * 1000, 100))))
+    }
+    return true
+  }
+
+  private func runDeferred() {
+    while !deferred.isEmpty {
+      let blocks = deferred
+      deferred.removeAll()
+      for block in blocks { block() }
+    }
+  }
+
+  /// Calls `handler` on the loop thread for each of `signals` received (they are blocked for the
+  /// calling thread and read from a signalfd, so no handler runs asynchronously).
+  @discardableResult
+  public func onSignals(_ signals: [Int32], handler: @escaping (Int32) -> Void) throws -> IOSource {
+    let fd = signals.withUnsafeBufferPointer { rsp_signalfd_for($0.baseAddress, Int32($0.count)) }
+    guard fd >= 0 else { throw SystemError("signalfd") }
+    return try register(fd: fd, events: .readable) { _ in
+      while true {
+        let signal = rsp_signalfd_read(fd)
+        if signal <= 0 { break }
+        handler(signal)
+      }
+    }
+  }
+}
+
+/// The real scheduler: timers on CLOCK_MONOTONIC through one timerfd in the event loop, armed for
+/// the earliest deadline only, and disarmed when no timer is left.
+public final class TimerScheduler: Scheduler {
+  private struct Entry: Comparable {
+    let timer: ScheduledTimer
+    static func < (lhs: Entry, rhs: Entry) -> Bool {
+      (lhs.timer.deadline, lhs.timer.sequence) < (rhs.timer.deadline, rhs.timer.sequence)
+    }
+    static func == (lhs: Entry, rhs: Entry) -> Bool { lhs.timer === rhs.timer }
+  }
+  private var heap = Heap<Entry>()
+  private var sequence: UInt64 = 0
+  private let timerFD: Int32
+  private var armedFor: Seconds?
+  private unowned let loop: EventLoop
+
+  fileprivate init(loop: EventLoop) throws {
+    self.loop = loop
+    timerFD = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+    guard timerFD >= 0 else { throw SystemError("timerfd_create") }
+    try loop.register(fd: timerFD, events: .readable) { [weak self] _ in self?.expire() }
+  }
+
+  deinit { close(timerFD) }
+
+  public var now: Seconds { rsp_monotonic_now() }
+
+  /// Timers waiting to fire (cancelled ones are dropped when reached).
+  public var pendingCount: Int { heap.count }
+
+  @discardableResult
+  public func schedule(at deadline: Seconds, _ action: @escaping () -> Void) -> ScheduledTimer {
+    sequence += 1
+    let timer = ScheduledTimer(deadline: deadline, sequence: sequence, action: action)
+    timer.setCancelHandler { [weak self] _ in self?.rearm() }
+    heap.insert(Entry(timer: timer))
+    rearm()
+    return timer
+  }
+
+  private func expire() {
+    var value: UInt64 = 0
+    _ = read(timerFD, &value, 8)
+    armedFor = nil
+    let current = now
+    while let first = heap.min, first.timer.isCancelled || first.timer.deadline <= current {
+      _ = heap.popMin()
+      first.timer.fire()
+    }
+    rearm()
+  }
+
+  private func rearm() {
+    while let first = heap.min, first.timer.isCancelled { _ = heap.popMin() }
+    let next = heap.min?.timer.deadline
+    guard next != armedFor else { return }
+    armedFor = next
+    _ = rsp_timerfd_arm_absolute(timerFD, next ?? 0)
+  }
+}

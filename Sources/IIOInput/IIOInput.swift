@@ -1,0 +1,1 @@
+// IIOInput: see DESIGN.md section 6. This file is replaced as the module is built.

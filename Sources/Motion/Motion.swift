@@ -1,0 +1,1 @@
+// Motion: see DESIGN.md section 6. This file is replaced as the module is built.

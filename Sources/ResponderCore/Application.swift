@@ -1,0 +1,224 @@
+/// A window: the root of a view hierarchy, which delivers the touches of an event to its views.
+/// TouchDispatch's Window conforms.
+public protocol EventWindow: AnyObject {
+  /// Delivers an event's touches to views and gesture recognizers.
+  func sendEvent(_ event: Event)
+}
+
+/// The application object, as UIApplication: last in every responder chain, it queues events
+/// and routes each to its first responder, and records what happened to each.
+///
+/// Single-threaded, like UIKit's main thread: call it from the thread that runs the event loop.
+open class Application: Responder {
+  /// The scheduler every timer of the application uses (the event loop's, or virtual time in tests).
+  public let scheduler: any Scheduler
+
+  /// The responder motion, remote-control and (without a focused responder) press events start at.
+  public private(set) var firstResponder: Responder?
+
+  /// The responder with focus: where press events start (the first responder when nil).
+  public var focusedResponder: Responder?
+
+  /// Where motion, remote-control and press events start when there is no first responder
+  /// (UIKit: the key window). Events with neither are dropped.
+  public var keyWindow: Responder?
+
+  /// The application delegate. It is the application's next responder when it is a responder that
+  /// is not already part of the chain (not a view, view controller, window or the application).
+  public weak var delegate: AnyObject?
+
+  /// Whether remote-control events are delivered (`beginReceivingRemoteControlEvents()`).
+  public private(set) var isReceivingRemoteControlEvents = false
+
+  private struct QueuedEvent {
+    var event: Event
+    var phase: MotionPhase
+  }
+  private var queue: [QueuedEvent] = []
+  private var inFlight: Event?
+  private var draining = false
+  private var observers: [(DispatchRecord) -> Void] = []
+  private var firstResponderObservers: [(Responder?) -> Void] = []
+
+  public init(scheduler: any Scheduler) {
+    self.scheduler = scheduler
+  }
+
+  open override var responderName: String { "application" }
+
+  open override var next: Responder? {
+    guard let responder = delegate as? Responder, responder !== self, !responder.isPartOfViewHierarchy
+    else { return nil }
+    return responder
+  }
+
+  open override var application: Application? { self }
+
+  /// Starts delivering remote-control events to the first responder.
+  public func beginReceivingRemoteControlEvents() { isReceivingRemoteControlEvents = true }
+
+  /// Stops delivering remote-control events: they are dropped and recorded as such.
+  public func endReceivingRemoteControlEvents() { isReceivingRemoteControlEvents = false }
+
+  /// Calls `observer` with the record of every dispatched event.
+  public func addDispatchObserver(_ observer: @escaping (DispatchRecord) -> Void) {
+    observers.append(observer)
+  }
+
+  /// Calls `observer` whenever the first responder changes.
+  public func addFirstResponderObserver(_ observer: @escaping (Responder?) -> Void) {
+    firstResponderObservers.append(observer)
+  }
+
+  func setFirstResponder(_ responder: Responder?) {
+    guard firstResponder !== responder else { return }
+    firstResponder = responder
+    for observer in firstResponderObservers { observer(responder) }
+  }
+
+  /// Events waiting in the queue (not counting one whose delivery a responder deferred).
+  public var pendingEventCount: Int { queue.count }
+
+  /// Queues an event. Events are delivered one at a time, in order: the next one waits while a
+  /// responder has deferred its decision on the current one. A motion event is delivered with
+  /// `motionBegan` unless another phase is given.
+  public func post(_ event: Event, phase: MotionPhase = .began) {
+    queue.append(QueuedEvent(event: event, phase: phase))
+    drain()
+  }
+
+  private func drain() {
+    guard !draining else { return }
+    draining = true
+    defer { draining = false }
+    while inFlight == nil, !queue.isEmpty {
+      let item = queue.removeFirst()
+      inFlight = item.event
+      dispatch(item.event, phase: item.phase) { [weak self] _ in
+        guard let self, self.inFlight === item.event else { return }
+        self.inFlight = nil
+        if !self.draining { self.drain() }
+      }
+    }
+  }
+
+  /// Routes an event now, as UIApplication.sendEvent: touches go to the windows of their touches,
+  /// presses to the focused responder, motion and remote-control events to the first responder.
+  open func sendEvent(_ event: Event) {
+    dispatch(event, phase: .began, completion: nil)
+  }
+
+  private func dispatch(
+    _ event: Event, phase: MotionPhase, completion: ((DispatchRecord) -> Void)?
+  ) {
+    let trace = event.trace
+    trace.receivedBy = []
+    trace.passedOn = []
+    trace.suspendedAt = nil
+    trace.dropReason = nil
+    trace.finished = false
+    trace.motionPhase = event.type == .motion ? phase : nil
+    trace.completion = { [weak self] record in
+      trace.finished = true
+      self?.publish(record)
+      completion?(record)
+    }
+
+    if event.type == .touches {
+      var seen = Set<ObjectIdentifier>()
+      for touch in event.allTouches {
+        guard let window = touch.window as? EventWindow, seen.insert(ObjectIdentifier(window)).inserted
+        else { continue }
+        window.sendEvent(event)
+      }
+      if seen.isEmpty { trace.dropReason = "no window" }
+      trace.completion?(Self.record(for: event))
+      return
+    }
+
+    if event.type == .remoteControl && !isReceivingRemoteControlEvents {
+      trace.dropReason = "not receiving remote-control events"
+      trace.completion?(Self.record(for: event))
+      return
+    }
+
+    let start: Responder?
+    switch event.type {
+    case .presses: start = focusedResponder ?? firstResponder ?? keyWindow
+    default: start = firstResponder ?? keyWindow
+    }
+    guard let start else {
+      trace.dropReason = "no first responder"
+      trace.completion?(Self.record(for: event))
+      return
+    }
+    let deliver = Self.deliverer(for: event, phase: phase)
+    trace.deliver = deliver
+    trace.receivedBy.append(start)
+    deliver(start)
+    if trace.suspendedAt == nil { trace.completion?(Self.record(for: event)) }
+  }
+
+  /// The responder method an event is delivered with.
+  static func deliverer(for event: Event, phase: MotionPhase) -> (Responder) -> Void {
+    switch event.type {
+    case .touches:
+      return { _ in }
+    case .motion:
+      switch phase {
+      case .began: return { $0.motionBegan(event.subtype, with: event) }
+      case .ended: return { $0.motionEnded(event.subtype, with: event) }
+      case .cancelled: return { $0.motionCancelled(event.subtype, with: event) }
+      }
+    case .remoteControl:
+      return { $0.remoteControlReceived(with: event) }
+    case .presses:
+      return { responder in
+        let presses = event.allPresses
+        switch presses.first?.phase ?? .began {
+        case .began: responder.pressesBegan(presses, with: event)
+        case .changed, .stationary: responder.pressesChanged(presses, with: event)
+        case .ended: responder.pressesEnded(presses, with: event)
+        case .cancelled: responder.pressesCancelled(presses, with: event)
+        }
+      }
+    }
+  }
+
+  static func record(for event: Event) -> DispatchRecord {
+    let trace = event.trace
+    var handler: String?
+    if let last = trace.receivedBy.last, !trace.passedOn.contains(ObjectIdentifier(last)) {
+      handler = last.responderName
+    }
+    return DispatchRecord(
+      type: event.type, subtype: event.subtype, motionPhase: trace.motionPhase,
+      timestamp: event.timestamp, source: event.source,
+      receivedBy: trace.receivedBy.map(\.responderName), handledBy: handler,
+      dropReason: handler == nil ? (trace.dropReason ?? "end of chain") : nil)
+  }
+
+  private func publish(_ record: DispatchRecord) {
+    for observer in observers { observer(record) }
+  }
+
+  // MARK: Target-action
+
+  /// Sends an action message, as UIApplication.sendAction: to `target` when given, else to the
+  /// first responder that can perform it, walking the chain from the first responder (or from
+  /// the sender when there is none). Returns whether some responder performed it.
+  @discardableResult
+  public func sendAction(_ action: Action, to target: Responder?, from sender: AnyObject?, for event: Event?)
+    -> Bool
+  {
+    if let target { return target.perform(action, sender: sender, event: event) }
+    let start = firstResponder ?? (sender as? Responder) ?? keyWindow ?? self
+    guard let found = start.target(forAction: action, withSender: sender) else { return false }
+    return found.perform(action, sender: sender, event: event)
+  }
+}
+
+/// The phase of a motion event: UIResponder's motionBegan, motionEnded and motionCancelled.
+public enum MotionPhase: String, Sendable, CaseIterable {
+  case began, ended, cancelled
+}
