@@ -16,6 +16,8 @@ public struct ResponderdConfig {
   public var log = LogHandlerSettings()
   /// The daemon's own logging.
   public var logging = LoggingSettings()
+  /// The accelerometer and the shake detector.
+  public var motion = MotionSettings()
 
   public init() {}
 
@@ -51,6 +53,7 @@ public struct ResponderdConfig {
     config.responders = try ResponderSettings(try root.section("responders"))
     config.log = try LogHandlerSettings(try root.section("log"))
     config.logging = try LoggingSettings(try root.section("logging"))
+    config.motion = try MotionSettings(try root.section("motion"))
     try root.finish()
     return config
   }
