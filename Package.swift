@@ -102,6 +102,11 @@ let package = Package(
     .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(name: "MotionTests", dependencies: ["Motion"], swiftSettings: strict),
+    .testTarget(name: "IIOInputTests", dependencies: ["IIOInput"], swiftSettings: strict),
+    .testTarget(
+      name: "IIOInputDeviceTests",
+      dependencies: ["IIOInput", "CUmockdev", "EventLoop", "Motion", .product(name: "Logging", package: "swift-log")],
+      swiftSettings: strict),
     .testTarget(
       name: "ResponderdTests", dependencies: ["Responderd"], swiftSettings: strict),
   ]
