@@ -98,6 +98,15 @@ let package = Package(
       ],
       swiftSettings: strict),
 
+    // Benchmarks (release mode).
+    .executableTarget(
+      name: "MotionCost",
+      dependencies: [
+        "Motion", "IIOInput", "EventLoop", "CUmockdev", "ResponderCore",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Benchmarks/MotionCost", swiftSettings: strict),
+
     // Tests: one target per module.
     .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
@@ -105,7 +114,10 @@ let package = Package(
     .testTarget(name: "IIOInputTests", dependencies: ["IIOInput"], swiftSettings: strict),
     .testTarget(
       name: "IIOInputDeviceTests",
-      dependencies: ["IIOInput", "CUmockdev", "EventLoop", "Motion", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "IIOInput", "CUmockdev", "EventLoop", "Motion", "Responderd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "ResponderdTests", dependencies: ["Responderd"], swiftSettings: strict),

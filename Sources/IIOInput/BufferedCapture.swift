@@ -25,6 +25,7 @@ final class BufferedCapture {
   private var timestampFormat: ScanElementFormat?
   private var timestampClock = "realtime"
   private var warnedAboutTimestamps = false
+  private var lastTime: Seconds = -.infinity
   var logger: ((String) -> Void)?
   /// Samples decoded so far.
   private(set) var sampleCount = 0
@@ -150,6 +151,8 @@ final class BufferedCapture {
           )
         }
       }
+      t = max(t, lastTime)
+      lastTime = t
       sampleCount += 1
       onSample(converter.sample(t: t, raw: raw))
     }

@@ -46,7 +46,8 @@ public final class IIOInput {
     /// Samples per delivered block (1 when polled).
     public var blockSamples: Int
     public var description: String {
-      "\(id) (\(name)), \(mode) at \(rate) Hz" + (blockSamples > 1 ? " in blocks of \(blockSamples)" : "")
+      "\(id) (\(name)), \(mode) at \(formatFrequency(rate)) Hz"
+        + (blockSamples > 1 ? " in blocks of \(blockSamples)" : "")
     }
   }
 
@@ -160,7 +161,7 @@ public final class IIOInput {
       self?.onSample?(sample)
     }
     let fail: (IIOError) -> Void = { [weak self] error in self?.failed(error) }
-    var opened: Sensor
+    let opened: Sensor
     if useBuffer {
       let block = max(1, Int((rate * settings.blockDuration).rounded()))
       guard
@@ -182,15 +183,10 @@ public final class IIOInput {
       let capture = PolledCapture(
         accelerometer: accelerometer, scheduler: scheduler, rate: rate, converter: converter,
         onSample: deliver, onFailure: fail)
+      capture.start()
       polled = capture
       opened = Sensor(
         id: accelerometer.id, name: accelerometer.name, mode: "polled", rate: rate, blockSamples: 1)
-      sensor = opened
-      self.context = context
-      logger.info("iio: sampling \(opened)")
-      onSensorOpened?(opened)
-      capture.start()
-      return
     }
     sensor = opened
     self.context = context

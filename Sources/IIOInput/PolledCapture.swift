@@ -27,9 +27,10 @@ final class PolledCapture {
     self.onFailure = onFailure
   }
 
+  /// Starts reading: the first sample on the next turn of the loop, then one per period.
   func start() {
     nextDeadline = scheduler.now
-    tick()
+    timer = scheduler.schedule(at: nextDeadline) { [weak self] in self?.tick() }
   }
 
   func stop() {
