@@ -113,3 +113,78 @@ extension DBusConnection {
     busCall("GetConnectionUnixProcessID", [.string(busName)], as: UInt32.self, reply: reply)
   }
 }
+
+/// Client side of `org.freedesktop.DBus.Properties` on remote objects.
+extension DBusConnection {
+  /// Reads one property of a remote object (the variant is removed).
+  public func getProperty(
+    _ name: String, interface: String, path: String, destination: String, timeout: Seconds = 25,
+    reply: @escaping (Result<DBusValue, DBusError>) -> Void
+  ) {
+    call(
+      destination: destination, path: path, interface: "org.freedesktop.DBus.Properties", method: "Get",
+      arguments: [.string(interface), .string(name)], timeout: timeout
+    ) { result in
+      reply(
+        result.flatMap { values in
+          guard values.count == 1, case .variant(let value) = values[0] else {
+            return .failure(DBusError(DBusError.Name.invalidSignature, "Get returned '\(values.signature)'"))
+          }
+          return .success(value)
+        })
+    }
+  }
+
+  /// Reads every property of an interface of a remote object (variants removed).
+  public func getAllProperties(
+    interface: String, path: String, destination: String, timeout: Seconds = 25,
+    reply: @escaping (Result<[String: DBusValue], DBusError>) -> Void
+  ) {
+    call(
+      destination: destination, path: path, interface: "org.freedesktop.DBus.Properties", method: "GetAll",
+      arguments: [.string(interface)], timeout: timeout
+    ) { result in
+      reply(
+        result.flatMap { values in
+          guard values.count == 1, let dictionary = values[0].dictionary else {
+            return .failure(
+              DBusError(DBusError.Name.invalidSignature, "GetAll returned '\(values.signature)'"))
+          }
+          return .success(dictionary)
+        })
+    }
+  }
+
+  /// Sets a property of a remote object (`value` is wrapped in a variant here).
+  public func setProperty(
+    _ name: String, to value: DBusValue, interface: String, path: String, destination: String,
+    timeout: Seconds = 25, reply: ((Result<Void, DBusError>) -> Void)? = nil
+  ) {
+    call(
+      destination: destination, path: path, interface: "org.freedesktop.DBus.Properties", method: "Set",
+      arguments: [.string(interface), .string(name), .variant(value)], timeout: timeout
+    ) { result in reply?(result.map { _ in () }) }
+  }
+
+  /// Follows `PropertiesChanged` of `interface` (optionally only from `sender` and/or `path`):
+  /// the handler gets the message (for its sender and path), the changed values and the
+  /// invalidated names.
+  @discardableResult
+  public func onPropertiesChanged(
+    sender: String? = nil, path: String? = nil, interface: String? = nil,
+    handler:
+      @escaping (_ message: DBusMessage, _ changed: [String: DBusValue], _ invalidated: [String]) -> Void
+  ) -> DBusSubscription {
+    subscribe(
+      DBusMatchRule(
+        sender: sender, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged", path: path,
+        arguments: interface.map { [0: $0] } ?? [:])
+    ) { message in
+      let values = message.arguments
+      guard message.signature == "sa{sv}as", let changed = values[1].dictionary,
+        let invalidated = values[2].stringArray
+      else { return }
+      handler(message, changed, invalidated)
+    }
+  }
+}

@@ -136,6 +136,12 @@ public struct DBusNameOwnerChange: Sendable, Equatable {
   public var name: String
   public var oldOwner: String?
   public var newOwner: String?
+
+  public init(name: String, oldOwner: String?, newOwner: String?) {
+    self.name = name
+    self.oldOwner = oldOwner
+    self.newOwner = newOwner
+  }
 }
 
 extension DBusConnection {

@@ -98,7 +98,8 @@ public final class PrivateBus {
     return connection
   }
 
-  /// The session config (from the project's recipe: a private session bus that allows all).
+  /// The session config (the project's recipe, a private session bus that allows all, with a
+  /// fixed socket path and a real session bus's limits).
   static func config(directory: String, socketPath: String) -> String {
     """
     <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -114,6 +115,14 @@ public final class PrivateBus {
         <allow eavesdrop="true"/>
         <allow own="*"/>
       </policy>
+      <!-- The limits of a real session bus (dbus's session.conf), not the low built-in ones
+           (128 pending replies per connection, for one). -->
+      <limit name="max_incoming_bytes">1000000000</limit>
+      <limit name="max_outgoing_bytes">1000000000</limit>
+      <limit name="max_message_size">1000000000</limit>
+      <limit name="max_names_per_connection">50000</limit>
+      <limit name="max_match_rules_per_connection">50000</limit>
+      <limit name="max_replies_per_connection">50000</limit>
     </busconfig>
 
     """

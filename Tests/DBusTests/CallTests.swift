@@ -250,6 +250,29 @@ import Testing
     #expect(error == DBusError("org.responderd.Test.Error.Refused", "not today"))
   }
 
+  @Test func largeMessagesAndManyCallsInFlight() throws {
+    let fixture = try BusFixture()
+    try fixture.server.export(path: "/org/responderd/Test", interfaces: [echoInterface()])
+    // 1 MiB: more than a socket buffer, so writes are partial and go through the write watch.
+    let big = DBusValue.array(
+      elementSignature: "y", (0..<(1 << 20)).map { .byte(UInt8(truncatingIfNeeded: $0)) })
+    let echoed = try fixture.client.callAndWait(
+      destination: fixture.server.uniqueName!, path: "/org/responderd/Test", interface: "org.responderd.Test",
+      method: "Echo", arguments: [.variant(big)], timeout: 30)
+    #expect(echoed == [.variant(big)])
+
+    var answers: [Result<[DBusValue], DBusError>?] = Array(repeating: nil, count: 500)
+    for index in 0..<500 {
+      fixture.client.call(
+        destination: fixture.server.uniqueName!, path: "/org/responderd/Test",
+        interface: "org.responderd.Test",
+        method: "Add", arguments: [.int32(Int32(index)), .int32(1)]
+      ) { answers[index] = $0 }
+    }
+    try waitFor("500 answers", on: fixture.loop, timeout: 30) { !answers.contains { $0 == nil } }
+    #expect(answers.map { try? $0?.get() } == (0..<500).map { [.int32(Int32($0 + 1))] })
+  }
+
   @Test func noTimerIsLeftWhenCallsAreDone() throws {
     let fixture = try BusFixture()
     try fixture.server.export(path: "/org/responderd/Test", interfaces: [echoInterface()])
