@@ -102,7 +102,8 @@ let package = Package(
     .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(
-      name: "ResponderdTests", dependencies: ["Responderd"], swiftSettings: strict),
+      name: "ResponderdTests", dependencies: ["Responderd", "DBus", "DBusTestSupport"],
+      swiftSettings: strict),
 
     // D-Bus test harness (private dbus-daemon, child processes), reusable by any test target,
     // and a peer process exporting an echo object.

@@ -89,6 +89,17 @@ public final class DBusConnection {
     try open()
   }
 
+  /// Connects to `address` when the bus is there, else waits for it to appear (and reconnects
+  /// whenever it goes away): `onConnected` runs each time the connection is registered.
+  /// For a service that must start without a bus and pick it up later.
+  public init(waitingFor address: String, loop: EventLoop, scheduler: Scheduler? = nil) {
+    self.address = address
+    self.loop = loop
+    self.scheduler = scheduler ?? loop.scheduler
+    self.reconnectPolicy = .whenBusReappears
+    if (try? open()) == nil { waitForBus(after: 0) }
+  }
+
   /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`).
   public static func session(
     loop: EventLoop, scheduler: Scheduler? = nil, reconnect: ReconnectPolicy = .never
@@ -196,15 +207,20 @@ public final class DBusConnection {
       var delay: Seconds = 0
       if failedReconnections > 0 { delay = min(0.1 * Seconds(1 << min(failedReconnections - 1, 9)), 30) }
       failedReconnections += 1
-      reconnector?.stop()
-      let reconnector = DBusReconnector(address: address, loop: loop, scheduler: scheduler) {
-        [weak self] in
-        guard let self, self.state == .disconnected else { return true }
-        return (try? self.open()) != nil
-      }
-      self.reconnector = reconnector
-      reconnector.start(after: delay)
+      waitForBus(after: delay)
     }
+  }
+
+  /// Starts waiting for the bus to (re)appear, then reconnects.
+  private func waitForBus(after delay: Seconds) {
+    reconnector?.stop()
+    let reconnector = DBusReconnector(address: address, loop: loop, scheduler: scheduler) {
+      [weak self] in
+      guard let self, self.state == .disconnected else { return true }
+      return (try? self.open()) != nil
+    }
+    self.reconnector = reconnector
+    reconnector.start(after: delay)
   }
 
   private func failPendingCalls(_ error: DBusError) {

@@ -31,6 +31,8 @@ public final class Service {
   public let chain: HandlerChain
   public var logger: Logger
   public private(set) var components: [ServiceComponent] = []
+  /// The session-bus connection, when the service has one (the standard components add it).
+  public var bus: BusComponent?
   /// Every dispatch, most recent last (bounded), for status and tests.
   public private(set) var recentDispatches: [DispatchRecord] = []
   private var dispatchListeners: [(DispatchRecord) -> Void] = []
