@@ -89,6 +89,10 @@ public struct EvemuRecording: Sendable {
     public var line: Int
     public var message: String
     public var description: String { "line \(line): \(message)" }
+    public init(line: Int, message: String) {
+      self.line = line
+      self.message = message
+    }
   }
 
   /// Parses the text of a recording; errors name the line.
@@ -113,7 +117,8 @@ public struct EvemuRecording: Sendable {
       case "I":
         let numbers = fields.map { UInt16($0, radix: 16) }
         guard numbers.count == 4, numbers.allSatisfy({ $0 != nil }) else {
-          throw ParseError(line: lineNumber, message: "I: needs four hex numbers (bus vendor product version)")
+          throw ParseError(
+            line: lineNumber, message: "I: needs four hex numbers (bus vendor product version)")
         }
         identity.bustype = numbers[0]!
         identity.vendor = numbers[1]!
