@@ -113,6 +113,9 @@ let package = Package(
     .executableTarget(
       name: "DBusEchoPeer", dependencies: ["DBus", "EventLoop"], path: "Tests/DBusEchoPeer",
       swiftSettings: strict),
+    .executableTarget(
+      name: "DBusRoundTrip", dependencies: ["DBus", "DBusTestSupport", "EventLoop"],
+      path: "Benchmarks/DBusRoundTrip", swiftSettings: strict),
     .testTarget(
       name: "DBusTests",
       dependencies: ["DBus", "DBusTestSupport", "DBusEchoPeer", "EventLoop", "ResponderCore"],
