@@ -283,3 +283,14 @@ struct MotionConfigTests {
     }
   }
 }
+
+@Suite("[motion] in the shipped config")
+struct ShippedMotionConfigTests {
+  @Test func shippedConfigSpellsOutTheDefaults() throws {
+    let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("config/config.toml").path
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(text.contains("[motion.shake]"))
+    #expect(try ResponderdConfig.load(path: path).motion == MotionSettings())
+  }
+}
