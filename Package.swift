@@ -103,6 +103,8 @@ let package = Package(
     .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(
+      name: "RemoteControlTests", dependencies: ["RemoteControl", "ResponderCore"], swiftSettings: strict),
+    .testTarget(
       name: "ResponderdTests", dependencies: ["Responderd"], swiftSettings: strict),
   ]
 )
