@@ -17,7 +17,6 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
-    .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
   ],
   targets: [
     // System libraries (module.modulemap + shim.h).
@@ -80,7 +79,7 @@ let package = Package(
         "ResponderCore", "TouchDispatch", "RemoteControl", "Motion", "EventLoop", "DBus", "MPRIS",
         "EvdevInput", "IIOInput",
         .product(name: "Logging", package: "swift-log"),
-        .product(name: "TOMLKit", package: "TOMLKit"),
+
       ],
       swiftSettings: strict),
     .target(

@@ -103,7 +103,8 @@ public final class EventLoop {
   /// Watches `fd` for `events`; `handler` runs on the loop thread with what epoll reported.
   /// Error and hang-up are always reported, whatever `events` says.
   @discardableResult
-  public func register(fd: Int32, events: IOEvents, handler: @escaping (IOEvents) -> Void) throws -> IOSource {
+  public func register(fd: Int32, events: IOEvents, handler: @escaping (IOEvents) -> Void) throws -> IOSource
+  {
     if let old = sources[fd] { remove(old) }
     let source = IOSource(fd: fd, events: events, handler: handler, loop: self)
     var event = epoll_event()
@@ -118,7 +119,9 @@ public final class EventLoop {
     var event = epoll_event()
     event.events = events.rawValue
     event.data.fd = source.fd
-    guard epoll_ctl(epollFD, EPOLL_CTL_MOD, source.fd, &event) == 0 else { throw SystemError("epoll_ctl(MOD)") }
+    guard epoll_ctl(epollFD, EPOLL_CTL_MOD, source.fd, &event) == 0 else {
+      throw SystemError("epoll_ctl(MOD)")
+    }
     source.events = events
   }
 

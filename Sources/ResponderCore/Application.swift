@@ -119,6 +119,7 @@ open class Application: Responder {
     trace.finished = false
     trace.motionPhase = event.type == .motion ? phase : nil
     trace.completion = { [weak self] record in
+      guard !trace.finished else { return }
       trace.finished = true
       self?.publish(record)
       completion?(record)

@@ -113,7 +113,8 @@ public struct EvemuRecording: Sendable {
       case "I":
         let numbers = fields.map { UInt16($0, radix: 16) }
         guard numbers.count == 4, numbers.allSatisfy({ $0 != nil }) else {
-          throw ParseError(line: lineNumber, message: "I: needs four hex numbers (bus vendor product version)")
+          throw ParseError(
+            line: lineNumber, message: "I: needs four hex numbers (bus vendor product version)")
         }
         identity.bustype = numbers[0]!
         identity.vendor = numbers[1]!

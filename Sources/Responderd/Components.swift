@@ -1,0 +1,8 @@
+/// The components a standard responderd runs, in start order. Each input adapter and the bus add
+/// themselves here.
+public enum Components {
+  /// Adds the standard components to a service.
+  public static func addStandard(to service: Service) {
+    service.add(StartupProbe())
+  }
+}

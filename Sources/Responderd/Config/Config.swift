@@ -1,0 +1,105 @@
+import ResponderCore
+
+/// responderd's configuration: the chain of handlers and the settings of each part.
+///
+/// The defaults here are the ones `config/config.toml` spells out (a test keeps them equal).
+public struct ResponderdConfig {
+  /// The file it was read from ("built-in defaults" when none).
+  public var file = "built-in defaults"
+  /// The handlers after the first responder, in order (`chain = ["mpris", "command", "log"]`).
+  public var chain: [String] = ["mpris", "command", "log"]
+  /// The handlers the chain may name.
+  public static let knownHandlers = ["mpris", "command", "log"]
+  /// Settings of the responder applications registered over D-Bus.
+  public var responders = ResponderSettings()
+  /// The `log` handler.
+  public var log = LogHandlerSettings()
+  /// The daemon's own logging.
+  public var logging = LoggingSettings()
+
+  public init() {}
+
+  /// Reads a config file.
+  public static func load(path: String) throws -> ResponderdConfig {
+    let text: String
+    do {
+      text = try readTextFile(path)
+    } catch {
+      throw ConfigError(file: path, line: 0, key: "", message: "cannot read the file: \(error)")
+    }
+    return try parse(text, file: path)
+  }
+
+  /// Parses the text of a config file; `file` names it in errors.
+  public static func parse(_ text: String, file: String) throws -> ResponderdConfig {
+    let root = try ConfigSection.root(text: text, file: file)
+    var config = ResponderdConfig()
+    config.file = file
+    config.chain = try root.strings("chain", default: config.chain)
+    for (index, name) in config.chain.enumerated() {
+      guard knownHandlers.contains(name) else {
+        let hint = suggestion(for: name, among: knownHandlers).map { " (did you mean '\($0)'?)" } ?? ""
+        throw root.error(
+          "chain",
+          "unknown handler '\(name)' at chain[\(index)]\(hint); known: \(knownHandlers.joined(separator: ", "))"
+        )
+      }
+    }
+    if Set(config.chain).count != config.chain.count {
+      throw root.error("chain", "a handler appears twice in 'chain'")
+    }
+    config.responders = try ResponderSettings(try root.section("responders"))
+    config.log = try LogHandlerSettings(try root.section("log"))
+    config.logging = try LoggingSettings(try root.section("logging"))
+    try root.finish()
+    return config
+  }
+
+  /// The config file to use: `$XDG_CONFIG_HOME/responderd/config.toml` (default `~/.config`),
+  /// else the system default `/etc/xdg/responderd/config.toml` (or another `$XDG_CONFIG_DIRS`
+  /// entry); nil when there is none (the built-in defaults apply).
+  public static func defaultPath() -> String? {
+    var candidates: [String] = []
+    if let home = environment("XDG_CONFIG_HOME"), !home.isEmpty {
+      candidates.append("\(home)/responderd/config.toml")
+    } else if let home = environment("HOME"), !home.isEmpty {
+      candidates.append("\(home)/.config/responderd/config.toml")
+    }
+    let dirs = environment("XDG_CONFIG_DIRS").flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/xdg"
+    for dir in dirs.split(separator: ":") { candidates.append("\(dir)/responderd/config.toml") }
+    return candidates.first(where: fileExists)
+  }
+}
+
+/// `[responders]`: applications registered over D-Bus.
+public struct ResponderSettings: Equatable {
+  /// How long a call into an application may take before the event moves on (seconds).
+  public var deadline: Double = 0.1
+  public init() {}
+  init(_ section: ConfigSection) throws {
+    deadline = try section.double("deadline", default: deadline, range: 0.001...10)
+    try section.finish()
+  }
+}
+
+/// `[log]`: the `log` handler, which logs every event that reaches it and handles it.
+public struct LogHandlerSettings: Equatable {
+  /// Whether it marks events handled (true) or lets them go on to be dropped (false).
+  public var handles = false
+  public init() {}
+  init(_ section: ConfigSection) throws {
+    handles = try section.bool("handles", default: handles)
+    try section.finish()
+  }
+}
+
+/// `[logging]`: the daemon's log level.
+public struct LoggingSettings: Equatable {
+  public var level = "info"
+  public static let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+  public init() {}
+  init(_ section: ConfigSection) throws {
+    level = try section.string("level", default: level, allowed: Self.levels)
+    try section.finish()
+  }
+}

@@ -1,0 +1,36 @@
+import Logging
+import ResponderCore
+
+/// The built-in `log` handler: logs every event that reaches it; marks it handled when configured.
+public final class EventLogHandler: Handler {
+  public let name = "log"
+  public let eventTypes: Set<EventType> = [.remoteControl, .motion, .presses]
+  private let settings: LogHandlerSettings
+  private let logger: Logger
+
+  public init(settings: LogHandlerSettings, logger: Logger) {
+    self.settings = settings
+    self.logger = logger
+  }
+
+  public func handle(_ event: Event, phase: MotionPhase?, decide: @escaping (Bool) -> Void) {
+    let what = phase.map { "\(event.type)/\(event.subtype)/\($0)" } ?? "\(event.type)/\(event.subtype)"
+    logger.info(
+      "event \(what) at \(formatSeconds(event.timestamp))\(event.source.isEmpty ? "" : " from \(event.source)")"
+    )
+    decide(settings.handles)
+  }
+}
+
+/// Seconds with millisecond precision, without Foundation ("12.345").
+public func formatSeconds(_ seconds: Double, decimals: Int = 3) -> String {
+  var scale = 1.0
+  for _ in 0..<decimals { scale *= 10 }
+  let rounded = (seconds * scale).rounded() / scale
+  var text = String(rounded)
+  if text.contains("e") { return text }
+  if !text.contains(".") { text += "." }
+  let fraction = text.split(separator: ".", omittingEmptySubsequences: false)[1]
+  if fraction.count < decimals { text += String(repeating: "0", count: decimals - fraction.count) }
+  return text
+}

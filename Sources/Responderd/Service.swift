@@ -1,0 +1,102 @@
+import EventLoop
+import Logging
+import ResponderCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The application object of the daemon: the end of every chain, which records every dispatch.
+public final class DaemonApplication: Application {
+  public override var responderName: String { "application" }
+}
+
+/// A part of the service with a life of its own: an input source, the bus connection, the API.
+public protocol ServiceComponent: AnyObject {
+  /// A short name for logs ("evdev", "iio", "bus").
+  var componentName: String { get }
+  /// Starts the component. It logs, in one line, what it found or did not find, and keeps
+  /// running when what it needs is missing (a device plugged in later, a bus that appears).
+  func start(in service: Service) throws
+  /// Stops it and releases its descriptors.
+  func stop()
+}
+
+/// The responderd service: one event loop, the application and its chain of handlers, and the
+/// components that feed it.
+public final class Service {
+  public let config: ResponderdConfig
+  public let loop: EventLoop
+  public let application: DaemonApplication
+  public let chain: HandlerChain
+  public var logger: Logger
+  public private(set) var components: [ServiceComponent] = []
+  /// Every dispatch, most recent last (bounded), for status and tests.
+  public private(set) var recentDispatches: [DispatchRecord] = []
+  private var dispatchListeners: [(DispatchRecord) -> Void] = []
+
+  public init(config: ResponderdConfig, loop: EventLoop, logger: Logger) {
+    self.config = config
+    self.loop = loop
+    self.logger = logger
+    application = DaemonApplication(scheduler: loop.scheduler)
+    application.beginReceivingRemoteControlEvents()
+    chain = HandlerChain(application: application)
+    application.addDispatchObserver { [weak self] record in self?.recordDispatch(record) }
+  }
+
+  /// Adds a component; it is started by `start()` (or at once when the service already runs).
+  public func add(_ component: ServiceComponent) {
+    components.append(component)
+  }
+
+  /// Calls `listener` with the record of every dispatched event.
+  public func onDispatch(_ listener: @escaping (DispatchRecord) -> Void) {
+    dispatchListeners.append(listener)
+  }
+
+  /// Handlers by name, for the config's `chain`; components add theirs (`mpris`, `command`).
+  public var handlerFactories: [String: (Service) -> Handler] = [
+    "log": { service in EventLogHandler(settings: service.config.log, logger: service.logger) }
+  ]
+
+  /// Builds the chain from the config and starts every component. A component that fails to
+  /// start is logged and left out; the service keeps running.
+  public func start() {
+    var handlers: [Handler] = []
+    for name in config.chain {
+      if let make = handlerFactories[name] {
+        handlers.append(make(self))
+      } else {
+        logger.notice("handler '\(name)' is not available in this build; left out of the chain")
+      }
+    }
+    chain.setHandlers(handlers)
+    logger.info("chain: \(chain.responders.map(\.responderName).joined(separator: " → ")) → dropped")
+    for component in components {
+      do {
+        try component.start(in: self)
+      } catch {
+        logger.error("\(component.componentName): \(error)")
+      }
+    }
+  }
+
+  /// Runs until SIGTERM or SIGINT, then stops every component and returns.
+  public func run() throws {
+    try loop.onSignals([SIGTERM, SIGINT]) { [weak self] signal in
+      self?.logger.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"), stopping")
+      self?.loop.stop()
+    }
+    start()
+    loop.run()
+    for component in components.reversed() { component.stop() }
+  }
+
+  private func recordDispatch(_ record: DispatchRecord) {
+    recentDispatches.append(record)
+    if recentDispatches.count > 256 { recentDispatches.removeFirst(recentDispatches.count - 256) }
+    logger.debug("dispatch: \(record)")
+    for listener in dispatchListeners { listener(record) }
+  }
+}

@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The value of an environment variable.
+public func environment(_ name: String) -> String? {
+  getenv(name).map { String(cString: $0) }
+}
+
+/// Whether a path exists.
+public func fileExists(_ path: String) -> Bool {
+  access(path, F_OK) == 0
+}
+
+/// An error reading or writing a file, with errno's text.
+public struct FileError: Error, CustomStringConvertible {
+  public var path: String
+  public var reason: String
+  public var description: String { "\(path): \(reason)" }
+}
+
+/// Reads a whole file as UTF-8 text.
+public func readTextFile(_ path: String) throws -> String {
+  let fd = open(path, O_RDONLY | O_CLOEXEC)
+  guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
+  defer { close(fd) }
+  var bytes: [UInt8] = []
+  var buffer = [UInt8](repeating: 0, count: 65536)
+  while true {
+    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    if n < 0 {
+      if errno == EINTR { continue }
+      throw FileError(path: path, reason: String(cString: strerror(errno)))
+    }
+    if n == 0 { break }
+    bytes.append(contentsOf: buffer[0..<n])
+  }
+  return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Writes text to a file descriptor (stdout = 1, stderr = 2), whole.
+public func writeText(_ text: String, to fd: Int32) {
+  var bytes = Array(text.utf8)
+  var offset = 0
+  while offset < bytes.count {
+    let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+    if n < 0 {
+      if errno == EINTR { continue }
+      return
+    }
+    offset += n
+  }
+}
+
+/// Why privileges could not be dropped.
+public struct PrivilegeError: Error, CustomStringConvertible {
+  public var description: String
+}
+
+/// Gives up root for good: supplementary groups, group and user become those of `user`.
+public func dropPrivileges(to user: String) throws {
+  guard let entry = getpwnam(user) else { throw PrivilegeError(description: "no user '\(user)'") }
+  let uid = entry.pointee.pw_uid
+  let gid = entry.pointee.pw_gid
+  guard uid != 0 else { throw PrivilegeError(description: "'\(user)' is root") }
+  guard setgroups(0, nil) == 0, setgid(gid) == 0, setuid(uid) == 0 else {
+    throw PrivilegeError(description: String(cString: strerror(errno)))
+  }
+  guard setuid(0) != 0 else { throw PrivilegeError(description: "root could be regained") }
+}
