@@ -104,6 +104,7 @@ let package = Package(
     .testTarget(
       name: "RemoteControlTests", dependencies: ["RemoteControl", "ResponderCore"], swiftSettings: strict),
     .testTarget(
-      name: "ResponderdTests", dependencies: ["Responderd"], swiftSettings: strict),
+      name: "ResponderdTests", dependencies: ["Responderd", "RemoteControl", "ResponderCore"],
+      swiftSettings: strict),
   ]
 )
