@@ -51,6 +51,14 @@ final class ClickGrammar {
     return false
   }
 
+  /// The timer the group waits for, if any (hold or decision).
+  var pendingTimer: ScheduledTimer? {
+    switch state {
+    case .pressed(_, let timer), .released(_, _, let timer): timer
+    case .idle, .held: nil
+    }
+  }
+
   /// Four or more clicks count as three.
   private static func effectiveCount(_ count: Int) -> Int { min(count, 3) }
 

@@ -32,6 +32,12 @@ final class SkipKey {
     return false
   }
 
+  /// The hold timer, while it runs.
+  var pendingTimer: ScheduledTimer? {
+    if case .pressed(let timer) = state { return timer }
+    return nil
+  }
+
   func press(at time: Seconds) {
     guard case .up = state else { return }
     let deadline = time + settings.holdThreshold

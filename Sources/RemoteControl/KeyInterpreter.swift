@@ -41,8 +41,9 @@ public enum KeyValue: Hashable, Sendable {
 /// (DESIGN.md section 3).
 ///
 /// Key timestamps and the scheduler must share one clock (CLOCK_MONOTONIC live; the recording's
-/// clock in a replay, advanced to each event's time before it is handed over). Events made by a
-/// timer carry the timer's deadline as their timestamp.
+/// clock in a replay). Events made by a timer carry the timer's deadline as their timestamp.
+/// An event handed over late (read after its own time) first fires the timers due by its time,
+/// so that live input is interpreted exactly as its replay would be.
 public final class KeyInterpreter {
   /// The state machine of one key of one device.
   private enum KeyMachine {
@@ -86,6 +87,7 @@ public final class KeyInterpreter {
   /// progress are dropped (their release never comes); click groups already released are still
   /// decided on time.
   public func deviceRemoved(_ source: String, at time: Seconds) {
+    fireTimers(dueBy: time)
     devices[source] = nil
     let ids = machines.keys.filter { $0.source == source }.sorted { $0.code < $1.code }
     for id in ids {
@@ -116,6 +118,7 @@ public final class KeyInterpreter {
       profile = deviceAdded(source, identity: InputDeviceIdentity())
     }
     guard value != .autoRepeat, let role = profile.role(of: code) else { return }
+    fireTimers(dueBy: time)
     let id = KeyID(source: source, code: code)
     if value == .press { flushPendingGroups(except: id, at: time) }
     let machine = machines[id] ?? makeMachine(role, source: source)
@@ -129,6 +132,27 @@ public final class KeyInterpreter {
     case (.seek(let key), _): key.release(at: time)
     case (.headset(let grammar), .press): grammar.press(at: time)
     case (.headset(let grammar), _): grammar.release(at: time)
+    }
+  }
+
+  /// Fires, in deadline order, the timers of the key machines due by `time` that the scheduler
+  /// has not fired yet (the event reached us after its time).
+  private func fireTimers(dueBy time: Seconds) {
+    while true {
+      let due = machines.values.compactMap { machine -> ScheduledTimer? in
+        let timer: ScheduledTimer?
+        switch machine {
+        case .skip(let key): timer = key.pendingTimer
+        case .headset(let grammar): timer = grammar.pendingTimer
+        case .onPress, .seek: timer = nil
+        }
+        guard let timer, !timer.isCancelled, timer.deadline <= time else { return nil }
+        return timer
+      }
+      guard let first = due.min(by: { ($0.deadline, $0.sequence) < ($1.deadline, $1.sequence) }) else {
+        return
+      }
+      first.fire()
     }
   }
 

@@ -16,7 +16,15 @@ final class Harness {
     name: "Logitech K120 Keyboard", bustype: 3, vendor: 0x046d, product: 0xc31c,
     phys: "usb-0000:00:14.0-1/input0")
 
-  init(settings: KeySettings = .standard, devices: [String: InputDeviceIdentity] = ["usb": headset]) {
+  /// When true, key events are handed over without moving virtual time first, as a live reader
+  /// does when it reads events after their time.
+  let lateDelivery: Bool
+
+  init(
+    settings: KeySettings = .standard, devices: [String: InputDeviceIdentity] = ["usb": headset],
+    lateDelivery: Bool = false
+  ) {
+    self.lateDelivery = lateDelivery
     interpreter = KeyInterpreter(settings: settings, scheduler: scheduler) { [unowned self] in
       self.emitted.append($0)
     }
@@ -27,7 +35,7 @@ final class Harness {
 
   /// Moves virtual time to `time` (firing due timers), then hands over the key event.
   func key(_ code: UInt16, _ value: KeyValue, at time: Seconds, device: String = "usb") {
-    scheduler.advance(to: time)
+    if !lateDelivery { scheduler.advance(to: time) }
     interpreter.key(code, value, at: time, from: device)
   }
 
@@ -57,7 +65,7 @@ final class Harness {
   }
 
   func unplug(_ device: String = "usb", at time: Seconds) {
-    scheduler.advance(to: time)
+    if !lateDelivery { scheduler.advance(to: time) }
     interpreter.deviceRemoved(device, at: time)
   }
 
