@@ -104,6 +104,13 @@ let package = Package(
     .testTarget(
       name: "RemoteControlTests", dependencies: ["RemoteControl", "ResponderCore"], swiftSettings: strict),
     .testTarget(
+      name: "EvdevInputDeviceTests",
+      dependencies: [
+        "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+    .testTarget(
       name: "ResponderdTests", dependencies: ["Responderd", "RemoteControl", "ResponderCore"],
       swiftSettings: strict),
   ]

@@ -62,6 +62,8 @@ public final class EvdevDevice {
   public private(set) var clockIsMonotonic = false
   /// Number of libevdev's internal messages (their text is never kept: it could name codes).
   public var libraryMessages: Int { logBox.count }
+  /// How many SYN_DROPPED the device reported (each followed by a resync).
+  public private(set) var droppedCount = 0
   private var partial: [RawInputEvent] = []
   private let logBox: LogBox
 
@@ -200,6 +202,7 @@ public final class EvdevDevice {
       let time = Seconds(event.time.tv_sec) + Seconds(event.time.tv_usec) / 1_000_000
       if rc == statusSync && flags == normal {
         // This is the SYN_DROPPED: what came since the last SYN_REPORT is cut short.
+        droppedCount += 1
         flush(.interrupted, frame)
         flags = sync
         continue

@@ -56,6 +56,10 @@ public final class MediaKeyInput {
   private let watcher: UdevInputWatcher
   private var interpreter: KeyInterpreter!
   private var readers: [String: Reader] = [:]
+  /// Mapped key events read (auto-repeats included), since start.
+  public private(set) var keyEventsRead = 0
+  /// SYN_DROPPED reports resynced, since start.
+  public private(set) var resyncCount = 0
   /// Called for every change to the set of devices.
   public var onDeviceChange: ((DeviceChange) -> Void)?
 
@@ -165,9 +169,11 @@ public final class MediaKeyInput {
   private func ready(_ path: String, _ events: IOEvents) {
     guard let reader = readers[path] else { return }
     // Read what is pending first, even on hang-up: a release may be in it.
+    let dropped = reader.device.droppedCount
     let status = reader.device.read(accept: reader.filter.accepts) { frame in
       deliver(frame, from: reader)
     }
+    resyncCount += reader.device.droppedCount - dropped
     if case .gone(let error) = status {
       remove(path, reason: "gone (\(String(cString: strerror(error))))")
     } else if events.isGone {
@@ -184,6 +190,7 @@ public final class MediaKeyInput {
       logger.trace(
         "evdev: \(InputCode.keyName(event.code)) \(event.value == 1 ? "down" : event.value == 0 ? "up" : "repeat") at \(event.time) (\(reader.info.path))"
       )
+      keyEventsRead += 1
       interpreter.handle(event, from: reader.info.source)
     }
   }
