@@ -106,7 +106,7 @@ let package = Package(
     .testTarget(
       name: "EvdevInputDeviceTests",
       dependencies: [
-        "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
+        "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev", "Responderd",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),

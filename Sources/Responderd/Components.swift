@@ -4,5 +4,6 @@ public enum Components {
   /// Adds the standard components to a service.
   public static func addStandard(to service: Service) {
     service.add(StartupProbe())
+    service.add(KeysComponent())
   }
 }

@@ -20,6 +20,13 @@ struct KeysConfigTests {
     #expect(config.keys.settings == KeySettings.standard)
   }
 
+  @Test("the shipped config/config.toml spells out the built-in [keys] defaults")
+  func shippedConfig() throws {
+    let shipped = try ResponderdConfig.load(path: repositoryPath("config/config.toml"))
+    #expect(shipped.keys == ResponderdConfig().keys)
+    #expect(shipped.keys.settings.deviceRules == DeviceRule.jackDefaults)
+  }
+
   /// The [keys] section as the default config spells it out.
   static let defaultSection = """
     [keys]

@@ -3,12 +3,15 @@ import ResponderCore
 import Responderd
 import Testing
 
-/// The fixtures under Tests/Fixtures/keys.
-func keysFixture(_ name: String) -> String {
+/// A path in the repository ("config/config.toml").
+func repositoryPath(_ relative: String) -> String {
   var path = #filePath
   while let slash = path.lastIndex(of: "/"), !path.hasSuffix("/Tests") { path = String(path[..<slash]) }
-  return path + "/Fixtures/keys/" + name
+  return String(path.dropLast("/Tests".count)) + "/" + relative
 }
+
+/// The fixtures under Tests/Fixtures/keys.
+func keysFixture(_ name: String) -> String { repositoryPath("Tests/Fixtures/keys/" + name) }
 
 @Suite("responderctl keys replay")
 struct KeysReplayTests {
