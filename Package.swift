@@ -98,6 +98,16 @@ let package = Package(
       ],
       swiftSettings: strict),
 
+    // Benchmarks (release mode).
+    .executableTarget(
+      name: "KeyLatency",
+      dependencies: [
+        "CUmockdev", "EventLoop", "EvdevInput", "ResponderCore", "Responderd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Benchmarks/KeyLatency",
+      swiftSettings: strict),
+
     // Tests: one target per module.
     .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
