@@ -1,15 +1,17 @@
 // KeyLatency: how long a key takes from the emulated device to the first responder.
 //
-// A USB headset is emulated with umockdev (the process re-executes itself under
-// umockdev-wrapper when needed). Each press of KEY_PLAYPAUSE (which acts on press) is written to
-// the device, and the time until something sees it is measured, for:
-//   raw      - a plain read(2) of struct input_event on the same node, in the same event loop
-//              (the baseline: the pty, epoll and the loop, nothing of responderd);
-//   libevdev - EvdevDevice.read with the mapped-key filter (libevdev, no interpretation);
-//   pipeline - responderd's Service with its KeysComponent: udev discovery, libevdev, the key
-//              interpreter, the application's queue, up to the first responder's
-//              remoteControlReceived.
-// Modes alternate in rounds so that drift hits them alike. Usage: KeyLatency [presses per mode]
+// Three devices are emulated with umockdev (the process re-executes itself under umockdev-wrapper
+// when needed), each read by one reader in the same event loop:
+//   raw      - a USB headset, read with plain read(2) of struct input_event (the baseline: the
+//              emulated device's pty, epoll and the loop, nothing of responderd);
+//   libevdev - the same headset model on another node, read with EvdevDevice (libevdev with the
+//              mapped-key filter, no interpretation);
+//   pipeline - a keyboard with media keys, read by responderd's Service with its KeysComponent:
+//              udev discovery, libevdev, the key interpreter, the application's queue, up to the
+//              first responder's remoteControlReceived.
+// Presses of KEY_PLAYPAUSE (which acts on press on these devices) go to the three in turn, so that
+// load from the rest of the machine hits them alike; each latency is from just before the write
+// to the moment the reader sees the press. Usage: KeyLatency [presses per reader]
 
 import CUmockdev
 import EvdevInput
@@ -41,7 +43,6 @@ if !underUmockdev() {
 }
 
 let pressesPerMode = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 500 : 500
-let rounds = 5
 
 // MARK: Clocks
 
@@ -57,7 +58,7 @@ func realtimeNow() -> Double {
   return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
-// MARK: The emulated headset
+// MARK: The emulated devices
 
 func fixture(_ name: String) -> String {
   var path = #filePath
@@ -81,7 +82,6 @@ func readText(_ path: String) -> String {
   return String(decoding: bytes, as: UTF8.self)
 }
 
-let devnode = "/dev/input/event7"
 let testbed = umockdev_testbed_new()!
 let root: String = {
   let dir = umockdev_testbed_get_root_dir(testbed)!
@@ -90,17 +90,22 @@ let root: String = {
 }()
 mkdir(root + "/dev", 0o755)
 mkdir(root + "/dev/input", 0o755)
-var gerror: UnsafeMutablePointer<GError>?
-guard umockdev_testbed_load_ioctl(testbed, devnode, fixture("headset.ioctl"), &gerror) != 0,
-  umockdev_testbed_add_from_string(testbed, readText(fixture("headset.umockdev")), &gerror) != 0
-else {
-  writeText("KeyLatency: cannot set up the emulated headset\n", to: 2)
-  exit(1)
-}
-let deviceFD = umockdev_testbed_get_dev_fd(testbed, devnode)
 
-/// Writes one struct input_event per entry, at once, stamped with the current CLOCK_REALTIME.
-func writeKey(_ code: UInt16, _ value: Int32) {
+/// Adds a fixture device; returns the descriptor its events are written to.
+@MainActor
+func addDevice(_ name: String, _ devnode: String) -> Int32 {
+  var error: UnsafeMutablePointer<GError>?
+  guard umockdev_testbed_load_ioctl(testbed, devnode, fixture(name + ".ioctl"), &error) != 0,
+    umockdev_testbed_add_from_string(testbed, readText(fixture(name + ".umockdev")), &error) != 0
+  else {
+    writeText("KeyLatency: cannot emulate \(name)\n", to: 2)
+    exit(1)
+  }
+  return umockdev_testbed_get_dev_fd(testbed, devnode)
+}
+
+/// Writes a key event and its SYN_REPORT at once, stamped with the current CLOCK_REALTIME.
+func writeKey(_ fd: Int32, _ code: UInt16, _ value: Int32) {
   let now = realtimeNow()
   let seconds = Int64(now)
   let micros = Int64((now - Double(seconds)) * 1e6)
@@ -113,30 +118,28 @@ func writeKey(_ code: UInt16, _ value: Int32) {
     append(code)
     append(value)
   }
-  _ = bytes.withUnsafeBytes { write(deviceFD, $0.baseAddress, $0.count) }
+  _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
 }
 
 let KEY_PLAYPAUSE: UInt16 = 164
 
-// MARK: Modes
+// MARK: Readers
 
-/// Something that reads the headset on `loop` and calls `seen` when a KEY_PLAYPAUSE press arrives.
-protocol Mode: AnyObject {
+/// Something that reads one device on `loop` and calls `seen` when a KEY_PLAYPAUSE press arrives.
+protocol Reader: AnyObject {
   var name: String { get }
+  var devnode: String { get }
   func open(loop: EventLoop, seen: @escaping () -> Void) throws
-  func close()
 }
 
-final class RawRead: Mode {
+final class RawRead: Reader {
   let name = "raw read(2)"
-  private var fd: Int32 = -1
-  private var source: IOSource?
+  let devnode = "/dev/input/event7"
 
   func open(loop: EventLoop, seen: @escaping () -> Void) throws {
-    fd = Glibc.open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    let fd = Glibc.open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else { throw SystemError("open") }
-    let fd = self.fd
-    source = try loop.register(fd: fd, events: .readable) { _ in
+    try loop.register(fd: fd, events: .readable) { _ in
       var buffer = [UInt8](repeating: 0, count: 24 * 64)
       while true {
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -144,38 +147,27 @@ final class RawRead: Mode {
         for offset in stride(from: 0, to: n - 23, by: 24) {
           let type = UInt16(buffer[offset + 16]) | UInt16(buffer[offset + 17]) << 8
           let code = UInt16(buffer[offset + 18]) | UInt16(buffer[offset + 19]) << 8
-          let value = buffer[offset + 20]
-          if type == 1 && code == KEY_PLAYPAUSE && value == 1 { seen() }
+          if type == 1 && code == KEY_PLAYPAUSE && buffer[offset + 20] == 1 { seen() }
         }
       }
     }
   }
-
-  func close() {
-    source?.remove()
-    Glibc.close(fd)
-  }
 }
 
-final class LibevdevRead: Mode {
+final class LibevdevRead: Reader {
   let name = "libevdev"
+  let devnode = "/dev/input/event8"
   private var device: EvdevDevice?
-  private var source: IOSource?
 
   func open(loop: EventLoop, seen: @escaping () -> Void) throws {
     let device = try EvdevDevice(path: devnode)
     self.device = device
-    for type: UInt16 in [4] { device.disable(type: type) }  // EV_MSC, as the key filter does
-    source = try loop.register(fd: device.fd, events: .readable) { _ in
+    device.disable(type: 4)  // EV_MSC, as the key filter does
+    try loop.register(fd: device.fd, events: .readable) { _ in
       _ = device.read(accept: { type, code in type == 0 || code == KEY_PLAYPAUSE }) { frame in
         if frame.events.contains(where: { $0.code == KEY_PLAYPAUSE && $0.value == 1 }) { seen() }
       }
     }
-  }
-
-  func close() {
-    source?.remove()
-    device?.close()
   }
 }
 
@@ -188,53 +180,61 @@ final class FirstResponder: Responder {
   override func remoteControlReceived(with event: Event?) { onEvent?() }
 }
 
-final class Pipeline: Mode {
+final class Pipeline: Reader {
   let name = "responderd pipeline"
+  let devnode = "/dev/input/event3"
   private var service: Service?
+  private var responder: FirstResponder?
 
   func open(loop: EventLoop, seen: @escaping () -> Void) throws {
-    let config = try ResponderdConfig.parse("chain = [\"log\"]\n", file: "benchmark")
+    // The headsets are the baselines' devices: the service leaves them alone.
+    let config = try ResponderdConfig.parse(
+      "chain = [\"log\"]\n[[keys.device]]\nid = \"0003:046d:0a38\"\nignore = true\n", file: "benchmark")
     let logger = Logger(label: "responderd") { _ in SwiftLogNoOpLogHandler() }
     let service = Service(config: config, loop: loop, logger: logger)
-    service.add(KeysComponent())
+    let keys = KeysComponent()
+    service.add(keys)
     let responder = FirstResponder()
     responder.app = service.application
     responder.onEvent = seen
     service.start()
     responder.becomeFirstResponder()
+    guard keys.input?.openDevices.map(\.path) == [devnode] else {
+      throw SystemError("pipeline devices", errno: 0)
+    }
     self.service = service
-    withExtendedLifetime(responder) {}
-    retained = responder
-  }
-  private var retained: FirstResponder?
-
-  func close() {
-    service?.components.forEach { $0.stop() }
-    service = nil
-    retained = nil
+    self.responder = responder
   }
 }
 
 // MARK: Measure
 
-func measure(_ mode: Mode, presses: Int, into latencies: inout [Double]) throws {
-  let loop = try EventLoop()
-  var seenAt: Double?
-  try mode.open(loop: loop) { seenAt = monotonicNow() }
-  defer { mode.close() }
-  // Let the device settle (open, udev, first wake-ups).
-  _ = loop.run(until: { false }, timeout: 0.02)
-  for index in 0..<presses {
-    seenAt = nil
-    let start = monotonicNow()
-    writeKey(KEY_PLAYPAUSE, 1)
-    guard loop.run(until: { seenAt != nil }, timeout: 2), let end = seenAt else {
-      throw SystemError("press \(index) of \(mode.name) not seen within 2 s", errno: 0)
-    }
-    latencies.append(end - start)
-    writeKey(KEY_PLAYPAUSE, 0)
-    _ = loop.run(until: { false }, timeout: 0.001)  // the release is read before the next press
+let readers: [Reader] = [RawRead(), LibevdevRead(), Pipeline()]
+let writers = [
+  addDevice("headset", "/dev/input/event7"), addDevice("headset-replugged", "/dev/input/event8"),
+  addDevice("keyboard", "/dev/input/event3"),
+]
+let loop = try EventLoop()
+var seen = [Double?](repeating: nil, count: readers.count)
+for (index, reader) in readers.enumerated() {
+  try reader.open(loop: loop) { seen[index] = monotonicNow() }
+}
+_ = loop.run(until: { false }, timeout: 0.05)  // settle
+
+var results = [[Double]](repeating: [], count: readers.count)
+let warmUp = 20
+for press in 0..<(warmUp + pressesPerMode) * readers.count {
+  let index = press % readers.count
+  seen[index] = nil
+  let start = monotonicNow()
+  writeKey(writers[index], KEY_PLAYPAUSE, 1)
+  guard loop.run(until: { seen[index] != nil }, timeout: 2), let end = seen[index] else {
+    writeText("KeyLatency: press \(press) not seen by \(readers[index].name) within 2 s\n", to: 2)
+    exit(1)
   }
+  if press >= warmUp * readers.count { results[index].append(end - start) }
+  writeKey(writers[index], KEY_PLAYPAUSE, 0)
+  _ = loop.run(until: { false }, timeout: 0.001)  // the release is read before the next press
 }
 
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
@@ -242,48 +242,25 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
   return sorted[index]
 }
 
-func micro(_ seconds: Double) -> String {
-  let tenths = (seconds * 1e7).rounded() / 10
-  return "\(tenths) µs"
-}
+func micro(_ seconds: Double) -> String { "\((seconds * 1e7).rounded() / 10) µs" }
 
-let modes: [Mode] = [RawRead(), LibevdevRead(), Pipeline()]
-var results = [[Double]](repeating: [], count: modes.count)
-do {
-  for (index, mode) in modes.enumerated() {  // warm-up, not counted
-    var ignored: [Double] = []
-    try measure(mode, presses: 20, into: &ignored)
-    _ = index
-  }
-  for _ in 0..<rounds {
-    for (index, mode) in modes.enumerated() {
-      try measure(mode, presses: pressesPerMode / rounds, into: &results[index])
-    }
-  }
-} catch {
-  writeText("KeyLatency: \(error)\n", to: 2)
-  exit(1)
-}
-
-print("KeyLatency: KEY_PLAYPAUSE written to an emulated USB headset (umockdev) → seen by the reader")
-print("\(results[0].count) presses per mode, \(rounds) alternating rounds\n")
-let baseline = results[0].sorted()
-let baselineMedian = percentile(baseline, 0.5)
-let baselineP99 = percentile(baseline, 0.99)
 func pad(_ text: String, _ width: Int) -> String {
   text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
 }
-print(pad("mode", 22) + pad("median", 12) + pad("p99", 12) + pad("median/raw", 12) + "p99/raw")
-for (index, mode) in modes.enumerated() {
+
+print("KeyLatency: KEY_PLAYPAUSE written to an emulated device (umockdev) until the reader sees it")
+print("\(pressesPerMode) presses per reader, interleaved (after \(warmUp) each not counted)\n")
+let baseline = results[0].sorted()
+let baselineMedian = percentile(baseline, 0.5)
+let baselineP99 = percentile(baseline, 0.99)
+print(pad("reader", 22) + pad("median", 12) + pad("p99", 12) + pad("median/raw", 12) + "p99/raw")
+for (index, reader) in readers.enumerated() {
   let sorted = results[index].sorted()
   let median = percentile(sorted, 0.5)
   let p99 = percentile(sorted, 0.99)
   let ratio = { (value: Double, base: Double) in "\((value / base * 100).rounded() / 100)×" }
   print(
-    pad(mode.name, 22) + pad(micro(median), 12) + pad(micro(p99), 12) + pad(ratio(median, baselineMedian), 12)
+    pad(reader.name, 22) + pad(micro(median), 12) + pad(micro(p99), 12)
+      + pad(ratio(median, baselineMedian), 12)
       + ratio(p99, baselineP99))
 }
-let pipeline = results[2].sorted()
-print(
-  "\nresponderd adds \(micro(percentile(pipeline, 0.5) - baselineMedian)) at the median over the raw read.")
-umockdev_testbed_disable(testbed)
