@@ -121,7 +121,21 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "ResponderdTests", dependencies: ["Responderd", "RemoteControl", "ResponderCore"],
+      name: "ResponderdTests",
+      dependencies: ["Responderd", "DBus", "DBusTestSupport", "RemoteControl", "ResponderCore"],
+      swiftSettings: strict),
+
+    // D-Bus test harness (private dbus-daemon, child processes), reusable by any test target,
+    // and a peer process exporting an echo object.
+    .target(
+      name: "DBusTestSupport", dependencies: ["DBus", "EventLoop", "CDBus"], path: "Tests/DBusTestSupport",
+      swiftSettings: strict),
+    .executableTarget(
+      name: "DBusEchoPeer", dependencies: ["DBus", "EventLoop"], path: "Tests/DBusEchoPeer",
+      swiftSettings: strict),
+    .testTarget(
+      name: "DBusTests",
+      dependencies: ["DBus", "DBusTestSupport", "DBusEchoPeer", "EventLoop", "ResponderCore"],
       swiftSettings: strict),
   ]
 )

@@ -1,3 +1,5 @@
+import DBusTestSupport
+import EventLoop
 import Foundation
 import Testing
 
@@ -12,7 +14,7 @@ func builtExecutable(_ name: String) -> URL {
 }
 
 /// A child process with its stderr collected line by line.
-final class ChildProcess: @unchecked Sendable {
+final class DaemonProcess: @unchecked Sendable {
   let process = Process()
   private let lock = NSLock()
   private var output = ""
@@ -72,7 +74,7 @@ struct TimeoutError: Error, CustomStringConvertible {
   }
 
   @Test func startsWithNoDevicesAndNoBusSaysWhatItLacksAndStopsOnSIGTERM() throws {
-    let daemon = try ChildProcess(builtExecutable("responderd"), [], environment: try bareEnvironment())
+    let daemon = try DaemonProcess(builtExecutable("responderd"), [], environment: try bareEnvironment())
     try daemon.waitForOutput(timeout: 10) { $0.contains("bus: no session bus") }
     #expect(daemon.process.isRunning)
     let text = daemon.text
@@ -88,7 +90,7 @@ struct TimeoutError: Error, CustomStringConvertible {
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let file = dir.appendingPathComponent("config.toml")
     try "chain = [\"log\"]\n[logging]\nlevle = \"debug\"\n".write(to: file, atomically: true, encoding: .utf8)
-    let check = try ChildProcess(
+    let check = try DaemonProcess(
       builtExecutable("responderd"), ["--check-config", file.path], environment: try bareEnvironment())
     #expect(try check.waitForExit(timeout: 10) != 0)
     #expect(check.text.contains("\(file.path):3: unknown key 'levle' in [logging] (did you mean 'level'?)"))
@@ -101,8 +103,33 @@ struct TimeoutError: Error, CustomStringConvertible {
     try "chain = \"log\"\n".write(
       to: dir.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
     environment["HOME"] = "/nonexistent"
-    let daemon = try ChildProcess(builtExecutable("responderd"), [], environment: environment)
+    let daemon = try DaemonProcess(builtExecutable("responderd"), [], environment: environment)
     #expect(try daemon.waitForExit(timeout: 10) == 78)
     #expect(daemon.text.contains("config.toml:1: 'chain' must be an array of strings, not a string"))
+  }
+}
+
+@Suite(.serialized) struct DaemonBusTests {
+  @Test func picksUpTheSessionBusWhenItAppearsAndOwnsItsName() throws {
+    let bus = try PrivateBus(start: false)
+    defer { bus.stop() }
+    var environment = ["PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": "/nonexistent", "HOME": "/nonexistent"]
+    environment.merge(bus.environment) { $1 }
+    let daemon = try DaemonProcess(builtExecutable("responderd"), ["--allow-root"], environment: environment)
+    try daemon.waitForOutput(timeout: 10) { $0.contains("bus: no session bus found") }
+    try bus.start()
+    try daemon.waitForOutput(timeout: 10) { $0.contains("bus: owns org.responderd.Daemon1") }
+    let owner = try DBusTestSupport.ChildProcess.run(
+      [
+        "dbus-send", "--bus=\(bus.address)", "--print-reply", "--dest=org.freedesktop.DBus",
+        "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:org.responderd.Daemon1",
+      ], loop: try EventLoop())
+    #expect(owner.output.contains("boolean true"))
+    try bus.restart()
+    try daemon.waitForOutput(timeout: 10) {
+      $0.components(separatedBy: "bus: owns org.responderd.Daemon1").count == 3
+    }
+    daemon.process.terminate()
+    #expect(try daemon.waitForExit(timeout: 10) == 0)
   }
 }
