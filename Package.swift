@@ -98,11 +98,31 @@ let package = Package(
       ],
       swiftSettings: strict),
 
+    // Benchmarks (release mode).
+    .executableTarget(
+      name: "KeyLatency",
+      dependencies: [
+        "CUmockdev", "EventLoop", "EvdevInput", "ResponderCore", "Responderd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Benchmarks/KeyLatency",
+      swiftSettings: strict),
+
     // Tests: one target per module.
     .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(
-      name: "ResponderdTests", dependencies: ["Responderd", "DBus", "DBusTestSupport"],
+      name: "RemoteControlTests", dependencies: ["RemoteControl", "ResponderCore"], swiftSettings: strict),
+    .testTarget(
+      name: "EvdevInputDeviceTests",
+      dependencies: [
+        "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev", "Responderd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "ResponderdTests",
+      dependencies: ["Responderd", "DBus", "DBusTestSupport", "RemoteControl", "ResponderCore"],
       swiftSettings: strict),
 
     // D-Bus test harness (private dbus-daemon, child processes), reusable by any test target,
