@@ -100,6 +100,14 @@ let package = Package(
 
     // Benchmarks (release mode).
     .executableTarget(
+      name: "KeyLatency",
+      dependencies: [
+        "CUmockdev", "EventLoop", "EvdevInput", "ResponderCore", "Responderd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Benchmarks/KeyLatency",
+      swiftSettings: strict),
+    .executableTarget(
       name: "MotionCost",
       dependencies: [
         "Motion", "IIOInput", "EventLoop", "CUmockdev", "ResponderCore",
@@ -120,7 +128,17 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "ResponderdTests", dependencies: ["Responderd", "DBus", "DBusTestSupport"],
+      name: "RemoteControlTests", dependencies: ["RemoteControl", "ResponderCore"], swiftSettings: strict),
+    .testTarget(
+      name: "EvdevInputDeviceTests",
+      dependencies: [
+        "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev", "Responderd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "ResponderdTests",
+      dependencies: ["Responderd", "DBus", "DBusTestSupport", "RemoteControl", "ResponderCore"],
       swiftSettings: strict),
 
     // D-Bus test harness (private dbus-daemon, child processes), reusable by any test target,
