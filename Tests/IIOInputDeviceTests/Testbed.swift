@@ -6,10 +6,11 @@ import Logging
 import Motion
 import Testing
 
-/// Whether the tests run under umockdev-wrapper (its preload library redirects /sys and /dev to
-/// the testbed).
+/// Whether the tests run under umockdev (umockdev-wrapper preloads the library that redirects /sys
+/// and /dev to the testbed).
 let underUmockdev =
-  ProcessInfo.processInfo.environment["LD_PRELOAD"]?.contains("libumockdev-preload") == true
+  ProcessInfo.processInfo.environment["UMOCKDEV_DIR"] != nil
+  || ProcessInfo.processInfo.environment["LD_PRELOAD"]?.contains("libumockdev-preload") == true
 
 let skipMessage: Comment =
   "needs umockdev: run `umockdev-wrapper swift test --filter IIOInputDeviceTests`"
