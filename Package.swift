@@ -77,7 +77,7 @@ let package = Package(
       name: "Responderd",
       dependencies: [
         "ResponderCore", "TouchDispatch", "RemoteControl", "Motion", "EventLoop", "DBus", "MPRIS",
-        "EvdevInput", "IIOInput",
+        "EvdevInput", "IIOInput", "ResponderClient",
         .product(name: "Logging", package: "swift-log"),
 
       ],
