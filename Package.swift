@@ -94,9 +94,14 @@ let package = Package(
     .executableTarget(
       name: "responderctl",
       dependencies: [
-        "Responderd", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "Responderd", "ResponderClient", "DBus", "EventLoop", "ResponderCore",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: strict),
+    // Examples.
+    .executableTarget(
+      name: "shake-to-undo", dependencies: ["ResponderClient", "DBus", "EventLoop", "ResponderCore"],
+      path: "examples/shake-to-undo", swiftSettings: strict),
 
     // Tests: one target per module.
     .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
