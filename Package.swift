@@ -107,7 +107,14 @@ let package = Package(
     .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(
-      name: "ResponderdTests", dependencies: ["Responderd", "DBus", "DBusTestSupport"],
+      name: "ResponderdTests",
+      dependencies: [
+        "Responderd", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "EventLoop",
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "ResponderClientTests",
+      dependencies: ["ResponderClient", "DBus", "DBusTestSupport", "ResponderCore", "EventLoop"],
       swiftSettings: strict),
 
     // D-Bus test harness (private dbus-daemon, child processes), reusable by any test target,

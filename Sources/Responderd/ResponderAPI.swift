@@ -24,6 +24,7 @@ public final class ResponderAPI: ServiceComponent {
   private var pendingSends: [PendingSend] = []
   private var lastFirstResponder: UInt32 = 0
   private var lastChain: DBusValue?
+  private var changeAnnouncementScheduled = false
   private var logger = Logger(label: "responderd")
 
   private struct PendingSend {
@@ -149,8 +150,18 @@ public final class ResponderAPI: ServiceComponent {
   }
 
   private func registrationsChanged() {
+    guard let registry, let service else { return }
+    service.motionApplications = registry.apps.filter { $0.eventTypes.contains(.motion) }.count
+    // Once per loop turn, so that a handover (the old first responder resigns, the new one takes
+    // over) is announced as one change, without the state in between.
+    guard !changeAnnouncementScheduled else { return }
+    changeAnnouncementScheduled = true
+    service.loop.runSoon { [weak self] in self?.announceChanges() }
+  }
+
+  private func announceChanges() {
+    changeAnnouncementScheduled = false
     guard let registry else { return }
-    service?.motionApplications = registry.apps.filter { $0.eventTypes.contains(.motion) }.count
     var changed: [String] = []
     let first = registry.firstResponder?.id ?? 0
     if first != lastFirstResponder {
