@@ -21,7 +21,7 @@ public final class DaemonFixture {
   /// The test's own connection.
   public let connection: DBusConnection
   /// The daemon process.
-  public let daemon: ChildProcess
+  public private(set) var daemon: ChildProcess
   /// The config file the daemon reads.
   public let configPath: String
   /// The daemon's unique bus name.
@@ -36,11 +36,20 @@ public final class DaemonFixture {
     loop = try EventLoop()
     configPath = bus.directory + "/config.toml"
     try PrivateBus.write(config, to: configPath)
-    daemon = try ChildProcess(
+    daemon = try Self.startDaemon(configPath: configPath, bus: bus)
+    connection = try bus.connect(loop: loop)
+    try watchDaemon(timeout: timeout)
+  }
+
+  private static func startDaemon(configPath: String, bus: PrivateBus) throws -> ChildProcess {
+    try ChildProcess(
       [try BuiltProducts.path(of: "responderd"), "--allow-root", "--config", configPath],
       environment: bus.environment.merging(["XDG_CONFIG_HOME": bus.directory]) { $1 }, stdout: .capture,
       stderr: .capture)
-    connection = try bus.connect(loop: loop)
+  }
+
+  /// Collects the daemon's output and waits until it owns its name.
+  private func watchDaemon(timeout: Double) throws {
     source = try loop.register(fd: daemon.outputDescriptor, events: .readable) { [weak self] _ in
       self?.readLog()
     }
@@ -52,6 +61,15 @@ public final class DaemonFixture {
         destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
         method: "GetNameOwner", arguments: [.string("org.responderd.Daemon1")], timeout: 5
       ).first?.string ?? ""
+  }
+
+  /// Starts a new daemon after `stopDaemon()` (its log starts afresh).
+  public func startDaemonAgain(timeout: Double = 10) throws {
+    source?.remove()
+    source = nil
+    log = ""
+    daemon = try Self.startDaemon(configPath: configPath, bus: bus)
+    try watchDaemon(timeout: timeout)
   }
 
   deinit {
