@@ -31,8 +31,20 @@ public final class DaemonFixture {
   private var source: IOSource?
 
   /// Writes `config` and starts the daemon; returns once it owns `org.responderd.Daemon1`.
-  public init(config: String = "chain = [\"command\", \"log\"]\n", timeout: Double = 10) throws {
-    bus = try PrivateBus()
+  /// With `busForAllUsers`, processes of other users may connect to the bus too (to check that
+  /// the daemon refuses them).
+  public init(
+    config: String = "chain = [\"command\", \"log\"]\n", busForAllUsers: Bool = false, timeout: Double = 10
+  ) throws {
+    bus = try PrivateBus(start: !busForAllUsers)
+    if busForAllUsers {
+      let open = PrivateBus.config(directory: bus.directory, socketPath: bus.socketPath)
+        .replacing(
+          "<policy context=\"default\">", with: "<policy context=\"default\">\n    <allow user=\"*\"/>")
+      try PrivateBus.write(open, to: bus.configPath)
+      chmod(bus.directory, 0o755)
+      try bus.start()
+    }
     loop = try EventLoop()
     configPath = bus.directory + "/config.toml"
     try PrivateBus.write(config, to: configPath)
