@@ -77,7 +77,7 @@ let package = Package(
       name: "Responderd",
       dependencies: [
         "ResponderCore", "TouchDispatch", "RemoteControl", "Motion", "EventLoop", "DBus", "MPRIS",
-        "EvdevInput", "IIOInput",
+        "EvdevInput", "IIOInput", "ResponderClient",
         .product(name: "Logging", package: "swift-log"),
 
       ],
@@ -94,9 +94,14 @@ let package = Package(
     .executableTarget(
       name: "responderctl",
       dependencies: [
-        "Responderd", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "Responderd", "ResponderClient", "DBus", "EventLoop", "ResponderCore",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: strict),
+    // Examples.
+    .executableTarget(
+      name: "shake-to-undo", dependencies: ["ResponderClient", "DBus", "EventLoop", "ResponderCore"],
+      path: "examples/shake-to-undo", swiftSettings: strict),
 
     // Benchmarks (release mode).
     .executableTarget(
@@ -138,7 +143,14 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "ResponderdTests",
-      dependencies: ["Responderd", "DBus", "DBusTestSupport", "RemoteControl", "ResponderCore"],
+      dependencies: [
+        "Responderd", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "EventLoop",
+        "RemoteControl",
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "ResponderClientTests",
+      dependencies: ["ResponderClient", "DBus", "DBusTestSupport", "ResponderCore", "EventLoop"],
       swiftSettings: strict),
 
     // D-Bus test harness (private dbus-daemon, child processes), reusable by any test target,

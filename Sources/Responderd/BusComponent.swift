@@ -21,7 +21,10 @@ public final class BusComponent: ServiceComponent {
   private var connectedHandlers: [(DBusConnection) -> Void] = []
   private var logger = Logger(label: "responderd")
 
-  public init() {}
+  private let configuredAddress: String?
+
+  /// A bus component for the session bus (from the environment), or for `address` when given.
+  public init(address: String? = nil) { configuredAddress = address }
 
   /// Runs `setup` once with the connection (at once when it exists): export objects, subscribe.
   public func withConnection(_ setup: @escaping (DBusConnection) -> Void) {
@@ -35,7 +38,8 @@ public final class BusComponent: ServiceComponent {
 
   public func start(in service: Service) throws {
     logger = service.logger
-    address = (try? DBusConnection.sessionBusAddress()) ?? "unix:path=/run/user/\(getuid())/bus"
+    address =
+      configuredAddress ?? (try? DBusConnection.sessionBusAddress()) ?? "unix:path=/run/user/\(getuid())/bus"
     let connection = DBusConnection(waitingFor: address, loop: service.loop)
     self.connection = connection
     connection.onConnected = { [weak self, unowned connection] in

@@ -7,6 +7,7 @@ public enum Components {
     let bus = BusComponent()
     service.bus = bus
     service.add(bus)
+    service.add(ResponderAPI())
     service.add(KeysComponent())
     service.add(MotionComponent())
   }

@@ -3,39 +3,23 @@ import Logging
 import Motion
 import ResponderCore
 
-/// A handler that says precisely whether it wants motion events (by default a handler wants them
-/// when its `eventTypes` hold `.motion`). The accelerometer is only sampled while some responder
-/// wants motion.
-public protocol MotionInterest: AnyObject {
-  var wantsMotionEvents: Bool { get }
-}
-
 /// Shakes from the accelerometer into the application: the IIO input and the shake detector, with
 /// each began, ended and cancelled posted as a motion event (`.motionShake`) to the first
 /// responder's chain.
 ///
-/// The sensor is sampled only while some responder wants motion events: a handler of the chain
-/// (`command` when a shake command is configured; `log` only observes and does not count) or
-/// another interest (registered applications: `addInterest`). With none, it is closed and
-/// nothing wakes up.
+/// The sensor is sampled only while `Service.motionInterest` holds: a handler of the chain asks
+/// for motion (`command` when a shake command is configured; `log` only observes) or an
+/// application registered over D-Bus takes motion. With none, it is closed and nothing wakes up.
 public final class MotionComponent: ServiceComponent {
   public let componentName = "iio"
   /// The accelerometer and the detector (nil when motion is disabled in the config).
   public private(set) var shake: ShakeInput?
   private weak var service: Service?
-  private var interests: [() -> Bool] = []
   private var logger = Logger(label: "responderd")
   private var lastReason: String?
   private var source = "iio"
 
   public init() {}
-
-  /// Counts `interest` among the responders that may want motion (e.g. registered applications
-  /// that handle motion); call `refresh()` whenever its answer may have changed.
-  public func addInterest(_ interest: @escaping () -> Bool) {
-    interests.append(interest)
-    refresh()
-  }
 
   public func start(in service: Service) throws {
     self.service = service
@@ -49,7 +33,7 @@ public final class MotionComponent: ServiceComponent {
       loop: service.loop, settings: settings.inputSettings, shake: settings.shake, logger: service.logger
     ) { [weak self] event in self?.post(event) }
     shake = input
-    service.application.addFirstResponderObserver { [weak self] _ in self?.refresh() }
+    service.onMotionInterestChanged { [weak self] _ in self?.refresh() }
     refresh()
   }
 
@@ -61,11 +45,11 @@ public final class MotionComponent: ServiceComponent {
   public var wantedBy: String? {
     guard let service else { return nil }
     var names: [String] = []
-    for responder in service.chain.responders
-    where Self.wantsMotion(responder.handler, config: service.config) {
+    for responder in service.chain.responders where responder.handler.wantedEventTypes.contains(.motion) {
       names.append(responder.handler.name)
     }
-    if interests.contains(where: { $0() }) { names.append("registered responders") }
+    let apps = service.motionApplications
+    if apps > 0 { names.append(apps == 1 ? "1 registered application" : "\(apps) registered applications") }
     return names.isEmpty ? nil : names.joined(separator: ", ")
   }
 
@@ -84,14 +68,6 @@ public final class MotionComponent: ServiceComponent {
       lastReason = reason
     }
     shake.setWanted(reason != nil)
-  }
-
-  /// Whether `handler` wants motion events under `config`.
-  public static func wantsMotion(_ handler: Handler, config: ResponderdConfig) -> Bool {
-    if let interest = handler as? MotionInterest { return interest.wantsMotionEvents }
-    if handler is EventLogHandler { return false }
-    if handler is CommandHandler { return config.command.commands.keys.contains { $0.hasPrefix("shake") } }
-    return handler.eventTypes.contains(.motion)
   }
 
   private func post(_ event: ShakeEvent) {

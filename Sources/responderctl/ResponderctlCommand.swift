@@ -8,7 +8,10 @@ struct ResponderctlCommand: ParsableCommand {
     commandName: "responderctl",
     abstract: "Control and inspect responderd, and run its offline tools on recordings.",
     version: responderdVersion,
-    subcommands: [VersionCommand.self, KeysCommand.self, MotionCommand.self])
+    subcommands: [
+      StatusCommand.self, ChainCommand.self, MonitorCommand.self, SendCommand.self, RespondCommand.self,
+      KeysCommand.self, MotionCommand.self, VersionCommand.self,
+    ])
 }
 
 /// `responderctl version`.

@@ -4,7 +4,7 @@ import IIOInput
 import Logging
 import Motion
 import ResponderCore
-import Responderd
+@testable import Responderd
 import Testing
 
 /// A handler that takes motion events and remembers them.
@@ -85,12 +85,11 @@ extension IIOInputDeviceTests {
     #expect(input.contextCount == 0)
     #expect(loop.registeredCount == baseline)
 
-    var applicationWantsMotion = true
-    motion.addInterest { applicationWantsMotion }
+    // What the responder API does when an application registers for motion, then leaves.
+    service.motionApplications = 1
     #expect(input.sensor != nil)
-    #expect(motion.wantedBy == "registered responders")
-    applicationWantsMotion = false
-    motion.refresh()
+    #expect(motion.wantedBy == "1 registered application")
+    service.motionApplications = 0
     #expect(input.sensor == nil)
     #expect(loop.registeredCount == baseline)
     #expect(bed.attribute("buffer/enable") == "0")

@@ -10,10 +10,10 @@ private final class MotionHandler: Handler {
   func handle(_ event: Event, phase: MotionPhase?, decide: @escaping (Bool) -> Void) { decide(true) }
 }
 
-private final class ObservingHandler: Handler, MotionInterest {
+private final class ObservingHandler: Handler {
   let name = "observer"
   let eventTypes: Set<EventType> = [.motion, .remoteControl]
-  let wantsMotionEvents = false
+  let wantedEventTypes: Set<EventType> = [.remoteControl]
   func handle(_ event: Event, phase: MotionPhase?, decide: @escaping (Bool) -> Void) { decide(false) }
 }
 
@@ -24,23 +24,24 @@ struct MotionComponentTests {
   @Test("log only observes; command wants motion only with a shake command")
   func builtInHandlers() throws {
     let loop = try EventLoop()
-    var config = ResponderdConfig()
+    let config = ResponderdConfig()
     let log = EventLogHandler(settings: config.log, logger: logger)
-    #expect(!MotionComponent.wantsMotion(log, config: config))
+    #expect(!log.wantedEventTypes.contains(.motion))
     let children = ChildProcesses(loop: loop)
-    let command = CommandHandler(settings: config.command, children: children, logger: logger)
-    #expect(!MotionComponent.wantsMotion(command, config: config))
-    config.command = CommandSettings(commands: ["nextTrack": ["mpc", "next"]])
-    #expect(!MotionComponent.wantsMotion(command, config: config))
-    config.command = CommandSettings(commands: ["shakeBegan": ["notify-send", "shake"]])
-    #expect(MotionComponent.wantsMotion(command, config: config))
+    func command(_ commands: [String: [String]]) -> CommandHandler {
+      CommandHandler(settings: CommandSettings(commands: commands), children: children, logger: logger)
+    }
+    #expect(!command([:]).wantedEventTypes.contains(.motion))
+    #expect(!command(["nextTrack": ["mpc", "next"]]).wantedEventTypes.contains(.motion))
+    #expect(command(["shakeBegan": ["notify-send", "shake"]]).wantedEventTypes.contains(.motion))
   }
 
   @Test("Other handlers: by their event types, or by saying so")
   func otherHandlers() {
     let config = ResponderdConfig()
-    #expect(MotionComponent.wantsMotion(MotionHandler(), config: config))
-    #expect(!MotionComponent.wantsMotion(ObservingHandler(), config: config))
+    _ = config
+    #expect(MotionHandler().wantedEventTypes.contains(.motion))
+    #expect(!ObservingHandler().wantedEventTypes.contains(.motion))
   }
 
   @Test("The default chain wants no motion: the accelerometer is never opened")
