@@ -89,7 +89,8 @@ final class DBusReconnector {
     let mask =
       CDBUS_IN_CREATE | CDBUS_IN_MOVED_TO | CDBUS_IN_ATTRIB | CDBUS_IN_DELETE_SELF | CDBUS_IN_MOVE_SELF
     guard inotify_add_watch(fd, directory, mask) >= 0,
-      let source = try? loop.register(fd: fd, events: .readable, handler: { [weak self] _ in self?.readEvents() })
+      let source = try? loop.register(
+        fd: fd, events: .readable, handler: { [weak self] _ in self?.readEvents() })
     else {
       close(fd)
       return

@@ -4,8 +4,9 @@ import IIOInput
 import Logging
 import Motion
 import ResponderCore
-@testable import Responderd
 import Testing
+
+@testable import Responderd
 
 /// A handler that takes motion events and remembers them.
 private final class ShakeRecorder: Handler {
