@@ -101,6 +101,7 @@ let package = Package(
     // Tests: one target per module.
     .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
+    .testTarget(name: "TouchDispatchTests", dependencies: ["TouchDispatch"], swiftSettings: strict),
     .testTarget(
       name: "ResponderdTests", dependencies: ["Responderd"], swiftSettings: strict),
   ]
