@@ -175,6 +175,8 @@ open class Control: View {
 
   open override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
     guard isEnabled else { return super.touchesBegan(touches, with: event) }
+    // A touch whose end is still held back by a recognizer gives way to the new one.
+    if let tracked = trackingTouch, tracked.phase.isFinal { trackingTouch = nil }
     guard trackingTouch == nil, let touch = touches.min(by: { $0.identifier < $1.identifier }) else { return }
     guard beginTracking(touch, with: event) else { return }
     trackingTouch = touch

@@ -21,6 +21,7 @@ open class LongPressGestureRecognizer: GestureRecognizer {
   private var tapsCompleted = 0
   private var pressTimer: ScheduledTimer?
   private var intervalTimer: ScheduledTimer?
+  private var tapTimer: ScheduledTimer?
 
   open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
     let fresh = touches.sorted { $0.identifier < $1.identifier }
@@ -38,7 +39,14 @@ open class LongPressGestureRecognizer: GestureRecognizer {
       state = .failed
       return
     }
-    if tapsCompleted >= numberOfTapsRequired && down.count == numberOfTouchesRequired {
+    if tapsCompleted < numberOfTapsRequired {
+      // A finger held as long as a press during the taps is not a tap.
+      tapTimer?.cancel()
+      tapTimer = schedule(after: minimumPressDuration) { [weak self] in
+        guard let self, self.state == .possible else { return }
+        self.state = .failed
+      }
+    } else if down.count == numberOfTouchesRequired {
       pressTimer?.cancel()
       pressTimer = schedule(after: minimumPressDuration) { [weak self] in
         guard let self, self.state == .possible else { return }
@@ -68,6 +76,8 @@ open class LongPressGestureRecognizer: GestureRecognizer {
       down.removeAll { touches.contains($0) }
       if tapsCompleted < numberOfTapsRequired && pressTimer == nil {
         guard down.isEmpty else { return }
+        tapTimer?.cancel()
+        tapTimer = nil
         tapsCompleted += 1
         starts = [:]
         intervalTimer = schedule(after: maximumIntervalBetweenTaps) { [weak self] in
@@ -98,5 +108,6 @@ open class LongPressGestureRecognizer: GestureRecognizer {
     tapsCompleted = 0
     pressTimer = nil
     intervalTimer = nil
+    tapTimer = nil
   }
 }
