@@ -103,6 +103,20 @@ let package = Package(
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(name: "TouchDispatchTests", dependencies: ["TouchDispatch"], swiftSettings: strict),
     .testTarget(
-      name: "ResponderdTests", dependencies: ["Responderd"], swiftSettings: strict),
+      name: "ResponderdTests", dependencies: ["Responderd", "DBus", "DBusTestSupport"],
+      swiftSettings: strict),
+
+    // D-Bus test harness (private dbus-daemon, child processes), reusable by any test target,
+    // and a peer process exporting an echo object.
+    .target(
+      name: "DBusTestSupport", dependencies: ["DBus", "EventLoop", "CDBus"], path: "Tests/DBusTestSupport",
+      swiftSettings: strict),
+    .executableTarget(
+      name: "DBusEchoPeer", dependencies: ["DBus", "EventLoop"], path: "Tests/DBusEchoPeer",
+      swiftSettings: strict),
+    .testTarget(
+      name: "DBusTests",
+      dependencies: ["DBus", "DBusTestSupport", "DBusEchoPeer", "EventLoop", "ResponderCore"],
+      swiftSettings: strict),
   ]
 )

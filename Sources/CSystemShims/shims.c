@@ -2,7 +2,10 @@
 
 #include <errno.h>
 #include <math.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <spawn.h>
+#include <sys/syscall.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,3 +42,26 @@ double rsp_monotonic_now(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+int rsp_spawn(const char *file, char *const argv[], char *const envp[], pid_t *pid) {
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_t actions;
+  sigset_t empty, all;
+  sigemptyset(&empty);
+  sigfillset(&all);
+  sigdelset(&all, SIGKILL);
+  sigdelset(&all, SIGSTOP);
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  int rc = posix_spawnp(pid, file, &actions, &attr, argv, envp);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  return rc;
+}
+
+int rsp_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }

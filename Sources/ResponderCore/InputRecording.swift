@@ -89,6 +89,10 @@ public struct EvemuRecording: Sendable {
     public var line: Int
     public var message: String
     public var description: String { "line \(line): \(message)" }
+    public init(line: Int, message: String) {
+      self.line = line
+      self.message = message
+    }
   }
 
   /// Parses the text of a recording; errors name the line.

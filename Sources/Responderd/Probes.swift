@@ -18,16 +18,6 @@ public func directoryEntries(_ path: String) -> [String] {
   return names.sorted()
 }
 
-/// The address of the session bus: DBUS_SESSION_BUS_ADDRESS, else `$XDG_RUNTIME_DIR/bus` when
-/// that socket exists; nil when there is none.
-public func sessionBusAddress() -> String? {
-  if let address = environment("DBUS_SESSION_BUS_ADDRESS"), !address.isEmpty { return address }
-  if let runtime = environment("XDG_RUNTIME_DIR"), fileExists("\(runtime)/bus") {
-    return "unix:path=\(runtime)/bus"
-  }
-  return nil
-}
-
 /// Says at startup, one line each, which inputs the machine lacks, so that a service started on
 /// a machine with no devices and no bus explains itself.
 public final class StartupProbe: ServiceComponent {
@@ -42,10 +32,6 @@ public final class StartupProbe: ServiceComponent {
     let iio = directoryEntries("/sys/bus/iio/devices").filter { $0.hasPrefix("iio:device") }
     if iio.isEmpty {
       service.logger.notice("iio: no IIO sensors found (/sys/bus/iio/devices is empty)")
-    }
-    if sessionBusAddress() == nil {
-      service.logger.notice(
-        "bus: no session bus found (DBUS_SESSION_BUS_ADDRESS unset, no $XDG_RUNTIME_DIR/bus)")
     }
   }
 

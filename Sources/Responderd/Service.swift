@@ -31,6 +31,8 @@ public final class Service {
   public let chain: HandlerChain
   public var logger: Logger
   public private(set) var components: [ServiceComponent] = []
+  /// The session-bus connection, when the service has one (the standard components add it).
+  public var bus: BusComponent?
   /// Every dispatch, most recent last (bounded), for status and tests.
   public private(set) var recentDispatches: [DispatchRecord] = []
   private var dispatchListeners: [(DispatchRecord) -> Void] = []
@@ -57,8 +59,14 @@ public final class Service {
 
   /// Handlers by name, for the config's `chain`; components add theirs (`mpris`, `command`).
   public var handlerFactories: [String: (Service) -> Handler] = [
-    "log": { service in EventLogHandler(settings: service.config.log, logger: service.logger) }
+    "log": { service in EventLogHandler(settings: service.config.log, logger: service.logger) },
+    "command": { service in
+      CommandHandler(settings: service.config.command, children: service.children, logger: service.logger)
+    },
   ]
+
+  /// The programs the service started (the `command` handler's), reaped on the loop.
+  public private(set) lazy var children = ChildProcesses(loop: loop)
 
   /// Builds the chain from the config and starts every component. A component that fails to
   /// start is logged and left out; the service keeps running.

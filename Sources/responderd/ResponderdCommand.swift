@@ -32,6 +32,11 @@ struct ResponderdCommand: ParsableCommand {
   @Option(name: .long, help: "When started as root: the user to run as (default: nobody).")
   var user = "nobody"
 
+  @Flag(
+    name: .customLong("allow-root"),
+    help: "Stay root when started as root (test harnesses in containers only; never in a session).")
+  var allowRoot = false
+
   func run() throws {
     if let path = checkConfig {
       do {
@@ -64,7 +69,9 @@ struct ResponderdCommand: ParsableCommand {
     LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: level) }
     let logger = Logger(label: "responderd")
 
-    if geteuid() == 0 {
+    if geteuid() == 0 && allowRoot {
+      logger.warning("running as root because of --allow-root: meant for test containers only")
+    } else if geteuid() == 0 {
       do {
         try dropPrivileges(to: user)
         logger.warning(

@@ -7,6 +7,7 @@
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <sys/types.h>
 #include <time.h>
 
 /// Blocks `signals` for the calling thread and returns a signalfd (CLOEXEC|NONBLOCK) for them, or -1.
@@ -20,6 +21,14 @@ int rsp_timerfd_arm_absolute(int fd, double seconds);
 
 /// Seconds since boot on CLOCK_MONOTONIC.
 double rsp_monotonic_now(void);
+
+/// Starts `file` (searched in PATH) with `argv` and `envp`, stdin from /dev/null, an empty signal
+/// mask and default signal actions (the loop's blocked signals are not inherited). Returns 0 and
+/// sets *pid, or an errno value (ENOENT when the program does not exist).
+int rsp_spawn(const char *file, char *const argv[], char *const envp[], pid_t *pid);
+
+/// A pidfd for `pid` (readable when it exits), or -1.
+int rsp_pidfd_open(pid_t pid);
 
 static inline uint32_t rsp_epollin(void) { return EPOLLIN; }
 static inline uint32_t rsp_epollout(void) { return EPOLLOUT; }

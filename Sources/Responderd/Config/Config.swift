@@ -12,6 +12,8 @@ public struct ResponderdConfig {
   public static let knownHandlers = ["mpris", "command", "log"]
   /// Settings of the responder applications registered over D-Bus.
   public var responders = ResponderSettings()
+  /// The `command` handler.
+  public var command = CommandSettings()
   /// The `log` handler.
   public var log = LogHandlerSettings()
   /// The daemon's own logging.
@@ -49,6 +51,7 @@ public struct ResponderdConfig {
       throw root.error("chain", "a handler appears twice in 'chain'")
     }
     config.responders = try ResponderSettings(try root.section("responders"))
+    config.command = try CommandSettings(try root.section("command"))
     config.log = try LogHandlerSettings(try root.section("log"))
     config.logging = try LoggingSettings(try root.section("logging"))
     try root.finish()

@@ -183,7 +183,7 @@ public final class ConfigSection {
 func suggestion(for word: String, among candidates: [String]) -> String? {
   let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
   guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-  let limit = max(1, min(3, best.0.count / 3))
+  let limit = best.0.count <= 3 ? 1 : max(2, min(3, best.0.count / 3))
   return best.1 <= limit ? best.0 : nil
 }
 

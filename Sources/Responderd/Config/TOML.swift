@@ -62,6 +62,11 @@ public enum TOML {
     public var column: Int
     public var message: String
     public var description: String { "line \(line), column \(column): \(message)" }
+    public init(line: Int, column: Int, message: String) {
+      self.line = line
+      self.column = column
+      self.message = message
+    }
   }
 
   /// Parses a document into its root table.
@@ -282,7 +287,7 @@ private struct Parser {
         index += 5
         return .boolean(false)
       }
-      throw error("expected a value (did you forget quotes around a string?)")
+      return try number()
     default:
       return try number()
     }
@@ -301,6 +306,8 @@ private struct Parser {
       index += 1
     }
     let text = String(decoding: bytes[start..<index], as: UTF8.self)
+    let end = index
+    index = start
     if text.isEmpty { throw error("expected a value") }
     if text.contains(":") || (text.count >= 10 && text.dropFirst(4).first == "-" && text.first != "-") {
       throw error("dates and times are not supported in responderd configs")
@@ -312,14 +319,21 @@ private struct Parser {
       guard sign == 1, !plain.hasPrefix("+"), let v = Int64(unsigned.dropFirst(2), radix: radix) else {
         throw error("bad number '\(text)'")
       }
+      index = end
       return .integer(v)
     }
-    if unsigned == "inf" { return .float(Double(sign) * .infinity) }
-    if unsigned == "nan" { return .float(.nan) }
-    if let v = Int64(unsigned), !(unsigned.count > 1 && unsigned.hasPrefix("0")) { return .integer(sign * v) }
+    if unsigned == "inf" || unsigned == "nan" {
+      index = end
+      return .float(unsigned == "nan" ? .nan : Double(sign) * .infinity)
+    }
+    if let v = Int64(unsigned), !(unsigned.count > 1 && unsigned.hasPrefix("0")) {
+      index = end
+      return .integer(sign * v)
+    }
     if unsigned.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let v = Double(unsigned),
       unsigned.first?.isNumber == true, unsigned.last?.isNumber == true
     {
+      index = end
       return .float(Double(sign) * v)
     }
     throw error("expected a value, found '\(text)' (did you forget quotes around a string?)")

@@ -1,0 +1,244 @@
+internal import CDBus
+import EventLoop
+import ResponderCore
+
+/// One libdbus connection (one socket) wired into the event loop: watches become epoll
+/// registrations, timeouts become scheduler timers, and incoming messages are queued for the
+/// owning `DBusConnection`, which processes them outside libdbus (so handlers may do anything).
+///
+/// A `DBusConnection` makes a new link each time it (re)connects.
+final class DBusLink {
+  let raw: OpaquePointer
+  let loop: EventLoop
+  let scheduler: Scheduler
+  private(set) var isClosed = false
+  /// Called when libdbus has something to dispatch or a message was queued.
+  var onActivity: () -> Void = {}
+  /// Where the filter puts each incoming message.
+  var onMessage: (DBusMessage) -> Void = { _ in }
+
+  private var watches: [OpaquePointer: Int32] = [:]
+  private var sources: [Int32: IOSource] = [:]
+  private var timeouts: [OpaquePointer: ScheduledTimer?] = [:]
+
+  /// Opens a private connection to `address` (no blocking: authentication and Hello proceed
+  /// as the loop runs). Throws when the address cannot be reached at all.
+  init(address: String, loop: EventLoop, scheduler: Scheduler) throws(DBusError) {
+    let raw = try withDBusError { error in dbus_connection_open_private(address, error) }
+    guard let raw else { throw DBusError(DBusError.Name.noServer, "cannot connect to \(address)") }
+    self.raw = raw
+    self.loop = loop
+    self.scheduler = scheduler
+    dbus_connection_set_exit_on_disconnect(raw, 0)
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    _ = dbus_connection_add_filter(raw, dbusLinkFilter, me, nil)
+    dbus_connection_set_dispatch_status_function(raw, dbusLinkDispatchStatus, me, nil)
+    _ = dbus_connection_set_watch_functions(
+      raw, dbusLinkAddWatch, dbusLinkRemoveWatch, dbusLinkToggleWatch, me, nil)
+    _ = dbus_connection_set_timeout_functions(
+      raw, dbusLinkAddTimeout, dbusLinkRemoveTimeout, dbusLinkToggleTimeout, me, nil)
+  }
+
+  deinit { close() }
+
+  /// Closes the socket and detaches every callback; safe to call more than once.
+  func close() {
+    guard !isClosed else { return }
+    isClosed = true
+    dbus_connection_close(raw)
+    _ = dbus_connection_set_watch_functions(raw, nil, nil, nil, nil, nil)
+    _ = dbus_connection_set_timeout_functions(raw, nil, nil, nil, nil, nil)
+    dbus_connection_set_dispatch_status_function(raw, nil, nil, nil)
+    dbus_connection_remove_filter(raw, dbusLinkFilter, Unmanaged.passUnretained(self).toOpaque())
+    for source in sources.values { source.remove() }
+    sources.removeAll()
+    for case let timer? in timeouts.values { timer.cancel() }
+    timeouts.removeAll()
+    watches.removeAll()
+    dbus_connection_unref(raw)
+  }
+
+  var isConnected: Bool { !isClosed && dbus_connection_get_is_connected(raw) != 0 }
+
+  /// Dispatches one queued message through libdbus (which hands it to the filter); returns
+  /// whether more remain.
+  func dispatchOne() -> Bool {
+    guard !isClosed else { return false }
+    guard dbus_connection_get_dispatch_status(raw) == DBUS_DISPATCH_DATA_REMAINS else { return false }
+    return dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS
+  }
+
+  var hasDataToDispatch: Bool {
+    !isClosed && dbus_connection_get_dispatch_status(raw) == DBUS_DISPATCH_DATA_REMAINS
+  }
+
+  /// Queues `message` for sending (written at once when the socket takes it).
+  func send(_ message: DBusMessage) throws(DBusError) {
+    guard isConnected else { throw DBusError.disconnected() }
+    guard dbus_connection_send(raw, message.raw, nil) != 0 else { throw DBusError.noMemory }
+  }
+
+  /// Blocks until the outgoing queue is written (for tools that exit right after sending).
+  func flush() {
+    guard isConnected else { return }
+    dbus_connection_flush(raw)
+  }
+
+  // MARK: Watches (several may share one descriptor: libdbus uses a read and a write watch)
+
+  fileprivate func addWatch(_ watch: OpaquePointer) -> Bool {
+    let fd = dbus_watch_get_unix_fd(watch)
+    guard fd >= 0 else { return false }
+    watches[watch] = fd
+    refresh(fd: fd)
+    return true
+  }
+
+  fileprivate func removeWatch(_ watch: OpaquePointer) {
+    guard let fd = watches.removeValue(forKey: watch) else { return }
+    refresh(fd: fd)
+  }
+
+  fileprivate func toggleWatch(_ watch: OpaquePointer) {
+    guard let fd = watches[watch] else { return }
+    refresh(fd: fd)
+  }
+
+  /// Registers `fd` for the union of its enabled watches, or unregisters it when none is
+  /// enabled (epoll reports hang-up even for no events, which would spin while disabled).
+  private func refresh(fd: Int32) {
+    guard !isClosed else { return }
+    var events: IOEvents = []
+    var anyEnabled = false
+    for (watch, watchFD) in watches where watchFD == fd && dbus_watch_get_enabled(watch) != 0 {
+      anyEnabled = true
+      let flags = dbus_watch_get_flags(watch)
+      if flags & DBUS_WATCH_READABLE.rawValue != 0 { events.insert(.readable) }
+      if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events.insert(.writable) }
+    }
+    if !anyEnabled {
+      sources.removeValue(forKey: fd)?.remove()
+      return
+    }
+    if let source = sources[fd], source.isRegistered {
+      try? source.setEvents(events)
+    } else {
+      sources[fd] = try? loop.register(fd: fd, events: events) { [weak self] ready in
+        self?.handle(fd: fd, ready: ready)
+      }
+    }
+  }
+
+  private func handle(fd: Int32, ready: IOEvents) {
+    let candidates = watches.filter { $0.value == fd }.map(\.key)
+    for watch in candidates {
+      guard !isClosed, watches[watch] == fd, dbus_watch_get_enabled(watch) != 0 else { continue }
+      let wanted = dbus_watch_get_flags(watch)
+      var flags: UInt32 = 0
+      if ready.contains(.readable) && wanted & DBUS_WATCH_READABLE.rawValue != 0 {
+        flags |= DBUS_WATCH_READABLE.rawValue
+      }
+      if ready.contains(.writable) && wanted & DBUS_WATCH_WRITABLE.rawValue != 0 {
+        flags |= DBUS_WATCH_WRITABLE.rawValue
+      }
+      if ready.contains(.error) { flags |= DBUS_WATCH_ERROR.rawValue }
+      if ready.contains(.hangup) { flags |= DBUS_WATCH_HANGUP.rawValue }
+      if flags != 0 { _ = dbus_watch_handle(watch, flags) }
+    }
+    onActivity()
+  }
+
+  // MARK: Timeouts (through the Scheduler; libdbus timeouts repeat until removed or disabled)
+
+  fileprivate func addTimeout(_ timeout: OpaquePointer) -> Bool {
+    timeouts[timeout] = .some(nil)
+    arm(timeout)
+    return true
+  }
+
+  fileprivate func removeTimeout(_ timeout: OpaquePointer) {
+    if case let timer?? = timeouts.removeValue(forKey: timeout) { timer.cancel() }
+  }
+
+  fileprivate func toggleTimeout(_ timeout: OpaquePointer) {
+    guard timeouts[timeout] != nil else { return }
+    arm(timeout)
+  }
+
+  private func arm(_ timeout: OpaquePointer) {
+    if case let timer?? = timeouts[timeout] { timer.cancel() }
+    guard !isClosed, dbus_timeout_get_enabled(timeout) != 0 else {
+      timeouts[timeout] = .some(nil)
+      return
+    }
+    let interval = Seconds(dbus_timeout_get_interval(timeout)) / 1000
+    timeouts[timeout] = scheduler.schedule(after: interval) { [weak self] in self?.fire(timeout) }
+  }
+
+  private func fire(_ timeout: OpaquePointer) {
+    guard !isClosed, timeouts[timeout] != nil else { return }
+    timeouts[timeout] = .some(nil)
+    _ = dbus_timeout_handle(timeout)
+    // Still there and not re-armed by a toggle: it repeats.
+    if !isClosed, case .some(.none) = timeouts[timeout] { arm(timeout) }
+    onActivity()
+  }
+
+  // MARK: From the C callbacks
+
+  fileprivate func received(_ message: OpaquePointer) {
+    onMessage(DBusMessage(retaining: message))
+  }
+
+  fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> DBusLink {
+    Unmanaged<DBusLink>.fromOpaque(data!).takeUnretainedValue()
+  }
+}
+
+// C callbacks: no captures, the link comes back through the unretained user-data pointer.
+
+private func dbusLinkAddWatch(_ watch: OpaquePointer?, _ data: UnsafeMutableRawPointer?) -> dbus_bool_t {
+  guard let watch else { return 0 }
+  return DBusLink.from(data).addWatch(watch) ? 1 : 0
+}
+
+private func dbusLinkRemoveWatch(_ watch: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
+  guard let watch else { return }
+  DBusLink.from(data).removeWatch(watch)
+}
+
+private func dbusLinkToggleWatch(_ watch: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
+  guard let watch else { return }
+  DBusLink.from(data).toggleWatch(watch)
+}
+
+private func dbusLinkAddTimeout(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) -> dbus_bool_t {
+  guard let timeout else { return 0 }
+  return DBusLink.from(data).addTimeout(timeout) ? 1 : 0
+}
+
+private func dbusLinkRemoveTimeout(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
+  guard let timeout else { return }
+  DBusLink.from(data).removeTimeout(timeout)
+}
+
+private func dbusLinkToggleTimeout(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
+  guard let timeout else { return }
+  DBusLink.from(data).toggleTimeout(timeout)
+}
+
+/// Never dispatches here (libdbus forbids it): the link tells its owner, which defers.
+private func dbusLinkDispatchStatus(
+  _ connection: OpaquePointer?, _ status: DBusDispatchStatus, _ data: UnsafeMutableRawPointer?
+) {
+  guard status == DBUS_DISPATCH_DATA_REMAINS else { return }
+  DBusLink.from(data).onActivity()
+}
+
+private func dbusLinkFilter(
+  _ connection: OpaquePointer?, _ message: OpaquePointer?, _ data: UnsafeMutableRawPointer?
+) -> DBusHandlerResult {
+  guard let message else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+  DBusLink.from(data).received(message)
+  return DBUS_HANDLER_RESULT_HANDLED
+}

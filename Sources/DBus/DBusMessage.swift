@@ -1,0 +1,320 @@
+internal import CDBus
+
+/// A D-Bus message (method call, reply, error or signal), owning a libdbus message.
+///
+/// Build one with `methodCall`, `signal`, `makeReply` or `makeError`; read its header fields
+/// and typed `arguments`.
+public final class DBusMessage: CustomStringConvertible {
+  /// The four kinds of message.
+  public enum Kind: Int32, Sendable, CustomStringConvertible {
+    case methodCall = 1
+    case methodReturn = 2
+    case error = 3
+    case signal = 4
+
+    public var description: String {
+      switch self {
+      case .methodCall: return "method_call"
+      case .methodReturn: return "method_return"
+      case .error: return "error"
+      case .signal: return "signal"
+      }
+    }
+  }
+
+  let raw: OpaquePointer
+  private var cachedArguments: [DBusValue]?
+
+  /// Takes over one reference to `raw`.
+  init(owning raw: OpaquePointer) { self.raw = raw }
+
+  /// Adds a reference to `raw`.
+  init(retaining raw: OpaquePointer) { self.raw = dbus_message_ref(raw) }
+
+  deinit { dbus_message_unref(raw) }
+
+  // MARK: Building
+
+  /// A method call; `interface` may be nil (the peer then looks the member up in all interfaces).
+  public static func methodCall(
+    destination: String?, path: String, interface: String?, method: String, arguments: [DBusValue] = []
+  ) throws(DBusError) -> DBusMessage {
+    if let destination { try DBusNames.validateBusName(destination) }
+    try DBusNames.validatePath(path)
+    if let interface { try DBusNames.validateInterface(interface) }
+    try DBusNames.validateMember(method)
+    guard
+      let raw = withOptionalCString(
+        destination,
+        {
+          destination in
+          withOptionalCString(interface) { interface in
+            dbus_message_new_method_call(destination, path, interface, method)
+          }
+        })
+    else { throw DBusError.noMemory }
+    let message = DBusMessage(owning: raw)
+    try message.append(arguments)
+    return message
+  }
+
+  /// A signal emitted from `path`.
+  public static func signal(path: String, interface: String, name: String, arguments: [DBusValue] = [])
+    throws(DBusError) -> DBusMessage
+  {
+    try DBusNames.validatePath(path)
+    try DBusNames.validateInterface(interface)
+    try DBusNames.validateMember(name)
+    guard let raw = dbus_message_new_signal(path, interface, name) else { throw DBusError.noMemory }
+    let message = DBusMessage(owning: raw)
+    try message.append(arguments)
+    return message
+  }
+
+  /// A method return answering this method call.
+  public func makeReply(_ arguments: [DBusValue] = []) throws(DBusError) -> DBusMessage {
+    guard let reply = dbus_message_new_method_return(raw) else { throw DBusError.noMemory }
+    let message = DBusMessage(owning: reply)
+    try message.append(arguments)
+    return message
+  }
+
+  /// An error reply answering this method call. An invalid error name becomes `…Error.Failed`.
+  public func makeError(_ error: DBusError) -> DBusMessage {
+    let name = (try? DBusNames.validateErrorName(error.name)) != nil ? error.name : DBusError.Name.failed
+    let text = error.message.utf8.contains(0) ? error.message.replacingAll("\0", with: " ") : error.message
+    // Only fails when out of memory.
+    return DBusMessage(owning: dbus_message_new_error(raw, name, text)!)
+  }
+
+  /// Appends arguments after validating them (libdbus itself aborts the process on bad input).
+  public func append(_ values: [DBusValue]) throws(DBusError) {
+    guard !values.isEmpty else { return }
+    for value in values { try value.validate() }
+    guard DBusSignature.isValid(signature + values.signature) else {
+      throw .invalidArgs("message signature would be invalid or too long")
+    }
+    var iter = DBusMessageIter()
+    dbus_message_iter_init_append(raw, &iter)
+    for value in values {
+      guard Self.write(value, into: &iter) else { throw DBusError.noMemory }
+    }
+    cachedArguments = nil
+  }
+
+  // MARK: Header
+
+  public var kind: Kind { Kind(rawValue: dbus_message_get_type(raw)) ?? .signal }
+  public var path: String? { dbus_message_get_path(raw).map { String(cString: $0) } }
+  public var interface: String? { dbus_message_get_interface(raw).map { String(cString: $0) } }
+  /// The method or signal name.
+  public var member: String? { dbus_message_get_member(raw).map { String(cString: $0) } }
+  public var errorName: String? { dbus_message_get_error_name(raw).map { String(cString: $0) } }
+  public var destination: String? { dbus_message_get_destination(raw).map { String(cString: $0) } }
+  /// The unique name of the sender (set by the bus).
+  public var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
+  /// The signature of the arguments.
+  public var signature: String { dbus_message_get_signature(raw).map { String(cString: $0) } ?? "" }
+  public var serial: UInt32 { dbus_message_get_serial(raw) }
+  public var replySerial: UInt32 { dbus_message_get_reply_serial(raw) }
+  /// Whether the caller asked for no reply (method calls).
+  public var noReplyExpected: Bool {
+    get { dbus_message_get_no_reply(raw) != 0 }
+    set { dbus_message_set_no_reply(raw, newValue ? 1 : 0) }
+  }
+  /// Whether the bus may start a service to deliver this call (default true).
+  public var autoStart: Bool {
+    get { dbus_message_get_auto_start(raw) != 0 }
+    set { dbus_message_set_auto_start(raw, newValue ? 1 : 0) }
+  }
+
+  /// For an error message, the error it carries (first argument as message text).
+  public var error: DBusError? {
+    guard kind == .error else { return nil }
+    return DBusError(errorName ?? DBusError.Name.failed, arguments.first?.string ?? "")
+  }
+
+  /// Whether this is the signal `interface.member`.
+  public func isSignal(interface: String, member: String) -> Bool {
+    dbus_message_is_signal(raw, interface, member) != 0
+  }
+
+  /// The arguments, read with their types (cached; a unix fd read again is a new descriptor).
+  public var arguments: [DBusValue] {
+    if let cachedArguments { return cachedArguments }
+    var values: [DBusValue] = []
+    var iter = DBusMessageIter()
+    if dbus_message_iter_init(raw, &iter) != 0 {
+      repeat {
+        if let value = Self.read(&iter) { values.append(value) }
+      } while dbus_message_iter_next(&iter) != 0
+    }
+    cachedArguments = values
+    return values
+  }
+
+  public var description: String {
+    var parts = ["\(kind)"]
+    if let sender { parts.append("sender=\(sender)") }
+    if let destination { parts.append("destination=\(destination)") }
+    if let path { parts.append("path=\(path)") }
+    if let interface { parts.append("interface=\(interface)") }
+    if let member { parts.append("member=\(member)") }
+    if let errorName { parts.append("error=\(errorName)") }
+    parts.append("signature='\(signature)'")
+    return parts.joined(separator: " ")
+  }
+
+  // MARK: Marshalling
+
+  private static func write(_ value: DBusValue, into iter: inout DBusMessageIter) -> Bool {
+    var basic = DBusBasicValue()
+    switch value {
+    case .byte(let v):
+      basic.byt = v
+      return cdbus_append_fixed(&iter, CDBUS_TYPE_BYTE, basic) != 0
+    case .bool(let v):
+      basic.bool_val = v ? 1 : 0
+      return cdbus_append_fixed(&iter, CDBUS_TYPE_BOOLEAN, basic) != 0
+    case .int16(let v):
+      basic.i16 = v
+      return cdbus_append_fixed(&iter, CDBUS_TYPE_INT16, basic) != 0
+    case .uint16(let v):
+      basic.u16 = v
+      return cdbus_append_fixed(&iter, CDBUS_TYPE_UINT16, basic) != 0
+    case .int32(let v):
+      basic.i32 = v
+      return cdbus_append_fixed(&iter, CDBUS_TYPE_INT32, basic) != 0
+    case .uint32(let v):
+      basic.u32 = v
+      return cdbus_append_fixed(&iter, CDBUS_TYPE_UINT32, basic) != 0
+    case .int64(let v):
+      basic.i64 = dbus_int64_t(v)
+      return cdbus_append_fixed(&iter, CDBUS_TYPE_INT64, basic) != 0
+    case .uint64(let v):
+      basic.u64 = dbus_uint64_t(v)
+      return cdbus_append_fixed(&iter, CDBUS_TYPE_UINT64, basic) != 0
+    case .double(let v):
+      basic.dbl = v
+      return cdbus_append_fixed(&iter, CDBUS_TYPE_DOUBLE, basic) != 0
+    case .unixFD(let v):
+      basic.fd = v
+      return cdbus_append_fixed(&iter, CDBUS_TYPE_UNIX_FD, basic) != 0
+    case .string(let v):
+      return v.withCString { cdbus_append_string(&iter, CDBUS_TYPE_STRING, $0) } != 0
+    case .objectPath(let v):
+      return v.withCString { cdbus_append_string(&iter, CDBUS_TYPE_OBJECT_PATH, $0) } != 0
+    case .signature(let v):
+      return v.withCString { cdbus_append_string(&iter, CDBUS_TYPE_SIGNATURE, $0) } != 0
+    case .array(let element, let values):
+      return writeContainer(CDBUS_TYPE_ARRAY, element, into: &iter) { sub in
+        values.allSatisfy { write($0, into: &sub) }
+      }
+    case .dict(let key, let valueSignature, let entries):
+      return writeContainer(CDBUS_TYPE_ARRAY, "{" + key + valueSignature + "}", into: &iter) { sub in
+        entries.allSatisfy { entry in
+          writeContainer(CDBUS_TYPE_DICT_ENTRY, nil, into: &sub) { pair in
+            write(entry.key, into: &pair) && write(entry.value, into: &pair)
+          }
+        }
+      }
+    case .variant(let inner):
+      return writeContainer(CDBUS_TYPE_VARIANT, inner.signature, into: &iter) { sub in
+        write(inner, into: &sub)
+      }
+    case .structure(let fields):
+      return writeContainer(CDBUS_TYPE_STRUCT, nil, into: &iter) { sub in
+        fields.allSatisfy { write($0, into: &sub) }
+      }
+    }
+  }
+
+  private static func writeContainer(
+    _ type: Int32, _ contained: String?, into iter: inout DBusMessageIter,
+    _ body: (inout DBusMessageIter) -> Bool
+  ) -> Bool {
+    var sub = DBusMessageIter()
+    let opened = withOptionalCString(contained) { dbus_message_iter_open_container(&iter, type, $0, &sub) }
+    guard opened != 0 else { return false }
+    guard body(&sub) else {
+      dbus_message_iter_abandon_container(&iter, &sub)
+      return false
+    }
+    return dbus_message_iter_close_container(&iter, &sub) != 0
+  }
+
+  private static func read(_ iter: inout DBusMessageIter) -> DBusValue? {
+    let type = dbus_message_iter_get_arg_type(&iter)
+    switch type {
+    case CDBUS_TYPE_BYTE: return .byte(cdbus_get_basic(&iter).byt)
+    case CDBUS_TYPE_BOOLEAN: return .bool(cdbus_get_basic(&iter).bool_val != 0)
+    case CDBUS_TYPE_INT16: return .int16(cdbus_get_basic(&iter).i16)
+    case CDBUS_TYPE_UINT16: return .uint16(cdbus_get_basic(&iter).u16)
+    case CDBUS_TYPE_INT32: return .int32(cdbus_get_basic(&iter).i32)
+    case CDBUS_TYPE_UINT32: return .uint32(cdbus_get_basic(&iter).u32)
+    case CDBUS_TYPE_INT64: return .int64(Int64(cdbus_get_basic(&iter).i64))
+    case CDBUS_TYPE_UINT64: return .uint64(UInt64(cdbus_get_basic(&iter).u64))
+    case CDBUS_TYPE_DOUBLE: return .double(cdbus_get_basic(&iter).dbl)
+    case CDBUS_TYPE_UNIX_FD: return .unixFD(cdbus_get_basic(&iter).fd)
+    case CDBUS_TYPE_STRING: return .string(readString(&iter))
+    case CDBUS_TYPE_OBJECT_PATH: return .objectPath(readString(&iter))
+    case CDBUS_TYPE_SIGNATURE: return .signature(readString(&iter))
+    case CDBUS_TYPE_VARIANT:
+      var sub = DBusMessageIter()
+      dbus_message_iter_recurse(&iter, &sub)
+      guard let inner = read(&sub) else { return nil }
+      return .variant(inner)
+    case CDBUS_TYPE_STRUCT:
+      return .structure(readAll(&iter))
+    case CDBUS_TYPE_ARRAY:
+      let signature = currentSignature(&iter)
+      let element = String(signature.dropFirst())
+      if dbus_message_iter_get_element_type(&iter) == CDBUS_TYPE_DICT_ENTRY {
+        // "{kv}": the key is one basic type code, the value the rest.
+        let inner = element.dropFirst().dropLast()
+        let key = String(inner.prefix(1))
+        let valueSignature = String(inner.dropFirst())
+        var sub = DBusMessageIter()
+        dbus_message_iter_recurse(&iter, &sub)
+        var entries: [(key: DBusValue, value: DBusValue)] = []
+        while dbus_message_iter_get_arg_type(&sub) == CDBUS_TYPE_DICT_ENTRY {
+          let pair = readAll(&sub)
+          if pair.count == 2 { entries.append((key: pair[0], value: pair[1])) }
+          dbus_message_iter_next(&sub)
+        }
+        return .dict(keySignature: key, valueSignature: valueSignature, entries)
+      }
+      return .array(elementSignature: element, readAll(&iter))
+    default:
+      return nil
+    }
+  }
+
+  /// Reads every value inside the container at `iter`.
+  private static func readAll(_ iter: inout DBusMessageIter) -> [DBusValue] {
+    var sub = DBusMessageIter()
+    dbus_message_iter_recurse(&iter, &sub)
+    var values: [DBusValue] = []
+    while dbus_message_iter_get_arg_type(&sub) != CDBUS_TYPE_INVALID {
+      if let value = read(&sub) { values.append(value) }
+      dbus_message_iter_next(&sub)
+    }
+    return values
+  }
+
+  private static func readString(_ iter: inout DBusMessageIter) -> String {
+    cdbus_get_basic(&iter).str.map { String(cString: $0) } ?? ""
+  }
+
+  private static func currentSignature(_ iter: inout DBusMessageIter) -> String {
+    guard let pointer = dbus_message_iter_get_signature(&iter) else { return "" }
+    defer { dbus_free(pointer) }
+    return String(cString: pointer)
+  }
+}
+
+/// Calls `body` with a C string for `text`, or NULL when it is nil.
+func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+  guard let text else { return body(nil) }
+  return text.withCString { body($0) }
+}

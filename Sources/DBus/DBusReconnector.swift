@@ -1,0 +1,132 @@
+internal import CDBus
+import EventLoop
+import ResponderCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Waits for a bus to come back and runs `attempt` when it may have.
+///
+/// For a `unix:path=` address it watches the socket's directory with inotify: nothing wakes up
+/// while the bus is away, and the attempt runs as soon as the socket is created again (with a
+/// few short retries in case the daemon has bound but not yet listened). For other addresses, or
+/// when the directory cannot be watched, it retries on a back-off timer through the scheduler
+/// (0.1 s doubling up to 30 s).
+final class DBusReconnector {
+  private let loop: EventLoop
+  private let scheduler: Scheduler
+  private let socketPath: String?
+  /// Tries to connect; returns true when connected (or no longer needed).
+  private let attempt: () -> Bool
+  private var inotifyFD: Int32 = -1
+  private var inotifySource: IOSource?
+  private var timer: ScheduledTimer?
+  private var backoff: Seconds = 0.1
+  private var quickRetries = 0
+  private var stopped = false
+
+  init(address: String, loop: EventLoop, scheduler: Scheduler, attempt: @escaping () -> Bool) {
+    self.loop = loop
+    self.scheduler = scheduler
+    self.socketPath = DBusAddress.unixPath(of: address)
+    self.attempt = attempt
+  }
+
+  deinit { stop() }
+
+  /// Tries after `delay` (at once when 0), then waits as described above.
+  func start(after delay: Seconds = 0) {
+    if let socketPath { watchDirectory(of: socketPath) }
+    if delay > 0 {
+      timer = scheduler.schedule(after: delay) { [weak self] in self?.tryNow() }
+    } else {
+      tryNow()
+    }
+  }
+
+  func stop() {
+    stopped = true
+    timer?.cancel()
+    timer = nil
+    inotifySource?.remove()
+    inotifySource = nil
+    if inotifyFD >= 0 {
+      close(inotifyFD)
+      inotifyFD = -1
+    }
+  }
+
+  private func tryNow() {
+    guard !stopped else { return }
+    timer?.cancel()
+    timer = nil
+    if attempt() {
+      stop()
+      return
+    }
+    if inotifySource != nil {
+      // The socket appeared but refused us: the daemon may not listen yet. A few quick retries,
+      // then wait for the next change in the directory.
+      if quickRetries > 0 {
+        let delay = 0.2 / Seconds(quickRetries)
+        quickRetries -= 1
+        timer = scheduler.schedule(after: delay) { [weak self] in self?.tryNow() }
+      }
+    } else {
+      timer = scheduler.schedule(after: backoff) { [weak self] in self?.tryNow() }
+      backoff = min(backoff * 2, 30)
+    }
+  }
+
+  private func watchDirectory(of path: String) {
+    guard inotifyFD < 0, let slash = path.lastIndex(of: "/") else { return }
+    let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+    let name = String(path[path.index(after: slash)...])
+    let fd = cdbus_inotify_init()
+    guard fd >= 0 else { return }
+    let mask = CDBUS_IN_CREATE | CDBUS_IN_MOVED_TO | CDBUS_IN_ATTRIB | CDBUS_IN_DELETE_SELF
+    guard inotify_add_watch(fd, directory, mask) >= 0,
+      let source = try? loop.register(
+        fd: fd, events: .readable, handler: { [weak self] _ in self?.readEvents(name) })
+    else {
+      close(fd)
+      return
+    }
+    inotifyFD = fd
+    inotifySource = source
+  }
+
+  private func readEvents(_ name: String) {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    var sawSocket = false
+    var directoryGone = false
+    while true {
+      let count = buffer.withUnsafeMutableBytes { read(inotifyFD, $0.baseAddress, $0.count) }
+      if count <= 0 { break }
+      var offset = 0
+      while offset + 16 <= count {
+        let mask = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) }
+        let length = Int(
+          buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) })
+        let nameBytes = buffer[(offset + 16)..<min(offset + 16 + length, count)].prefix { $0 != 0 }
+        if String(decoding: nameBytes, as: UTF8.self) == name { sawSocket = true }
+        if mask & (CDBUS_IN_DELETE_SELF | CDBUS_IN_IGNORED) != 0 { directoryGone = true }
+        offset += 16 + length
+      }
+    }
+    if directoryGone {
+      // The directory went away: fall back to the back-off timer.
+      inotifySource?.remove()
+      inotifySource = nil
+      close(inotifyFD)
+      inotifyFD = -1
+      if timer == nil { timer = scheduler.schedule(after: backoff) { [weak self] in self?.tryNow() } }
+      return
+    }
+    if sawSocket {
+      quickRetries = 3
+      tryNow()
+    }
+  }
+}

@@ -1,0 +1,263 @@
+import CDBus
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A failure of the test harness, with what was seen.
+public struct TestSupportError: Error, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
+}
+
+/// A child process of the test (never orphaned: killed and reaped on `deinit`).
+///
+/// Waiting is bounded and event-driven (a pidfd and poll), never a sleep.
+public final class ChildProcess {
+  public let pid: pid_t
+  public let arguments: [String]
+  private let pidFD: Int32
+  private var stdoutFD: Int32
+  private var buffered: [UInt8] = []
+  public private(set) var exitStatus: Int32?
+
+  /// How the child's stdout and stderr are set up.
+  public enum Output {
+    /// Inherit the test's descriptor.
+    case inherit
+    /// Discard.
+    case null
+    /// Captured through a pipe (`readLine`, `readToEnd`). For stderr: merged into stdout's pipe.
+    case capture
+  }
+
+  /// Starts `arguments[0]` (looked up in PATH when it has no slash) with the test's environment
+  /// plus `environment`.
+  public init(
+    _ arguments: [String], environment: [String: String] = [:], stdout: Output = .inherit,
+    stderr: Output = .inherit
+  ) throws {
+    precondition(!arguments.isEmpty)
+    self.arguments = arguments
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+
+    // The test thread may block signals (signalfd): give the child a clean mask and defaults.
+    var emptyMask = sigset_t()
+    sigemptyset(&emptyMask)
+    posix_spawnattr_setsigmask(&attributes, &emptyMask)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGPIPE, SIGUSR1, SIGUSR2] {
+      sigaddset(&defaults, signal)
+    }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    var pipeFDs: [Int32] = [-1, -1]
+    if stdout == .capture || stderr == .capture {
+      guard cdbus_pipe_cloexec(&pipeFDs) == 0 else { throw TestSupportError("pipe2 failed: errno \(errno)") }
+    }
+    switch stdout {
+    case .inherit: break
+    case .null: posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    case .capture: posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
+    }
+    switch stderr {
+    case .inherit: break
+    case .null: posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    case .capture: posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
+    }
+
+    var env: [String: String] = [:]
+    var entry = Glibc.environ
+    while let pointer = entry.pointee {
+      let text = String(cString: pointer)
+      if let equals = text.firstIndex(of: "=") {
+        env[String(text[..<equals])] = String(text[text.index(after: equals)...])
+      }
+      entry += 1
+    }
+    for (key, value) in environment { env[key] = value }
+
+    let argv = arguments.map { strdup($0) } + [nil]
+    let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+      for pointer in argv { free(pointer) }
+      for pointer in envp { free(pointer) }
+    }
+    var pid: pid_t = 0
+    let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+    if pipeFDs[1] >= 0 { close(pipeFDs[1]) }
+    guard result == 0 else {
+      if pipeFDs[0] >= 0 { close(pipeFDs[0]) }
+      throw TestSupportError("cannot start \(arguments[0]): \(String(cString: strerror(result)))")
+    }
+    self.pid = pid
+    self.stdoutFD = pipeFDs[0]
+    let fd = cdbus_pidfd_open(pid)
+    guard fd >= 0 else {
+      kill(pid, SIGKILL)
+      var status: Int32 = 0
+      waitpid(pid, &status, 0)
+      throw TestSupportError("pidfd_open failed: errno \(errno)")
+    }
+    self.pidFD = fd
+  }
+
+  deinit {
+    if exitStatus == nil {
+      kill(pid, SIGCONT)
+      kill(pid, SIGKILL)
+      var status: Int32 = 0
+      waitpid(pid, &status, 0)
+    }
+    close(pidFD)
+    if stdoutFD >= 0 { close(stdoutFD) }
+  }
+
+  /// Whether the process has exited (reaps it if so).
+  public var isRunning: Bool {
+    if exitStatus != nil { return false }
+    return !reap(timeoutMilliseconds: 0)
+  }
+
+  /// Sends `signal` (does nothing once the child is reaped).
+  public func signal(_ signal: Int32) {
+    guard exitStatus == nil else { return }
+    kill(pid, signal)
+  }
+
+  /// Waits for the child to exit; returns its wait status. Throws after `timeout` seconds.
+  @discardableResult
+  public func waitForExit(timeout: Double) throws -> Int32 {
+    if let exitStatus { return exitStatus }
+    guard reap(timeoutMilliseconds: Int32(timeout * 1000)) else {
+      throw TestSupportError(
+        "\(arguments.joined(separator: " ")) (pid \(pid)) still running after \(timeout) s")
+    }
+    return exitStatus!
+  }
+
+  /// SIGTERM, then SIGKILL if it is still there after `grace` seconds; reaps it.
+  public func terminate(grace: Double = 5) {
+    guard exitStatus == nil else { return }
+    kill(pid, SIGCONT)
+    kill(pid, SIGTERM)
+    if (try? waitForExit(timeout: grace)) == nil {
+      kill(pid, SIGKILL)
+      _ = try? waitForExit(timeout: 30)
+    }
+  }
+
+  private func reap(timeoutMilliseconds: Int32) -> Bool {
+    var poller = pollfd(fd: pidFD, events: Int16(POLLIN), revents: 0)
+    let ready = poll(&poller, 1, timeoutMilliseconds)
+    guard ready > 0 else { return false }
+    var status: Int32 = 0
+    let result = waitpid(pid, &status, 0)
+    exitStatus = result == pid ? status : -1
+    return true
+  }
+
+  /// Whether the exit status says "exited with code 0".
+  public static func exitedSuccessfully(_ status: Int32) -> Bool {
+    status & 0x7f == 0 && (status >> 8) & 0xff == 0
+  }
+
+  /// The exit code from a wait status (nil when killed by a signal).
+  public static func exitCode(_ status: Int32) -> Int32? { status & 0x7f == 0 ? (status >> 8) & 0xff : nil }
+
+  // MARK: Captured output
+
+  /// Reads one line of captured output (without the newline), waiting at most `timeout`
+  /// seconds; nil at end of output. Throws on timeout.
+  public func readLine(timeout: Double) throws -> String? {
+    let deadline = monotonicNow() + timeout
+    while true {
+      if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+        let line = String(decoding: buffered[..<newline], as: UTF8.self)
+        buffered.removeSubrange(...newline)
+        return line
+      }
+      guard try fill(until: deadline) else {
+        if buffered.isEmpty { return nil }
+        let line = String(decoding: buffered, as: UTF8.self)
+        buffered.removeAll()
+        return line
+      }
+    }
+  }
+
+  /// Reads captured output until the child closes it, waiting at most `timeout` seconds.
+  public func readToEnd(timeout: Double) throws -> String {
+    let deadline = monotonicNow() + timeout
+    while try fill(until: deadline) {}
+    let text = String(decoding: buffered, as: UTF8.self)
+    buffered.removeAll()
+    return text
+  }
+
+  /// The read end of the captured output (-1 when not captured or at its end), to watch with
+  /// an event loop.
+  public var outputDescriptor: Int32 { stdoutFD }
+
+  /// Reads what is available now into the buffer without waiting; false at end of output.
+  @discardableResult
+  public func readAvailable() -> Bool {
+    guard stdoutFD >= 0 else { return false }
+    var poller = pollfd(fd: stdoutFD, events: Int16(POLLIN), revents: 0)
+    guard poll(&poller, 1, 0) > 0 else { return true }
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    let count = chunk.withUnsafeMutableBytes { read(stdoutFD, $0.baseAddress, $0.count) }
+    if count <= 0 {
+      close(stdoutFD)
+      stdoutFD = -1
+      return false
+    }
+    buffered += chunk[..<count]
+    return true
+  }
+
+  /// Takes the output read so far.
+  public func takeBufferedOutput() -> String {
+    let text = String(decoding: buffered, as: UTF8.self)
+    buffered.removeAll()
+    return text
+  }
+
+  /// Reads what is available; false at end of output.
+  private func fill(until deadline: Double) throws -> Bool {
+    guard stdoutFD >= 0 else { return false }
+    let left = deadline - monotonicNow()
+    guard left > 0 else {
+      throw TestSupportError(
+        "no output from \(arguments.joined(separator: " ")) within the time given; got so far: \(String(decoding: buffered, as: UTF8.self))"
+      )
+    }
+    var poller = pollfd(fd: stdoutFD, events: Int16(POLLIN), revents: 0)
+    let ready = poll(&poller, 1, Int32(min(left * 1000 + 1, Double(Int32.max))))
+    if ready == 0 { return try fill(until: deadline) }
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    let count = chunk.withUnsafeMutableBytes { read(stdoutFD, $0.baseAddress, $0.count) }
+    if count <= 0 {
+      close(stdoutFD)
+      stdoutFD = -1
+      return false
+    }
+    buffered += chunk[..<count]
+    return true
+  }
+}
+
+/// Seconds on CLOCK_MONOTONIC.
+public func monotonicNow() -> Double {
+  var spec = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &spec)
+  return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}

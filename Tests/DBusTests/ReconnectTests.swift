@@ -1,0 +1,121 @@
+import DBus
+import DBusTestSupport
+import EventLoop
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+@Suite struct ReconnectTests {
+  @Test func aKilledBusIsReportedAndEverythingComesBackWithANewDaemon() throws {
+    let bus = try PrivateBus()
+    let loop = try EventLoop()
+    let service = try bus.connect(loop: loop, reconnect: .whenBusReappears)
+    var connectedCount = 0
+    var disconnects: [DBusError] = []
+    service.onConnected = { connectedCount += 1 }
+    service.onDisconnected = { disconnects.append($0) }
+    try service.export(path: "/org/responderd/Test", interfaces: [echoInterface()])
+    var owned: DBusRequestNameResult?
+    service.requestName("org.responderd.Test.Service") { owned = try? $0.get() }
+    var pings: [String] = []
+    service.onSignal(interface: "org.responderd.Test", member: "Pinged") {
+      pings.append($0.arguments.first?.string ?? "")
+    }
+    try waitFor("the name", on: loop) { owned != nil }
+    #expect(owned == .primaryOwner)
+
+    // A call in flight when the bus dies fails with an error instead of hanging.
+    let peer = try ChildProcess(
+      [try BuiltProducts.path(of: "DBusEchoPeer"), "org.responderd.Test.Peer"], environment: bus.environment,
+      stdout: .capture)
+    _ = try peer.readLine(timeout: 10)
+    peer.signal(SIGSTOP)
+    var inFlight: Result<[DBusValue], DBusError>?
+    service.call(
+      destination: "org.responderd.Test.Peer", path: "/org/responderd/Test", interface: "org.responderd.Test",
+      method: "Ping", timeout: 60
+    ) { inFlight = $0 }
+
+    try bus.kill(signal: SIGKILL)
+    try waitFor("the disconnect", on: loop) { !disconnects.isEmpty }
+    #expect(service.state == .disconnected)
+    #expect(service.uniqueName == nil)
+    #expect(disconnects.first?.name == DBusError.Name.disconnected)
+    try waitFor("the call in flight to fail", on: loop) { inFlight != nil }
+    #expect(throws: DBusError.self) { try inFlight!.get() }
+    peer.terminate()
+
+    // While the bus is away nothing is armed: the reconnector waits on inotify, no timer.
+    #expect(loop.scheduler.pendingCount == 0)
+    var whileAway: Result<[DBusValue], DBusError>?
+    service.call(destination: "org.freedesktop.DBus", path: "/", interface: nil, method: "GetId") {
+      whileAway = $0
+    }
+    try waitFor("the call made while away to fail", on: loop) { whileAway != nil }
+    #expect((try? whileAway!.get()) == nil)
+
+    try bus.start()
+    try waitFor("the reconnection", on: loop) { connectedCount == 1 && service.isConnected }
+    #expect(service.uniqueName != nil)  // a new daemon may hand out the same name again
+
+    // The name, the object and the subscription are back.
+    let client = try bus.connect(loop: loop)
+    var owner: String?
+    try waitFor("the name to be owned again", on: loop) {
+      client.getNameOwner("org.responderd.Test.Service") { owner = try? $0.get() }
+      return loop.run(until: { owner != nil }, timeout: 0.5)
+    }
+    #expect(owner == service.uniqueName)
+    let echoed = try client.callAndWait(
+      destination: "org.responderd.Test.Service", path: "/org/responderd/Test",
+      interface: "org.responderd.Test",
+      method: "Echo", arguments: [.variant("back")], timeout: 5)
+    #expect(echoed == [.variant("back")])
+    try sync(service)
+    try client.emitSignal(path: "/x", interface: "org.responderd.Test", name: "Pinged", arguments: ["after"])
+    try waitFor("the signal after reconnecting", on: loop) { pings == ["after"] }
+  }
+
+  @Test func withoutAPolicyTheOwnerReconnectsByHand() throws {
+    let bus = try PrivateBus()
+    let loop = try EventLoop()
+    let connection = try bus.connect(loop: loop)
+    var disconnected = false
+    connection.onDisconnected = { _ in disconnected = true }
+    bus.stop()
+    try waitFor("the disconnect", on: loop) { disconnected }
+    #expect(connection.state == .disconnected)
+    #expect(throws: DBusError.self) { try connection.reconnect() }  // no bus yet
+    try bus.start()
+    try connection.reconnect()
+    try connection.waitUntilConnected(timeout: 5)
+    #expect(connection.isConnected)
+  }
+
+  @Test func closingIsFinal() throws {
+    let bus = try PrivateBus()
+    let loop = try EventLoop()
+    let connection = try bus.connect(loop: loop, reconnect: .whenBusReappears)
+    var result: Result<[DBusValue], DBusError>?
+    connection.call(destination: "org.freedesktop.DBus", path: "/", interface: nil, method: "GetId") {
+      result = $0
+    }
+    connection.close()
+    #expect(connection.state == .closed)
+    try waitFor("the failure", on: loop) { result != nil }
+    #expect((try? result!.get()) == nil)
+    try bus.restart()
+    #expect(!loop.run(until: { connection.state != .closed }, timeout: 0.2))
+    #expect(loop.registeredCount == 2)  // the loop's own wake-up and timer descriptors only
+  }
+
+  @Test func aMissingBusIsAClearError() throws {
+    let loop = try EventLoop()
+    let error = #expect(throws: DBusError.self) {
+      try DBusConnection(address: "unix:path=/nonexistent/bus", loop: loop)
+    }
+    #expect(error?.message.contains("/nonexistent/bus") == true, "\(String(describing: error))")
+  }
+}

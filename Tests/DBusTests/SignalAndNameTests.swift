@@ -1,0 +1,177 @@
+import DBus
+import DBusTestSupport
+import EventLoop
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Waits until the bus has handled everything `connection` sent so far (AddMatch included).
+func sync(_ connection: DBusConnection) throws {
+  _ = try connection.callAndWait(
+    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+    method: "GetId", timeout: 5)
+}
+
+@Suite struct SignalAndNameTests {
+  @Test func subscriptionsFilterByPathInterfaceMemberAndArguments() throws {
+    let fixture = try BusFixture()
+    var byMember: [String] = []
+    var byPathNamespace: [String] = []
+    var byArgument: [String] = []
+    fixture.client.onSignal(interface: "org.responderd.Test", member: "Pinged") {
+      byMember.append("\($0.path ?? ""):\($0.arguments.first?.string ?? "")")
+    }
+    fixture.client.subscribe(DBusMatchRule(interface: "org.responderd.Test", pathNamespace: "/a")) {
+      byPathNamespace.append("\($0.path ?? ""):\($0.member ?? "")")
+    }
+    let withArgument = fixture.client.subscribe(
+      DBusMatchRule(interface: "org.responderd.Test", arguments: [0: "yes"])
+    ) {
+      byArgument.append($0.member ?? "")
+    }
+    try sync(fixture.client)
+
+    let server = fixture.server
+    try server.emitSignal(path: "/a", interface: "org.responderd.Test", name: "Pinged", arguments: ["yes"])
+    try server.emitSignal(path: "/a/b", interface: "org.responderd.Test", name: "Other", arguments: ["no"])
+    try server.emitSignal(path: "/ab", interface: "org.responderd.Test", name: "Pinged", arguments: ["no"])
+    try server.emitSignal(path: "/c", interface: "org.responderd.Other", name: "Pinged", arguments: ["yes"])
+    try server.emitSignal(path: "/c", interface: "org.responderd.Test", name: "Last", arguments: ["yes"])
+    try waitFor("the last signal", on: fixture.loop) { byArgument.count == 2 }
+    #expect(byMember == ["/a:yes", "/ab:no"])
+    #expect(byPathNamespace == ["/a:Pinged", "/a/b:Other"])
+    #expect(byArgument == ["Pinged", "Last"])
+
+    withArgument.cancel()
+    try sync(fixture.client)
+    try server.emitSignal(path: "/a", interface: "org.responderd.Test", name: "Pinged", arguments: ["yes"])
+    try waitFor("the signal after cancel", on: fixture.loop) { byMember.count == 3 }
+    #expect(byArgument == ["Pinged", "Last"])
+  }
+
+  @Test func aWellKnownSenderIsResolvedToItsOwner() throws {
+    let fixture = try BusFixture()
+    let impostor = try fixture.bus.connect(loop: fixture.loop)
+    var owned: DBusRequestNameResult?
+    fixture.server.requestName("org.responderd.Test.Sender") { owned = try? $0.get() }
+    try waitFor("the name", on: fixture.loop) { owned != nil }
+    var received: [String] = []
+    fixture.client.onSignal(sender: "org.responderd.Test.Sender", interface: "org.responderd.Test") {
+      received.append($0.member ?? "")
+    }
+    var all: [String] = []
+    fixture.client.onSignal(interface: "org.responderd.Test") { all.append($0.member ?? "") }
+    try sync(fixture.client)
+    // Wait for the owner lookup too: a signal from the owner comes through.
+    try fixture.server.emitSignal(path: "/s", interface: "org.responderd.Test", name: "First")
+    try waitFor("the first signal", on: fixture.loop) { all.count == 1 }
+    try impostor.emitSignal(path: "/s", interface: "org.responderd.Test", name: "FromImpostor")
+    try fixture.server.emitSignal(path: "/s", interface: "org.responderd.Test", name: "FromOwner")
+    try waitFor("both signals", on: fixture.loop) { all.count == 3 }
+    #expect(received == ["First", "FromOwner"])
+  }
+
+  @Test func nameOwnershipAndReplacement() throws {
+    let fixture = try BusFixture()
+    let name = "org.responderd.Test.Owned"
+    var changes: [DBusNameOwnerChange] = []
+    let third = try fixture.bus.connect(loop: fixture.loop)
+    third.onNameOwnerChanged(namespace: "org.responderd.Test") { changes.append($0) }
+    try sync(third)
+
+    var lost: [String] = []
+    fixture.server.onNameLost = { lost.append($0) }
+    var first: DBusRequestNameResult?
+    fixture.server.requestName(name, flags: [.allowReplacement, .doNotQueue]) { first = try? $0.get() }
+    try waitFor("the first request", on: fixture.loop) { first != nil }
+    #expect(first == .primaryOwner)
+
+    var second: DBusRequestNameResult?
+    fixture.client.requestName(name, flags: [.doNotQueue], keep: false) { second = try? $0.get() }
+    try waitFor("the second request", on: fixture.loop) { second != nil }
+    #expect(second == .exists)
+
+    var again: DBusRequestNameResult?
+    fixture.server.requestName(name, flags: [.allowReplacement, .doNotQueue]) { again = try? $0.get() }
+    try waitFor("the repeated request", on: fixture.loop) { again != nil }
+    #expect(again == .alreadyOwner)
+
+    var replacing: DBusRequestNameResult?
+    fixture.client.requestName(name, flags: [.replaceExisting, .doNotQueue]) { replacing = try? $0.get() }
+    try waitFor("the replacement and NameLost", on: fixture.loop) { replacing != nil && !lost.isEmpty }
+    #expect(replacing == .primaryOwner)
+    #expect(lost == [name])
+
+    var owner: String?
+    third.getNameOwner(name) { owner = try? $0.get() }
+    try waitFor("the owner", on: fixture.loop) { owner != nil }
+    #expect(owner == fixture.client.uniqueName)
+
+    var released: UInt32?
+    fixture.client.releaseName(name) { released = try? $0.get() }
+    try waitFor("the release and its NameOwnerChanged", on: fixture.loop) {
+      released != nil && changes.count == 3
+    }
+    #expect(released == 1)
+    #expect(
+      changes == [
+        DBusNameOwnerChange(name: name, oldOwner: nil, newOwner: fixture.server.uniqueName),
+        DBusNameOwnerChange(
+          name: name, oldOwner: fixture.server.uniqueName, newOwner: fixture.client.uniqueName),
+        DBusNameOwnerChange(name: name, oldOwner: fixture.client.uniqueName, newOwner: nil),
+      ])
+  }
+
+  @Test func watchNameOwnerGivesTheCurrentOwnerThenChanges() throws {
+    let fixture = try BusFixture()
+    let name = "org.responderd.Test.Watched"
+    var owners: [String?] = []
+    fixture.client.watchNameOwner(name) { owners.append($0) }
+    try waitFor("the initial owner", on: fixture.loop) { owners.count == 1 }
+    #expect(owners == [nil])
+    fixture.server.requestName(name)
+    try waitFor("the new owner", on: fixture.loop) { owners.count == 2 }
+    #expect(owners.last == fixture.server.uniqueName)
+    fixture.server.close()
+    try waitFor("the owner leaving", on: fixture.loop) { owners.count == 3 }
+    #expect(owners.last == .some(nil))
+  }
+
+  @Test func callerCredentials() throws {
+    let fixture = try BusFixture()
+    var uid: UInt32?
+    var pid: UInt32?
+    fixture.server.unixUser(of: fixture.client.uniqueName!) { uid = try? $0.get() }
+    fixture.server.unixProcessID(of: fixture.client.uniqueName!) { pid = try? $0.get() }
+    try waitFor("the credentials", on: fixture.loop) { uid != nil && pid != nil }
+    #expect(uid == getuid())
+    #expect(pid == UInt32(getpid()))
+    var missing: Result<UInt32, DBusError>?
+    fixture.server.unixUser(of: ":1.9999") { missing = $0 }
+    try waitFor("the error", on: fixture.loop) { missing != nil }
+    #expect(throws: DBusError.self) { try missing!.get() }
+  }
+
+  @Test func callsCarryTheCallersUniqueName() throws {
+    let fixture = try BusFixture()
+    var senders: [String] = []
+    try fixture.server.export(
+      path: "/t",
+      interfaces: [
+        DBusInterface(
+          "org.responderd.Test",
+          methods: [
+            DBusMethod("Who", out: "s") { call in
+              senders.append(call.sender)
+              return [.string(call.sender)]
+            }
+          ])
+      ])
+    let answer = try fixture.client.callAndWait(
+      destination: fixture.server.uniqueName!, path: "/t", interface: "org.responderd.Test", method: "Who",
+      timeout: 5)
+    #expect(answer == [.string(fixture.client.uniqueName!)])
+  }
+}

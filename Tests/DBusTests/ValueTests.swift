@@ -1,0 +1,121 @@
+import DBus
+import Testing
+
+/// Every kind of value, nested, for round trips.
+let sampleValues: [DBusValue] = [
+  .byte(0xFE), .bool(true), .int16(-12345), .uint16(54321), .int32(-2_000_000_000), .uint32(4_000_000_000),
+  .int64(Int64.min), .uint64(UInt64.max), .double(-1.5e300), .string("héllo wörld ✓"),
+  .objectPath("/org/responderd/Test"), .signature("a{sv}(ii)"),
+  .array(elementSignature: "v", [.variant(.int32(1)), .variant(.string("two"))]),
+  .structure([.int32(7), .string("seven")]),
+  .vardict([
+    "PlaybackStatus": .string("Playing"), "Position": .int64(123_456),
+    "Metadata": .vardict(["xesam:title": .string("Song"), "xesam:artist": ["A", "B"].dbusValue]),
+    "Empty": .array(elementSignature: "s", []),
+  ]),
+]
+
+@Suite struct ValueTests {
+  @Test func signaturesAreComputed() {
+    #expect(DBusValue.string("x").signature == "s")
+    #expect(DBusValue.array(elementSignature: "s", []).signature == "as")
+    #expect(DBusValue.vardict([:]).signature == "a{sv}")
+    #expect(DBusValue.structure([.int32(1), .array(elementSignature: "y", [])]).signature == "(iay)")
+    #expect(DBusValue.variant(.uint64(1)).signature == "v")
+    #expect([DBusValue.string("a"), .int32(1)].signature == "si")
+    #expect(sampleValues.signature == "ybnqiuxtdsogav(is)a{sv}")
+    #expect(DBusValue([String: [Int32]]()).signature == "a{sai}")
+  }
+
+  @Test func signaturesSplitIntoCompleteTypes() {
+    #expect(DBusSignature.split("sa{sv}(ii)aai") == ["s", "a{sv}", "(ii)", "aai"])
+    #expect(DBusSignature.split("") == [])
+    #expect(DBusSignature.split("a") == nil)
+    #expect(DBusSignature.split("a{vs}") == nil)  // a variant cannot be a key
+    #expect(DBusSignature.split("()") == nil)
+    #expect(DBusSignature.split("(i") == nil)
+    #expect(DBusSignature.split("z") == nil)
+    #expect(DBusSignature.isSingleCompleteType("a{sa{sv}}"))
+    #expect(!DBusSignature.isSingleCompleteType("ii"))
+  }
+
+  @Test func invalidValuesAreRefusedBeforeLibdbusSeesThem() throws {
+    let bad: [DBusValue] = [
+      .objectPath("not/a/path"), .objectPath("/trailing/"), .signature("a{vs}"),
+      .array(elementSignature: "s", [.int32(1)]), .structure([]),
+      .dict(keySignature: "v", valueSignature: "s", []),
+      .dict(keySignature: "s", valueSignature: "v", [(key: .string("k"), value: .string("not a variant"))]),
+      .string("nul\0inside"),
+    ]
+    for value in bad {
+      #expect(throws: DBusError.self, "\(value) should be refused") { try value.validate() }
+      let message = try DBusMessage.methodCall(
+        destination: "org.example.A", path: "/a", interface: "org.example.A", method: "M")
+      #expect(throws: DBusError.self) { try message.append([value]) }
+      #expect(message.signature == "")
+    }
+  }
+
+  @Test func invalidNamesAreRefused() {
+    #expect(throws: DBusError.self) {
+      try DBusMessage.methodCall(destination: "org.example.A", path: "bad", interface: nil, method: "M")
+    }
+    #expect(throws: DBusError.self) {
+      try DBusMessage.methodCall(destination: "org..A", path: "/a", interface: nil, method: "M")
+    }
+    #expect(throws: DBusError.self) {
+      try DBusMessage.methodCall(destination: "org.example.A", path: "/a", interface: "noDots", method: "M")
+    }
+    #expect(throws: DBusError.self) {
+      try DBusMessage.signal(path: "/a", interface: "org.example.A", name: "Bad-Member")
+    }
+    let error = #expect(throws: DBusError.self) {
+      try DBusMessage.methodCall(destination: "org.example.A", path: "/a/", interface: nil, method: "M")
+    }
+    #expect(error?.name == DBusError.Name.invalidArgs)
+    #expect(error?.message.contains("/a/") == true)
+  }
+
+  @Test func messagesRoundTripEveryType() throws {
+    let message = try DBusMessage.methodCall(
+      destination: "org.example.A", path: "/a", interface: "org.example.A", method: "M",
+      arguments: sampleValues)
+    #expect(message.signature == sampleValues.signature)
+    #expect(message.arguments == sampleValues)
+    #expect(message.member == "M")
+    #expect(message.interface == "org.example.A")
+    #expect(message.path == "/a")
+    #expect(message.destination == "org.example.A")
+    #expect(message.kind == .methodCall)
+  }
+
+  @Test func swiftConversions() {
+    let dict: [String: DBusValue] = ["a": .int32(1), "b": .string("x")]
+    let value = DBusValue(dict)
+    #expect(value.signature == "a{sv}")
+    #expect(value.dictionary == dict)
+    #expect(value.dictionary?["a"]?.int64 == 1)
+    #expect(DBusValue(["x", "y"]).stringArray == ["x", "y"])
+    #expect(DBusValue.variant(.variant(.string("deep"))).string == "deep")
+    #expect(DBusValue.int32(5).double == 5)  // players sometimes send integers for doubles
+    #expect(DBusValue.int64(1 << 40).int32 == nil)  // does not fit
+    #expect(DBusValue.uint32(7).int64 == 7)
+    #expect(DBusValue.string("x").bool == nil)
+    #expect(DBusValue.bool(true).as(Bool.self) == true)
+    #expect(DBusValue.objectPath("/a").as(DBusObjectPath.self) == "/a")
+    #expect([String: DBusValue](dbusValue: .array(elementSignature: "s", [])) == nil)
+    let nested: [String: [String: Int32]] = ["outer": ["inner": 3]]
+    #expect([String: [String: Int32]](dbusValue: DBusValue(nested)) == nested)
+    #expect(DBusValue("text") == .string("text"))
+    #expect(DBusValue.vardict(["k": true]).description == "{'k': <true>}")
+  }
+
+  @Test func valuesAreHashable() {
+    let set: Set<DBusValue> = [
+      .vardict(["a": .int32(1)]), .vardict(["a": .int32(1)]), .vardict(["a": .int32(2)]),
+    ]
+    #expect(set.count == 2)
+    #expect(DBusValue.int32(1) != DBusValue.uint32(1))
+    #expect(DBusValue.array(elementSignature: "s", []) != DBusValue.array(elementSignature: "i", []))
+  }
+}
