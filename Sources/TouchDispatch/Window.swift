@@ -214,6 +214,16 @@ open class Window: View, EventWindow {
     }
   }
 
+  /// A new touch kept by a recognizer already under way that cancels its view's touches (a second
+  /// finger during a pan) never reaches the view.
+  private func takenByActiveRecognizer(_ record: TouchRecord) -> Bool {
+    record.touch.gestureRecognizers.contains { item in
+      guard let recognizer = item as? GestureRecognizer else { return false }
+      return recognizer.cancelsTouchesInView
+        && (recognizer.storedState == .began || recognizer.storedState == .changed)
+    }
+  }
+
   private func delaysBegan(_ record: TouchRecord) -> Bool {
     record.touch.gestureRecognizers.contains { item in
       guard let recognizer = item as? GestureRecognizer else { return false }
@@ -240,7 +250,10 @@ open class Window: View, EventWindow {
         guard let view = record.view, !record.suppressed, !record.done, !record.captured else { continue }
         switch phase {
         case .began:
-          if delaysBegan(record) {
+          if takenByActiveRecognizer(record) {
+            record.captured = true
+            record.done = true
+          } else if delaysBegan(record) {
             record.beganWithheld = true
           } else {
             record.beganDelivered = true

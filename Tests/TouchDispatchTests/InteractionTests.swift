@@ -362,3 +362,20 @@ private func pinchAndTurn(_ h: Harness, at start: Seconds, hz: Double = 60) {
     #expect(h.log.take() == [])
   }
 }
+
+/// A second finger landing while a pan is under way goes to the pan, not to the view.
+@Suite struct LateTouchTests {
+  @Test func secondFingerDuringAPan() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    view.isMultipleTouchEnabled = true
+    let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
+    h.drag(from: point(100, 100), to: point(150, 100), at: 1, duration: 0.1, lift: false)
+    h.log.lines.removeAll()
+    h.down(1, 300, 300, at: 1.2)
+    h.move([0: point(160, 100), 1: point(310, 300)], at: 1.3)
+    h.up(0, 1, at: 1.4)
+    #expect(h.log.take() == ["pan changed", "pan action", "pan ended", "pan action"])
+    #expect(pan.state == .possible)
+  }
+}
