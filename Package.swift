@@ -103,6 +103,10 @@ let package = Package(
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(name: "TouchDispatchTests", dependencies: ["TouchDispatch"], swiftSettings: strict),
     .testTarget(
+      name: "TouchDispatchDeviceTests",
+      dependencies: ["TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev"],
+      swiftSettings: strict),
+    .testTarget(
       name: "ResponderdTests", dependencies: ["Responderd", "DBus", "DBusTestSupport"],
       swiftSettings: strict),
 
