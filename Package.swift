@@ -98,6 +98,10 @@ let package = Package(
       ],
       swiftSettings: strict),
 
+    .executableTarget(
+      name: "TouchFrame", dependencies: ["TouchDispatch", "ResponderCore"], path: "Benchmarks/TouchFrame",
+      swiftSettings: strict),
+
     // Tests: one target per module.
     .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),

@@ -33,6 +33,8 @@ final class GestureArena {
   private var effects: [Effect] = []
   private var depth = 0
   private var flushing = false
+  /// Set when a recognizer reached a final state or touches ended: resets may be due.
+  private var resetsMayBeDue = false
 
   init(window: Window) {
     self.window = window
@@ -68,6 +70,7 @@ final class GestureArena {
   }
 
   func ignore(_ touch: Touch, by recognizer: GestureRecognizer) {
+    resetsMayBeDue = true
     recognizer.trackedTouches.removeAll { $0 === touch }
     touch.gestureRecognizers.removeAll { $0 === recognizer }
     effects.append(.releaseWithheldTouches)
@@ -232,6 +235,7 @@ final class GestureArena {
   private func setState(_ recognizer: GestureRecognizer, _ new: GestureRecognizer.State) {
     let old = recognizer.storedState
     recognizer.storedState = new
+    if new.isFinal { resetsMayBeDue = true }
     window.notify(.stateChanged(recognizer, from: old, to: new))
   }
 
@@ -299,7 +303,8 @@ final class GestureArena {
   /// Resets recognizers in a final state whose touches are all over, and lets go of possible
   /// ones left with no touch at all (every touch ignored).
   func resetFinishedRecognizers() {
-    guard !engaged.isEmpty else { return }
+    guard resetsMayBeDue, !engaged.isEmpty else { return }
+    resetsMayBeDue = false
     var index = 0
     while index < engaged.count {
       let recognizer = engaged[index]
@@ -329,8 +334,9 @@ final class GestureArena {
     requirements = requirements.filter { $0.waiter != id && $0.required != id }
   }
 
-  /// Called at the end of every touch frame.
-  func endOfFrame() {
+  /// Called at the end of every touch frame; `touchesEnded` when some touch ended or was cancelled.
+  func endOfFrame(touchesEnded: Bool) {
+    if touchesEnded { resetsMayBeDue = true }
     depth += 1
     resetFinishedRecognizers()
     depth -= 1

@@ -282,5 +282,8 @@ open class View: Responder, TouchCoordinateSpace {
 
   open override var isPartOfViewHierarchy: Bool { true }
 
-  open override var responderName: String { identifier ?? String(describing: type(of: self)) }
+  open override var responderName: String { identifier ?? typeName }
+
+  /// The class name, computed once (dispatch records ask for names on every touch frame).
+  private lazy var typeName = String(describing: type(of: self))
 }

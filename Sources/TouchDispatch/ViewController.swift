@@ -73,5 +73,7 @@ open class ViewController: Responder {
 
   open override var isPartOfViewHierarchy: Bool { true }
 
-  open override var responderName: String { identifier ?? String(describing: type(of: self)) }
+  open override var responderName: String { identifier ?? typeName }
+
+  private lazy var typeName = String(describing: type(of: self))
 }

@@ -137,7 +137,7 @@ open class Window: View, EventWindow {
     deliverToRecognizers(frame, event: event)
     collectingReleases = false
     deliverToViews(frame)
-    arena.endOfFrame()
+    arena.endOfFrame(touchesEnded: frame.contains { $0.touch.phase.isFinal })
     removeFinishedRecords()
   }
 
@@ -182,31 +182,59 @@ open class Window: View, EventWindow {
   }
 
   private func deliverToRecognizers(_ frame: [TouchRecord], event: Event) {
+    // One pass over the frame: each recognizer still taking touches, with its touches by phase.
     var recognizers: [GestureRecognizer] = []
+    var buckets: [ObjectIdentifier: Int] = [:]
+    var phases: [[Set<Touch>]] = []
     for record in frame {
-      for case let recognizer as GestureRecognizer in record.touch.gestureRecognizers
-      where !recognizers.contains(where: { $0 === recognizer }) {
-        recognizers.append(recognizer)
+      let touch = record.touch
+      let slot: Int
+      switch touch.phase {
+      case .began: slot = 0
+      case .moved: slot = 1
+      case .ended: slot = 2
+      default: slot = 3
       }
-    }
-    guard !recognizers.isEmpty else { return }
-    for recognizer in arena.deliveryOrder(recognizers) {
-      for phase in [TouchPhase.began, .moved, .ended, .cancelled] {
+      for item in touch.gestureRecognizers {
+        guard let recognizer = item as? GestureRecognizer else { continue }
         switch recognizer.storedState {
         case .possible, .began, .changed: break
         default: continue
         }
-        var touches = Set<Touch>()
-        for record in frame where record.touch.phase == phase {
-          let touch = record.touch
-          if recognizer.trackedTouches.contains(where: { $0 === touch }) { touches.insert(touch) }
+        let id = ObjectIdentifier(recognizer)
+        let index: Int
+        if let known = buckets[id] {
+          index = known
+        } else {
+          index = recognizers.count
+          buckets[id] = index
+          recognizers.append(recognizer)
+          phases.append([[], [], [], []])
         }
-        guard !touches.isEmpty else { continue }
+        phases[index][slot].insert(touch)
+      }
+    }
+    guard !recognizers.isEmpty else { return }
+    let ordered = arena.deliveryOrder(recognizers)
+    for recognizer in ordered {
+      let sets = phases[buckets[ObjectIdentifier(recognizer)]!]
+      for slot in 0..<4 where !sets[slot].isEmpty {
+        switch recognizer.storedState {
+        case .possible, .began, .changed: break
+        default: continue
+        }
+        // A touch the recognizer ignored meanwhile is not given to it.
+        let tracked = recognizer.trackedTouches
+        var touches = sets[slot]
+        if touches.count != tracked.count || !touches.allSatisfy({ t in tracked.contains { $0 === t } }) {
+          touches = touches.filter { t in tracked.contains { $0 === t } }
+          if touches.isEmpty { continue }
+        }
         arena.run {
-          switch phase {
-          case .began: recognizer.touchesBegan(touches, with: event)
-          case .moved: recognizer.touchesMoved(touches, with: event)
-          case .ended: recognizer.touchesEnded(touches, with: event)
+          switch slot {
+          case 0: recognizer.touchesBegan(touches, with: event)
+          case 1: recognizer.touchesMoved(touches, with: event)
+          case 2: recognizer.touchesEnded(touches, with: event)
           default: recognizer.touchesCancelled(touches, with: event)
           }
         }
