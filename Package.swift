@@ -98,6 +98,22 @@ let package = Package(
       ],
       swiftSettings: strict),
 
+    // Benchmarks (release mode).
+    .executableTarget(
+      name: "KeyLatency",
+      dependencies: [
+        "CUmockdev", "EventLoop", "EvdevInput", "ResponderCore", "Responderd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Benchmarks/KeyLatency",
+      swiftSettings: strict),
+    .executableTarget(
+      name: "MotionCost",
+      dependencies: [
+        "Motion", "IIOInput", "EventLoop", "CUmockdev", "ResponderCore",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Benchmarks/MotionCost", swiftSettings: strict),
     .executableTarget(
       name: "TouchFrame", dependencies: ["TouchDispatch", "ResponderCore"], path: "Benchmarks/TouchFrame",
       swiftSettings: strict),
@@ -105,13 +121,32 @@ let package = Package(
     // Tests: one target per module.
     .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
+    .testTarget(name: "MotionTests", dependencies: ["Motion"], swiftSettings: strict),
+    .testTarget(name: "IIOInputTests", dependencies: ["IIOInput"], swiftSettings: strict),
     .testTarget(name: "TouchDispatchTests", dependencies: ["TouchDispatch"], swiftSettings: strict),
     .testTarget(
       name: "TouchDispatchDeviceTests",
       dependencies: ["TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev"],
       swiftSettings: strict),
     .testTarget(
-      name: "ResponderdTests", dependencies: ["Responderd", "DBus", "DBusTestSupport"],
+      name: "IIOInputDeviceTests",
+      dependencies: [
+        "IIOInput", "CUmockdev", "EventLoop", "Motion", "Responderd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "RemoteControlTests", dependencies: ["RemoteControl", "ResponderCore"], swiftSettings: strict),
+    .testTarget(
+      name: "EvdevInputDeviceTests",
+      dependencies: [
+        "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev", "Responderd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "ResponderdTests",
+      dependencies: ["Responderd", "DBus", "DBusTestSupport", "RemoteControl", "ResponderCore"],
       swiftSettings: strict),
 
     // D-Bus test harness (private dbus-daemon, child processes), reusable by any test target,
@@ -122,6 +157,9 @@ let package = Package(
     .executableTarget(
       name: "DBusEchoPeer", dependencies: ["DBus", "EventLoop"], path: "Tests/DBusEchoPeer",
       swiftSettings: strict),
+    .executableTarget(
+      name: "DBusRoundTrip", dependencies: ["DBus", "DBusTestSupport", "EventLoop"],
+      path: "Benchmarks/DBusRoundTrip", swiftSettings: strict),
     .testTarget(
       name: "DBusTests",
       dependencies: ["DBus", "DBusTestSupport", "DBusEchoPeer", "EventLoop", "ResponderCore"],

@@ -7,5 +7,7 @@ public enum Components {
     let bus = BusComponent()
     service.bus = bus
     service.add(bus)
+    service.add(KeysComponent())
+    service.add(MotionComponent())
   }
 }

@@ -8,7 +8,7 @@ struct ResponderctlCommand: ParsableCommand {
     commandName: "responderctl",
     abstract: "Control and inspect responderd, and run its offline tools on recordings.",
     version: responderdVersion,
-    subcommands: [VersionCommand.self, TouchCommand.self])
+    subcommands: [VersionCommand.self, KeysCommand.self, MotionCommand.self, TouchCommand.self])
 }
 
 /// `responderctl version`.

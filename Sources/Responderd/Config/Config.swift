@@ -18,6 +18,10 @@ public struct ResponderdConfig {
   public var log = LogHandlerSettings()
   /// The daemon's own logging.
   public var logging = LoggingSettings()
+  /// Headset and media keys from evdev.
+  public var keys = KeysConfig()
+  /// The accelerometer and the shake detector.
+  public var motion = MotionSettings()
 
   public init() {}
 
@@ -54,6 +58,8 @@ public struct ResponderdConfig {
     config.command = try CommandSettings(try root.section("command"))
     config.log = try LogHandlerSettings(try root.section("log"))
     config.logging = try LoggingSettings(try root.section("logging"))
+    config.keys = try KeysConfig(try root.section("keys"))
+    config.motion = try MotionSettings(try root.section("motion"))
     try root.finish()
     return config
   }

@@ -1,0 +1,111 @@
+import IIOInput
+import Logging
+import Motion
+import ResponderCore
+
+/// A handler that says precisely whether it wants motion events (by default a handler wants them
+/// when its `eventTypes` hold `.motion`). The accelerometer is only sampled while some responder
+/// wants motion.
+public protocol MotionInterest: AnyObject {
+  var wantsMotionEvents: Bool { get }
+}
+
+/// Shakes from the accelerometer into the application: the IIO input and the shake detector, with
+/// each began, ended and cancelled posted as a motion event (`.motionShake`) to the first
+/// responder's chain.
+///
+/// The sensor is sampled only while some responder wants motion events: a handler of the chain
+/// (`command` when a shake command is configured; `log` only observes and does not count) or
+/// another interest (registered applications: `addInterest`). With none, it is closed and
+/// nothing wakes up.
+public final class MotionComponent: ServiceComponent {
+  public let componentName = "iio"
+  /// The accelerometer and the detector (nil when motion is disabled in the config).
+  public private(set) var shake: ShakeInput?
+  private weak var service: Service?
+  private var interests: [() -> Bool] = []
+  private var logger = Logger(label: "responderd")
+  private var lastReason: String?
+  private var source = "iio"
+
+  public init() {}
+
+  /// Counts `interest` among the responders that may want motion (e.g. registered applications
+  /// that handle motion); call `refresh()` whenever its answer may have changed.
+  public func addInterest(_ interest: @escaping () -> Bool) {
+    interests.append(interest)
+    refresh()
+  }
+
+  public func start(in service: Service) throws {
+    self.service = service
+    logger = service.logger
+    let settings = service.config.motion
+    guard settings.enabled else {
+      logger.info("iio: motion disabled in the config ([motion] enabled = false)")
+      return
+    }
+    let input = ShakeInput(
+      loop: service.loop, settings: settings.inputSettings, shake: settings.shake, logger: service.logger
+    ) { [weak self] event in self?.post(event) }
+    shake = input
+    service.application.addFirstResponderObserver { [weak self] _ in self?.refresh() }
+    refresh()
+  }
+
+  public func stop() {
+    shake?.setWanted(false)
+  }
+
+  /// Who wants motion now ("command", "2 applications"); nil when nobody does.
+  public var wantedBy: String? {
+    guard let service else { return nil }
+    var names: [String] = []
+    for responder in service.chain.responders
+    where Self.wantsMotion(responder.handler, config: service.config) {
+      names.append(responder.handler.name)
+    }
+    if interests.contains(where: { $0() }) { names.append("registered responders") }
+    return names.isEmpty ? nil : names.joined(separator: ", ")
+  }
+
+  /// Opens or closes the sensor according to who wants motion now.
+  public func refresh() {
+    guard let shake else { return }
+    let reason = wantedBy
+    if reason != lastReason {
+      if let reason {
+        logger.info("iio: motion wanted by \(reason): sampling the accelerometer")
+      } else if lastReason != nil {
+        logger.info("iio: no responder wants motion any more: accelerometer closed")
+      } else {
+        logger.info("iio: no responder wants motion: accelerometer left closed")
+      }
+      lastReason = reason
+    }
+    shake.setWanted(reason != nil)
+  }
+
+  /// Whether `handler` wants motion events under `config`.
+  public static func wantsMotion(_ handler: Handler, config: ResponderdConfig) -> Bool {
+    if let interest = handler as? MotionInterest { return interest.wantsMotionEvents }
+    if handler is EventLogHandler { return false }
+    if handler is CommandHandler { return config.command.commands.keys.contains { $0.hasPrefix("shake") } }
+    return handler.eventTypes.contains(.motion)
+  }
+
+  private func post(_ event: ShakeEvent) {
+    guard let service else { return }
+    if let sensor = shake?.input.sensor { source = "iio:\(sensor.id)" }
+    logger.debug("iio: shake \(event.phase) at \(formatSeconds(event.time))")
+    service.application.post(
+      Event.motion(.motionShake, timestamp: event.time, source: source), phase: event.phase)
+  }
+}
+
+extension Service {
+  /// The motion component, when the service has one.
+  public var motion: MotionComponent? {
+    components.lazy.compactMap { $0 as? MotionComponent }.first
+  }
+}
