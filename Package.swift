@@ -126,7 +126,10 @@ let package = Package(
     .testTarget(name: "TouchDispatchTests", dependencies: ["TouchDispatch"], swiftSettings: strict),
     .testTarget(
       name: "TouchDispatchDeviceTests",
-      dependencies: ["TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev"],
+      dependencies: [
+        "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev", "Responderd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "IIOInputDeviceTests",

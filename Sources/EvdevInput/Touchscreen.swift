@@ -38,6 +38,8 @@ public final class TouchscreenDevice {
   public let pressureRange: ClosedRange<Int32>?
   /// The number of slots (fingers) the device tracks.
   public let slotCount: Int
+  /// Whether the device is a screen (INPUT_PROP_DIRECT), not a touchpad.
+  public let isDirect: Bool
   /// Whether event times are on CLOCK_MONOTONIC (the device accepted EVIOCSCLOCKID).
   public private(set) var clockIsMonotonic = false
   /// How many SYN_DROPPED the device reported.
@@ -79,6 +81,7 @@ public final class TouchscreenDevice {
     yRange = y
     pressureRange = axis(InputCode.ABS_MT_PRESSURE)
     slotCount = Int(libevdev_get_num_slots(device))
+    isDirect = libevdev_has_property(device, 1) == 1  // INPUT_PROP_DIRECT
     identity = InputDeviceIdentity(
       name: libevdev_get_name(device).map { String(cString: $0) } ?? "",
       bustype: UInt16(truncatingIfNeeded: libevdev_get_id_bustype(device)),
@@ -152,12 +155,23 @@ public final class TouchscreenSource {
 
   /// Opens `path` and starts reading it on `loop` into `window`, the screen being the window's
   /// bounds turned by `rotation`.
-  public init(path: String, window: Window, loop: EventLoop, rotation: ScreenRotation = .degrees0) throws {
-    device = try TouchscreenDevice(path: path)
+  public convenience init(path: String, window: Window, loop: EventLoop, rotation: ScreenRotation = .degrees0)
+    throws
+  {
+    try self.init(device: try TouchscreenDevice(path: path), window: window, loop: loop, rotation: rotation)
+  }
+
+  /// Starts reading an opened device on `loop` into `window`.
+  public init(
+    device: TouchscreenDevice, window: Window, loop: EventLoop, rotation: ScreenRotation = .degrees0
+  )
+    throws
+  {
+    self.device = device
     self.window = window
     input = TouchscreenInput(
       window: window, calibration: device.calibration(screen: window.bounds.size, rotation: rotation),
-      source: "evdev:\(path)")
+      source: "evdev:\(device.path)")
     source = try loop.register(fd: device.fd, events: .readable) { [weak self] events in
       self?.readable(events)
     }

@@ -9,5 +9,6 @@ public enum Components {
     service.add(bus)
     service.add(KeysComponent())
     service.add(MotionComponent())
+    service.add(TouchGesturesComponent())
   }
 }

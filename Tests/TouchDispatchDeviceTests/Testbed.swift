@@ -1,9 +1,16 @@
 import CUmockdev
 import ResponderCore
+import Testing
 
 #if canImport(Glibc)
   import Glibc
 #endif
+
+/// Every touchscreen device test, one at a time: the umockdev testbed is process-wide.
+@Suite(
+  "TouchDispatch on an emulated touchscreen (umockdev)", .serialized,
+  .enabled(if: underUmockdev, Comment(rawValue: notUnderUmockdev)))
+struct TouchDispatchDeviceTests {}
 
 /// Whether this process runs under umockdev's preload library (`umockdev-wrapper swift test …`).
 let underUmockdev: Bool = {
@@ -35,15 +42,9 @@ func readText(_ path: String) throws -> String {
   return String(decoding: bytes, as: UTF8.self)
 }
 
-/// The events of an evemu fixture (trailing `# …` comments allowed).
+/// The events of an evemu fixture.
 func fixtureEvents(_ name: String) throws -> [RawInputEvent] {
-  let text = try readText(touchscreenFixture(name)).split(separator: "\n", omittingEmptySubsequences: false)
-    .map { line -> Substring in
-      guard line.hasPrefix("E:"), let hash = line.firstIndex(of: "#") else { return line }
-      return line[..<hash]
-    }
-    .joined(separator: "\n")
-  return try EvemuRecording(text: text).events
+  try EvemuRecording(text: try readText(touchscreenFixture(name))).events
 }
 
 struct TestbedError: Error, CustomStringConvertible {

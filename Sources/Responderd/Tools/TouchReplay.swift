@@ -26,7 +26,7 @@ public enum TouchReplay {
     let scene = try TouchScene.parse(sceneText, file: sceneFile)
     let recording: EvemuRecording
     do {
-      recording = try EvemuRecording(text: withoutTrailingComments(recordingText))
+      recording = try EvemuRecording(text: recordingText)
     } catch let error as EvemuRecording.ParseError {
       throw ToolInputError(file: recordingFile, line: error.line, message: error.message)
     }
@@ -206,20 +206,6 @@ final class SimultaneityDelegate: GestureRecognizerDelegate {
   ) -> Bool {
     others.contains(ObjectIdentifier(other))
   }
-}
-
-/// The text with the `# …` comments evemu-record writes after event lines removed (line numbers
-/// kept), for the shared recording parser, which does not take them.
-func withoutTrailingComments(_ text: String) -> String {
-  var lines: [Substring] = []
-  for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-    if !line.hasPrefix("#"), line.hasPrefix("E:"), let hash = line.firstIndex(of: "#") {
-      lines.append(line[..<hash])
-    } else {
-      lines.append(line)
-    }
-  }
-  return lines.joined(separator: "\n")
 }
 
 /// A JSON string literal.
