@@ -19,6 +19,12 @@ struct MotionHistory {
 
   mutating func removeAll() { samples.removeAll() }
 
+  /// The time of the latest sample.
+  var lastTime: Seconds? { samples.last?.time }
+
+  /// The latest value.
+  var lastValue: Point? { samples.last?.value }
+
   /// The change per second between the reference sample and the latest one; zero with fewer
   /// than two samples.
   var velocity: Point {

@@ -66,7 +66,12 @@ open class PanGestureRecognizer: GestureRecognizer {
     let remaining = activeTouches
     point = point + (Self.centroid(remaining + Array(touches)) - lastRawCentroid)
     if !remaining.isEmpty { lastRawCentroid = Self.centroid(remaining) }
-    history.add(point, at: Self.latest(touches))
+    // A finger lifted while moving keeps the velocity it had; one that had stopped (no movement
+    // for a while before the lift) ends with the velocity falling to zero.
+    let time = Self.latest(touches)
+    if history.lastValue != point || time - (history.lastTime ?? time) > Self.stillness {
+      history.add(point, at: time)
+    }
     switch state {
     case .possible:
       if remaining.isEmpty || cancelled { state = .failed }
@@ -80,6 +85,9 @@ open class PanGestureRecognizer: GestureRecognizer {
       break
     }
   }
+
+  /// How long without movement before a lift counts as the fingers having stopped.
+  static let stillness: Seconds = 0.05
 
   static func latest(_ touches: Set<Touch>) -> Seconds {
     touches.reduce(-Double.infinity) { max($0, $1.timestamp) }

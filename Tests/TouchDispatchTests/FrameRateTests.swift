@@ -163,6 +163,34 @@ import TouchDispatch
     #expect(abs(v240.x - 400) < 1 && abs(v240.y - 90) < 5)  // y' = 200 t: 90 on average over 0.4…0.5 s
   }
 
+  /// The velocity at the end of a pan lifted while moving is the same at both rates; lifted
+  /// after stopping, it is zero.
+  @Test func panVelocityAtTheEnd() {
+    for stopFirst in [false, true] {
+      var ends: [Point] = []
+      for hz in [60.0, 240.0] {
+        let h = Harness()
+        let view = View(frame: Rect(x: 0, y: 0, width: 400, height: 800))
+        h.window.addSubview(view)
+        let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
+        pan.addHandler { recognizer in
+          if recognizer.state == .ended {
+            ends.append((recognizer as! PanGestureRecognizer).velocity(in: nil))
+          }
+        }
+        h.down(0, 100, 100, at: 1)
+        let end = h.glide(from: 1, duration: 0.3, hz: hz) { f in [0: point(100 + 300 * f, 100)] }
+        h.up(0, at: end + (stopFirst ? 0.2 : 1 / hz))
+      }
+      #expect(ends.count == 2)
+      if stopFirst {
+        #expect(ends.allSatisfy { $0 == .zero })
+      } else {
+        #expect(abs(ends[0].x - 1000) < 1 && abs(ends[1].x - 1000) < 1, "\(ends)")
+      }
+    }
+  }
+
   @Test func pinchAndRotation() {
     let both: (Harness, View) -> Void = { h, view in
       h.attach(PinchGestureRecognizer(), "pinch", to: view)
