@@ -119,12 +119,23 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/MotionCost", swiftSettings: strict),
+    .executableTarget(
+      name: "TouchFrame", dependencies: ["TouchDispatch", "ResponderCore"], path: "Benchmarks/TouchFrame",
+      swiftSettings: strict),
 
     // Tests: one target per module.
     .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(name: "MotionTests", dependencies: ["Motion"], swiftSettings: strict),
     .testTarget(name: "IIOInputTests", dependencies: ["IIOInput"], swiftSettings: strict),
+    .testTarget(name: "TouchDispatchTests", dependencies: ["TouchDispatch"], swiftSettings: strict),
+    .testTarget(
+      name: "TouchDispatchDeviceTests",
+      dependencies: [
+        "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev", "Responderd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
     .testTarget(
       name: "IIOInputDeviceTests",
       dependencies: [

@@ -10,5 +10,6 @@ public enum Components {
     service.add(ResponderAPI())
     service.add(KeysComponent())
     service.add(MotionComponent())
+    service.add(TouchGesturesComponent())
   }
 }

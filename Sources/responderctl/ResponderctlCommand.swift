@@ -10,7 +10,7 @@ struct ResponderctlCommand: ParsableCommand {
     version: responderdVersion,
     subcommands: [
       StatusCommand.self, ChainCommand.self, MonitorCommand.self, SendCommand.self, RespondCommand.self,
-      KeysCommand.self, MotionCommand.self, VersionCommand.self,
+      KeysCommand.self, MotionCommand.self, TouchCommand.self, VersionCommand.self,
     ])
 }
 

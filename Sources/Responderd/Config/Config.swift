@@ -22,6 +22,8 @@ public struct ResponderdConfig {
   public var keys = KeysConfig()
   /// The accelerometer and the shake detector.
   public var motion = MotionSettings()
+  /// Whole-screen touch gestures.
+  public var touch = TouchGesturesConfig()
 
   public init() {}
 
@@ -60,6 +62,7 @@ public struct ResponderdConfig {
     config.logging = try LoggingSettings(try root.section("logging"))
     config.keys = try KeysConfig(try root.section("keys"))
     config.motion = try MotionSettings(try root.section("motion"))
+    config.touch = try TouchGesturesConfig(try root.section("touch"))
     try root.finish()
     return config
   }
