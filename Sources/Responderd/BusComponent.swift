@@ -51,6 +51,7 @@ public final class BusComponent: ServiceComponent {
       self?.logger.warning("bus: lost the session bus (\(error.message)); reconnecting when it is back")
     }
     connection.onNameAcquired = { [weak self] name in
+      guard !name.hasPrefix(":") else { return }  // the unique name, announced at every connection
       self?.logger.info("bus: owns \(name)")
     }
     connection.onNameLost = { [weak self] name in
