@@ -107,7 +107,7 @@ let package = Package(
     .executableTarget(
       name: "KeyLatency",
       dependencies: [
-        "CUmockdev", "EventLoop", "EvdevInput", "ResponderCore", "Responderd",
+        "BenchmarkSupport", "DBusTestSupport", "EventLoop", "EvdevInput", "ResponderCore", "Responderd",
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/KeyLatency",
@@ -119,6 +119,17 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/MotionCost", swiftSettings: strict),
+    // End to end against the peer setup, in one run (scripts/bench): responderd, thd + playerctl,
+    // playerctld, mpv on a private bus, devices emulated by umockdev.
+    .executableTarget(
+      name: "EndToEnd",
+      dependencies: ["BenchmarkSupport", "CBenchmarkShims", "DBus", "DBusTestSupport", "EventLoop"],
+      path: "Benchmarks/EndToEnd", swiftSettings: strict),
+    // What the benchmarks share: umockdev testbed and fixtures, statistics.
+    .target(
+      name: "BenchmarkSupport", dependencies: ["CUmockdev"], path: "Benchmarks/BenchmarkSupport",
+      swiftSettings: strict),
+    .target(name: "CBenchmarkShims", path: "Benchmarks/CBenchmarkShims"),
     .executableTarget(
       name: "TouchFrame", dependencies: ["TouchDispatch", "ResponderCore"], path: "Benchmarks/TouchFrame",
       swiftSettings: strict),

@@ -13,7 +13,8 @@
 // load from the rest of the machine hits them alike; each latency is from just before the write
 // to the moment the reader sees the press. Usage: KeyLatency [presses per reader]
 
-import CUmockdev
+import BenchmarkSupport
+import DBusTestSupport
 import EvdevInput
 import EventLoop
 import Logging
@@ -24,104 +25,27 @@ import Responderd
   import Glibc
 #endif
 
-// MARK: Run under umockdev
-
-func underUmockdev() -> Bool {
-  guard let preload = getenv("LD_PRELOAD") else { return false }
-  return String(cString: preload).contains("umockdev")
-}
-
-if !underUmockdev() {
-  var arguments = ["umockdev-wrapper"] + CommandLine.arguments
-  if !CommandLine.arguments[0].contains("/") {
-    arguments[1] = "/proc/self/exe"
-  }
-  let cArguments = arguments.map { strdup($0) } + [nil]
-  execvp("umockdev-wrapper", cArguments)
-  writeText("KeyLatency: cannot run umockdev-wrapper (apt-get install umockdev)\n", to: 2)
-  exit(1)
-}
+reexecUnderUmockdevIfNeeded(name: "KeyLatency")
 
 let pressesPerMode = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 500 : 500
 
-// MARK: Clocks
-
-func monotonicNow() -> Double {
-  var time = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &time)
-  return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
-
-func realtimeNow() -> Double {
-  var time = timespec()
-  clock_gettime(CLOCK_REALTIME, &time)
-  return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
-
 // MARK: The emulated devices
 
-func fixture(_ name: String) -> String {
-  var path = #filePath
-  while let slash = path.lastIndex(of: "/"), !path.hasSuffix("/Benchmarks") { path = String(path[..<slash]) }
-  return String(path.dropLast("/Benchmarks".count)) + "/Tests/Fixtures/evdev/" + name
-}
-
-func readText(_ path: String) -> String {
-  guard let file = fopen(path, "r") else {
-    writeText("KeyLatency: cannot read \(path)\n", to: 2)
-    exit(1)
-  }
-  defer { fclose(file) }
-  var bytes: [UInt8] = []
-  var buffer = [UInt8](repeating: 0, count: 65536)
-  while true {
-    let n = fread(&buffer, 1, buffer.count, file)
-    if n == 0 { break }
-    bytes.append(contentsOf: buffer[0..<n])
-  }
-  return String(decoding: bytes, as: UTF8.self)
-}
-
-let testbed = umockdev_testbed_new()!
-let root: String = {
-  let dir = umockdev_testbed_get_root_dir(testbed)!
-  defer { g_free(dir) }
-  return String(cString: dir)
-}()
-mkdir(root + "/dev", 0o755)
-mkdir(root + "/dev/input", 0o755)
+let devices = EmulatedDevices()
 
 /// Adds a fixture device; returns the descriptor its events are written to.
 @MainActor
 func addDevice(_ name: String, _ devnode: String) -> Int32 {
-  var error: UnsafeMutablePointer<GError>?
-  guard umockdev_testbed_load_ioctl(testbed, devnode, fixture(name + ".ioctl"), &error) != 0,
-    umockdev_testbed_add_from_string(testbed, readText(fixture(name + ".umockdev")), &error) != 0
-  else {
-    writeText("KeyLatency: cannot emulate \(name)\n", to: 2)
+  do {
+    return try devices.addEvdevFixture(name, devnode: devnode)
+  } catch {
+    writeText("KeyLatency: \(error)\n", to: 2)
     exit(1)
   }
-  return umockdev_testbed_get_dev_fd(testbed, devnode)
 }
 
-/// Writes a key event and its SYN_REPORT at once, stamped with the current CLOCK_REALTIME.
-func writeKey(_ fd: Int32, _ code: UInt16, _ value: Int32) {
-  let now = realtimeNow()
-  let seconds = Int64(now)
-  let micros = Int64((now - Double(seconds)) * 1e6)
-  var bytes: [UInt8] = []
-  func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
-  for (type, code, value) in [(UInt16(1), code, value), (UInt16(0), UInt16(0), Int32(0))] {
-    append(seconds)
-    append(micros)
-    append(type)
-    append(code)
-    append(value)
-  }
-  _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-}
-
-let KEY_PLAYPAUSE: UInt16 = 164
+let KEY_PLAYPAUSE = keyPlayPause
+func writeKey(_ fd: Int32, _ code: UInt16, _ value: Int32) { writeKeyEvent(fd, code: code, value: value) }
 
 // MARK: Readers
 
@@ -237,16 +161,7 @@ for press in 0..<(warmUp + pressesPerMode) * readers.count {
   _ = loop.run(until: { false }, timeout: 0.001)  // the release is read before the next press
 }
 
-func percentile(_ sorted: [Double], _ p: Double) -> Double {
-  let index = min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))
-  return sorted[index]
-}
-
 func micro(_ seconds: Double) -> String { "\((seconds * 1e7).rounded() / 10) µs" }
-
-func pad(_ text: String, _ width: Int) -> String {
-  text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
-}
 
 print("KeyLatency: KEY_PLAYPAUSE written to an emulated device (umockdev) until the reader sees it")
 print("\(pressesPerMode) presses per reader, interleaved (after \(warmUp) each not counted)\n")

@@ -1,0 +1,214 @@
+import BenchmarkSupport
+import DBus
+import DBusTestSupport
+import EventLoop
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What every part of the run shares: the emulated devices, the private bus with the run's own
+/// connection, and how to start responderd, thd and playerctld on them.
+///
+/// Devices (umockdev, live injection): two of the same USB headset, a Logitech H340 whose
+/// KEY_PLAYPAUSE acts on press (no click grammar), one on each of two USB ports, since an emulated
+/// node is a pty whose bytes go to whichever reader reads first: responderd reads the one on port 2
+/// (/dev/input/event7), thd the one on port 3 (/dev/input/event8); and a bmc150 accelerometer.
+final class Bench {
+  let options: Options
+  let devices: EmulatedDevices
+  /// LD_PRELOAD for the children that must see the emulated devices (responderd, thd); the others
+  /// (dbus-daemon, mpv, playerctld, playerctl started by the run) get none.
+  let preload: String
+  let loop: EventLoop
+  let bus: PrivateBus
+  let connection: DBusConnection
+  let responderdPath: String
+  let audio: String
+  let headsetName = "Logitech USB Headset H340 Consumer Control"
+  let responderdHeadset = "/dev/input/event7"
+  let thdHeadset = "/dev/input/event8"
+  let responderdKeyFD: Int32
+  let thdKeyFD: Int32
+  static let accelerometerPath = "/sys/devices/platform/80860F41:01/i2c-1/i2c-BOSC0200:00/iio:device0"
+  static let accelerometerNode = "/dev/iio:device0"
+
+  /// The pids of the connections that owned a name of org.mpris.MediaPlayer2.*, by unique name.
+  private var mprisPids: [String: UInt32] = [:]
+  /// When a watched name was last owned and released (times read on the loop).
+  private(set) var ownedAt: [String: Double] = [:]
+  private(set) var releasedAt: [String: Double] = [:]
+  private var subscriptions: [DBusSubscription] = []
+
+  init(options: Options) throws {
+    self.options = options
+    // The testbed first (umockdev caches whether it runs under the preload library), then no
+    // preload for children unless asked for.
+    devices = EmulatedDevices()
+    preload = getenv("LD_PRELOAD").map { String(cString: $0) } ?? ""
+    unsetenv("LD_PRELOAD")
+
+    responderdKeyFD = try devices.addEvdevFixture("headset", devnode: responderdHeadset)
+    let (umockdev, ioctl) = try Self.headsetOnPort(3, node: 8)
+    thdKeyFD = try devices.addEvdev(devnode: thdHeadset, umockdev: umockdev, ioctl: ioctl)
+    try devices.add(umockdevFile: fixture("IIO/iio-accel.umockdev"))
+    // Offer 100 Hz, so that the sensor runs at exactly the rate measured (as MotionCost does).
+    devices.setAttribute(
+      Self.accelerometerPath, "in_accel_sampling_frequency_available",
+      "7.81 15.63 31.25 62.5 100 125 250 500 1000\n")
+
+    responderdPath = try BuiltProducts.path(of: "responderd")
+    loop = try EventLoop()
+    bus = try PrivateBus()
+    connection = try bus.connect(loop: loop)
+    audio = bus.directory + "/long.ogg"
+    let sox = try ChildProcess(
+      ["sox", "-n", "-r", "8000", "-c", "1", audio, "synth", "900", "sine", "440", "vol", "0.2"],
+      stdout: .null, stderr: .inherit)
+    guard ChildProcess.exitedSuccessfully(try sox.waitForExit(timeout: 60)) else {
+      throw BenchmarkError("sox could not write \(audio)")
+    }
+    subscriptions.append(
+      connection.onNameOwnerChanged(namespace: "org.mpris.MediaPlayer2") { [weak self] change in
+        guard let owner = change.newOwner, !owner.isEmpty else { return }
+        self?.resolvePid(of: owner)
+      })
+    for name in ["org.responderd.Daemon1", "org.mpris.MediaPlayer2.playerctld"] {
+      subscriptions.append(
+        connection.onNameOwnerChanged(name: name) { [weak self] change in
+          let now = monotonicNow()
+          if let owner = change.newOwner, !owner.isEmpty {
+            self?.ownedAt[name] = now
+          } else {
+            self?.releasedAt[name] = now
+          }
+        })
+    }
+    // A round trip, so that the match rules are in place before anything starts.
+    _ = try connection.callAndWait(
+      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+      method: "GetId", timeout: 5)
+  }
+
+  /// The headset fixture moved to another USB port and node, with the two ioctl answers thd asks
+  /// for besides libevdev's (EVIOCGBIT(0) with a 128-byte buffer, EVIOCGNAME with 256 bytes):
+  /// umockdev answers only a request whose size matches a recorded one.
+  static func headsetOnPort(_ port: Int, node: Int) throws -> (umockdev: String, ioctl: String) {
+    func hex(_ text: String) -> String {
+      text.utf8.map { byte in
+        let digits = String(byte, radix: 16, uppercase: true)
+        return digits.count == 1 ? "0" + digits : digits
+      }.joined()
+    }
+    let minor = 64 + node
+    let umockdev = try readTextFile(fixture("evdev/headset.umockdev"))
+      .replacing("usb1/1-2/1-2:1.3", with: "usb1/1-\(port)/1-\(port):1.3")
+      .replacing("input7", with: "input\(node)").replacing("event7", with: "event\(node)")
+      .replacing("MINOR=71", with: "MINOR=\(minor)").replacing("dev=13:71", with: "dev=13:\(minor)")
+    var lines: [String] = []
+    for line in try readTextFile(fixture("evdev/headset.ioctl")).split(separator: "\n") {
+      var line = String(line)
+      if line.hasPrefix("@DEV ") { line = "@DEV /dev/input/event\(node)" }
+      if line.hasPrefix("EVIOCGPHYS(0) ") {
+        line = line.replacing(
+          hex("usb-0000:00:14.0-2/input3"), with: hex("usb-0000:00:14.0-\(port)/input3"))
+      }
+      lines.append(line)
+      let fields = line.split(separator: " ")
+      if line.hasPrefix("EVIOCGBIT(0) "), fields.count == 3 {
+        lines.append("EVIOCGBIT(0) \(fields[1]) \(fields[2])" + String(repeating: "00", count: 120))
+      }
+      if line.hasPrefix("EVIOCGNAME(0) "), fields.count == 3 {
+        lines.append("EVIOCGNAME(0) \(fields[1]) \(fields[2])00")
+      }
+    }
+    return (umockdev, lines.joined(separator: "\n") + "\n")
+  }
+
+  /// The environment of a child on the private bus; with `testbed`, it sees the emulated devices.
+  func environment(testbed: Bool) -> [String: String] {
+    bus.environment.merging(["LD_PRELOAD": testbed ? preload : "", "XDG_CONFIG_HOME": bus.directory]) { $1 }
+  }
+
+  /// Writes a responderd config file and returns its path.
+  func writeConfig(_ name: String, _ text: String) throws -> String {
+    let path = bus.directory + "/" + name
+    try writeTextFile(text, to: path)
+    return path
+  }
+
+  /// responderd's config for the key, idle and startup parts: the defaults, with thd's headset
+  /// (port 3) left alone.
+  var keysConfig: String {
+    """
+    # EndToEnd: the built-in defaults; the headset on USB port 3 is thd's.
+    [[keys.device]]
+    phys = "usb-0000:00:14.0-3/*"
+    ignore = true
+
+    """
+  }
+
+  /// Starts responderd with `config` (under the testbed unless `testbed` is false).
+  func startResponderd(config: String, testbed: Bool = true) throws -> LoggedProcess {
+    try LoggedProcess(
+      "responderd", [responderdPath, "--allow-root", "--config", config],
+      environment: environment(testbed: testbed), loop: loop)
+  }
+
+  /// Starts thd reading its headset with one trigger: KEY_PLAYPAUSE pressed → `playerctl play-pause`.
+  func startThd() throws -> LoggedProcess {
+    let triggers = bus.directory + "/triggers.conf"
+    try writeTextFile("KEY_PLAYPAUSE\t1\tplayerctl play-pause\n", to: triggers)
+    return try LoggedProcess(
+      "thd", ["thd", "--triggers", triggers, thdHeadset], environment: environment(testbed: true), loop: loop)
+  }
+
+  /// Starts playerctld (as its D-Bus activation file would) and waits until it owns its name.
+  func startPlayerctld() throws -> LoggedProcess {
+    let playerctld = try LoggedProcess(
+      "playerctld", ["playerctld"], environment: environment(testbed: false), loop: loop)
+    let name = "org.mpris.MediaPlayer2.playerctld"
+    guard loop.run(until: { (ownedAt[name] ?? 0) > (releasedAt[name] ?? 0) }, timeout: 10) else {
+      throw BenchmarkError("playerctld did not own \(name) within 10 s:\n\(playerctld.output)")
+    }
+    return playerctld
+  }
+
+  /// Starts an mpv player, waits until it is on the bus and reports its pause state over IPC.
+  func startPlayer(_ index: Int) throws -> (player: Player, busName: String) {
+    let player = try Player(
+      audio: audio, ipcPath: bus.directory + "/mpv\(index).sock", bus: bus, loop: loop)
+    try player.observePause(timeout: 20)
+    let pid = UInt32(player.process.pid)
+    guard loop.run(until: { mprisPids.values.contains(pid) }, timeout: 20),
+      let name = mprisPids.first(where: { $0.value == pid })?.key
+    else {
+      throw BenchmarkError("mpv (pid \(pid)) did not appear on the bus within 20 s")
+    }
+    return (player, name)
+  }
+
+  private func resolvePid(of owner: String) {
+    connection.call(
+      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+      method: "GetConnectionUnixProcessID", arguments: [.string(owner)], timeout: 5
+    ) { [weak self] result in
+      if case .success(let values) = result, case .uint32(let pid)? = values.first {
+        self?.mprisPids[owner] = pid
+      }
+    }
+  }
+
+  /// Runs the loop for `seconds` (processing what comes meanwhile).
+  func pass(_ seconds: Double) {
+    if seconds > 0 { loop.run(until: { false }, timeout: seconds) }
+  }
+
+  /// Runs the loop until `condition` holds; throws `what` after `timeout` seconds.
+  func wait(_ what: String, timeout: Double, _ condition: () -> Bool) throws {
+    guard loop.run(until: condition, timeout: timeout) else {
+      throw BenchmarkError("timed out after \(timeout) s waiting for \(what)")
+    }
+  }
+}

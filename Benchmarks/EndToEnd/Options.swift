@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The command line: `EndToEnd [--presses N] [--idle-seconds N] [--starts N] [--motion-seconds N]
+/// [--touch-sequences N] [--only key,idle,startup,motion,touch]`.
+struct Options {
+  /// Presses per setup in the key → player measurement (at least 200 for the table).
+  var presses = 200
+  /// Presses per setup before measuring (not counted).
+  var warmUp = 10
+  /// Seconds between presses (from one press to the next).
+  var spacing = 0.3
+  var idleSeconds = 60.0
+  var starts = 15
+  var motionSeconds = 10.0
+  var touchSequences = 200
+  var phases: Set<String> = ["key", "idle", "startup", "motion", "touch"]
+
+  static let usage = """
+    usage: EndToEnd [--presses N] [--idle-seconds N] [--starts N] [--motion-seconds N]
+                    [--touch-sequences N] [--only key,idle,startup,motion,touch]
+    Runs the end-to-end benchmarks of responderd against the peer setup (triggerhappy + playerctl,
+    playerctld) in one run and prints a markdown table. Runs itself under umockdev-wrapper.
+    """
+
+  init(arguments: [String]) throws {
+    var index = 0
+    func value() throws -> String {
+      index += 1
+      guard index < arguments.count else { throw OptionError("\(arguments[index - 1]) needs a value") }
+      return arguments[index]
+    }
+    func number(_ range: ClosedRange<Double>) throws -> Double {
+      let name = arguments[index]
+      let text = try value()
+      guard let number = Double(text), range.contains(number) else {
+        throw OptionError("\(name): '\(text)' is not a number in \(range.lowerBound)...\(range.upperBound)")
+      }
+      return number
+    }
+    while index < arguments.count {
+      switch arguments[index] {
+      case "--presses": presses = Int(try number(1...100_000))
+      case "--warm-up": warmUp = Int(try number(1...1000))
+      case "--idle-seconds": idleSeconds = try number(1...3600)
+      case "--starts": starts = Int(try number(1...1000))
+      case "--motion-seconds": motionSeconds = try number(1...3600)
+      case "--touch-sequences": touchSequences = Int(try number(1...100_000))
+      case "--only":
+        let names = try value().split(separator: ",").map(String.init)
+        let known: Set<String> = ["key", "idle", "startup", "motion", "touch"]
+        for name in names where !known.contains(name) {
+          throw OptionError("--only: unknown part '\(name)' (key, idle, startup, motion, touch)")
+        }
+        phases = Set(names)
+      case "-h", "--help": throw OptionError(nil)
+      default: throw OptionError("unknown argument '\(arguments[index])'")
+      }
+      index += 1
+    }
+  }
+}
+
+/// A command-line mistake (nil message: help was asked for).
+struct OptionError: Error {
+  let message: String?
+  init(_ message: String?) { self.message = message }
+}

@@ -1,0 +1,170 @@
+import BenchmarkSupport
+import CBenchmarkShims
+import DBusTestSupport
+import EventLoop
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A child process whose stdout and stderr (merged) are collected while the loop runs.
+final class LoggedProcess {
+  let name: String
+  let process: ChildProcess
+  /// What the process wrote so far (the last megabyte of it).
+  private(set) var output = ""
+  private var source: IOSource?
+  private let loop: EventLoop
+
+  init(_ name: String, _ arguments: [String], environment: [String: String], loop: EventLoop) throws {
+    self.name = name
+    self.loop = loop
+    process = try ChildProcess(arguments, environment: environment, stdout: .capture, stderr: .capture)
+    source = try loop.register(fd: process.outputDescriptor, events: .readable) { [weak self] _ in
+      self?.readOutput()
+    }
+  }
+
+  deinit {
+    source?.remove()
+    process.terminate()
+  }
+
+  var pid: pid_t { process.pid }
+
+  private func readOutput() {
+    let open = process.readAvailable()
+    output += process.takeBufferedOutput()
+    if output.utf8.count > 1 << 20 { output = String(output.suffix(1 << 19)) }
+    if !open {
+      source?.remove()
+      source = nil
+    }
+  }
+
+  /// Runs the loop until the output contains `text`; throws (with the output) after `timeout` s
+  /// or when the process exits first.
+  func waitForOutput(_ text: String, timeout: Double) throws {
+    let found = loop.run(until: { output.contains(text) || !process.isRunning }, timeout: timeout)
+    readOutput()
+    guard found, output.contains(text) else {
+      throw BenchmarkError(
+        "\(name) did not say '\(text)' within \(timeout) s\(process.isRunning ? "" : " (it exited)"); it said:\n\(output)"
+      )
+    }
+  }
+
+  /// Throws with the output when the process has exited.
+  func checkRunning() throws {
+    guard process.isRunning else {
+      readOutput()
+      throw BenchmarkError("\(name) exited (status \(process.exitStatus ?? -1)); it said:\n\(output)")
+    }
+  }
+
+  /// SIGTERM, and reaped (SIGKILL after 5 s).
+  func stop() {
+    process.terminate()
+    readOutput()
+    source?.remove()
+    source = nil
+  }
+}
+
+/// What /proc says about a process at one moment.
+struct ProcessSample {
+  /// utime + stime, in clock ticks (USER_HZ).
+  var ticks: Int
+  /// CPU time of every thread, in seconds (clock_getcpuclockid: nanosecond resolution).
+  var cpuSeconds: Double
+  var voluntarySwitches: Int
+  var involuntarySwitches: Int
+  /// VmRSS, RssAnon, RssFile (kB).
+  var rss: Int
+  var rssAnon: Int
+  var rssFile: Int
+  /// The part of VmRSS in umockdev's preload library (present only because of the emulation).
+  var preloadRss: Int
+
+  /// Reads /proc/PID/stat and /proc/PID/status.
+  init(pid: pid_t) throws {
+    let stat = try readTextFile("/proc/\(pid)/stat")
+    guard let close = stat.lastIndex(of: ")") else { throw BenchmarkError("unreadable /proc/\(pid)/stat") }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    // Fields from the state (field 3): utime is field 14, stime field 15.
+    guard fields.count > 13, let utime = Int(fields[11]), let stime = Int(fields[12]) else {
+      throw BenchmarkError("unreadable /proc/\(pid)/stat: \(stat)")
+    }
+    ticks = utime + stime
+    var values: [String: Int] = [:]
+    for line in try readTextFile("/proc/\(pid)/status").split(separator: "\n") {
+      let parts = line.split(separator: ":", maxSplits: 1)
+      guard parts.count == 2 else { continue }
+      let number = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Int($0) }
+      if let number { values[String(parts[0])] = number }
+    }
+    voluntarySwitches = values["voluntary_ctxt_switches"] ?? 0
+    involuntarySwitches = values["nonvoluntary_ctxt_switches"] ?? 0
+    rss = values["VmRSS"] ?? 0
+    rssAnon = values["RssAnon"] ?? 0
+    rssFile = values["RssFile"] ?? 0
+    preloadRss = 0
+    var inPreload = false
+    for line in try readTextFile("/proc/\(pid)/smaps").split(separator: "\n") {
+      let range = line.prefix { $0 != " " }
+      if range.contains("-"), range.allSatisfy({ $0 == "-" || $0.isHexDigit }) {  // a mapping's header
+        inPreload = line.contains("libumockdev-preload")
+      } else if inPreload, line.hasPrefix("Rss:") {
+        preloadRss += line.split(whereSeparator: { $0 == " " }).dropFirst().first.flatMap { Int($0) } ?? 0
+      }
+    }
+    var clock = clockid_t()
+    var time = timespec()
+    guard clock_getcpuclockid(pid, &clock) == 0, clock_gettime(clock, &time) == 0 else {
+      throw BenchmarkError("no CPU clock for pid \(pid)")
+    }
+    cpuSeconds = Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+  }
+}
+
+/// Makes this process the reaper of orphaned descendants (a thd child whose parent was stopped).
+func becomeSubreaper() {
+  if bench_become_subreaper() != 0 {
+    writeText("EndToEnd: warning: cannot become a child subreaper (errno \(errno))\n", to: 2)
+  }
+}
+
+/// Kills and reaps every remaining child of this process (orphans adopted as subreaper), bounded.
+func reapRemainingChildren() {
+  let me = getpid()
+  for _ in 0..<20 {
+    var children: [pid_t] = []
+    if let dir = opendir("/proc") {
+      while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+          String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        guard let pid = pid_t(name), let stat = try? readTextFile("/proc/\(pid)/stat"),
+          let close = stat.lastIndex(of: ")")
+        else { continue }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        if fields.count > 1, pid_t(fields[1]) == me { children.append(pid) }
+      }
+      closedir(dir)
+    }
+    if children.isEmpty { return }
+    for pid in children {
+      kill(pid, SIGKILL)
+      var status: Int32 = 0
+      waitpid(pid, &status, 0)
+    }
+  }
+}
+
+/// Writes text to a descriptor (stderr for progress).
+func writeText(_ text: String, to fd: Int32) {
+  _ = text.withCString { write(fd, $0, strlen($0)) }
+}
+
+/// Progress, on stderr (the table goes to stdout).
+func progress(_ text: String) { writeText("EndToEnd: \(text)\n", to: 2) }

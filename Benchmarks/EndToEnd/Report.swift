@@ -1,0 +1,180 @@
+import BenchmarkSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The figures of a run, printed as markdown.
+struct Report {
+  var options: Options
+  var keyDevice = ""
+  var player = ""
+  var key: [LatencySummary] = []
+  var keyNote = ""
+  var idle: [IdleFigures] = []
+  var startup: [StartupFigures] = []
+  var motion: [MotionFigures] = []
+  var touch: [TouchFigures] = []
+  var touchHeader = ""
+  var failure: String?
+
+  /// One goal: what it is, what was measured, whether it is met (nil: not measured).
+  private struct Goal {
+    let goal: String
+    let measured: String
+    let met: Bool?
+  }
+
+  func markdown() -> String {
+    var out: [String] = []
+    var goals: [Goal] = []
+    out.append("Machine: \(machine()); run \(today()).")
+    out.append("")
+
+    if !key.isEmpty {
+      out.append(
+        "**Key → player**: KEY_PLAYPAUSE written to an emulated \(keyDevice) (umockdev, live injection; the key acts on press there, no click grammar) until \(player)'s own pause change (its JSON IPC), \(key.first!.count) presses per setup, interleaved, \(fixed(options.spacing * 1000, 0)) ms apart."
+      )
+      out.append("")
+      out.append("| setup | min | median | p90 | p99 | max | median ÷ floor |")
+      out.append("|---|---:|---:|---:|---:|---:|---:|")
+      let floor = key[0].median
+      for summary in key {
+        out.append(
+          "| \(summary.name) | \(ms(summary.min)) | \(ms(summary.median)) | \(ms(summary.p90)) | \(ms(summary.p99)) | \(ms(summary.max)) | \(fixed(summary.median / floor, 2))× |"
+        )
+      }
+      out.append("")
+      if let responderd = key.first(where: { $0.name.hasPrefix("responderd") }), let peer = key.last {
+        let overFloor = responderd.median - floor
+        goals.append(
+          Goal(
+            goal: "key → player: responderd within 0.3 ms of the floor at the median",
+            measured: "+\(ms(overFloor))", met: overFloor <= 0.0003))
+        goals.append(
+          Goal(
+            goal: "key → player: responderd p99 ≤ 2 ms", measured: ms(responderd.p99),
+            met: responderd.p99 <= 0.002))
+        let ratio = peer.median / responderd.median
+        goals.append(
+          Goal(
+            goal: "key → player: ≥ 8× faster than the peer at the median",
+            measured: "\(fixed(ratio, 1))× (\(ms(peer.median)) vs \(ms(responderd.median)))", met: ratio >= 8)
+        )
+      } else {
+        goals.append(Goal(goal: "key → player", measured: keyNote, met: nil))
+      }
+      if !keyNote.isEmpty {
+        out.append(keyNote)
+        out.append("")
+      }
+    }
+
+    if !idle.isEmpty {
+      out.append(
+        "**Idle**: \(fixed(idle[0].seconds, 0)) s with nothing happening; devices open, two paused mpv players on the bus; from /proc/PID/stat and status."
+      )
+      out.append("")
+      out.append(
+        "| process | CPU ticks | CPU time | voluntary switches | VmRSS | RssAnon | RssFile | of which umockdev's preload |"
+      )
+      out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+      for figures in idle {
+        out.append(
+          "| \(figures.name) | \(figures.ticks) | \(fixed(figures.cpuSeconds * 1000, 2)) ms | \(figures.voluntarySwitches) | \(mib(figures.end.rss)) | \(mib(figures.end.rssAnon)) | \(mib(figures.end.rssFile)) | \(mib(figures.end.preloadRss)) |"
+        )
+      }
+      out.append("")
+      if let responderd = idle.first(where: { $0.name.hasPrefix("responderd") }) {
+        goals.append(
+          Goal(
+            goal: "idle: 0 CPU ticks, ≤ 1 voluntary context switch",
+            measured: "\(responderd.ticks) ticks, \(responderd.voluntarySwitches) switches",
+            met: responderd.ticks == 0 && responderd.voluntarySwitches <= 1))
+        goals.append(
+          Goal(
+            goal: "idle: RSS ≤ 8 MiB", measured: mib(responderd.end.rss), met: responderd.end.rss <= 8 * 1024)
+        )
+      }
+    }
+
+    var others: [String] = []
+    if !startup.isEmpty {
+      for figures in startup {
+        others.append(
+          "| start-up → \(figures.busName) owned: \(figures.name) | \(ms(figures.median)) (min \(ms(figures.min)), max \(ms(figures.max)), \(figures.times.count) starts) |"
+        )
+      }
+      let worst = startup.filter { $0.name.hasPrefix("responderd") }.map(\.median).max() ?? .nan
+      goals.append(Goal(goal: "start-up ≤ 150 ms (median)", measured: ms(worst), met: worst <= 0.150))
+    }
+    if !motion.isEmpty {
+      for figures in motion {
+        others.append(
+          "| motion at 100 Hz: \(figures.name) | \(percent(figures.cpuPerSecond)) of a core, \(fixed(figures.wakeupsPerSecond, 1)) wake-ups/s\(figures.detail.isEmpty ? "" : " (\(figures.detail))") |"
+        )
+      }
+      let worst = motion.filter { $0.name.hasPrefix("responderd") }.map(\.cpuPerSecond).max() ?? .nan
+      goals.append(
+        Goal(goal: "motion: ≤ 1 % of a core at 100 Hz", measured: percent(worst), met: worst <= 0.01))
+    }
+    if !touch.isEmpty {
+      for figures in touch {
+        others.append(
+          "| touch frame (10 touches, 1000 views): \(figures.name) | median \(us(figures.median)), p99 \(us(figures.p99)) |"
+        )
+      }
+      let p99 = touch.last!.p99
+      goals.append(Goal(goal: "touch: per-frame p99 ≤ 20 µs", measured: us(p99), met: p99 <= 20e-6))
+    }
+    if !others.isEmpty {
+      out.append("| measurement | result |")
+      out.append("|---|---|")
+      out += others
+      out.append("")
+    }
+
+    if !goals.isEmpty {
+      out.append("| goal | measured | met |")
+      out.append("|---|---|---|")
+      for goal in goals {
+        out.append(
+          "| \(goal.goal) | \(goal.measured) | \(goal.met.map { $0 ? "yes" : "**no**" } ?? "not measured") |")
+      }
+      out.append("")
+    }
+    if let failure {
+      out.append("**The run failed**: \(failure)")
+      out.append("")
+    }
+    return out.joined(separator: "\n")
+  }
+
+  private func ms(_ seconds: Double) -> String { "\(fixed(seconds * 1000, seconds < 0.1 ? 3 : 1)) ms" }
+  private func us(_ seconds: Double) -> String { "\(fixed(seconds * 1e6, 1)) µs" }
+  private func mib(_ kilobytes: Int) -> String { "\(fixed(Double(kilobytes) / 1024, 1)) MiB" }
+  private func percent(_ fraction: Double) -> String { "\(fixed(fraction * 100, 2)) %" }
+
+  private func machine() -> String {
+    var system = utsname()
+    uname(&system)
+    let kernel = withUnsafeBytes(of: system.release) { raw in
+      String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+    }
+    var os = "Linux"
+    if let release = try? readTextFile("/etc/os-release") {
+      for line in release.split(separator: "\n") where line.hasPrefix("PRETTY_NAME=") {
+        os = String(line.dropFirst("PRETTY_NAME=".count)).replacing("\"", with: "")
+      }
+    }
+    return "\(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, \(os), kernel \(kernel)"
+  }
+
+  private func today() -> String {
+    var now = time(nil)
+    var parts = tm()
+    localtime_r(&now, &parts)
+    func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))"
+  }
+}

@@ -1,0 +1,39 @@
+import BenchmarkSupport
+import DBusTestSupport
+
+/// One line of TouchFrame's table: per-frame times in seconds.
+struct TouchFigures {
+  let name: String
+  let median: Double
+  let p99: Double
+}
+
+/// Touch: runs the TouchFrame benchmark (built next to this one) and takes its all-frames table:
+/// 10 touches, 1000 views, 30 recognizers, against hit-testing alone.
+func measureTouch(bench: Bench, sequences: Int) throws -> (figures: [TouchFigures], header: String) {
+  progress("touch: TouchFrame, \(sequences) sequences")
+  let result = try ChildProcess.run(
+    [try BuiltProducts.path(of: "TouchFrame"), String(sequences)], loop: bench.loop, timeout: 600)
+  guard result.exitCode == 0 else { throw BenchmarkError("TouchFrame failed: \(result)") }
+  var figures: [TouchFigures] = []
+  for line in result.output.split(separator: "\n") {
+    guard line.hasPrefix("hit-test only") || line.hasPrefix("window, ") else { continue }
+    // "NAME   MEDIAN µs   P99 µs   MEAN µs   FRAMES/S"
+    let columns = line.split(separator: "  ", omittingEmptySubsequences: true).map {
+      $0.trimmingPrefix(" ")
+    }
+    guard columns.count >= 3, let median = microseconds(String(columns[1])),
+      let p99 = microseconds(String(columns[2]))
+    else { throw BenchmarkError("unexpected TouchFrame line: \(line)") }
+    figures.append(TouchFigures(name: String(columns[0]), median: median, p99: p99))
+  }
+  guard figures.count == 3 else { throw BenchmarkError("unexpected TouchFrame output:\n\(result.output)") }
+  let header = result.output.split(separator: "\n").first.map(String.init) ?? ""
+  return (figures, header)
+}
+
+/// "12.3 µs" in seconds.
+private func microseconds(_ text: String) -> Double? {
+  guard text.hasSuffix(" µs"), let value = Double(text.dropLast(3)) else { return nil }
+  return value / 1e6
+}
