@@ -87,9 +87,8 @@ let package = Package(
       swiftSettings: strict),
     .executableTarget(
       name: "responderd",
-      dependencies: [
-        "Responderd", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ],
+      // No swift-argument-parser here: it brings Foundation (DaemonCommandLine parses by hand).
+      dependencies: ["Responderd", "EventLoop", .product(name: "Logging", package: "swift-log")],
       swiftSettings: strict),
     .executableTarget(
       name: "responderctl",
