@@ -35,10 +35,13 @@ public struct ScanElementFormat: Equatable, Sendable, CustomStringConvertible {
     rest = rest.dropFirst()
     guard let slash = rest.firstIndex(of: "/"), let bits = Int(rest[..<slash]) else { return nil }
     rest = rest[rest.index(after: slash)...]
-    guard let shiftRange = rest.firstRange(of: ">>"), let shift = Int(rest[shiftRange.upperBound...]) else {
+    // ">>" found by hand: firstRange(of:) would link _StringProcessing into the daemon (≈ 1 MB).
+    guard let shiftStart = rest.firstIndex(of: ">"), rest[shiftStart...].hasPrefix(">>"),
+      let shift = Int(rest[rest.index(shiftStart, offsetBy: 2)...])
+    else {
       return nil
     }
-    let storage = rest[..<shiftRange.lowerBound]
+    let storage = rest[..<shiftStart]
     var storageBits: Int
     var repeatCount = 1
     if let x = storage.firstIndex(of: "X") {
