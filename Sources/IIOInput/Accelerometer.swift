@@ -75,7 +75,7 @@ struct Accelerometer {
     let wanted = available.first { $0 >= rate - 1e-6 } ?? available.last ?? rate
     let text = formatFrequency(wanted)
     if (try? device.writeAttribute("sampling_frequency", text)) == nil {
-      _ = iio_channel_attr_write(x.pointer, "sampling_frequency", text)
+      _ = rsp_iio_channel_attr_write(x.pointer, "sampling_frequency", text)
     }
     return samplingFrequency ?? wanted
   }

@@ -49,9 +49,11 @@ final class BufferedCapture {
 
   func start() throws {
     let device = accelerometer.device
-    for channel in [accelerometer.x, accelerometer.y, accelerometer.z] { iio_channel_enable(channel.pointer) }
+    for channel in [accelerometer.x, accelerometer.y, accelerometer.z] {
+      rsp_iio_channel_enable(channel.pointer)
+    }
     if let timestamp = accelerometer.timestamp, timestamp.isScanElement, let format = timestamp.format {
-      iio_channel_enable(timestamp.pointer)
+      rsp_iio_channel_enable(timestamp.pointer)
       timestampFormat = format
       // Ask for CLOCK_MONOTONIC timestamps; the kernel's default is realtime.
       if device.attribute("current_timestamp_clock") != nil {
@@ -60,22 +62,22 @@ final class BufferedCapture {
       timestampClock = device.attribute("current_timestamp_clock") ?? "realtime"
     }
     if let trigger = accelerometer.trigger {
-      let result = iio_device_set_trigger(device.pointer, trigger.pointer)
+      let result = rsp_iio_device_set_trigger(device.pointer, trigger.pointer)
       if result < 0 { throw IIOError("set trigger \(trigger.name) on \(device.id)", errno: -result) }
     }
     // Wake up once per block, not once per scan (before the buffer is enabled).
-    if iio_device_buffer_attr_write_longlong(device.pointer, "watermark", Int64(blockSamples)) < 0 {
+    if rsp_iio_device_buffer_attr_write_longlong(device.pointer, "watermark", Int64(blockSamples)) < 0 {
       _ = try? device.writeAttribute("buffer/watermark", String(blockSamples))
     }
     errno = 0
-    guard let buffer = iio_device_create_buffer(device.pointer, blockSamples, false) else {
+    guard let buffer = rsp_iio_device_create_buffer(device.pointer, blockSamples, false) else {
       let error = errno
       disableChannels()
       throw IIOError("iio_device_create_buffer(\(device.id))", errno: error == 0 ? EIO : error)
     }
     self.buffer = buffer
-    _ = iio_buffer_set_blocking_mode(buffer, false)
-    let fd = iio_buffer_get_poll_fd(buffer)
+    _ = rsp_iio_buffer_set_blocking_mode(buffer, false)
+    let fd = rsp_iio_buffer_get_poll_fd(buffer)
     guard fd >= 0 else {
       stop()
       throw IIOError("iio_buffer_get_poll_fd(\(device.id))", errno: -fd)
@@ -89,7 +91,7 @@ final class BufferedCapture {
     source?.remove()
     source = nil
     if let buffer {
-      iio_buffer_destroy(buffer)  // Disables the buffer.
+      rsp_iio_buffer_destroy(buffer)  // Disables the buffer.
       self.buffer = nil
     }
     disableChannels()
@@ -97,37 +99,37 @@ final class BufferedCapture {
 
   private func disableChannels() {
     for channel in [accelerometer.x, accelerometer.y, accelerometer.z] {
-      iio_channel_disable(channel.pointer)
+      rsp_iio_channel_disable(channel.pointer)
     }
-    if let timestamp = accelerometer.timestamp { iio_channel_disable(timestamp.pointer) }
+    if let timestamp = accelerometer.timestamp { rsp_iio_channel_disable(timestamp.pointer) }
   }
 
   private func readable(_ events: IOEvents) {
     guard let buffer else { return }
     // Read what is there (non-blocking), whole blocks or the last part of one.
     while true {
-      let count = iio_buffer_refill(buffer)
+      let count = rsp_iio_buffer_refill(buffer)
       if count == -Int(EAGAIN) || count == 0 { break }
       if count < 0 {
         onFailure(IIOError("iio_buffer_refill(\(accelerometer.id))", errno: Int32(-count)))
         return
       }
       decode(buffer)
-      if count < blockSamples * Int(iio_buffer_step(buffer)) { break }
+      if count < blockSamples * Int(rsp_iio_buffer_step(buffer)) { break }
     }
     if events.isGone { onFailure(IIOError("read \(accelerometer.id)", errno: ENODEV)) }
   }
 
   private func decode(_ buffer: OpaquePointer) {
-    let step = iio_buffer_step(buffer)
-    guard step > 0, let end = iio_buffer_end(buffer).map(UnsafeRawPointer.init),
-      let x = iio_buffer_first(buffer, accelerometer.x.pointer).map(UnsafeRawPointer.init),
-      let y = iio_buffer_first(buffer, accelerometer.y.pointer).map(UnsafeRawPointer.init),
-      let z = iio_buffer_first(buffer, accelerometer.z.pointer).map(UnsafeRawPointer.init)
+    let step = rsp_iio_buffer_step(buffer)
+    guard step > 0, let end = rsp_iio_buffer_end(buffer).map(UnsafeRawPointer.init),
+      let x = rsp_iio_buffer_first(buffer, accelerometer.x.pointer).map(UnsafeRawPointer.init),
+      let y = rsp_iio_buffer_first(buffer, accelerometer.y.pointer).map(UnsafeRawPointer.init),
+      let z = rsp_iio_buffer_first(buffer, accelerometer.z.pointer).map(UnsafeRawPointer.init)
     else { return }
     let timestamp: UnsafeRawPointer? =
       timestampFormat != nil && accelerometer.timestamp != nil
-      ? iio_buffer_first(buffer, accelerometer.timestamp!.pointer).map(UnsafeRawPointer.init) : nil
+      ? rsp_iio_buffer_first(buffer, accelerometer.timestamp!.pointer).map(UnsafeRawPointer.init) : nil
     let count = (end - x) / step
     guard count > 0 else { return }
     let now = rsp_monotonic_now()

@@ -25,18 +25,22 @@ final class IIOContext {
   let pointer: OpaquePointer
 
   init() throws {
+    guard rsp_iio_load() != 0 else {
+      let reason = rsp_iio_load_error().map { String(cString: $0) } ?? "libiio.so.0 not found"
+      throw IIOError("loading libiio (\(reason))", errno: ENOENT)
+    }
     errno = 0
-    guard let context = iio_create_local_context() else {
+    guard let context = rsp_iio_create_local_context() else {
       throw IIOError("iio_create_local_context", errno: errno == 0 ? ENODEV : errno)
     }
     pointer = context
   }
 
-  deinit { iio_context_destroy(pointer) }
+  deinit { rsp_iio_context_destroy(pointer) }
 
   var devices: [IIODevice] {
-    (0..<iio_context_get_devices_count(pointer)).compactMap { index in
-      iio_context_get_device(pointer, index).map { IIODevice(pointer: $0, context: self) }
+    (0..<rsp_iio_context_get_devices_count(pointer)).compactMap { index in
+      rsp_iio_context_get_device(pointer, index).map { IIODevice(pointer: $0, context: self) }
     }
   }
 }
@@ -47,28 +51,28 @@ struct IIODevice {
   let context: IIOContext
 
   /// "iio:device0", "trigger0".
-  var id: String { String(cString: iio_device_get_id(pointer)) }
+  var id: String { String(cString: rsp_iio_device_get_id(pointer)) }
   /// The driver's name ("bmc150_accel"), or "" when it has none.
-  var name: String { iio_device_get_name(pointer).map { String(cString: $0) } ?? "" }
-  var isTrigger: Bool { iio_device_is_trigger(pointer) }
+  var name: String { rsp_iio_device_get_name(pointer).map { String(cString: $0) } ?? "" }
+  var isTrigger: Bool { rsp_iio_device_is_trigger(pointer) }
 
   var channels: [IIOChannel] {
-    (0..<iio_device_get_channels_count(pointer)).compactMap { index in
-      iio_device_get_channel(pointer, index).map { IIOChannel(pointer: $0) }
+    (0..<rsp_iio_device_get_channels_count(pointer)).compactMap { index in
+      rsp_iio_device_get_channel(pointer, index).map { IIOChannel(pointer: $0) }
     }
   }
 
   func channel(_ id: String, output: Bool = false) -> IIOChannel? {
-    iio_device_find_channel(pointer, id, output).map { IIOChannel(pointer: $0) }
+    rsp_iio_device_find_channel(pointer, id, output).map { IIOChannel(pointer: $0) }
   }
 
   /// A device attribute as text (trailing newline removed); nil when it cannot be read.
   func attribute(_ name: String) -> String? {
-    readText { iio_device_attr_read(pointer, name, $0, $1) }
+    readText { rsp_iio_device_attr_read(pointer, name, $0, $1) }
   }
 
   func writeAttribute(_ name: String, _ value: String) throws {
-    let result = iio_device_attr_write(pointer, name, value)
+    let result = rsp_iio_device_attr_write(pointer, name, value)
     if result < 0 { throw IIOError("write \(id)/\(name)", errno: Int32(-result)) }
   }
 }
@@ -78,27 +82,27 @@ struct IIOChannel {
   let pointer: OpaquePointer
 
   /// "accel_x", "timestamp".
-  var id: String { String(cString: iio_channel_get_id(pointer)) }
-  var isScanElement: Bool { iio_channel_is_scan_element(pointer) }
+  var id: String { String(cString: rsp_iio_channel_get_id(pointer)) }
+  var isScanElement: Bool { rsp_iio_channel_is_scan_element(pointer) }
 
   /// A channel attribute as text ("scale" for in_accel_scale or in_accel_x_scale).
   func attribute(_ name: String) -> String? {
-    readText { iio_channel_attr_read(pointer, name, $0, $1) }
+    readText { rsp_iio_channel_attr_read(pointer, name, $0, $1) }
   }
 
-  func hasAttribute(_ name: String) -> Bool { iio_channel_find_attr(pointer, name) != nil }
+  func hasAttribute(_ name: String) -> Bool { rsp_iio_channel_find_attr(pointer, name) != nil }
 
   /// Reads an integer attribute ("raw").
   func readInteger(_ name: String) throws -> Int64 {
     var value: Int64 = 0
-    let result = iio_channel_attr_read_longlong(pointer, name, &value)
+    let result = rsp_iio_channel_attr_read_longlong(pointer, name, &value)
     if result < 0 { throw IIOError("read \(id) \(name)", errno: -result) }
     return Int64(value)
   }
 
   /// How the channel is stored in a buffered scan.
   var format: ScanElementFormat? {
-    guard let raw = iio_channel_get_data_format(pointer)?.pointee else { return nil }
+    guard let raw = rsp_iio_channel_get_data_format(pointer)?.pointee else { return nil }
     let format = ScanElementFormat(
       isBigEndian: raw.is_be, isSigned: raw.is_signed, bits: Int(raw.bits), storageBits: Int(raw.length),
       repeatCount: Int(max(1, raw.repeat)), shift: Int(raw.shift))
