@@ -114,6 +114,10 @@ let package = Package(
       name: "DBusEchoPeer", dependencies: ["DBus", "EventLoop"], path: "Tests/DBusEchoPeer",
       swiftSettings: strict),
     .testTarget(
+      name: "MPRISTests",
+      dependencies: ["MPRIS", "Responderd", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore"],
+      swiftSettings: strict),
+    .testTarget(
       name: "DBusTests",
       dependencies: ["DBus", "DBusTestSupport", "DBusEchoPeer", "EventLoop", "ResponderCore"],
       swiftSettings: strict),
