@@ -91,6 +91,8 @@ public struct PlayerSelector: Sendable {
   public private(set) var selectedID: String?
   /// Why it is selected (or why none is).
   public private(set) var reason = "no MPRIS player on the bus"
+  /// The policy's part of `reason` (without the priority part).
+  private var ruleReason = ""
   /// responderd's own unique name: never selected.
   public private(set) var ownID: String?
   private var sequence: UInt64 = 1
@@ -146,10 +148,20 @@ public struct PlayerSelector: Sendable {
   /// Its properties were read: it becomes a candidate.
   @discardableResult
   public mutating func loaded(_ id: String, status: PlaybackStatus?, at time: Seconds) -> Bool {
-    guard var record = players[id] else { return false }
-    record.isLoaded = true
-    apply(status, to: &record, at: time, initial: record.activitySequence == 0)
-    players[id] = record
+    loaded([(id, status)], at: time)
+  }
+
+  /// The properties of several players were read, e.g. of every player found when listing the
+  /// bus: they become candidates together, so that the selection does not depend on which
+  /// answered first.
+  @discardableResult
+  public mutating func loaded(_ batch: [(id: String, status: PlaybackStatus?)], at time: Seconds) -> Bool {
+    for (id, status) in batch {
+      guard var record = players[id] else { continue }
+      record.isLoaded = true
+      apply(status, to: &record, at: time, initial: record.activitySequence == 0)
+      players[id] = record
+    }
     return reselect()
   }
 
@@ -289,7 +301,10 @@ public struct PlayerSelector: Sendable {
             playing.count == 1 ? "playing" : "started playing last of \(playing.count) playing players")
         } else if let previousID, let current = group.first(where: { $0.id == previousID }) {
           chosen = current
-          parts.append("no player is playing; keeps the current selection")
+          // Chosen while none played (at startup, say): that reason still holds.
+          parts.append(
+            ruleReason.hasPrefix("no player is playing")
+              ? ruleReason : "no player is playing; keeps the current selection")
         } else {
           chosen = Self.best(group) { ($0.activitySequence, 0) }
           parts.append("no player is playing; " + Self.recencyReason(chosen))
@@ -297,6 +312,7 @@ public struct PlayerSelector: Sendable {
       }
     }
     selectedID = chosen.id
+    ruleReason = parts.last ?? ""
     reason = parts.joined(separator: "; ")
     return selectedID != previousID || reason != previousReason
   }

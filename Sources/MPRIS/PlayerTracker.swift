@@ -36,6 +36,11 @@ public final class PlayerTracker {
   /// Names whose owner changed since the current listing began (the signal is newer).
   private var changedDuringListing = Set<String>()
   private var probing = Set<String>()
+  /// Calls of the current listing still unanswered (ListNames, GetNameOwner, GetAll).
+  private var listingPending = 0
+  /// Players of the current listing whose properties are in, made candidates together at its end.
+  private var listingLoaded: [(id: String, status: PlaybackStatus?)] = []
+  private var listingFailed: [(id: String, reason: String)] = []
   private let logger: Logger
 
   public init(settings: PlayerSettings, scheduler: Scheduler, logger: Logger = Logger(label: "responderd")) {
@@ -93,6 +98,9 @@ public final class PlayerTracker {
     listing += 1
     let current = listing
     changedDuringListing.removeAll()
+    listingLoaded.removeAll()
+    listingFailed.removeAll()
+    listingPending = 1
     connection.listNames { [weak self] result in
       guard let self, self.listing == current else { return }
       switch result {
@@ -101,7 +109,21 @@ public final class PlayerTracker {
       case .success(let names):
         for name in names where MPRISNames.isPlayerName(name) { self.lookUpOwner(of: name, listing: current) }
       }
+      self.listingStepDone()
     }
+  }
+
+  /// One call of the listing answered; after the last one, the players found become candidates
+  /// together (so that the selection does not depend on which player answered first).
+  private func listingStepDone() {
+    listingPending -= 1
+    guard listingPending == 0 else { return }
+    let now = scheduler.now
+    var changed = selector.loaded(listingLoaded, at: now)
+    for (id, reason) in listingFailed { changed = selector.unresponsive(id, reason: reason) || changed }
+    listingLoaded.removeAll()
+    listingFailed.removeAll()
+    if changed { notify(.selection) }
   }
 
   /// The bus went away: every player is gone.
@@ -118,11 +140,14 @@ public final class PlayerTracker {
   }
 
   private func lookUpOwner(of name: String, listing current: Int) {
-    connection?.getNameOwner(name) { [weak self] result in
-      guard let self, self.listing == current, !self.changedDuringListing.contains(name),
-        let owner = try? result.get()
-      else { return }
-      self.nameOwned(name, by: owner, live: false)
+    guard let connection else { return }
+    listingPending += 1
+    connection.getNameOwner(name) { [weak self] result in
+      guard let self, self.listing == current else { return }
+      if !self.changedDuringListing.contains(name), let owner = try? result.get() {
+        self.nameOwned(name, by: owner, live: false)
+      }
+      self.listingStepDone()
     }
   }
 
@@ -147,14 +172,16 @@ public final class PlayerTracker {
       return
     }
     players[owner] = MPRISPlayer(uniqueName: owner, busNames: [name])
-    logger.info("players: \(MPRISNames.shortName(name)) (\(owner)) \(live ? "appeared" : "found")")
     var changed = selector.appeared(owner, names: [name], at: now, live: live)
+    logger.log(
+      level: isProxy(owner) ? .debug : .info,
+      "players: \(MPRISNames.shortName(name)) (\(owner)) \(live ? "appeared" : "found")")
     switch selector.players[owner]?.exclusion {
     case .itself?, .proxy?:
       // Listed, never read nor controlled.
       changed = selector.loaded(owner, status: nil, at: now) || changed
     default:
-      load(owner)
+      load(owner, listing: live ? nil : listing)
     }
     if changed { notify(.selection) }
   }
@@ -167,7 +194,8 @@ public final class PlayerTracker {
     if player.busNames.isEmpty {
       players[owner] = nil
       probing.remove(owner)
-      logger.info("players: \(MPRISNames.shortName(name)) (\(owner)) left")
+      logger.log(
+        level: isProxy(owner) ? .debug : .info, "players: \(MPRISNames.shortName(name)) (\(owner)) left")
       if selector.vanished(owner) { notify(.selection) }
     } else {
       players[owner] = player
@@ -177,9 +205,11 @@ public final class PlayerTracker {
 
   // MARK: Properties
 
-  /// Reads both interfaces of a player; it becomes a candidate once its Player properties are in.
-  private func load(_ id: String) {
+  /// Reads both interfaces of a player; it becomes a candidate once its Player properties are in
+  /// (at the end of `listing` for a player found by that listing).
+  private func load(_ id: String, listing batch: Int? = nil) {
     guard let connection else { return }
+    if batch != nil { listingPending += 1 }
     let timeout = max(settings.callDeadline, 2)
     connection.getAllProperties(
       interface: MPRISNames.rootInterface, path: MPRISNames.objectPath, destination: id, timeout: timeout
@@ -191,21 +221,34 @@ public final class PlayerTracker {
     connection.getAllProperties(
       interface: MPRISNames.playerInterface, path: MPRISNames.objectPath, destination: id, timeout: timeout
     ) { [weak self] result in
-      guard let self, var player = self.players[id] else { return }
+      guard let self else { return }
+      let inBatch = batch != nil && batch == self.listing
+      defer { if inBatch { self.listingStepDone() } }
+      guard var player = self.players[id] else { return }
       let now = self.scheduler.now
       switch result {
       case .success(let values):
         player.playerProperties = values
         if let position = values["Position"]?.int64 { player.setPosition(position, at: now) }
         self.players[id] = player
+        self.notify(.properties(player: id, names: Set(values.keys)))
+        if inBatch {
+          self.listingLoaded.append((id, player.playbackStatus))
+          return
+        }
         var changed = self.selector.loaded(id, status: player.playbackStatus, at: now)
         changed = self.selector.responsive(id) || changed
-        self.notify(.properties(player: id, names: Set(values.keys)))
         if changed { self.notify(.selection) }
       case .failure(let error):
         self.logger.notice("players: cannot read the properties of \(id): \(error.message)")
+        let reason = "did not answer GetAll: \(error.message)"
+        if inBatch {
+          self.listingLoaded.append((id, nil))
+          self.listingFailed.append((id, reason))
+          return
+        }
         var changed = self.selector.loaded(id, status: nil, at: now)
-        changed = self.selector.unresponsive(id, reason: "did not answer GetAll: \(error.message)") || changed
+        changed = self.selector.unresponsive(id, reason: reason) || changed
         if changed { self.notify(.selection) }
       }
     }
@@ -219,7 +262,7 @@ public final class PlayerTracker {
     else { return }
     let now = scheduler.now
     var newStatus: PlaybackStatus?
-    switch interface {
+    switch isProxy(sender) ? nil : interface {
     case MPRISNames.playerInterface:
       player.mergePlayerProperties(changed, at: now)
       if changed["PlaybackStatus"] != nil { newStatus = player.playbackStatus }
@@ -246,8 +289,10 @@ public final class PlayerTracker {
       let position = message.arguments.first?.int64
     else { return }
     let now = scheduler.now
-    player.setPosition(position, at: now)
-    players[sender] = player
+    if !isProxy(sender) {
+      player.setPosition(position, at: now)
+      players[sender] = player
+    }
     let changed = selector.signal(sender, kind: "Seeked", at: now)
     notify(.seeked(player: sender, position: position))
     if changed { notify(.selection) }
@@ -310,6 +355,15 @@ public final class PlayerTracker {
   }
 
   // MARK: Helpers
+
+  /// Whether `id` is responderd itself or a proxy: its signals count as its own activity, and
+  /// its properties (an echo of another player's) are not kept.
+  private func isProxy(_ id: String) -> Bool {
+    switch selector.players[id]?.exclusion {
+    case .itself?, .proxy?: true
+    default: false
+    }
+  }
 
   /// The name to show for a player.
   public func displayName(_ player: MPRISPlayer) -> String {

@@ -21,7 +21,10 @@ public final class BusComponent: ServiceComponent {
   private var connectedHandlers: [(DBusConnection) -> Void] = []
   private var logger = Logger(label: "responderd")
 
-  public init() {}
+  private let explicitAddress: String?
+
+  /// `address`: the bus to use instead of the session bus of the environment (tests, tools).
+  public init(address: String? = nil) { explicitAddress = address }
 
   /// Runs `setup` once with the connection (at once when it exists): export objects, subscribe.
   public func withConnection(_ setup: @escaping (DBusConnection) -> Void) {
@@ -35,7 +38,8 @@ public final class BusComponent: ServiceComponent {
 
   public func start(in service: Service) throws {
     logger = service.logger
-    address = (try? DBusConnection.sessionBusAddress()) ?? "unix:path=/run/user/\(getuid())/bus"
+    address =
+      explicitAddress ?? (try? DBusConnection.sessionBusAddress()) ?? "unix:path=/run/user/\(getuid())/bus"
     let connection = DBusConnection(waitingFor: address, loop: service.loop)
     self.connection = connection
     connection.onConnected = { [weak self, unowned connection] in

@@ -7,5 +7,6 @@ public enum Components {
     let bus = BusComponent()
     service.bus = bus
     service.add(bus)
+    service.add(MPRISComponent(service: service))
   }
 }

@@ -8,7 +8,7 @@ struct ResponderctlCommand: ParsableCommand {
     commandName: "responderctl",
     abstract: "Control and inspect responderd, and run its offline tools on recordings.",
     version: responderdVersion,
-    subcommands: [VersionCommand.self])
+    subcommands: [VersionCommand.self, PlayersCommand.self])
 }
 
 /// `responderctl version`.
