@@ -113,6 +113,13 @@ let package = Package(
     .executableTarget(
       name: "DBusEchoPeer", dependencies: ["DBus", "EventLoop"], path: "Tests/DBusEchoPeer",
       swiftSettings: strict),
+    .executableTarget(
+      name: "MPRISRoundTrip",
+      dependencies: [
+        "MPRIS", "Responderd", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Benchmarks/MPRISRoundTrip", swiftSettings: strict),
     .testTarget(
       name: "MPRISTests",
       dependencies: ["MPRIS", "Responderd", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore"],
