@@ -66,6 +66,13 @@ public final class MPRISComponent: ServiceComponent {
     bus.withConnection { [weak self, weak service] connection in
       guard let self, let service else { return }
       self.tracker.attach(to: connection)
+      // While the bus is away there is no player (the bus component keeps its own handler).
+      let busHandler = connection.onDisconnected
+      connection.onDisconnected = { [weak self] error in
+        busHandler?(error)
+        self?.controller.stopSeeking()
+        self?.tracker.connectionLost()
+      }
       self.exportPlayersObject(on: connection)
       if settings.proxy {
         let application = service.application

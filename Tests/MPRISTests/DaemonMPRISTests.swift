@@ -74,6 +74,12 @@ import Testing
     try log.waitFor("bus: owns org.mpris.MediaPlayer2.responderd", count: 2)
     control = try bus.connect(loop: loop)
     defer { control.close() }
+    // The players of the old bus are forgotten: only responderd itself is there.
+    let empty = try ChildProcess.run(
+      [try builtExecutable("responderctl"), "players", "--json"], environment: bus.environment, loop: loop)
+    let emptyReport = try JSONDecoder().decode(PlayersReport.self, from: Data(empty.output.utf8))
+    #expect(emptyReport.selected == nil)
+    #expect(emptyReport.players.allSatisfy { $0.state == "self" })
     let second = try MPV(bus: bus)
     defer { second.process.terminate(grace: 1) }
     try second.waitUntilOnBus(control)
