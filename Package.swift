@@ -77,7 +77,7 @@ let package = Package(
       name: "Responderd",
       dependencies: [
         "ResponderCore", "TouchDispatch", "RemoteControl", "Motion", "EventLoop", "DBus", "MPRIS",
-        "EvdevInput", "IIOInput",
+        "EvdevInput", "IIOInput", "ResponderClient",
         .product(name: "Logging", package: "swift-log"),
 
       ],
@@ -94,15 +94,74 @@ let package = Package(
     .executableTarget(
       name: "responderctl",
       dependencies: [
-        "Responderd", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "Responderd", "ResponderClient", "DBus", "EventLoop", "ResponderCore",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
+      swiftSettings: strict),
+    // Examples.
+    .executableTarget(
+      name: "shake-to-undo", dependencies: ["ResponderClient", "DBus", "EventLoop", "ResponderCore"],
+      path: "examples/shake-to-undo", swiftSettings: strict),
+
+    // Benchmarks (release mode).
+    .executableTarget(
+      name: "KeyLatency",
+      dependencies: [
+        "CUmockdev", "EventLoop", "EvdevInput", "ResponderCore", "Responderd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Benchmarks/KeyLatency",
+      swiftSettings: strict),
+    .executableTarget(
+      name: "MotionCost",
+      dependencies: [
+        "Motion", "IIOInput", "EventLoop", "CUmockdev", "ResponderCore",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Benchmarks/MotionCost", swiftSettings: strict),
+    .executableTarget(
+      name: "TouchFrame", dependencies: ["TouchDispatch", "ResponderCore"], path: "Benchmarks/TouchFrame",
       swiftSettings: strict),
 
     // Tests: one target per module.
     .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
+    .testTarget(name: "MotionTests", dependencies: ["Motion"], swiftSettings: strict),
+    .testTarget(name: "IIOInputTests", dependencies: ["IIOInput"], swiftSettings: strict),
+    .testTarget(name: "TouchDispatchTests", dependencies: ["TouchDispatch"], swiftSettings: strict),
     .testTarget(
-      name: "ResponderdTests", dependencies: ["Responderd", "DBus", "DBusTestSupport"],
+      name: "TouchDispatchDeviceTests",
+      dependencies: [
+        "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev", "Responderd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "IIOInputDeviceTests",
+      dependencies: [
+        "IIOInput", "CUmockdev", "EventLoop", "Motion", "Responderd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "RemoteControlTests", dependencies: ["RemoteControl", "ResponderCore"], swiftSettings: strict),
+    .testTarget(
+      name: "EvdevInputDeviceTests",
+      dependencies: [
+        "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev", "Responderd",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "ResponderdTests",
+      dependencies: [
+        "Responderd", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "EventLoop",
+        "RemoteControl",
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "ResponderClientTests",
+      dependencies: ["ResponderClient", "DBus", "DBusTestSupport", "ResponderCore", "EventLoop"],
       swiftSettings: strict),
 
     // D-Bus test harness (private dbus-daemon, child processes), reusable by any test target,
@@ -113,6 +172,9 @@ let package = Package(
     .executableTarget(
       name: "DBusEchoPeer", dependencies: ["DBus", "EventLoop"], path: "Tests/DBusEchoPeer",
       swiftSettings: strict),
+    .executableTarget(
+      name: "DBusRoundTrip", dependencies: ["DBus", "DBusTestSupport", "EventLoop"],
+      path: "Benchmarks/DBusRoundTrip", swiftSettings: strict),
     .executableTarget(
       name: "MPRISRoundTrip",
       dependencies: [

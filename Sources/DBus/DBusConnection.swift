@@ -129,7 +129,9 @@ public final class DBusConnection {
   /// Whether the connection is registered on the bus.
   public var isConnected: Bool { state == .connected }
 
-  /// Closes the connection for good (no reconnection). Outstanding calls fail with `Disconnected`.
+  /// Closes the connection for good (no reconnection). Outstanding calls fail with `Disconnected`;
+  /// subscriptions, exported objects and callbacks are dropped (which breaks reference cycles
+  /// through handlers that capture the connection).
   public func close() {
     guard state != .closed else { return }
     reconnector?.stop()
@@ -137,6 +139,16 @@ public final class DBusConnection {
     tearDownLink()
     state = .closed
     failPendingCalls(DBusError.disconnected("connection closed"))
+    // Drop everything that may hold the owner (and so this connection) in a cycle.
+    let active = subscriptions
+    subscriptions.removeAll()
+    for subscription in active { subscription.cancel() }
+    objects.removeAll()
+    ownedNames.removeAll()
+    onConnected = nil
+    onDisconnected = nil
+    onNameLost = nil
+    onNameAcquired = nil
   }
 
   /// Reconnects now when disconnected (throws when the bus cannot be reached).

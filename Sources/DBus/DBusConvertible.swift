@@ -230,3 +230,17 @@ extension Dictionary: DBusConvertible where Key: DBusConvertible & Comparable, V
     self = result
   }
 }
+
+extension Array where Element == DBusValue {
+  /// The argument at `index` as `T`; throws `InvalidArgs` naming the index and expected type.
+  /// `let name: String = try call.arguments.value(at: 0)`
+  public func value<T: DBusConvertible>(at index: Int, as type: T.Type = T.self) throws(DBusError) -> T {
+    guard index < count else {
+      throw .invalidArgs("argument \(index) is missing (got \(count) arguments)")
+    }
+    guard let value = T(dbusValue: self[index]) else {
+      throw .invalidArgs("argument \(index) is '\(self[index].signature)', expected '\(T.dbusSignature)'")
+    }
+    return value
+  }
+}

@@ -21,6 +21,7 @@ final class DBusReconnector {
   private let attempt: () -> Bool
   private var inotifyFD: Int32 = -1
   private var inotifySource: IOSource?
+  private var watchedDirectory: String?
   private var timer: ScheduledTimer?
   private var backoff: Seconds = 0.1
   private var quickRetries = 0
@@ -37,7 +38,7 @@ final class DBusReconnector {
 
   /// Tries after `delay` (at once when 0), then waits as described above.
   func start(after delay: Seconds = 0) {
-    if let socketPath { watchDirectory(of: socketPath) }
+    watchNearestDirectory()
     if delay > 0 {
       timer = scheduler.schedule(after: delay) { [weak self] in self?.tryNow() }
     } else {
@@ -49,12 +50,7 @@ final class DBusReconnector {
     stopped = true
     timer?.cancel()
     timer = nil
-    inotifySource?.remove()
-    inotifySource = nil
-    if inotifyFD >= 0 {
-      close(inotifyFD)
-      inotifyFD = -1
-    }
+    removeWatch()
   }
 
   private func tryNow() {
@@ -66,10 +62,10 @@ final class DBusReconnector {
       return
     }
     if inotifySource != nil {
-      // The socket appeared but refused us: the daemon may not listen yet. A few quick retries,
-      // then wait for the next change in the directory.
+      // The socket is there but refused us: the daemon may not listen yet (it binds, then
+      // starts). Retry on a short back-off for a few seconds, then wait for the next change.
       if quickRetries > 0 {
-        let delay = 0.2 / Seconds(quickRetries)
+        let delay = 0.05 * Seconds(1 << min(10 - quickRetries, 6))
         quickRetries -= 1
         timer = scheduler.schedule(after: delay) { [weak self] in self?.tryNow() }
       }
@@ -79,28 +75,49 @@ final class DBusReconnector {
     }
   }
 
-  private func watchDirectory(of path: String) {
-    guard inotifyFD < 0, let slash = path.lastIndex(of: "/") else { return }
-    let directory = slash == path.startIndex ? "/" : String(path[..<slash])
-    let name = String(path[path.index(after: slash)...])
+  /// Watches the deepest existing directory on the way to the socket: the socket's own directory
+  /// when it exists, else its nearest ancestor (e.g. /run/user before the session starts), moving
+  /// down as directories are created. No timer runs meanwhile.
+  private func watchNearestDirectory() {
+    guard let socketPath else { return }
+    var directory = Self.parent(of: socketPath)
+    while directory != "/" && access(directory, F_OK) != 0 { directory = Self.parent(of: directory) }
+    guard directory != watchedDirectory || inotifyFD < 0 else { return }
+    removeWatch()
     let fd = cdbus_inotify_init()
     guard fd >= 0 else { return }
-    let mask = CDBUS_IN_CREATE | CDBUS_IN_MOVED_TO | CDBUS_IN_ATTRIB | CDBUS_IN_DELETE_SELF
+    let mask =
+      CDBUS_IN_CREATE | CDBUS_IN_MOVED_TO | CDBUS_IN_ATTRIB | CDBUS_IN_DELETE_SELF | CDBUS_IN_MOVE_SELF
     guard inotify_add_watch(fd, directory, mask) >= 0,
       let source = try? loop.register(
-        fd: fd, events: .readable, handler: { [weak self] _ in self?.readEvents(name) })
+        fd: fd, events: .readable, handler: { [weak self] _ in self?.readEvents() })
     else {
       close(fd)
       return
     }
     inotifyFD = fd
     inotifySource = source
+    watchedDirectory = directory
   }
 
-  private func readEvents(_ name: String) {
+  private func removeWatch() {
+    inotifySource?.remove()
+    inotifySource = nil
+    if inotifyFD >= 0 {
+      close(inotifyFD)
+      inotifyFD = -1
+    }
+    watchedDirectory = nil
+  }
+
+  static func parent(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+    return String(path[..<slash])
+  }
+
+  private func readEvents() {
     var buffer = [UInt8](repeating: 0, count: 4096)
-    var sawSocket = false
-    var directoryGone = false
+    var watchGone = false
     while true {
       let count = buffer.withUnsafeMutableBytes { read(inotifyFD, $0.baseAddress, $0.count) }
       if count <= 0 { break }
@@ -109,23 +126,19 @@ final class DBusReconnector {
         let mask = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) }
         let length = Int(
           buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) })
-        let nameBytes = buffer[(offset + 16)..<min(offset + 16 + length, count)].prefix { $0 != 0 }
-        if String(decoding: nameBytes, as: UTF8.self) == name { sawSocket = true }
-        if mask & (CDBUS_IN_DELETE_SELF | CDBUS_IN_IGNORED) != 0 { directoryGone = true }
+        if mask & (CDBUS_IN_DELETE_SELF | CDBUS_IN_MOVE_SELF | CDBUS_IN_IGNORED) != 0 { watchGone = true }
         offset += 16 + length
       }
     }
-    if directoryGone {
-      // The directory went away: fall back to the back-off timer.
-      inotifySource?.remove()
-      inotifySource = nil
-      close(inotifyFD)
-      inotifyFD = -1
-      if timer == nil { timer = scheduler.schedule(after: backoff) { [weak self] in self?.tryNow() } }
+    if watchGone { removeWatch() }
+    // A directory on the way may have appeared (or ours went away): watch the nearest one again.
+    watchNearestDirectory()
+    if inotifyFD < 0, timer == nil {
+      timer = scheduler.schedule(after: backoff) { [weak self] in self?.tryNow() }
       return
     }
-    if sawSocket {
-      quickRetries = 3
+    if let socketPath, access(socketPath, F_OK) == 0 {
+      quickRetries = 10
       tryNow()
     }
   }

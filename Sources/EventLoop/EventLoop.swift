@@ -181,12 +181,16 @@ public final class EventLoop {
     return Int(count)
   }
 
-  /// Runs the loop until `condition` holds or `timeout` seconds pass; returns whether it held.
-  /// For tests and tools that wait for a real process or bus (bounded, never a sleep).
+  /// Runs the loop until `condition` holds, `timeout` seconds pass or `stop()` is called; returns
+  /// whether the condition held. For tests and tools that wait for a real process or bus
+  /// (bounded, never a sleep).
   @discardableResult
   public func run(until condition: () -> Bool, timeout: Seconds) -> Bool {
     let deadline = rsp_monotonic_now() + timeout
+    stopRequested = false
+    defer { stopRequested = false }
     while !condition() {
+      if stopRequested { return condition() }
       let left = deadline - rsp_monotonic_now()
       if left <= 0 { return condition() }
       runOnce(timeout: Int32(max(1, min(left * 1000, 100))))

@@ -1,1 +1,253 @@
-// IIOInput: see DESIGN.md section 6. This file is replaced as the module is built.
+import EventLoop
+import Logging
+import Motion
+import ResponderCore
+
+/// Accelerometer samples from IIO through libiio, only while someone wants them.
+///
+/// `setWanted(true)` opens the first accelerometer (or the configured one) and starts sampling:
+/// buffered capture clocked by the device's trigger when it has one, else polled sysfs reads on a
+/// timer; udev tells when a sensor appears or goes away. `setWanted(false)` closes everything: no
+/// descriptor, no timer, nothing wakes up. Samples are in m/s² in screen coordinates with
+/// CLOCK_MONOTONIC timestamps.
+///
+/// Not thread-safe: use it on the event loop's thread.
+public final class IIOInput {
+  /// How samples are captured.
+  public enum Capture: String, Sendable, CaseIterable {
+    /// Buffered when the sensor has a trigger, else polled.
+    case auto
+    /// Buffered only.
+    case buffered
+    /// Polled only.
+    case polled
+  }
+
+  public struct Settings: Equatable, Sendable {
+    /// Hz asked from the sensor: the lowest it offers at or above this.
+    public var samplingRate: Double = 50
+    public var capture: Capture = .auto
+    public var rotation: ScreenRotation = .normal
+    /// A sensor name ("bmc150_accel") or IIO id ("iio:device0"); empty for the first accelerometer.
+    public var device = ""
+    /// Buffered capture delivers samples in blocks of about this long.
+    public var blockDuration: Seconds = 0.1
+    public init() {}
+  }
+
+  /// The sensor being sampled.
+  public struct Sensor: Equatable, Sendable, CustomStringConvertible {
+    public var id: String
+    public var name: String
+    /// "buffered" or "polled".
+    public var mode: String
+    /// Samples per second.
+    public var rate: Double
+    /// Samples per delivered block (1 when polled).
+    public var blockSamples: Int
+    public var description: String {
+      "\(id) (\(name)), \(mode) at \(formatFrequency(rate)) Hz"
+        + (blockSamples > 1 ? " in blocks of \(blockSamples)" : "")
+    }
+  }
+
+  public let settings: Settings
+  private let loop: EventLoop
+  private let scheduler: any Scheduler
+  private var logger: Logger
+
+  /// Called with each sample.
+  public var onSample: ((MotionSample) -> Void)?
+  /// Called when a sensor is opened.
+  public var onSensorOpened: ((Sensor) -> Void)?
+  /// Called when the open sensor stops delivering: it went away, failed, or sampling was stopped
+  /// (`setWanted(false)`); with the time it happened.
+  public var onSensorClosed: ((Seconds) -> Void)?
+
+  public private(set) var isWanted = false
+  /// The sensor being sampled, if any.
+  public private(set) var sensor: Sensor?
+  /// Samples delivered since creation.
+  public private(set) var sampleCount = 0
+  /// Times a libiio context was created (each open and each hotplug rescan).
+  public private(set) var contextCount = 0
+
+  private var context: IIOContext?
+  private var polled: PolledCapture?
+  private var buffered: BufferedCapture?
+  private var hotplug: IIOHotplug?
+  private var reportedMissing = false
+
+  public init(loop: EventLoop, settings: Settings = Settings(), logger: Logger) {
+    self.loop = loop
+    self.scheduler = loop.scheduler
+    self.settings = settings
+    self.logger = logger
+  }
+
+  /// How late a sample may be delivered after its timestamp (a block, and a period of slack).
+  public var latency: Seconds {
+    guard let sensor else { return settings.blockDuration }
+    return Double(sensor.blockSamples + 1) / sensor.rate
+  }
+
+  /// Opens the sensor when `wanted` and closes it when not.
+  public func setWanted(_ wanted: Bool) {
+    guard wanted != isWanted else { return }
+    isWanted = wanted
+    if wanted {
+      do {
+        hotplug = try IIOHotplug(loop: loop) { [weak self] action, name in
+          self?.hotplugEvent(action: action, name: name)
+        }
+      } catch {
+        logger.warning("iio: no hotplug (\(error)); sensors plugged in later are not seen")
+      }
+      open()
+    } else {
+      close(reason: "not wanted")
+      hotplug?.stop()
+      hotplug = nil
+      reportedMissing = false
+    }
+  }
+
+  private func hotplugEvent(action: String, name: String) {
+    guard isWanted else { return }
+    if let sensor, sensor.id == name, action == "remove" {
+      logger.notice("iio: \(sensor.id) (\(sensor.name)) removed")
+      close(reason: "removed")
+    } else if sensor == nil, action == "add" || action == "change" || action == "bind" {
+      open()
+    }
+  }
+
+  private func open() {
+    guard sensor == nil else { return }
+    let context: IIOContext
+    do {
+      context = try IIOContext()
+      contextCount += 1
+    } catch {
+      report("iio: no IIO context (\(error)); waiting for a sensor")
+      return
+    }
+    let candidates = Accelerometer.all(in: context).filter { accelerometer in
+      settings.device.isEmpty || accelerometer.name == settings.device || accelerometer.id == settings.device
+    }
+    guard let accelerometer = candidates.first else {
+      report(
+        settings.device.isEmpty
+          ? "iio: no accelerometer found; waiting for one"
+          : "iio: no accelerometer '\(settings.device)' found; waiting for it")
+      return
+    }
+    reportedMissing = false
+    let converter = accelerometer.converter(rotation: settings.rotation)
+    let rate = accelerometer.setSamplingFrequency(atLeast: settings.samplingRate)
+    let useBuffer: Bool
+    switch settings.capture {
+    case .auto: useBuffer = accelerometer.canBuffer
+    case .buffered:
+      guard accelerometer.canBuffer else {
+        report("iio: \(accelerometer.id) (\(accelerometer.name)) has no trigger for buffered capture")
+        return
+      }
+      useBuffer = true
+    case .polled: useBuffer = false
+    }
+    let deliver: (MotionSample) -> Void = { [weak self] sample in
+      self?.sampleCount += 1
+      self?.onSample?(sample)
+    }
+    let fail: (IIOError) -> Void = { [weak self] error in self?.failed(error) }
+    var opened: Sensor?
+    if useBuffer {
+      let block = max(1, Int((rate * settings.blockDuration).rounded()))
+      if let capture = BufferedCapture(
+        accelerometer: accelerometer, loop: loop, rate: rate, blockSamples: block, converter: converter,
+        onSample: deliver, onFailure: fail)
+      {
+        capture.logger = { [logger] in logger.notice("\($0)") }
+        do {
+          try capture.start()
+          buffered = capture
+          opened = Sensor(
+            id: accelerometer.id, name: accelerometer.name, mode: "buffered", rate: rate, blockSamples: block)
+        } catch {
+          logger.error("iio: \(accelerometer.id): buffered capture failed (\(error))")
+        }
+      }
+      // With `capture = "auto"`, a buffer that cannot be set up (sysfs read-only under the
+      // systemd unit, a busy buffer) falls back to polled reads; `buffered` insists.
+      guard opened != nil || settings.capture == .auto else { return }
+      if opened == nil { logger.notice("iio: \(accelerometer.id): falling back to polled capture") }
+    }
+    if opened == nil {
+      let capture = PolledCapture(
+        accelerometer: accelerometer, scheduler: scheduler, rate: rate, converter: converter,
+        onSample: deliver, onFailure: fail)
+      capture.start()
+      polled = capture
+      opened = Sensor(
+        id: accelerometer.id, name: accelerometer.name, mode: "polled", rate: rate, blockSamples: 1)
+    }
+    guard let opened else { return }
+    sensor = opened
+    self.context = context
+    logger.info("iio: sampling \(opened)")
+    onSensorOpened?(opened)
+  }
+
+  private func failed(_ error: IIOError) {
+    guard let sensor else { return }
+    logger.notice("iio: \(sensor.id) (\(sensor.name)) stopped: \(error)")
+    // Stop from the loop, not from inside the capture's own callback.
+    loop.runSoon { [weak self] in
+      guard let self, self.sensor == sensor else { return }
+      self.close(reason: "failed")
+    }
+  }
+
+  private func close(reason: String) {
+    guard let closed = sensor else { return }
+    polled?.stop()
+    polled = nil
+    buffered?.stop()
+    buffered = nil
+    context = nil
+    sensor = nil
+    logger.debug("iio: closed \(closed.id) (\(reason))")
+    onSensorClosed?(scheduler.now)
+  }
+
+  private func report(_ message: String) {
+    guard !reportedMissing else { return }
+    reportedMissing = true
+    logger.notice("\(message)")
+  }
+}
+
+/// Shakes from the accelerometer: an `IIOInput` feeding a `ShakeDetector`.
+public final class ShakeInput {
+  public let input: IIOInput
+  public let detector: ShakeDetector
+
+  /// - Parameter onShake: called with each began, ended and cancelled.
+  public init(
+    loop: EventLoop, settings: IIOInput.Settings, shake: ShakeSettings, logger: Logger,
+    onShake: @escaping (ShakeEvent) -> Void
+  ) {
+    input = IIOInput(loop: loop, settings: settings, logger: logger)
+    detector = ShakeDetector(settings: shake, scheduler: loop.scheduler, onEvent: onShake)
+    input.onSample = { [detector] sample in detector.process(sample) }
+    input.onSensorOpened = { [detector, input] _ in
+      detector.reset()
+      detector.lateSampleAllowance = input.latency
+    }
+    input.onSensorClosed = { [detector] time in detector.sensorLost(at: time) }
+  }
+
+  /// Samples while `wanted`; a shake under way when it stops is cancelled.
+  public func setWanted(_ wanted: Bool) { input.setWanted(wanted) }
+}

@@ -1,1 +1,274 @@
-// ResponderClient: see DESIGN.md section 6. This file is replaced as the module is built.
+import DBus
+import EventLoop
+import ResponderCore
+
+/// An application's link to responderd: it exports an `org.responderd.Responder1` object,
+/// registers it, can become first responder, and receives remote-control and motion events.
+///
+/// With closures:
+///
+/// ```swift
+/// let loop = try EventLoop()
+/// let client = try ResponderClient(connection: try .session(loop: loop), eventTypes: [.motion])
+/// client.onEvent = { event in
+///   if event.phase == .began { undo() }
+///   return true  // handled: the event goes no further
+/// }
+/// client.register(becomeFirstResponder: true)
+/// loop.run()
+/// ```
+///
+/// Or UIKit-style: set `application` and the events are posted to that `Application`, whose
+/// first responder and chain decide (handled when a responder handled it, as the dispatch record
+/// says). Remote-control events then need `application.beginReceivingRemoteControlEvents()`.
+///
+/// The client keeps its registration: when responderd restarts it registers again (and becomes
+/// first responder again when it was asked to). Events are only accepted from the current owner of
+/// `org.responderd.Daemon1`. Everything runs on the connection's event loop.
+public final class ResponderClient {
+  public let connection: DBusConnection
+  /// The path of the exported `org.responderd.Responder1` object.
+  public let path: String
+  /// The event types registered for.
+  public let eventTypes: Set<EventType>
+  /// The `CanBecomeFirstResponder` property the daemon reads (true here; a D-Bus application that
+  /// does not implement it cannot become first responder, as in UIKit).
+  public var canBecomeFirstResponder = true
+  /// The `CanResignFirstResponder` property the daemon reads before another application takes over.
+  public var canResignFirstResponder = true
+  /// Decides on each event: return true when handled. Not handled when nil (and no `application`).
+  public var onEvent: ((ResponderEvent) -> Bool)?
+  /// An application to post events to instead of `onEvent`; its chain decides.
+  public var application: Application? {
+    didSet { observeApplication() }
+  }
+  /// Runs after each registration (also after re-registering with a restarted daemon), with the id.
+  public var onRegistered: ((UInt32) -> Void)?
+  /// Runs when the daemon goes away (the registration is lost until it comes back).
+  public var onDaemonLost: (() -> Void)?
+  /// Runs when this client becomes or stops being the first responder.
+  public var onFirstResponderChanged: ((Bool) -> Void)?
+  /// How long calls to the daemon may take (seconds).
+  public var timeout: Seconds = 5
+
+  /// The id the daemon gave, nil while not registered.
+  public private(set) var id: UInt32?
+  /// Whether this client is the daemon's first responder now.
+  public private(set) var isFirstResponder = false
+
+  private var object: DBusExportedObject?
+  private var daemonOwner: String?
+  private var registeredWith: String?
+  private var wantsRegistration = false
+  private var wantsFirstResponder = false
+  private var registering = false
+  private var subscriptions: [DBusSubscription] = []
+  private var observedApplications: [ObjectIdentifier] = []
+  private var pendingApplicationReplies: [(timestamp: Seconds, call: DBusMethodCall)] = []
+
+  /// The source of the events posted to `application` (in its dispatch records).
+  public static let eventSource = "responderd"
+
+  /// Exports the responder object at `path` (one client per path and connection).
+  public init(
+    connection: DBusConnection, path: String = "/org/responderd/Responder", eventTypes: Set<EventType>
+  ) throws(DBusError) {
+    self.connection = connection
+    self.path = path
+    self.eventTypes = eventTypes
+    object = try connection.export(path: path, interfaces: [responderInterface()])
+    subscriptions.append(
+      connection.watchNameOwner(ResponderBusAPI.daemonName) { [weak self] owner in
+        self?.daemonOwnerChanged(owner)
+      })
+    subscriptions.append(
+      connection.onPropertiesChanged(
+        path: ResponderBusAPI.daemonPath, interface: ResponderBusAPI.daemonInterface
+      ) { [weak self] message, changed, _ in
+        guard let self, message.sender == self.daemonOwner, let first = changed["FirstResponder"]?.uint32
+        else {
+          return
+        }
+        self.setFirstResponder(self.id != nil && first == self.id)
+      })
+  }
+
+  deinit {
+    for subscription in subscriptions { subscription.cancel() }
+    object?.unexport()
+  }
+
+  // MARK: Registration
+
+  /// Registers with the daemon (and keeps registering again after a daemon restart until
+  /// `unregister`); with `becomeFirstResponder`, asks to become first responder right after.
+  /// `completion` gets the id, or the error (`ServiceUnknown`/`NameHasNoOwner` when responderd is
+  /// not running: the client then registers as soon as it appears).
+  public func register(
+    becomeFirstResponder: Bool = false, completion: ((Result<UInt32, DBusError>) -> Void)? = nil
+  ) {
+    wantsRegistration = true
+    if becomeFirstResponder { wantsFirstResponder = true }
+    registerNow(completion: completion)
+  }
+
+  private func registerNow(completion: ((Result<UInt32, DBusError>) -> Void)?) {
+    guard !registering else {
+      completion?(.failure(DBusError.failed("a registration is already under way")))
+      return
+    }
+    registering = true
+    let message: DBusMessage
+    do {
+      message = try DBusMessage.methodCall(
+        destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
+        interface: ResponderBusAPI.daemonInterface, method: "RegisterResponder",
+        arguments: [
+          .objectPath(path), eventTypes.sorted { $0.rawValue < $1.rawValue }.map(\.name).dbusValue,
+        ])
+    } catch {
+      registering = false
+      completion?(.failure(error))
+      return
+    }
+    connection.call(message, timeout: timeout) { [weak self] result in
+      guard let self else { return }
+      self.registering = false
+      switch result {
+      case .success(let reply):
+        guard let id = reply.arguments.first?.uint32 else {
+          completion?(
+            .failure(DBusError(DBusError.Name.invalidSignature, "RegisterResponder returned no id")))
+          return
+        }
+        self.id = id
+        self.registeredWith = reply.sender
+        if self.daemonOwner == nil { self.daemonOwner = reply.sender }
+        self.onRegistered?(id)
+        completion?(.success(id))
+        if self.wantsFirstResponder { self.becomeFirstResponder() }
+      case .failure(let error):
+        completion?(.failure(error))
+      }
+    }
+  }
+
+  /// Asks to become first responder; `completion` gets whether the daemon accepted (it refuses
+  /// when the current first responder's `CanResignFirstResponder` is false). Kept as a wish: after
+  /// a daemon restart the client asks again.
+  public func becomeFirstResponder(completion: ((Result<Bool, DBusError>) -> Void)? = nil) {
+    wantsFirstResponder = true
+    callDaemon("BecomeFirstResponder") { [weak self] result in
+      let accepted = result.map { $0.first?.bool ?? false }
+      if case .success(true) = accepted { self?.setFirstResponder(true) }
+      completion?(accepted)
+    }
+  }
+
+  /// Gives up first-responder status (the previous first responder gets it back).
+  public func resignFirstResponder(completion: ((Result<Bool, DBusError>) -> Void)? = nil) {
+    wantsFirstResponder = false
+    callDaemon("ResignFirstResponder") { [weak self] result in
+      let resigned = result.map { $0.first?.bool ?? false }
+      if case .success(true) = resigned { self?.setFirstResponder(false) }
+      completion?(resigned)
+    }
+  }
+
+  /// Unregisters (and stops registering again).
+  public func unregister(completion: ((Result<Void, DBusError>) -> Void)? = nil) {
+    wantsRegistration = false
+    wantsFirstResponder = false
+    callDaemon("UnregisterResponder") { [weak self] result in
+      self?.id = nil
+      self?.registeredWith = nil
+      self?.setFirstResponder(false)
+      completion?(result.map { _ in () })
+    }
+  }
+
+  private func callDaemon(_ method: String, reply: @escaping (Result<[DBusValue], DBusError>) -> Void) {
+    guard let id, let registeredWith else {
+      connection.loop.runSoon { reply(.failure(DBusError.failed("not registered with responderd"))) }
+      return
+    }
+    connection.call(
+      destination: registeredWith, path: ResponderBusAPI.daemonPath,
+      interface: ResponderBusAPI.daemonInterface,
+      method: method, arguments: [.uint32(id)], timeout: timeout, reply: reply)
+  }
+
+  private func daemonOwnerChanged(_ owner: String?) {
+    daemonOwner = owner
+    guard owner != registeredWith else { return }
+    if registeredWith != nil {
+      id = nil
+      registeredWith = nil
+      setFirstResponder(false)
+      onDaemonLost?()
+    }
+    if owner != nil, wantsRegistration, !registering { registerNow(completion: nil) }
+  }
+
+  private func setFirstResponder(_ value: Bool) {
+    guard value != isFirstResponder else { return }
+    isFirstResponder = value
+    onFirstResponderChanged?(value)
+  }
+
+  // MARK: Events
+
+  private func responderInterface() -> DBusInterface {
+    let methods = ["RemoteControlReceived", "MotionBegan", "MotionEnded", "MotionCancelled"].map { name in
+      DBusMethod.replyLater(
+        name, in: "sd", out: "b", inNames: ["subtype", "timestamp"], outNames: ["handled"]
+      ) {
+        [weak self] call in
+        guard let self else { return call.reply([.bool(false)]) }
+        self.receive(call)
+      }
+    }
+    return DBusInterface(
+      ResponderBusAPI.responderInterface, methods: methods,
+      properties: [
+        DBusProperty(
+          "CanBecomeFirstResponder", get: { [weak self] in self?.canBecomeFirstResponder ?? false }),
+        DBusProperty(
+          "CanResignFirstResponder", get: { [weak self] in self?.canResignFirstResponder ?? true }),
+      ])
+  }
+
+  private func receive(_ call: DBusMethodCall) {
+    guard call.sender == daemonOwner || call.sender == registeredWith else {
+      return call.reply(
+        error: DBusError(DBusError.Name.accessDenied, "events are accepted from responderd only"))
+    }
+    guard let (type, phase) = ResponderBusAPI.event(forMethod: call.member),
+      let subtype = EventSubtype(name: call.arguments[0].string ?? ""),
+      let timestamp = call.arguments[1].double
+    else {
+      return call.reply(error: .invalidArgs("unknown event subtype '\(call.arguments[0].string ?? "")'"))
+    }
+    let event = ResponderEvent(type: type, subtype: subtype, phase: phase, timestamp: timestamp)
+    if let application {
+      pendingApplicationReplies.append((timestamp, call))
+      application.post(
+        Event(type: type, subtype: subtype, timestamp: timestamp, source: Self.eventSource),
+        phase: phase ?? .began)
+    } else {
+      call.reply([.bool(onEvent?(event) ?? false)])
+    }
+  }
+
+  private func observeApplication() {
+    guard let application, !observedApplications.contains(ObjectIdentifier(application)) else { return }
+    observedApplications.append(ObjectIdentifier(application))
+    application.addDispatchObserver { [weak self] record in
+      guard let self, record.source == Self.eventSource,
+        let index = self.pendingApplicationReplies.firstIndex(where: { $0.timestamp == record.timestamp })
+      else { return }
+      let pending = self.pendingApplicationReplies.remove(at: index)
+      pending.call.reply([.bool(!record.wasDropped)])
+    }
+  }
+}

@@ -109,7 +109,9 @@ public struct EvemuRecording: Sendable {
         throw ParseError(line: lineNumber, message: "expected '<letter>: …', found '\(line.prefix(40))'")
       }
       let tag = line.first!
-      let body = line.dropFirst(2).trimmingWhitespace()
+      var body = line.dropFirst(2).trimmingWhitespace()
+      // evemu-record ends E: lines (and some header lines) with "\t# EV_KEY / KEY_… 1": a comment.
+      if tag != "N", let hash = body.firstIndex(of: "#") { body = body[..<hash].trimmingWhitespace() }
       let fields = body.split(separator: " ", omittingEmptySubsequences: true)
       switch tag {
       case "N":

@@ -21,10 +21,10 @@ public final class BusComponent: ServiceComponent {
   private var connectedHandlers: [(DBusConnection) -> Void] = []
   private var logger = Logger(label: "responderd")
 
-  private let explicitAddress: String?
+  private let configuredAddress: String?
 
-  /// `address`: the bus to use instead of the session bus of the environment (tests, tools).
-  public init(address: String? = nil) { explicitAddress = address }
+  /// A bus component for the session bus (from the environment), or for `address` when given.
+  public init(address: String? = nil) { configuredAddress = address }
 
   /// Runs `setup` once with the connection (at once when it exists): export objects, subscribe.
   public func withConnection(_ setup: @escaping (DBusConnection) -> Void) {
@@ -39,7 +39,7 @@ public final class BusComponent: ServiceComponent {
   public func start(in service: Service) throws {
     logger = service.logger
     address =
-      explicitAddress ?? (try? DBusConnection.sessionBusAddress()) ?? "unix:path=/run/user/\(getuid())/bus"
+      configuredAddress ?? (try? DBusConnection.sessionBusAddress()) ?? "unix:path=/run/user/\(getuid())/bus"
     let connection = DBusConnection(waitingFor: address, loop: service.loop)
     self.connection = connection
     connection.onConnected = { [weak self, unowned connection] in
@@ -51,6 +51,7 @@ public final class BusComponent: ServiceComponent {
       self?.logger.warning("bus: lost the session bus (\(error.message)); reconnecting when it is back")
     }
     connection.onNameAcquired = { [weak self] name in
+      guard !name.hasPrefix(":") else { return }  // the unique name, announced at every connection
       self?.logger.info("bus: owns \(name)")
     }
     connection.onNameLost = { [weak self] name in

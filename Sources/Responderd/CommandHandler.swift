@@ -43,10 +43,11 @@ extension String {
 /// The built-in `command` handler: runs the configured program for an event, without a shell and
 /// without waiting for it, with RESPONDERD_EVENT_TYPE, _SUBTYPE, _TIMESTAMP (and _PHASE for
 /// motion) in its environment. It handles the events it has a command for; a program that cannot
-/// be started is logged once and the event moves on.
+/// be started is logged once and the event moves on. It takes the event types it has commands
+/// for (motion only with a `shake…` command, so that it asks for the accelerometer only then).
 public final class CommandHandler: Handler {
   public let name = "command"
-  public let eventTypes: Set<EventType> = [.remoteControl, .motion]
+  public let eventTypes: Set<EventType>
   private let settings: CommandSettings
   private let children: ChildProcesses
   private let logger: Logger
@@ -56,6 +57,11 @@ public final class CommandHandler: Handler {
     self.settings = settings
     self.children = children
     self.logger = logger
+    var types = Set<EventType>()
+    for key in settings.commands.keys {
+      types.insert(key.hasPrefix("shake") ? .motion : .remoteControl)
+    }
+    eventTypes = types
   }
 
   public func handle(_ event: Event, phase: MotionPhase?, decide: @escaping (Bool) -> Void) {

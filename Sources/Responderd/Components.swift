@@ -7,6 +7,10 @@ public enum Components {
     let bus = BusComponent()
     service.bus = bus
     service.add(bus)
+    service.add(ResponderAPI())
     service.add(MPRISComponent(service: service))
+    service.add(KeysComponent())
+    service.add(MotionComponent())
+    service.add(TouchGesturesComponent())
   }
 }

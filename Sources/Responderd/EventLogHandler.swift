@@ -2,9 +2,11 @@ import Logging
 import ResponderCore
 
 /// The built-in `log` handler: logs every event that reaches it; marks it handled when configured.
+/// It asks for no events of its own (`wantedEventTypes` is empty): it does not keep a sensor open.
 public final class EventLogHandler: Handler {
   public let name = "log"
   public let eventTypes: Set<EventType> = [.remoteControl, .motion, .presses]
+  public let wantedEventTypes: Set<EventType> = []
   private let settings: LogHandlerSettings
   private let logger: Logger
 

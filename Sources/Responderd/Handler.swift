@@ -7,10 +7,18 @@ public protocol Handler: AnyObject {
   var name: String { get }
   /// The event types it takes; others pass it by.
   var eventTypes: Set<EventType> { get }
+  /// The event types it asks the service to produce: a sensor runs only while some handler or
+  /// application asks for its events (the accelerometer is opened only while motion is wanted).
+  /// By default its `eventTypes`; the `log` handler asks for none (it logs what others asked for).
+  var wantedEventTypes: Set<EventType> { get }
   /// Decides on an event: call `decide(true)` when handled, `decide(false)` to pass it on.
   /// `decide` may be called later (after a bus call), exactly once; events wait in order meanwhile.
   /// `phase` is the motion phase for motion events, nil otherwise.
   func handle(_ event: Event, phase: MotionPhase?, decide: @escaping (Bool) -> Void)
+}
+
+extension Handler {
+  public var wantedEventTypes: Set<EventType> { eventTypes }
 }
 
 /// A responder that puts a `Handler` in the responder chain.
@@ -68,7 +76,12 @@ public final class HandlerChain {
   public var head: Responder { responders.first ?? application }
 
   /// Whether some handler takes events of `type`.
-  public func wants(_ type: EventType) -> Bool {
+  public func takes(_ type: EventType) -> Bool {
     responders.contains { $0.handler.eventTypes.contains(type) }
+  }
+
+  /// Whether some handler asks for events of `type` (its `wantedEventTypes`).
+  public func wants(_ type: EventType) -> Bool {
+    responders.contains { $0.handler.wantedEventTypes.contains(type) }
   }
 }

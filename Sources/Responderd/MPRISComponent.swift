@@ -1,5 +1,4 @@
 import DBus
-import EventLoop
 import Logging
 import MPRIS
 import ResponderCore
@@ -136,35 +135,5 @@ public final class MPRISComponent: ServiceComponent {
     } catch {
       logger.error("mpris: cannot export \(Self.playersPath): \(error)")
     }
-  }
-}
-
-/// The answer of `org.responderd.Players1.GetPlayers` (re-exported for responderctl).
-public typealias PlayersReport = MPRIS.PlayersReport
-
-/// Asks a running responderd for its players (`responderctl players`).
-public enum PlayersClient {
-  /// Connects to the session bus (or `address`), calls `GetPlayers` and decodes the answer.
-  public static func fetch(address: String? = nil, timeout: Double = 5) throws -> PlayersReport {
-    let loop = try EventLoop()
-    let connection = try DBusConnection(address: address ?? DBusConnection.sessionBusAddress(), loop: loop)
-    defer { connection.close() }
-    try connection.waitUntilConnected(timeout: timeout)
-    let result = Result { () throws(DBusError) -> [DBusValue] in
-      try connection.callAndWait(
-        destination: BusComponent.daemonName, path: MPRISComponent.playersPath,
-        interface: MPRISComponent.playersInterface, method: "GetPlayers", timeout: timeout)
-    }
-    if case .failure(let error) = result,
-      error.name == DBusError.Name.serviceUnknown || error.name == DBusError.Name.nameHasNoOwner
-    {
-      throw DBusError(
-        error.name, "responderd is not running on this session bus (\(BusComponent.daemonName) has no owner)")
-    }
-    let values = try result.get()
-    guard let report = PlayersReport(dbusArguments: values) else {
-      throw DBusError(DBusError.Name.invalidSignature, "GetPlayers returned '\(values.signature)'")
-    }
-    return report
   }
 }

@@ -36,6 +36,7 @@ public final class Service {
   /// Every dispatch, most recent last (bounded), for status and tests.
   public private(set) var recentDispatches: [DispatchRecord] = []
   private var dispatchListeners: [(DispatchRecord) -> Void] = []
+  private var motionInterestListeners: [(Bool) -> Void] = []
 
   public init(config: ResponderdConfig, loop: EventLoop, logger: Logger) {
     self.config = config
@@ -81,6 +82,7 @@ public final class Service {
     }
     chain.setHandlers(handlers)
     logger.info("chain: \(chain.responders.map(\.responderName).joined(separator: " → ")) → dropped")
+    updateMotionInterest()
     for component in components {
       do {
         try component.start(in: self)
@@ -99,6 +101,33 @@ public final class Service {
     start()
     loop.run()
     for component in components.reversed() { component.stop() }
+  }
+
+  // MARK: Motion interest
+
+  /// Whether someone wants motion events now: a handler of the chain that asks for them (`command`
+  /// with a `shake…` command; see `Handler.wantedEventTypes`) or an application registered over
+  /// D-Bus for `motion`. The motion source samples the accelerometer only while this is true.
+  /// Set once the chain is built in `start()`, before the components start.
+  public private(set) var motionInterest = false
+
+  /// Calls `listener` with the new value each time `motionInterest` changes (not for the value it
+  /// has when the listener is added: read `motionInterest` then).
+  public func onMotionInterestChanged(_ listener: @escaping (Bool) -> Void) {
+    motionInterestListeners.append(listener)
+  }
+
+  /// How many applications registered over D-Bus take motion events (kept by the responder API).
+  public internal(set) var motionApplications = 0 {
+    didSet { updateMotionInterest() }
+  }
+
+  func updateMotionInterest() {
+    let wanted = chain.wants(.motion) || motionApplications > 0
+    guard wanted != motionInterest else { return }
+    motionInterest = wanted
+    logger.info("motion: \(wanted ? "wanted" : "no longer wanted") by the chain")
+    for listener in motionInterestListeners { listener(wanted) }
   }
 
   private func recordDispatch(_ record: DispatchRecord) {

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import DBus
+import MPRIS
 import Responderd
 
 /// `responderctl players`: the MPRIS players responderd sees, which one it controls and why.
@@ -8,35 +9,52 @@ struct PlayersCommand: ParsableCommand {
     commandName: "players",
     abstract: "List the MPRIS players responderd sees, which one it controls, and why.",
     discussion: """
-      Asks the running responderd (org.responderd.Daemon1, object /org/responderd/Daemon1/Players)
-      on the session bus. The selected player is marked with '*'; the others say why they are not
-      selected (a candidate, ignored by a glob, a proxy such as playerctld, responderd itself, or
-      unresponsive after missing a call deadline).
+      The selected player is marked with '*'; every other one says why it is not selected: a
+      candidate, ignored by a glob, a proxy such as playerctld, responderd itself, or unresponsive
+      after missing a call deadline. Exits with 69 when responderd is not running on the session bus.
       """)
 
-  @Flag(name: .long, help: "Print JSON instead of text.")
+  @Flag(name: .long, help: "One JSON object instead of text.")
   var json = false
 
-  @Option(name: .long, help: "The bus address to use instead of the session bus.")
-  var address: String?
-
-  @Option(name: .long, help: "Seconds to wait for responderd's answer.")
-  var timeout: Double = 5
-
   func run() throws {
-    let report: PlayersReport
+    let link = try DaemonLink.connect(json: json)
+    let values: [DBusValue]
     do {
-      report = try PlayersClient.fetch(address: address, timeout: timeout)
+      values = try link.bus.callAndWait(
+        destination: link.owner, path: MPRISComponent.playersPath, interface: MPRISComponent.playersInterface,
+        method: "GetPlayers", timeout: 5)
     } catch {
-      FileHandle.standardError.write(Data("responderctl players: \(error)\n".utf8))
-      throw ExitCode(1)
+      throw failure("GetPlayers failed: \(error.message.isEmpty ? error.name : error.message)")
     }
-    if json {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-      print(String(decoding: try encoder.encode(report), as: UTF8.self))
-    } else {
-      print(report.text)
+    guard let report = PlayersReport(dbusArguments: values) else {
+      throw failure("GetPlayers returned '\(values.signature)', not a{sv}aa{sv}")
     }
+    output(json ? report.json.text : report.text)
+  }
+}
+
+extension PlayersReport {
+  /// The report as JSON, with the field names of its Codable form.
+  var json: JSON {
+    func optional(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
+    let players = self.players.map { player -> JSON in
+      .object([
+        ("name", .string(player.name)), ("uniqueName", .string(player.uniqueName)),
+        ("busNames", .array(player.busNames.map(JSON.string))), ("identity", optional(player.identity)),
+        ("status", optional(player.status)), ("title", optional(player.title)),
+        ("artist", optional(player.artist)), ("capabilities", .array(player.capabilities.map(JSON.string))),
+        ("state", .string(player.state)), ("detail", .string(player.detail)),
+        ("lastActivityAgo", player.lastActivityAgo.map(JSON.number) ?? .null),
+        ("lastActivity", optional(player.lastActivity)),
+        ("priorityRank", player.priorityRank.map { .number(Double($0)) } ?? .null),
+      ])
+    }
+    return .object([
+      ("policy", .string(policy)), ("priority", .array(priority.map(JSON.string))),
+      ("ignore", .array(ignore.map(JSON.string))), ("selected", optional(selected)),
+      ("selectedUniqueName", optional(selectedUniqueName)), ("reason", .string(reason)),
+      ("players", .array(players)),
+    ])
   }
 }

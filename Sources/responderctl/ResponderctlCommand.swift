@@ -8,7 +8,11 @@ struct ResponderctlCommand: ParsableCommand {
     commandName: "responderctl",
     abstract: "Control and inspect responderd, and run its offline tools on recordings.",
     version: responderdVersion,
-    subcommands: [VersionCommand.self, PlayersCommand.self])
+    subcommands: [
+      StatusCommand.self, ChainCommand.self, PlayersCommand.self, MonitorCommand.self, SendCommand.self,
+      RespondCommand.self,
+      KeysCommand.self, MotionCommand.self, TouchCommand.self, VersionCommand.self,
+    ])
 }
 
 /// `responderctl version`.

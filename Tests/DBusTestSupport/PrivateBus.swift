@@ -19,7 +19,7 @@ import EventLoop
 public final class PrivateBus {
   /// The temporary directory (config, socket, `services/`).
   public let directory: String
-  /// The socket path.
+  /// The socket path (a name in the abstract namespace with `abstractSocket`).
   public let socketPath: String
   /// The address to connect to (no guid, so it stays valid across restarts).
   public let address: String
@@ -30,18 +30,24 @@ public final class PrivateBus {
   /// Environment for child processes: `DBUS_SESSION_BUS_ADDRESS` pointing here.
   public var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
-  /// Creates the directory and config, and starts the daemon.
-  public init(start: Bool = true) throws {
+  /// Creates the directory and config, and starts the daemon. With `abstractSocket` the bus
+  /// listens on an abstract socket (no file: reconnection cannot use inotify).
+  public init(start: Bool = true, abstractSocket: Bool = false) throws {
     let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
     var template = Array((base + "/responderd-bus-XXXXXX").utf8CString)
     guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
       throw TestSupportError("mkdtemp in \(base) failed: errno \(errno)")
     }
     directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    socketPath = directory + "/bus"
-    address = "unix:path=" + DBusAddress.escape(socketPath)
+    if abstractSocket {
+      socketPath = directory.split(separator: "/").last.map(String.init) ?? "responderd-bus"
+      address = "unix:abstract=" + DBusAddress.escape(socketPath)
+    } else {
+      socketPath = directory + "/bus"
+      address = "unix:path=" + DBusAddress.escape(socketPath)
+    }
     mkdir(directory + "/services", 0o700)
-    try Self.write(Self.config(directory: directory, socketPath: socketPath), to: configPath)
+    try Self.write(Self.config(directory: directory, listen: address), to: configPath)
     if start { try self.start() }
   }
 
@@ -99,15 +105,15 @@ public final class PrivateBus {
   }
 
   /// The session config (the project's recipe, a private session bus that allows all, with a
-  /// fixed socket path and a real session bus's limits).
-  static func config(directory: String, socketPath: String) -> String {
+  /// fixed address and a real session bus's limits).
+  static func config(directory: String, listen: String) -> String {
     """
     <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
      "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
     <busconfig>
       <type>session</type>
       <keep_umask/>
-      <listen>unix:path=\(socketPath)</listen>
+      <listen>\(listen)</listen>
       <auth>EXTERNAL</auth>
       <servicedir>\(directory)/services</servicedir>
       <policy context="default">

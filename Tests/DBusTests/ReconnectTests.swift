@@ -78,6 +78,62 @@ import Testing
     try waitFor("the signal after reconnecting", on: loop) { pings == ["after"] }
   }
 
+  @Test func withoutASocketFileReconnectionBacksOff() throws {
+    let bus = try PrivateBus(abstractSocket: true)
+    let loop = try EventLoop()
+    let connection = try bus.connect(loop: loop, reconnect: .whenBusReappears)
+    var connected = 0
+    connection.onConnected = { connected += 1 }
+    try bus.kill()
+    try waitFor("the disconnect", on: loop) { connection.state == .disconnected }
+    #expect(loop.scheduler.pendingCount == 1)  // the back-off timer
+    try bus.start()
+    try waitFor("the reconnection", on: loop) { connected == 1 }
+    #expect(connection.isConnected)
+    #expect(loop.scheduler.pendingCount == 0)
+  }
+
+  @Test func connectionsAreFreedWhenReleased() throws {
+    let bus = try PrivateBus()
+    let loop = try EventLoop()
+    weak var released: DBusConnection?
+    try {
+      let connection = try bus.connect(loop: loop, reconnect: .whenBusReappears)
+      try connection.export(path: "/org/responderd/Test", interfaces: [echoInterface()])
+      connection.onSignal(interface: "org.responderd.Test") { _ in _ = connection.uniqueName }
+      connection.watchNameOwner("org.example.Name") { _ in }
+      connection.requestName("org.responderd.Test.Freed")
+      _ = try connection.callAndWait(
+        destination: connection.uniqueName!, path: "/org/responderd/Test", interface: "org.responderd.Test",
+        method: "Echo", arguments: [.variant(.int32(1))], timeout: 5)
+      connection.call(destination: "org.freedesktop.DBus", path: "/", interface: nil, method: "GetId") { _ in
+      }
+      released = connection
+      connection.close()  // a handler above captures the connection: closing breaks the cycle
+    }()
+    loop.run(until: { released == nil }, timeout: 1)
+    #expect(released == nil)
+    #expect(loop.registeredCount == 2)
+
+    // Without cycles of its own making, dropping the connection is enough: no cycle inside.
+    weak var dropped: DBusConnection?
+    try {
+      let connection = try bus.connect(loop: loop, reconnect: .whenBusReappears)
+      try connection.export(path: "/org/responderd/Test", interfaces: [echoInterface()])
+      connection.onSignal(interface: "org.responderd.Test") { _ in }
+      connection.watchNameOwner("org.example.Name") { _ in }
+      _ = try connection.callAndWait(
+        destination: connection.uniqueName!, path: "/org/responderd/Test", interface: "org.responderd.Test",
+        method: "Echo", arguments: [.variant(.int32(1))], timeout: 5)
+      connection.call(destination: "org.freedesktop.DBus", path: "/", interface: nil, method: "GetId") { _ in
+      }
+      dropped = connection
+    }()
+    loop.run(until: { dropped == nil }, timeout: 1)
+    #expect(dropped == nil)
+    #expect(loop.registeredCount == 2)
+  }
+
   @Test func withoutAPolicyTheOwnerReconnectsByHand() throws {
     let bus = try PrivateBus()
     let loop = try EventLoop()

@@ -110,6 +110,17 @@ let sampleValues: [DBusValue] = [
     #expect(DBusValue.vardict(["k": true]).description == "{'k': <true>}")
   }
 
+  @Test func typedArgumentAccess() throws {
+    let arguments: [DBusValue] = [.objectPath("/app"), DBusValue(["motion", "remoteControl"]), .uint32(7)]
+    let path: DBusObjectPath = try arguments.value(at: 0)
+    #expect(path == "/app")
+    #expect(try arguments.value(at: 1, as: [String].self) == ["motion", "remoteControl"])
+    #expect(try arguments.value(at: 2, as: UInt32.self) == 7)
+    let wrong = #expect(throws: DBusError.self) { try arguments.value(at: 0, as: String.self) }
+    #expect(wrong?.message == "argument 0 is 'o', expected 's'")
+    #expect(throws: DBusError.self) { try arguments.value(at: 3, as: String.self) }
+  }
+
   @Test func valuesAreHashable() {
     let set: Set<DBusValue> = [
       .vardict(["a": .int32(1)]), .vardict(["a": .int32(1)]), .vardict(["a": .int32(2)]),

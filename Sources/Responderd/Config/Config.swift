@@ -21,6 +21,12 @@ public struct ResponderdConfig {
   public var players = PlayerSettings()
   /// The daemon's own logging.
   public var logging = LoggingSettings()
+  /// Headset and media keys from evdev.
+  public var keys = KeysConfig()
+  /// The accelerometer and the shake detector.
+  public var motion = MotionSettings()
+  /// Whole-screen touch gestures.
+  public var touch = TouchGesturesConfig()
 
   public init() {}
 
@@ -58,6 +64,9 @@ public struct ResponderdConfig {
     config.log = try LogHandlerSettings(try root.section("log"))
     config.players = try PlayerSettings(try root.section("players"))
     config.logging = try LoggingSettings(try root.section("logging"))
+    config.keys = try KeysConfig(try root.section("keys"))
+    config.motion = try MotionSettings(try root.section("motion"))
+    config.touch = try TouchGesturesConfig(try root.section("touch"))
     try root.finish()
     return config
   }

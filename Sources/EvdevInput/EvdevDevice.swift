@@ -1,0 +1,237 @@
+import CEvdev
+import ResponderCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// An error opening or setting up an evdev device, with its errno.
+public struct EvdevError: Error, CustomStringConvertible, Equatable {
+  public var path: String
+  public var call: String
+  public var errno: Int32
+
+  public init(path: String, call: String, errno: Int32) {
+    self.path = path
+    self.call = call
+    self.errno = errno
+  }
+
+  public var description: String { "\(path): \(call): \(String(cString: strerror(errno)))" }
+}
+
+/// The events of one device between two SYN_REPORTs (the SYN_REPORT itself not included).
+public struct EvdevFrame: Sendable {
+  /// How the frame came to be.
+  public enum Kind: Sendable {
+    /// A frame the kernel reported (ended by SYN_REPORT).
+    case reported
+    /// Events libevdev synthesized after a SYN_DROPPED to bring the state up to date.
+    case resync
+    /// Events reported before a SYN_DROPPED whose SYN_REPORT never came (the frame may be partial).
+    case interrupted
+  }
+
+  public var kind: Kind
+  public var events: [RawInputEvent]
+  /// The time of the frame's SYN_REPORT (or of its last event when it has none).
+  public var time: Seconds
+}
+
+/// What reading a device found.
+public enum EvdevReadStatus: Equatable, Sendable {
+  /// Everything pending was read.
+  case drained
+  /// The device is gone (ENODEV or another fatal error): close it.
+  case gone(errno: Int32)
+}
+
+/// One evdev device node opened read-only with libevdev: its identity and capabilities, and its
+/// events as frames, SYN_DROPPED resync included. The device is never grabbed.
+///
+/// Not specific to keys: touchscreens and other devices use it too. A reader narrows what it
+/// receives with `disable(type:)` / `disable(type:code:)` (libevdev then drops those events
+/// before they reach Swift) and the `accept` filter of `read`.
+public final class EvdevDevice {
+  public let path: String
+  public let fd: Int32
+  private var device: OpaquePointer?
+  public let identity: InputDeviceIdentity
+  /// Whether timestamps are on CLOCK_MONOTONIC (the kernel accepted EVIOCSCLOCKID); when false
+  /// they are on CLOCK_REALTIME, the kernel's default.
+  public private(set) var clockIsMonotonic = false
+  /// Number of libevdev's internal messages (their text is never kept: it could name codes).
+  public var libraryMessages: Int { logBox.count }
+  /// How many SYN_DROPPED the device reported (each followed by a resync).
+  public private(set) var droppedCount = 0
+  private var partial: [RawInputEvent] = []
+  private let logBox: LogBox
+
+  /// Opens `path` (O_RDONLY | O_NONBLOCK | O_CLOEXEC) and reads its description with libevdev.
+  public init(path: String) throws(EvdevError) {
+    self.path = path
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else { throw EvdevError(path: path, call: "open", errno: errno) }
+    guard let device = libevdev_new() else {
+      Glibc.close(fd)
+      throw EvdevError(path: path, call: "libevdev_new", errno: ENOMEM)
+    }
+    let box = LogBox()
+    libevdev_set_device_log_function(
+      device, evdevLogHandler, LIBEVDEV_LOG_ERROR, Unmanaged.passUnretained(box).toOpaque())
+    let rc = libevdev_set_fd(device, fd)
+    guard rc == 0 else {
+      libevdev_free(device)
+      Glibc.close(fd)
+      throw EvdevError(path: path, call: "libevdev_set_fd", errno: -rc)
+    }
+    self.fd = fd
+    self.device = device
+    self.logBox = box
+    identity = InputDeviceIdentity(
+      name: libevdev_get_name(device).map { String(cString: $0) } ?? "",
+      bustype: UInt16(truncatingIfNeeded: libevdev_get_id_bustype(device)),
+      vendor: UInt16(truncatingIfNeeded: libevdev_get_id_vendor(device)),
+      product: UInt16(truncatingIfNeeded: libevdev_get_id_product(device)),
+      version: UInt16(truncatingIfNeeded: libevdev_get_id_version(device)),
+      phys: libevdev_get_phys(device).map { String(cString: $0) } ?? "")
+  }
+
+  deinit { close() }
+
+  /// Frees libevdev's state and closes the descriptor (remove it from the event loop first).
+  public func close() {
+    guard let device else { return }
+    libevdev_free(device)
+    self.device = nil
+    Glibc.close(fd)
+  }
+
+  public var isOpen: Bool { device != nil }
+
+  /// Asks for CLOCK_MONOTONIC timestamps; returns whether the device accepted (some refuse:
+  /// their timestamps stay on CLOCK_REALTIME, see `clockIsMonotonic`).
+  @discardableResult
+  public func setClockMonotonic() -> Bool {
+    guard let device else { return false }
+    clockIsMonotonic = libevdev_set_clock_id(device, CLOCK_MONOTONIC) == 0
+    return clockIsMonotonic
+  }
+
+  /// Whether the device reports events of `type`.
+  public func has(type: UInt16) -> Bool {
+    guard let device else { return false }
+    return libevdev_has_event_type(device, UInt32(type)) == 1
+  }
+
+  /// Whether the device reports `code` of `type`.
+  public func has(type: UInt16, code: UInt16) -> Bool {
+    guard let device else { return false }
+    return libevdev_has_event_code(device, UInt32(type), UInt32(code)) == 1
+  }
+
+  /// Whether the device has the input property (INPUT_PROP_DIRECT = 1, …).
+  public func has(property: UInt32) -> Bool {
+    guard let device else { return false }
+    return libevdev_has_property(device, property) == 1
+  }
+
+  /// The codes of `type` the device reports, among `0...maximum`.
+  public func codes(ofType type: UInt16, upTo maximum: UInt16) -> [UInt16] {
+    (0...maximum).filter { has(type: type, code: $0) }
+  }
+
+  /// The range and resolution of an absolute axis; nil when the device lacks it.
+  public func absoluteAxis(_ code: UInt16) -> (minimum: Int32, maximum: Int32, resolution: Int32)? {
+    guard let device, has(type: InputCode.EV_ABS, code: code) else { return nil }
+    return (
+      libevdev_get_abs_minimum(device, UInt32(code)), libevdev_get_abs_maximum(device, UInt32(code)),
+      libevdev_get_abs_resolution(device, UInt32(code))
+    )
+  }
+
+  /// The number of multitouch slots (nil without ABS_MT_SLOT).
+  public var slotCount: Int? {
+    guard let device else { return nil }
+    let count = libevdev_get_num_slots(device)
+    return count > 0 ? Int(count) : nil
+  }
+
+  /// Stops every event of `type` (not EV_SYN) at libevdev: it is read from the kernel and dropped
+  /// there, never handed over, and left out of SYN_DROPPED resyncs.
+  public func disable(type: UInt16) {
+    guard let device, type != InputCode.EV_SYN else { return }
+    _ = libevdev_disable_event_type(device, UInt32(type))
+  }
+
+  /// Stops every event of `code` of `type` at libevdev (see `disable(type:)`).
+  public func disable(type: UInt16, code: UInt16) {
+    guard let device else { return }
+    _ = libevdev_disable_event_code(device, UInt32(type), UInt32(code))
+  }
+
+  /// Reads everything pending and calls `frame` for each complete frame. After a SYN_DROPPED,
+  /// the events before it come as an `.interrupted` frame and libevdev's state delta as
+  /// `.resync` frames. Events for which `accept(type, code)` is false are dropped before they are
+  /// stored anywhere; SYN events never reach `frame`.
+  ///
+  /// Timestamps are the device's (see `clockIsMonotonic`).
+  public func read(
+    accept: (UInt16, UInt16) -> Bool = { _, _ in true }, frame: (EvdevFrame) -> Void
+  ) -> EvdevReadStatus {
+    guard let device else { return .gone(errno: EBADF) }
+    let normal = LIBEVDEV_READ_FLAG_NORMAL.rawValue
+    let sync = LIBEVDEV_READ_FLAG_SYNC.rawValue
+    let statusSync = Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue)
+    var flags = normal
+    var event = input_event()
+    while true {
+      let rc = libevdev_next_event(device, flags, &event)
+      if rc == -EAGAIN {
+        if flags == sync {
+          flags = normal  // the resync delta is over; read on in normal mode
+          flush(.resync, frame)
+          continue
+        }
+        return .drained
+      }
+      if rc == -EINTR { continue }
+      if rc < 0 { return .gone(errno: -rc) }
+      let type = event.type
+      let code = event.code
+      let time = Seconds(event.time.tv_sec) + Seconds(event.time.tv_usec) / 1_000_000
+      if rc == statusSync && flags == normal {
+        // This is the SYN_DROPPED: what came since the last SYN_REPORT is cut short.
+        droppedCount += 1
+        flush(.interrupted, frame)
+        flags = sync
+        continue
+      }
+      if type == InputCode.EV_SYN {
+        if code == InputCode.SYN_REPORT {
+          flush(flags == sync ? .resync : .reported, frame, time: time)
+        }
+        continue
+      }
+      guard accept(type, code) else { continue }
+      partial.append(RawInputEvent(time: time, type: type, code: code, value: event.value))
+    }
+  }
+
+  private func flush(_ kind: EvdevFrame.Kind, _ frame: (EvdevFrame) -> Void, time: Seconds? = nil) {
+    guard !partial.isEmpty else { return }
+    let events = partial
+    partial.removeAll(keepingCapacity: true)
+    frame(EvdevFrame(kind: kind, events: events, time: time ?? events.last!.time))
+  }
+}
+
+/// Counts libevdev's messages for a device; their text is not kept (it could name event codes).
+private final class LogBox {
+  var count = 0
+}
+
+private let evdevLogHandler: libevdev_device_log_func_t = { _, _, data, _, _, _, _, _ in
+  guard let data else { return }
+  Unmanaged<LogBox>.fromOpaque(data).takeUnretainedValue().count += 1
+}

@@ -1,0 +1,174 @@
+import CIIO
+import CSystemShims
+import EventLoop
+import Motion
+import ResponderCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Reads an accelerometer through its IIO buffer, clocked by its trigger: the x/y/z (and
+/// timestamp) scan elements are enabled, the buffer is read in blocks when the kernel says a
+/// block is ready (the watermark), and each scan is decoded from its scan_elements type.
+final class BufferedCapture {
+  private let accelerometer: Accelerometer
+  private let loop: EventLoop
+  private let converter: SampleConverter
+  private let rate: Double
+  private let blockSamples: Int
+  private let onSample: (MotionSample) -> Void
+  private let onFailure: (IIOError) -> Void
+  private var buffer: OpaquePointer?
+  private var source: IOSource?
+  private var formats: (x: ScanElementFormat, y: ScanElementFormat, z: ScanElementFormat)
+  private var timestampFormat: ScanElementFormat?
+  private var timestampClock = "realtime"
+  private var warnedAboutTimestamps = false
+  private var lastTime: Seconds = -.infinity
+  var logger: ((String) -> Void)?
+  /// Samples decoded so far.
+  private(set) var sampleCount = 0
+
+  init?(
+    accelerometer: Accelerometer, loop: EventLoop, rate: Double, blockSamples: Int,
+    converter: SampleConverter, onSample: @escaping (MotionSample) -> Void,
+    onFailure: @escaping (IIOError) -> Void
+  ) {
+    guard let x = accelerometer.x.format, let y = accelerometer.y.format, let z = accelerometer.z.format
+    else { return nil }
+    self.accelerometer = accelerometer
+    self.loop = loop
+    self.rate = rate
+    self.blockSamples = max(1, blockSamples)
+    self.converter = converter
+    self.onSample = onSample
+    self.onFailure = onFailure
+    formats = (x, y, z)
+  }
+
+  func start() throws {
+    let device = accelerometer.device
+    for channel in [accelerometer.x, accelerometer.y, accelerometer.z] { iio_channel_enable(channel.pointer) }
+    if let timestamp = accelerometer.timestamp, timestamp.isScanElement, let format = timestamp.format {
+      iio_channel_enable(timestamp.pointer)
+      timestampFormat = format
+      // Ask for CLOCK_MONOTONIC timestamps; the kernel's default is realtime.
+      if device.attribute("current_timestamp_clock") != nil {
+        try? device.writeAttribute("current_timestamp_clock", "monotonic")
+      }
+      timestampClock = device.attribute("current_timestamp_clock") ?? "realtime"
+    }
+    if let trigger = accelerometer.trigger {
+      let result = iio_device_set_trigger(device.pointer, trigger.pointer)
+      if result < 0 { throw IIOError("set trigger \(trigger.name) on \(device.id)", errno: -result) }
+    }
+    // Wake up once per block, not once per scan (before the buffer is enabled).
+    if iio_device_buffer_attr_write_longlong(device.pointer, "watermark", Int64(blockSamples)) < 0 {
+      _ = try? device.writeAttribute("buffer/watermark", String(blockSamples))
+    }
+    errno = 0
+    guard let buffer = iio_device_create_buffer(device.pointer, blockSamples, false) else {
+      let error = errno
+      disableChannels()
+      throw IIOError("iio_device_create_buffer(\(device.id))", errno: error == 0 ? EIO : error)
+    }
+    self.buffer = buffer
+    _ = iio_buffer_set_blocking_mode(buffer, false)
+    let fd = iio_buffer_get_poll_fd(buffer)
+    guard fd >= 0 else {
+      stop()
+      throw IIOError("iio_buffer_get_poll_fd(\(device.id))", errno: -fd)
+    }
+    source = try loop.register(fd: fd, events: .readable) { [weak self] events in
+      self?.readable(events)
+    }
+  }
+
+  func stop() {
+    source?.remove()
+    source = nil
+    if let buffer {
+      iio_buffer_destroy(buffer)  // Disables the buffer.
+      self.buffer = nil
+    }
+    disableChannels()
+  }
+
+  private func disableChannels() {
+    for channel in [accelerometer.x, accelerometer.y, accelerometer.z] {
+      iio_channel_disable(channel.pointer)
+    }
+    if let timestamp = accelerometer.timestamp { iio_channel_disable(timestamp.pointer) }
+  }
+
+  private func readable(_ events: IOEvents) {
+    guard let buffer else { return }
+    // Read what is there (non-blocking), whole blocks or the last part of one.
+    while true {
+      let count = iio_buffer_refill(buffer)
+      if count == -Int(EAGAIN) || count == 0 { break }
+      if count < 0 {
+        onFailure(IIOError("iio_buffer_refill(\(accelerometer.id))", errno: Int32(-count)))
+        return
+      }
+      decode(buffer)
+      if count < blockSamples * Int(iio_buffer_step(buffer)) { break }
+    }
+    if events.isGone { onFailure(IIOError("read \(accelerometer.id)", errno: ENODEV)) }
+  }
+
+  private func decode(_ buffer: OpaquePointer) {
+    let step = iio_buffer_step(buffer)
+    guard step > 0, let end = iio_buffer_end(buffer).map(UnsafeRawPointer.init),
+      let x = iio_buffer_first(buffer, accelerometer.x.pointer).map(UnsafeRawPointer.init),
+      let y = iio_buffer_first(buffer, accelerometer.y.pointer).map(UnsafeRawPointer.init),
+      let z = iio_buffer_first(buffer, accelerometer.z.pointer).map(UnsafeRawPointer.init)
+    else { return }
+    let timestamp: UnsafeRawPointer? =
+      timestampFormat != nil && accelerometer.timestamp != nil
+      ? iio_buffer_first(buffer, accelerometer.timestamp!.pointer).map(UnsafeRawPointer.init) : nil
+    let count = (end - x) / step
+    guard count > 0 else { return }
+    let now = rsp_monotonic_now()
+    let clockOffset = offsetToMonotonic()
+    for index in 0..<count {
+      let offset = index * step
+      let raw = Vector3(
+        Double(formats.x.value(at: x + offset)), Double(formats.y.value(at: y + offset)),
+        Double(formats.z.value(at: z + offset)))
+      // The scan's own timestamp when it is on a known clock and plausible; else when it arrived,
+      // spread back over the block at the sampling period.
+      var t = now - Double(count - 1 - index) / rate
+      if let timestamp, let format = timestampFormat, let clockOffset {
+        let stamped = Double(format.value(at: timestamp + offset)) / 1e9 - clockOffset
+        if stamped <= now + 0.5 && stamped >= now - 10 {
+          t = stamped
+        } else if !warnedAboutTimestamps {
+          warnedAboutTimestamps = true
+          logger?(
+            "\(accelerometer.id): scan timestamps are not on the \(timestampClock) clock; using arrival times"
+          )
+        }
+      }
+      t = max(t, lastTime)
+      lastTime = t
+      sampleCount += 1
+      onSample(converter.sample(t: t, raw: raw))
+    }
+  }
+
+  /// Seconds to subtract from a timestamp on the device's clock to get CLOCK_MONOTONIC.
+  private func offsetToMonotonic() -> Double? {
+    let clock: clockid_t
+    switch timestampClock {
+    case "monotonic", "monotonic_raw": return 0
+    case "realtime": clock = CLOCK_REALTIME
+    case "boottime": clock = CLOCK_BOOTTIME
+    default: return nil
+    }
+    var other = timespec()
+    clock_gettime(clock, &other)
+    return Double(other.tv_sec) + Double(other.tv_nsec) / 1e9 - rsp_monotonic_now()
+  }
+}

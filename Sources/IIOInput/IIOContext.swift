@@ -1,0 +1,117 @@
+import CIIO
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// An error from libiio or the system, with its errno.
+public struct IIOError: Error, CustomStringConvertible, Equatable {
+  public var call: String
+  public var errno: Int32
+
+  public init(_ call: String, errno: Int32) {
+    self.call = call
+    self.errno = errno
+  }
+
+  public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+
+  /// Whether it means the device went away.
+  public var isDeviceGone: Bool { [ENODEV, ENOENT, ENXIO, EBADF, EIO, EPIPE].contains(errno) }
+}
+
+/// A libiio local context: a snapshot of the IIO devices under /sys/bus/iio/devices.
+final class IIOContext {
+  let pointer: OpaquePointer
+
+  init() throws {
+    errno = 0
+    guard let context = iio_create_local_context() else {
+      throw IIOError("iio_create_local_context", errno: errno == 0 ? ENODEV : errno)
+    }
+    pointer = context
+  }
+
+  deinit { iio_context_destroy(pointer) }
+
+  var devices: [IIODevice] {
+    (0..<iio_context_get_devices_count(pointer)).compactMap { index in
+      iio_context_get_device(pointer, index).map { IIODevice(pointer: $0, context: self) }
+    }
+  }
+}
+
+/// A device of a context (the context is kept alive while the device is).
+struct IIODevice {
+  let pointer: OpaquePointer
+  let context: IIOContext
+
+  /// "iio:device0", "trigger0".
+  var id: String { String(cString: iio_device_get_id(pointer)) }
+  /// The driver's name ("bmc150_accel"), or "" when it has none.
+  var name: String { iio_device_get_name(pointer).map { String(cString: $0) } ?? "" }
+  var isTrigger: Bool { iio_device_is_trigger(pointer) }
+
+  var channels: [IIOChannel] {
+    (0..<iio_device_get_channels_count(pointer)).compactMap { index in
+      iio_device_get_channel(pointer, index).map { IIOChannel(pointer: $0) }
+    }
+  }
+
+  func channel(_ id: String, output: Bool = false) -> IIOChannel? {
+    iio_device_find_channel(pointer, id, output).map { IIOChannel(pointer: $0) }
+  }
+
+  /// A device attribute as text (trailing newline removed); nil when it cannot be read.
+  func attribute(_ name: String) -> String? {
+    readText { iio_device_attr_read(pointer, name, $0, $1) }
+  }
+
+  func writeAttribute(_ name: String, _ value: String) throws {
+    let result = iio_device_attr_write(pointer, name, value)
+    if result < 0 { throw IIOError("write \(id)/\(name)", errno: Int32(-result)) }
+  }
+}
+
+/// A channel of a device.
+struct IIOChannel {
+  let pointer: OpaquePointer
+
+  /// "accel_x", "timestamp".
+  var id: String { String(cString: iio_channel_get_id(pointer)) }
+  var isScanElement: Bool { iio_channel_is_scan_element(pointer) }
+
+  /// A channel attribute as text ("scale" for in_accel_scale or in_accel_x_scale).
+  func attribute(_ name: String) -> String? {
+    readText { iio_channel_attr_read(pointer, name, $0, $1) }
+  }
+
+  func hasAttribute(_ name: String) -> Bool { iio_channel_find_attr(pointer, name) != nil }
+
+  /// Reads an integer attribute ("raw").
+  func readInteger(_ name: String) throws -> Int64 {
+    var value: Int64 = 0
+    let result = iio_channel_attr_read_longlong(pointer, name, &value)
+    if result < 0 { throw IIOError("read \(id) \(name)", errno: -result) }
+    return Int64(value)
+  }
+
+  /// How the channel is stored in a buffered scan.
+  var format: ScanElementFormat? {
+    guard let raw = iio_channel_get_data_format(pointer)?.pointee else { return nil }
+    let format = ScanElementFormat(
+      isBigEndian: raw.is_be, isSigned: raw.is_signed, bits: Int(raw.bits), storageBits: Int(raw.length),
+      repeatCount: Int(max(1, raw.repeat)), shift: Int(raw.shift))
+    return format.isDecodable ? format : nil
+  }
+}
+
+private func readText(_ read: (UnsafeMutablePointer<CChar>, Int) -> Int) -> String? {
+  var buffer = [CChar](repeating: 0, count: 1024)
+  let count = buffer.withUnsafeMutableBufferPointer { read($0.baseAddress!, $0.count) }
+  guard count > 0 else { return nil }
+  let text = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+  var trimmed = Substring(text)
+  while let last = trimmed.last, last == "\n" || last == " " { trimmed.removeLast() }
+  return String(trimmed)
+}

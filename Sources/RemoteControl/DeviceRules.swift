@@ -1,0 +1,149 @@
+import ResponderCore
+
+/// Which devices a rule applies to. Every criterion given must match; a match with none matches
+/// every device. Names and phys are glob patterns (`*` any run of characters, `?` one character).
+public struct DeviceMatch: Hashable, Sendable, CustomStringConvertible {
+  /// Glob on the device name ("* Headset Jack").
+  public var name: String?
+  /// Glob on the physical path ("ALSA", "usb-0000:00:14.0-2/*").
+  public var phys: String?
+  public var bustype: UInt16?
+  public var vendor: UInt16?
+  public var product: UInt16?
+
+  public init(
+    name: String? = nil, phys: String? = nil, bustype: UInt16? = nil, vendor: UInt16? = nil,
+    product: UInt16? = nil
+  ) {
+    self.name = name
+    self.phys = phys
+    self.bustype = bustype
+    self.vendor = vendor
+    self.product = product
+  }
+
+  /// Parses "bus:vendor:product" in hex ("0003:046d:0a38"); any part may be "*" or left out
+  /// at the end ("0003:046d" = any product of that vendor on USB).
+  public static func id(_ text: String) -> DeviceMatch? {
+    let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+    guard (1...3).contains(parts.count) else { return nil }
+    var values: [UInt16?] = []
+    for part in parts {
+      if part == "*" {
+        values.append(nil)
+      } else if let value = UInt16(part.lowercased().hasPrefix("0x") ? part.dropFirst(2) : part, radix: 16) {
+        values.append(value)
+      } else {
+        return nil
+      }
+    }
+    while values.count < 3 { values.append(nil) }
+    return DeviceMatch(bustype: values[0], vendor: values[1], product: values[2])
+  }
+
+  /// Whether `identity` satisfies every criterion.
+  public func matches(_ identity: InputDeviceIdentity) -> Bool {
+    if let name, !glob(name, matches: identity.name) { return false }
+    if let phys, !glob(phys, matches: identity.phys) { return false }
+    if let bustype, bustype != identity.bustype { return false }
+    if let vendor, vendor != identity.vendor { return false }
+    if let product, product != identity.product { return false }
+    return true
+  }
+
+  public var description: String {
+    var parts: [String] = []
+    if let name { parts.append("name \"\(name)\"") }
+    if let phys { parts.append("phys \"\(phys)\"") }
+    if bustype != nil || vendor != nil || product != nil {
+      let hex: (UInt16?) -> String = { $0.map { hex4($0) } ?? "*" }
+      parts.append("id \(hex(bustype)):\(hex(vendor)):\(hex(product))")
+    }
+    return parts.isEmpty ? "any device" : parts.joined(separator: ", ")
+  }
+}
+
+/// Four lower-case hex digits.
+func hex4(_ value: UInt16) -> String {
+  let digits = String(value, radix: 16)
+  return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}
+
+/// A device rule: for the devices it matches, ignore them, add headset keys, or map keys to other
+/// roles. Rules apply in order: `ignore` from the last matching rule that sets it wins, headset keys
+/// add up, and `keys` override everything before them (so a rule can also turn a headset key back
+/// into an ordinary one).
+public struct DeviceRule: Hashable, Sendable {
+  public var match: DeviceMatch
+  /// When set, matching devices are (true) or are not (false) ignored: never opened, never read.
+  public var ignore: Bool?
+  /// Keys that are one-button headset keys on matching devices (added to the global ones).
+  public var headsetKeys: Set<UInt16>
+  /// Extra or changed key roles on matching devices.
+  public var keys: [UInt16: KeyRole]
+
+  public init(
+    match: DeviceMatch, ignore: Bool? = nil, headsetKeys: Set<UInt16> = [], keys: [UInt16: KeyRole] = [:]
+  ) {
+    self.match = match
+    self.ignore = ignore
+    self.headsetKeys = headsetKeys
+    self.keys = keys
+  }
+
+  /// The built-in rules: on a sound card's jack device (phys "ALSA", or a name ending in
+  /// "Headset Jack", "Headphone Mic" or "Headphone"), KEY_PLAYPAUSE is the one-button headset
+  /// key: a wired headset's button arrives there, while a keyboard's or a USB headset's own
+  /// play/pause key acts at once.
+  public static let jackDefaults: [DeviceRule] = [
+    DeviceMatch(phys: "ALSA"), DeviceMatch(name: "*Headset Jack"), DeviceMatch(name: "*Headphone Mic"),
+    DeviceMatch(name: "*Headphone"),
+  ].map { DeviceRule(match: $0, headsetKeys: [MediaKey.playPause]) }
+}
+
+/// How one device's keys are read: resolved from the settings and the device's identity.
+public struct DeviceKeyProfile: Hashable, Sendable {
+  /// Whether the device is ignored by a rule (never opened).
+  public var isIgnored: Bool
+  /// The role of every mapped key of the device.
+  public var roles: [UInt16: KeyRole]
+
+  public init(isIgnored: Bool, roles: [UInt16: KeyRole]) {
+    self.isIgnored = isIgnored
+    self.roles = roles
+  }
+
+  /// The mapped key codes: the only ones that may leave the input layer.
+  public var mappedKeys: Set<UInt16> { isIgnored ? [] : Set(roles.keys) }
+
+  /// The role of a key, nil when it is not mapped (or the device is ignored).
+  public func role(of code: UInt16) -> KeyRole? { isIgnored ? nil : roles[code] }
+}
+
+/// Whether `text` matches the glob `pattern` (`*` any run, `?` any one character).
+func glob(_ pattern: String, matches text: String) -> Bool {
+  let p = Array(pattern)
+  let t = Array(text)
+  var pi = 0
+  var ti = 0
+  var starP = -1
+  var starT = 0
+  while ti < t.count {
+    if pi < p.count, p[pi] == "?" || p[pi] == t[ti] {
+      pi += 1
+      ti += 1
+    } else if pi < p.count, p[pi] == "*" {
+      starP = pi
+      starT = ti
+      pi += 1
+    } else if starP >= 0 {
+      pi = starP + 1
+      starT += 1
+      ti = starT
+    } else {
+      return false
+    }
+  }
+  while pi < p.count, p[pi] == "*" { pi += 1 }
+  return pi == p.count
+}

@@ -1,0 +1,127 @@
+import DBus
+import ResponderCore
+
+/// The names of responderd's D-Bus API, shared by the daemon, `responderctl` and applications.
+///
+/// The daemon owns `org.responderd.Daemon1` on the session bus and serves
+/// `/org/responderd/Daemon1` with interface `org.responderd.Daemon1`:
+///
+/// - `RegisterResponder(o path, as eventTypes) → u id`
+/// - `UnregisterResponder(u id)`
+/// - `BecomeFirstResponder(u id) → b accepted`, `ResignFirstResponder(u id) → b resigned`
+/// - `SendEvent(s type, s subtype, s phase) → s handledBy`
+/// - properties `FirstResponder u`, `Chain aa{sv}`, `MotionInterest b`, `Version s`,
+///   `ConfigFile s`, `Deadline d`
+/// - signal `EventDispatched(s type, s subtype, d timestamp, s handledBy)` for every dispatched
+///   event (`handledBy` empty when dropped), and `EventDispatchedDetails(s type, s subtype,
+///   d timestamp, s handledBy, a{sv} details)` right after it with `phase` (motion), `dropReason`,
+///   `source` and `receivedBy`
+///
+/// Applications implement `org.responderd.Responder1` on the registered path:
+/// `RemoteControlReceived(s subtype, d timestamp) → b handled`, `MotionBegan`, `MotionEnded`,
+/// `MotionCancelled` (same arguments), and optionally the properties `CanBecomeFirstResponder b`
+/// (false when absent) and `CanResignFirstResponder b` (true when absent).
+public enum ResponderBusAPI {
+  /// The daemon's well-known bus name.
+  public static let daemonName = "org.responderd.Daemon1"
+  /// The daemon's object.
+  public static let daemonPath = "/org/responderd/Daemon1"
+  /// The daemon's interface.
+  public static let daemonInterface = "org.responderd.Daemon1"
+  /// The interface applications implement on their registered object.
+  public static let responderInterface = "org.responderd.Responder1"
+
+  /// Errors of the daemon's methods (besides `org.freedesktop.DBus.Error.AccessDenied` for a caller
+  /// running as another user and `org.freedesktop.DBus.Error.InvalidArgs` for bad arguments).
+  public enum ErrorName {
+    /// No responder is registered with this id.
+    public static let unknownResponder = "org.responderd.Daemon1.Error.UnknownResponder"
+    /// The id was registered by another bus connection: only that connection may act on it.
+    public static let notOwner = "org.responderd.Daemon1.Error.NotOwner"
+    /// This connection already registered a responder at this path.
+    public static let alreadyRegistered = "org.responderd.Daemon1.Error.AlreadyRegistered"
+  }
+
+  /// The event types applications may register for.
+  public static let registrableEventTypes: [EventType] = [.remoteControl, .motion]
+
+  /// The `Responder1` method an event is delivered with: `RemoteControlReceived`, or
+  /// `MotionBegan`/`MotionEnded`/`MotionCancelled` for the motion phase (began when nil).
+  public static func method(for type: EventType, phase: MotionPhase?) -> String? {
+    switch type {
+    case .remoteControl: return "RemoteControlReceived"
+    case .motion:
+      switch phase ?? .began {
+      case .began: return "MotionBegan"
+      case .ended: return "MotionEnded"
+      case .cancelled: return "MotionCancelled"
+      }
+    case .touches, .presses: return nil
+    }
+  }
+
+  /// The event type and motion phase a `Responder1` method delivers.
+  public static func event(forMethod method: String) -> (type: EventType, phase: MotionPhase?)? {
+    switch method {
+    case "RemoteControlReceived": return (.remoteControl, nil)
+    case "MotionBegan": return (.motion, .began)
+    case "MotionEnded": return (.motion, .ended)
+    case "MotionCancelled": return (.motion, .cancelled)
+    default: return nil
+    }
+  }
+}
+
+/// An event as an application receives it from responderd.
+public struct ResponderEvent: Sendable, Equatable, CustomStringConvertible {
+  public var type: EventType
+  public var subtype: EventSubtype
+  /// The motion phase (motion events only).
+  public var phase: MotionPhase?
+  /// Seconds since boot (CLOCK_MONOTONIC) when the event happened.
+  public var timestamp: Seconds
+
+  public init(type: EventType, subtype: EventSubtype, phase: MotionPhase? = nil, timestamp: Seconds) {
+    self.type = type
+    self.subtype = subtype
+    self.phase = phase
+    self.timestamp = timestamp
+  }
+
+  public var description: String {
+    phase.map { "\(type)/\(subtype)/\($0)" } ?? "\(type)/\(subtype)"
+  }
+}
+
+/// One `EventDispatched` or `EventDispatchedDetails` signal: what happened to an event.
+public struct DispatchedEvent: Sendable, Equatable {
+  public var type: String
+  public var subtype: String
+  /// The motion phase ("began", "ended", "cancelled"), nil for other events.
+  public var phase: String?
+  public var timestamp: Double
+  /// Who handled it; nil when it was dropped.
+  public var handledBy: String?
+  /// Why it was dropped (nil when handled).
+  public var dropReason: String?
+  /// Where the event came from ("evdev:/dev/input/event3", "mpris", "dbus :1.42").
+  public var source: String
+  /// The responders it reached, in order.
+  public var receivedBy: [String]
+
+  /// Reads the arguments of an `EventDispatched` signal (nil when they do not fit).
+  public init?(arguments: [DBusValue]) {
+    guard arguments.count >= 4, let type = arguments[0].string, let subtype = arguments[1].string,
+      let timestamp = arguments[2].double, let handledBy = arguments[3].string
+    else { return nil }
+    self.type = type
+    self.subtype = subtype
+    self.timestamp = timestamp
+    self.handledBy = handledBy.isEmpty ? nil : handledBy
+    let details = arguments.count > 4 ? arguments[4].dictionary ?? [:] : [:]
+    phase = details["phase"]?.string
+    dropReason = details["dropReason"]?.string
+    source = details["source"]?.string ?? ""
+    receivedBy = details["receivedBy"]?.stringArray ?? []
+  }
+}

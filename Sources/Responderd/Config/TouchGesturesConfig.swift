@@ -1,0 +1,197 @@
+import ResponderCore
+import TouchDispatch
+
+/// One whole-screen gesture bound to an action (`[[touch.gesture]]`).
+public struct TouchGestureBinding: Equatable {
+  /// The kinds of gestures.
+  public enum Kind: String, CaseIterable, Equatable {
+    case tap
+    case swipe
+    case edgeSwipe = "edge-swipe"
+    case pinch
+    case longPress = "long-press"
+  }
+
+  /// Which way a pinch goes.
+  public enum PinchDirection: String, CaseIterable, Equatable {
+    /// Fingers together (scale below 1).
+    case `in`
+    /// Fingers apart (scale above 1).
+    case out
+  }
+
+  /// What the gesture does.
+  public enum Action: Equatable {
+    /// Posts a remote-control event to the application (the first responder, then the chain).
+    case event(EventSubtype)
+    /// Runs a program, without a shell.
+    case command([String])
+  }
+
+  /// A screen edge.
+  public enum Edge: String, CaseIterable, Equatable {
+    case left, right, top, bottom
+
+    /// The direction of a swipe that starts at this edge: away from it.
+    var inward: SwipeDirection {
+      switch self {
+      case .left: .right
+      case .right: .left
+      case .top: .down
+      case .bottom: .up
+      }
+    }
+  }
+
+  public var name: String
+  public var kind: Kind
+  public var fingers = 1
+  /// Taps for a tap gesture.
+  public var taps = 1
+  /// The direction of a swipe (an edge swipe goes away from its edge).
+  public var direction: SwipeDirection = .right
+  /// The edge an edge swipe starts at.
+  public var edge: Edge?
+  public var pinch: PinchDirection?
+  /// How long a long press is held (seconds).
+  public var duration: Double = 0.5
+  public var action: Action
+  /// Gestures (by name) that must fail before this one is recognized.
+  public var requireToFail: [String] = []
+
+  public init(name: String, kind: Kind, action: Action) {
+    self.name = name
+    self.kind = kind
+    self.action = action
+  }
+}
+
+/// `[touch]`: whole-screen gestures on the touchscreen, bound to events or commands (like lisgd),
+/// with UIKit's recognizers and rules between them.
+///
+/// ```toml
+/// [touch]
+/// enabled = true
+/// device = ""          # a /dev/input/eventN path or a device name (glob); empty: the first touchscreen
+/// rotation = 0         # how the display is turned, clockwise: 0, 90, 180, 270
+/// width = 0            # the screen in points; 0: the panel's own units
+/// height = 0
+/// edge-width = 40      # points from an edge where an edge swipe must start
+///
+/// [[touch.gesture]]
+/// name = "next"
+/// gesture = "swipe"    # tap, swipe, edge-swipe, pinch, long-press
+/// fingers = 3
+/// direction = "left"
+/// event = "nextTrack"  # or command = ["program", "arg"]
+/// ```
+public struct TouchGesturesConfig: Equatable {
+  public var enabled = true
+  public var device = ""
+  public var rotation = TouchRotation.degrees0
+  public var width: Double = 0
+  public var height: Double = 0
+  public var edgeWidth: Double = 40
+  public var gestures: [TouchGestureBinding] = []
+
+  public init() {}
+
+  init(_ section: ConfigSection) throws {
+    enabled = try section.bool("enabled", default: enabled)
+    device = try section.string("device", default: device)
+    let degrees = try section.int("rotation", default: 0)
+    guard let turned = TouchRotation(degrees: degrees) else {
+      throw section.error(
+        "rotation", "'\(section.qualified("rotation"))' must be 0, 90, 180 or 270, not \(degrees)")
+    }
+    rotation = turned
+    width = try section.double("width", default: width, range: 0...100_000)
+    height = try section.double("height", default: height, range: 0...100_000)
+    edgeWidth = try section.double("edge-width", default: edgeWidth, range: 1...10_000)
+    let gestureSections = try section.sections("gesture")
+    for gesture in gestureSections {
+      let binding = try Self.binding(gesture, index: gestures.count)
+      if gestures.contains(where: { $0.name == binding.name }) {
+        throw gesture.error("name", "gesture name '\(binding.name)' is used twice")
+      }
+      gestures.append(binding)
+    }
+    for (index, binding) in gestures.enumerated() {
+      for name in binding.requireToFail where !gestures.contains(where: { $0.name == name }) {
+        let names = gestures.map(\.name)
+        let hint = suggestion(for: name, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+        throw gestureSections[index].error(
+          "require-to-fail",
+          "'\(gestureSections[index].qualified("require-to-fail"))' names no gesture '\(name)'\(hint)")
+      }
+    }
+    try section.finish()
+  }
+
+  private static func binding(_ section: ConfigSection, index: Int) throws -> TouchGestureBinding {
+    let kindName = try section.string(
+      "gesture", default: "", allowed: TouchGestureBinding.Kind.allCases.map(\.rawValue))
+    guard let kind = TouchGestureBinding.Kind(rawValue: kindName) else {
+      throw section.error(
+        "gesture", "[[touch.gesture]] needs 'gesture' (tap, swipe, edge-swipe, pinch, long-press)")
+    }
+    let name = try section.string("name", default: "\(kindName)-\(index + 1)")
+    let subtypeName = try section.string("event", default: "")
+    let argv = try section.strings("command", default: [])
+    let action: TouchGestureBinding.Action
+    switch (subtypeName.isEmpty, argv.isEmpty) {
+    case (false, true):
+      guard let subtype = EventSubtype(name: subtypeName), subtype.eventType == .remoteControl else {
+        let names = EventSubtype.remoteControlSubtypes.map(\.name)
+        let hint = suggestion(for: subtypeName, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+        throw section.error("event", "unknown remote-control event '\(subtypeName)'\(hint)")
+      }
+      action = .event(subtype)
+    case (true, false):
+      guard !argv[0].isEmpty else {
+        throw section.error("command", "'\(section.qualified("command"))' must name a program")
+      }
+      action = .command(argv)
+    case (false, false):
+      throw section.error("command", "a gesture has either 'event' or 'command', not both")
+    case (true, true):
+      throw section.error("gesture", "gesture '\(name)' needs 'event' or 'command'")
+    }
+    var binding = TouchGestureBinding(name: name, kind: kind, action: action)
+    switch kind {
+    case .tap:
+      binding.fingers = try section.int("fingers", default: 1, range: 1...10)
+      binding.taps = try section.int("taps", default: 1, range: 1...5)
+    case .swipe:
+      binding.fingers = try section.int("fingers", default: 1, range: 1...10)
+      let direction = try section.string("direction", default: "", allowed: ["right", "left", "up", "down"])
+      guard let parsed = SwipeDirection(name: direction) else {
+        throw section.error("direction", "a swipe needs 'direction' (right, left, up, down)")
+      }
+      binding.direction = parsed
+    case .edgeSwipe:
+      binding.fingers = try section.int("fingers", default: 1, range: 1...10)
+      let edgeName = try section.string(
+        "edge", default: "", allowed: TouchGestureBinding.Edge.allCases.map(\.rawValue))
+      guard let edge = TouchGestureBinding.Edge(rawValue: edgeName) else {
+        throw section.error("edge", "an edge swipe needs 'edge' (left, right, top, bottom)")
+      }
+      binding.edge = edge
+      binding.direction = edge.inward
+    case .pinch:
+      let pinchName = try section.string(
+        "pinch", default: "", allowed: TouchGestureBinding.PinchDirection.allCases.map(\.rawValue))
+      guard let pinch = TouchGestureBinding.PinchDirection(rawValue: pinchName) else {
+        throw section.error("pinch", "a pinch needs 'pinch' (in, out)")
+      }
+      binding.fingers = 2
+      binding.pinch = pinch
+    case .longPress:
+      binding.fingers = try section.int("fingers", default: 1, range: 1...10)
+      binding.duration = try section.seconds("duration", default: binding.duration)
+    }
+    binding.requireToFail = try section.strings("require-to-fail", default: [])
+    try section.finish()
+    return binding
+  }
+}

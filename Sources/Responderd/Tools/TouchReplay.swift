@@ -1,0 +1,247 @@
+import ResponderCore
+import TouchDispatch
+
+/// `responderctl touch replay FILE.evemu --scene SCENE.json`: a touchscreen recording played into a
+/// scene on virtual time, with the same code as a live window. One JSON object per line comes out,
+/// in order, `t` on the recording's clock:
+///
+/// - `{"t":5.1, "kind":"touches", "method":"touchesBegan", "view":"A", "touches":[{"slot":0,
+///   "phase":"began","x":150,"y":300,"tapCount":1}]}` for every delivery to a view (x and y in
+///   screen points);
+/// - `{"t":5.2, "kind":"recognizer", "id":"t2", "state":"recognized"}` for every state change
+///   (including the return to possible), `{"t":5.2, "kind":"action", "id":"t2",
+///   "state":"recognized"}` for every action message sent;
+/// - `{"t":5.2, "kind":"control", "view":"B", "event":"touchUpInside"}` for every control event.
+///
+/// The screen maps linearly onto the recording's ABS_MT_POSITION_X/Y ranges (its `A:` lines),
+/// turned by the scene's rotation. At the end of the file, time runs on until every pending timer
+/// has fired.
+public enum TouchReplay {
+  /// Replays `recording` (evemu text) into `scene` (JSON text), calling `output` with each line.
+  /// Errors in either file name the file, the line (and column) and the problem.
+  public static func run(
+    recording recordingText: String, recordingFile: String, scene sceneText: String, sceneFile: String,
+    output: (String) -> Void
+  ) throws {
+    let scene = try TouchScene.parse(sceneText, file: sceneFile)
+    let recording: EvemuRecording
+    do {
+      recording = try EvemuRecording(text: recordingText)
+    } catch let error as EvemuRecording.ParseError {
+      throw ToolInputError(file: recordingFile, line: error.line, message: error.message)
+    }
+    guard let xAxis = recording.absoluteAxes[InputCode.ABS_MT_POSITION_X] else {
+      throw ToolInputError(
+        file: recordingFile,
+        message: "no 'A: 35 …' line: the range of ABS_MT_POSITION_X is needed to map the screen")
+    }
+    guard let yAxis = recording.absoluteAxes[InputCode.ABS_MT_POSITION_Y] else {
+      throw ToolInputError(
+        file: recordingFile,
+        message: "no 'A: 36 …' line: the range of ABS_MT_POSITION_Y is needed to map the screen")
+    }
+    guard xAxis.maximum > xAxis.minimum, yAxis.maximum > yAxis.minimum else {
+      throw ToolInputError(file: recordingFile, message: "ABS_MT_POSITION_X/Y ranges are empty")
+    }
+    var pressure: ClosedRange<Int32>?
+    if let axis = recording.absoluteAxes[InputCode.ABS_MT_PRESSURE], axis.maximum > axis.minimum {
+      pressure = axis.minimum...axis.maximum
+    }
+    let calibration = TouchCalibration(
+      xRange: xAxis.minimum...xAxis.maximum, yRange: yAxis.minimum...yAxis.maximum,
+      screen: Size(width: scene.screen.width, height: scene.screen.height), rotation: scene.screen.rotation,
+      pressureRange: pressure)
+
+    let scheduler = VirtualScheduler(now: recording.events.first?.time ?? 0)
+    let world = SceneWorld(scene: scene, scheduler: scheduler)
+    var lines: [String] = []
+    world.emit = { lines.append($0) }
+    let input = TouchscreenInput(
+      window: world.window, calibration: calibration, source: "replay:\(recordingFile)")
+    func flush() {
+      for line in lines { output(line) }
+      lines.removeAll()
+    }
+    for event in recording.events {
+      scheduler.advance(to: event.time)
+      input.handle(event)
+      flush()
+    }
+    scheduler.runUntilIdle()
+    flush()
+  }
+}
+
+/// The window, views and recognizers a scene describes, reporting what happens as JSON lines.
+final class SceneWorld {
+  let scheduler: VirtualScheduler
+  let application: Application
+  let window: Window
+  var emit: (String) -> Void = { _ in }
+  private var delegates: [SimultaneityDelegate] = []
+
+  init(scene: TouchScene, scheduler: VirtualScheduler) {
+    self.scheduler = scheduler
+    application = Application(scheduler: scheduler)
+    window = Window(
+      frame: Rect(x: 0, y: 0, width: scene.screen.width, height: scene.screen.height),
+      application: application)
+    var views: [String: View] = [:]
+    for spec in scene.views {
+      let view: View = spec.control ? Button(frame: spec.frame) : View(frame: spec.frame)
+      view.identifier = spec.id
+      view.isHidden = spec.hidden
+      view.isUserInteractionEnabled = spec.interactive
+      view.alpha = spec.alpha
+      view.clipsToBounds = spec.clipsToBounds
+      view.isMultipleTouchEnabled = spec.multipleTouch
+      view.isExclusiveTouch = spec.exclusiveTouch
+      if let control = view as? Control {
+        control.addHandler(for: .allEvents) { [unowned self] control, event in
+          self.line([
+            ("t", self.time), ("kind", quoted("control")), ("view", quoted(control.identifier ?? "")),
+            ("event", quoted(event.description)),
+          ])
+        }
+      }
+      views[spec.id] = view
+    }
+    for spec in scene.views {
+      let parent = spec.parent.flatMap { views[$0] } ?? window
+      parent.addSubview(views[spec.id]!)
+    }
+    var recognizers: [String: GestureRecognizer] = [:]
+    for spec in scene.recognizers {
+      let recognizer = Self.make(spec)
+      recognizer.name = spec.id
+      recognizer.isEnabled = spec.enabled
+      recognizer.cancelsTouchesInView = spec.cancelsTouchesInView
+      recognizer.delaysTouchesBegan = spec.delaysTouchesBegan
+      recognizer.delaysTouchesEnded = spec.delaysTouchesEnded
+      views[spec.view]!.addGestureRecognizer(recognizer)
+      recognizers[spec.id] = recognizer
+    }
+    for spec in scene.recognizers {
+      let recognizer = recognizers[spec.id]!
+      for other in spec.requireToFail { recognizer.require(toFail: recognizers[other]!) }
+      if !spec.simultaneousWith.isEmpty {
+        let delegate = SimultaneityDelegate(spec.simultaneousWith.compactMap { recognizers[$0] })
+        recognizer.delegate = delegate
+        delegates.append(delegate)
+      }
+    }
+    window.addGestureObserver { [unowned self] observation in
+      switch observation {
+      case .stateChanged(let recognizer, _, let to):
+        self.line([
+          ("t", self.time), ("kind", quoted("recognizer")), ("id", quoted(recognizer.name ?? "")),
+          ("state", quoted(to.name(isDiscrete: recognizer.isDiscrete))),
+        ])
+      case .actionSent(let recognizer):
+        self.line([
+          ("t", self.time), ("kind", quoted("action")), ("id", quoted(recognizer.name ?? "")),
+          ("state", quoted(recognizer.stateName)),
+        ])
+      }
+    }
+    window.addDeliveryObserver { [unowned self] delivery in
+      let touches = delivery.touches.map { touch in
+        let p = touch.locationInWindow
+        return "{\"slot\":\(touch.identifier),\"phase\":\(quoted(touch.phase.description)),"
+          + "\"x\":\(formatDecimal(p.x, places: 3)),\"y\":\(formatDecimal(p.y, places: 3)),"
+          + "\"tapCount\":\(touch.tapCount)}"
+      }
+      self.line([
+        ("t", self.time), ("kind", quoted("touches")), ("method", quoted(delivery.method.rawValue)),
+        ("view", quoted(delivery.view.identifier ?? "")),
+        ("touches", "[" + touches.joined(separator: ",") + "]"),
+      ])
+    }
+  }
+
+  private var time: String { formatDecimal(scheduler.now, places: 6) }
+
+  private func line(_ fields: [(String, String)]) {
+    emit("{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ", ") + "}")
+  }
+
+  private static func make(_ spec: TouchScene.RecognizerSpec) -> GestureRecognizer {
+    switch spec.kind {
+    case .tap:
+      let tap = TapGestureRecognizer()
+      if let taps = spec.taps { tap.numberOfTapsRequired = taps }
+      if let touches = spec.touches { tap.numberOfTouchesRequired = touches }
+      return tap
+    case .longPress:
+      let press = LongPressGestureRecognizer()
+      if let taps = spec.taps { press.numberOfTapsRequired = taps }
+      if let touches = spec.touches { press.numberOfTouchesRequired = touches }
+      if let duration = spec.minimumPressDuration { press.minimumPressDuration = duration }
+      if let movement = spec.allowableMovement { press.allowableMovement = movement }
+      return press
+    case .pan:
+      let pan = PanGestureRecognizer()
+      if let minimum = spec.minimumTouches { pan.minimumNumberOfTouches = minimum }
+      if let maximum = spec.maximumTouches { pan.maximumNumberOfTouches = maximum }
+      return pan
+    case .swipe:
+      let swipe = SwipeGestureRecognizer()
+      if let direction = spec.direction { swipe.direction = direction }
+      if let touches = spec.touches { swipe.numberOfTouchesRequired = touches }
+      return swipe
+    case .pinch:
+      return PinchGestureRecognizer()
+    case .rotation:
+      return RotationGestureRecognizer()
+    }
+  }
+}
+
+/// A delegate that lets its recognizer recognize simultaneously with the listed ones.
+final class SimultaneityDelegate: GestureRecognizerDelegate {
+  private let others: [ObjectIdentifier]
+  init(_ others: [GestureRecognizer]) { self.others = others.map(ObjectIdentifier.init) }
+  func gestureRecognizer(
+    _ gestureRecognizer: GestureRecognizer, shouldRecognizeSimultaneouslyWith other: GestureRecognizer
+  ) -> Bool {
+    others.contains(ObjectIdentifier(other))
+  }
+}
+
+/// A JSON string literal.
+func quoted(_ text: String) -> String {
+  var out = "\""
+  for scalar in text.unicodeScalars {
+    switch scalar {
+    case "\"": out += "\\\""
+    case "\\": out += "\\\\"
+    case "\n": out += "\\n"
+    case "\r": out += "\\r"
+    case "\t": out += "\\t"
+    default:
+      if scalar.value < 0x20 {
+        let hex = String(scalar.value, radix: 16)
+        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    }
+  }
+  return out + "\""
+}
+
+/// A number with at most `places` decimals, trailing zeros dropped ("5.1", "150", "-0.25").
+func formatDecimal(_ value: Double, places: Int) -> String {
+  guard value.isFinite else { return "0" }
+  var scale = 1.0
+  for _ in 0..<places { scale *= 10 }
+  let scaled = (abs(value) * scale).rounded()
+  guard scaled < 9e15 else { return String(value) }
+  let whole = Int64(scaled)
+  let divisor = Int64(scale)
+  var fraction = String(whole % divisor)
+  fraction = String(repeating: "0", count: places - fraction.count) + fraction
+  while fraction.last == "0" { fraction.removeLast() }
+  let sign = value < 0 && whole != 0 ? "-" : ""
+  return sign + String(whole / divisor) + (fraction.isEmpty ? "" : "." + fraction)
+}

@@ -1,0 +1,394 @@
+import ResponderCore
+import TouchDispatch
+
+/// An error in a file given to an offline tool: the file, where in it, and what is wrong.
+public struct ToolInputError: Error, Equatable, CustomStringConvertible {
+  public var file: String
+  public var line: Int?
+  public var column: Int?
+  public var message: String
+
+  public init(file: String, line: Int? = nil, column: Int? = nil, message: String) {
+    self.file = file
+    self.line = line
+    self.column = column
+    self.message = message
+  }
+
+  /// `FILE:LINE:COLUMN: message`, as compilers write it.
+  public var description: String {
+    var place = file
+    if let line { place += ":\(line)" }
+    if let column { place += ":\(column)" }
+    return "\(place): \(message)"
+  }
+}
+
+/// A scene for `responderctl touch replay`: the screen, a view tree and gesture recognizers.
+///
+/// ```
+/// {"screen":{"width":W,"height":H,"rotation":0},
+///  "views":[{"id":"A","parent":null,"frame":[x,y,w,h],"hidden":false,"interactive":true,"alpha":1,
+///            "clipsToBounds":false,"multipleTouch":false,"exclusiveTouch":false,"control":false}, …],
+///  "recognizers":[{"id":"t2","kind":"tap","view":"A","taps":2,"touches":1,"direction":"right",
+///                  "cancelsTouchesInView":true,"delaysTouchesBegan":false,"delaysTouchesEnded":true,
+///                  "requireToFail":["…"],"simultaneousWith":["…"]}, …]}
+/// ```
+/// Views with a null (or no) parent are subviews of the window; siblings are in z-order, the
+/// order they appear in. Absent keys take UIKit's defaults (`multipleTouch` false among them).
+public struct TouchScene: Equatable {
+  public struct Screen: Equatable {
+    public var width: Double
+    public var height: Double
+    public var rotation: TouchRotation
+  }
+
+  public struct ViewSpec: Equatable {
+    public var id: String
+    public var parent: String?
+    public var frame: Rect
+    public var hidden = false
+    public var interactive = true
+    public var alpha: Double = 1
+    public var clipsToBounds = false
+    public var multipleTouch = false
+    public var exclusiveTouch = false
+    public var control = false
+  }
+
+  public enum Kind: String, CaseIterable, Equatable {
+    case tap, longPress, pan, swipe, pinch, rotation
+  }
+
+  public struct RecognizerSpec: Equatable {
+    public var id: String
+    public var kind: Kind
+    public var view: String
+    public var taps: Int?
+    public var touches: Int?
+    public var minimumTouches: Int?
+    public var maximumTouches: Int?
+    public var direction: SwipeDirection?
+    public var minimumPressDuration: Double?
+    public var allowableMovement: Double?
+    public var enabled = true
+    public var cancelsTouchesInView = true
+    public var delaysTouchesBegan = false
+    public var delaysTouchesEnded = true
+    public var requireToFail: [String] = []
+    public var simultaneousWith: [String] = []
+  }
+
+  public var screen: Screen
+  public var views: [ViewSpec]
+  public var recognizers: [RecognizerSpec]
+
+  /// Reads a scene; errors name the file, line and column, the key and the problem.
+  public static func parse(_ text: String, file: String) throws -> TouchScene {
+    let root: TouchSceneJSON.Node
+    do {
+      root = try TouchSceneJSON.parse(text)
+    } catch let error as TouchSceneJSON.SyntaxError {
+      throw ToolInputError(file: file, line: error.line, column: error.column, message: error.message)
+    }
+    var top = try Reader(node: root, path: "", file: file)
+    guard let screenNode = top.take("screen") else { throw top.error("missing key 'screen'") }
+    var screenReader = try Reader(node: screenNode, path: "screen", file: file)
+    let width = try screenReader.requiredNumber("width", positive: true)
+    let height = try screenReader.requiredNumber("height", positive: true)
+    var rotation = TouchRotation.degrees0
+    if let node = screenReader.take("rotation") {
+      let degrees = try screenReader.int(node, "rotation")
+      guard let value = TouchRotation(degrees: degrees) else {
+        throw screenReader.error(at: node, "rotation: expected 0, 90, 180 or 270, found \(degrees)")
+      }
+      rotation = value
+    }
+    try screenReader.finish()
+    let screen = Screen(width: width, height: height, rotation: rotation)
+
+    var views: [ViewSpec] = []
+    var viewNodes: [String: TouchSceneJSON.Node] = [:]
+    for (index, node) in try top.array("views").enumerated() {
+      var reader = try Reader(node: node, path: "views[\(index)]", file: file)
+      let id = try reader.requiredString("id")
+      if let previous = viewNodes[id] {
+        throw reader.error("duplicate view id '\(id)' (first at line \(previous.line))")
+      }
+      viewNodes[id] = node
+      var view = ViewSpec(id: id, frame: .zero)
+      if let parent = reader.take("parent"), parent.value != .null {
+        view.parent = try reader.string(parent, "parent")
+      }
+      guard let frameNode = reader.take("frame") else { throw reader.error("missing key 'frame'") }
+      guard case .array(let items) = frameNode.value, items.count == 4 else {
+        throw reader.error(at: frameNode, "frame: expected [x, y, width, height]")
+      }
+      var numbers: [Double] = []
+      for item in items {
+        guard case .number(let value) = item.value else {
+          throw reader.error(at: item, "frame: expected numbers")
+        }
+        numbers.append(value)
+      }
+      guard numbers[2] >= 0, numbers[3] >= 0 else {
+        throw reader.error(at: frameNode, "frame: width and height must not be negative")
+      }
+      view.frame = Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+      view.hidden = try reader.bool("hidden", default: false)
+      view.interactive = try reader.bool("interactive", default: true)
+      view.alpha = try reader.number("alpha", default: 1)
+      view.clipsToBounds = try reader.bool("clipsToBounds", default: false)
+      view.multipleTouch = try reader.bool("multipleTouch", default: false)
+      view.exclusiveTouch = try reader.bool("exclusiveTouch", default: false)
+      view.control = try reader.bool("control", default: false)
+      try reader.finish()
+      views.append(view)
+    }
+    for (index, view) in views.enumerated() {
+      guard let parent = view.parent else { continue }
+      let reader = try Reader(node: viewNodes[view.id]!, path: "views[\(index)]", file: file)
+      let parentNode = reader.members.first { $0.key == "parent" }!.node
+      guard viewNodes[parent] != nil else {
+        throw reader.error(at: parentNode, "parent: no view '\(parent)' in the scene")
+      }
+      var seen: Set<String> = [view.id]
+      var current: String? = parent
+      while let ancestor = current {
+        guard seen.insert(ancestor).inserted else {
+          throw reader.error(
+            at: parentNode, "parent: '\(view.id)' would be inside itself (through '\(parent)')")
+        }
+        current = views.first { $0.id == ancestor }?.parent
+      }
+    }
+
+    var recognizers: [RecognizerSpec] = []
+    var recognizerNodes: [String: TouchSceneJSON.Node] = [:]
+    var references: [(reader: Reader, node: TouchSceneJSON.Node, key: String, ids: [String])] = []
+    for (index, node) in try top.array("recognizers").enumerated() {
+      var reader = try Reader(node: node, path: "recognizers[\(index)]", file: file)
+      let id = try reader.requiredString("id")
+      if let previous = recognizerNodes[id] {
+        throw reader.error("duplicate recognizer id '\(id)' (first at line \(previous.line))")
+      }
+      recognizerNodes[id] = node
+      guard let kindNode = reader.take("kind") else { throw reader.error("missing key 'kind'") }
+      let kindName = try reader.string(kindNode, "kind")
+      guard let kind = Kind(rawValue: kindName) else {
+        let names = Kind.allCases.map(\.rawValue)
+        throw reader.error(
+          at: kindNode,
+          "kind: unknown kind '\(kindName)'\(didYouMean(kindName, names)) (one of \(names.joined(separator: ", ")))"
+        )
+      }
+      guard let viewNode = reader.take("view") else { throw reader.error("missing key 'view'") }
+      let viewID = try reader.string(viewNode, "view")
+      guard viewNodes[viewID] != nil else {
+        throw reader.error(at: viewNode, "view: no view '\(viewID)' in the scene")
+      }
+      var spec = RecognizerSpec(id: id, kind: kind, view: viewID)
+      switch kind {
+      case .tap:
+        spec.taps = try reader.optionalCount("taps", minimum: 1)
+        spec.touches = try reader.optionalCount("touches", minimum: 1)
+      case .longPress:
+        spec.taps = try reader.optionalCount("taps", minimum: 0)
+        spec.touches = try reader.optionalCount("touches", minimum: 1)
+        spec.minimumPressDuration = try reader.optionalNumber("minimumPressDuration")
+        spec.allowableMovement = try reader.optionalNumber("allowableMovement")
+      case .pan:
+        spec.minimumTouches = try reader.optionalCount("minimumTouches", minimum: 1)
+        spec.maximumTouches = try reader.optionalCount("maximumTouches", minimum: 1)
+        if let touches = try reader.optionalCount("touches", minimum: 1) {
+          spec.minimumTouches = spec.minimumTouches ?? touches
+          spec.maximumTouches = spec.maximumTouches ?? touches
+        }
+      case .swipe:
+        spec.touches = try reader.optionalCount("touches", minimum: 1)
+        if let node = reader.take("direction") {
+          spec.direction = try reader.direction(node)
+        }
+      case .pinch, .rotation:
+        break
+      }
+      spec.enabled = try reader.bool("enabled", default: true)
+      spec.cancelsTouchesInView = try reader.bool("cancelsTouchesInView", default: true)
+      spec.delaysTouchesBegan = try reader.bool("delaysTouchesBegan", default: false)
+      spec.delaysTouchesEnded = try reader.bool("delaysTouchesEnded", default: true)
+      for key in ["requireToFail", "simultaneousWith"] {
+        guard let listNode = reader.take(key) else { continue }
+        guard case .array(let items) = listNode.value else {
+          throw reader.error(at: listNode, "\(key): expected a list of recognizer ids")
+        }
+        var ids: [String] = []
+        for item in items { ids.append(try reader.string(item, key)) }
+        references.append((reader, listNode, key, ids))
+        if key == "requireToFail" { spec.requireToFail = ids } else { spec.simultaneousWith = ids }
+      }
+      try reader.finish(kind: kind)
+      recognizers.append(spec)
+    }
+    for reference in references {
+      for (index, id) in reference.ids.enumerated() where recognizerNodes[id] == nil {
+        guard case .array(let items) = reference.node.value else { continue }
+        throw reference.reader.error(at: items[index], "\(reference.key): no recognizer '\(id)' in the scene")
+      }
+    }
+    try top.finish()
+    return TouchScene(screen: screen, views: views, recognizers: recognizers)
+  }
+}
+
+/// " (did you mean 'x'?)" for the nearest of `candidates` within two edits, else "".
+func didYouMean(_ word: String, _ candidates: [String]) -> String {
+  func distance(_ a: [Character], _ b: [Character]) -> Int {
+    var previous = Array(0...b.count)
+    for (i, ca) in a.enumerated() {
+      var current = [i + 1]
+      for (j, cb) in b.enumerated() {
+        current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1)))
+      }
+      previous = current
+    }
+    return previous[b.count]
+  }
+  let scored = candidates.map { ($0, distance(Array(word.lowercased()), Array($0.lowercased()))) }
+  guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= 2 else { return "" }
+  return " (did you mean '\(best.0)'?)"
+}
+
+/// Reads one JSON object of the scene, remembering which keys were read.
+private struct Reader {
+  let node: TouchSceneJSON.Node
+  let members: [TouchSceneJSON.Member]
+  let path: String
+  let file: String
+  private var used: Set<String> = []
+
+  init(node: TouchSceneJSON.Node, path: String, file: String) throws {
+    self.node = node
+    self.path = path
+    self.file = file
+    guard case .object(let members) = node.value else {
+      self.members = []
+      throw ToolInputError(
+        file: file, line: node.line, column: node.column,
+        message: "\(path.isEmpty ? "the scene" : path): expected an object")
+    }
+    self.members = members
+  }
+
+  private func qualified(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+  func error(_ message: String) -> ToolInputError {
+    ToolInputError(
+      file: file, line: node.line, column: node.column,
+      message: path.isEmpty ? message : "\(path): \(message)")
+  }
+
+  func error(at node: TouchSceneJSON.Node, _ message: String) -> ToolInputError {
+    ToolInputError(
+      file: file, line: node.line, column: node.column, message: path.isEmpty ? message : "\(path).\(message)"
+    )
+  }
+
+  mutating func take(_ key: String) -> TouchSceneJSON.Node? {
+    used.insert(key)
+    return members.first { $0.key == key }?.node
+  }
+
+  func string(_ node: TouchSceneJSON.Node, _ key: String) throws -> String {
+    guard case .string(let value) = node.value else { throw error(at: node, "\(key): expected a string") }
+    return value
+  }
+
+  func int(_ node: TouchSceneJSON.Node, _ key: String) throws -> Int {
+    guard case .number(let value) = node.value, value == value.rounded(), abs(value) < 1e9 else {
+      throw error(at: node, "\(key): expected a whole number")
+    }
+    return Int(value)
+  }
+
+  mutating func requiredString(_ key: String) throws -> String {
+    guard let node = take(key) else { throw error("missing key '\(key)'") }
+    let value = try string(node, key)
+    guard !value.isEmpty else { throw error(at: node, "\(key): must not be empty") }
+    return value
+  }
+
+  mutating func requiredNumber(_ key: String, positive: Bool) throws -> Double {
+    guard let node = take(key) else { throw error("missing key '\(key)'") }
+    guard case .number(let value) = node.value else { throw error(at: node, "\(key): expected a number") }
+    if positive && value <= 0 { throw error(at: node, "\(key): must be above 0") }
+    return value
+  }
+
+  mutating func number(_ key: String, default value: Double) throws -> Double {
+    try optionalNumber(key) ?? value
+  }
+
+  mutating func optionalNumber(_ key: String) throws -> Double? {
+    guard let node = take(key) else { return nil }
+    guard case .number(let value) = node.value else { throw error(at: node, "\(key): expected a number") }
+    guard value >= 0 else { throw error(at: node, "\(key): must not be negative") }
+    return value
+  }
+
+  mutating func optionalCount(_ key: String, minimum: Int) throws -> Int? {
+    guard let node = take(key) else { return nil }
+    let value = try int(node, key)
+    guard value >= minimum else { throw error(at: node, "\(key): must be at least \(minimum)") }
+    return value
+  }
+
+  mutating func bool(_ key: String, default value: Bool) throws -> Bool {
+    guard let node = take(key) else { return value }
+    guard case .bool(let flag) = node.value else { throw error(at: node, "\(key): expected true or false") }
+    return flag
+  }
+
+  mutating func array(_ key: String) throws -> [TouchSceneJSON.Node] {
+    guard let node = take(key) else { return [] }
+    guard case .array(let items) = node.value else { throw error(at: node, "\(key): expected a list") }
+    return items
+  }
+
+  func direction(_ node: TouchSceneJSON.Node) throws -> SwipeDirection {
+    var names: [TouchSceneJSON.Node] = []
+    switch node.value {
+    case .string: names = [node]
+    case .array(let items) where !items.isEmpty: names = items
+    default:
+      throw error(at: node, "direction: expected \"right\", \"left\", \"up\", \"down\" or a list of them")
+    }
+    var result: SwipeDirection = []
+    for item in names {
+      let name = try string(item, "direction")
+      guard let single = SwipeDirection(name: name) else {
+        throw error(
+          at: item,
+          "direction: unknown direction '\(name)'\(didYouMean(name, ["right", "left", "up", "down"]))")
+      }
+      result.insert(single)
+    }
+    return result
+  }
+
+  /// Refuses keys nobody read (for a recognizer, keys that do not apply to its kind).
+  func finish(kind: TouchScene.Kind? = nil) throws {
+    for member in members where !used.contains(member.key) {
+      let known = Array(used)
+      var message = "unknown key '\(member.key)'"
+      let hint = didYouMean(member.key, known)
+      if !hint.isEmpty {
+        message += hint
+      } else if let kind {
+        message += " for a \(kind.rawValue) recognizer"
+      }
+      throw ToolInputError(
+        file: file, line: member.line, column: member.column,
+        message: path.isEmpty ? message : "\(path): \(message)")
+    }
+  }
+}

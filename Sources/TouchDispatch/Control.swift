@@ -1,0 +1,245 @@
+import ResponderCore
+
+/// The events a control reports, as UIControl.Event (same bit values).
+public struct ControlEvents: OptionSet, Sendable, Hashable, CustomStringConvertible {
+  public let rawValue: UInt
+  public init(rawValue: UInt) { self.rawValue = rawValue }
+  public static let touchDown = ControlEvents(rawValue: 1 << 0)
+  public static let touchDownRepeat = ControlEvents(rawValue: 1 << 1)
+  public static let touchDragInside = ControlEvents(rawValue: 1 << 2)
+  public static let touchDragOutside = ControlEvents(rawValue: 1 << 3)
+  public static let touchDragEnter = ControlEvents(rawValue: 1 << 4)
+  public static let touchDragExit = ControlEvents(rawValue: 1 << 5)
+  public static let touchUpInside = ControlEvents(rawValue: 1 << 6)
+  public static let touchUpOutside = ControlEvents(rawValue: 1 << 7)
+  public static let touchCancel = ControlEvents(rawValue: 1 << 8)
+  public static let valueChanged = ControlEvents(rawValue: 1 << 12)
+  public static let primaryActionTriggered = ControlEvents(rawValue: 1 << 13)
+  /// Every touch event.
+  public static let allTouchEvents = ControlEvents(rawValue: 0x0FFF)
+  /// Every event.
+  public static let allEvents = ControlEvents(rawValue: 0xFFFF_FFFF)
+
+  static let named: [(ControlEvents, String)] = [
+    (.touchDown, "touchDown"), (.touchDownRepeat, "touchDownRepeat"),
+    (.touchDragInside, "touchDragInside"), (.touchDragOutside, "touchDragOutside"),
+    (.touchDragEnter, "touchDragEnter"), (.touchDragExit, "touchDragExit"),
+    (.touchUpInside, "touchUpInside"), (.touchUpOutside, "touchUpOutside"),
+    (.touchCancel, "touchCancel"), (.valueChanged, "valueChanged"),
+    (.primaryActionTriggered, "primaryActionTriggered"),
+  ]
+
+  /// The UIKit names of the events in the set ("touchUpInside").
+  public var names: [String] { Self.named.filter { contains($0.0) }.map(\.1) }
+
+  public var description: String { names.joined(separator: "|") }
+}
+
+/// A view that turns touches into control events and sends action messages for them, as UIControl.
+///
+/// A touch down sends touchDown (and touchDownRepeat when the touch's tapCount is above one);
+/// moving sends touchDragInside/Outside, with touchDragEnter/Exit when crossing the edge; lifting
+/// sends touchUpInside (then primaryActionTriggered) or touchUpOutside; a cancelled touch sends
+/// touchCancel. "Inside" is the bounds grown by `touchMargin` points, as UIKit's controls are
+/// forgiving. A control keeps its default action against a gesture recognizer attached to a
+/// superview: such a recognizer that overlaps the default action (a one-finger single tap by
+/// default) fails (iOS 6 and later).
+open class Control: View {
+  private enum Target {
+    case responder(weak: WeakResponder, action: Action, events: ControlEvents)
+    case nilTarget(action: Action, events: ControlEvents)
+    case handler(events: ControlEvents, (Control, ControlEvents) -> Void)
+  }
+
+  final class WeakResponder {
+    weak var responder: Responder?
+    init(_ responder: Responder) { self.responder = responder }
+  }
+
+  private var targets: [Target] = []
+  private var trackingTouch: Touch?
+  private var touchWasInside = false
+
+  /// Disabled controls send no events and pass their touches on.
+  public var isEnabled = true
+  /// Whether the control is highlighted (a touch is down on it and inside).
+  public private(set) var isHighlighted = false
+  /// Whether the control is tracking a touch.
+  public var isTracking: Bool { trackingTouch != nil }
+  /// Whether the tracked touch is inside (bounds grown by `touchMargin`).
+  public var isTouchInside: Bool { trackingTouch != nil && touchWasInside }
+  /// How far around the bounds a touch still counts as inside, in points (70 by default).
+  public var touchMargin: Double = 70
+
+  // MARK: Target-action
+
+  /// Sends `action` to `target` for `events`; with a nil target the action goes up the responder
+  /// chain from the first responder (`Application.sendAction`).
+  public func addTarget(_ target: Responder?, action: Action, for events: ControlEvents) {
+    if let target {
+      targets.append(.responder(weak: WeakResponder(target), action: action, events: events))
+    } else {
+      targets.append(.nilTarget(action: action, events: events))
+    }
+  }
+
+  /// Removes `action` (every action when nil) of `target` for `events`.
+  public func removeTarget(_ target: Responder?, action: Action?, for events: ControlEvents) {
+    targets.removeAll { entry in
+      switch entry {
+      case .responder(let weak, let entryAction, let entryEvents):
+        return (target == nil || weak.responder === target) && (action == nil || action == entryAction)
+          && !entryEvents.isDisjoint(with: events)
+      case .nilTarget(let entryAction, let entryEvents):
+        return target == nil && (action == nil || action == entryAction)
+          && !entryEvents.isDisjoint(with: events)
+      case .handler:
+        return false
+      }
+    }
+  }
+
+  /// Calls `handler` with the control and the single event, for each of `events` it sends.
+  public func addHandler(for events: ControlEvents, _ handler: @escaping (Control, ControlEvents) -> Void) {
+    targets.append(.handler(events: events, handler))
+  }
+
+  /// Sends the action messages for each event of `events`, one event at a time, in UIKit's bit
+  /// order.
+  public func sendActions(for events: ControlEvents, with event: Event? = nil) {
+    for (single, _) in ControlEvents.named where events.contains(single) {
+      for entry in targets {
+        switch entry {
+        case .responder(let weak, let action, let targetEvents) where targetEvents.contains(single):
+          guard let responder = weak.responder else { continue }
+          if let app = window?.application {
+            app.sendAction(action, to: responder, from: self, for: event)
+          } else {
+            responder.perform(action, sender: self, event: event)
+          }
+        case .nilTarget(let action, let targetEvents) where targetEvents.contains(single):
+          if let app = window?.application {
+            app.sendAction(action, to: nil, from: self, for: event)
+          } else if let found = self.target(forAction: action, withSender: self) {
+            found.perform(action, sender: self, event: event)
+          }
+        case .handler(let targetEvents, let handler) where targetEvents.contains(single):
+          handler(self, single)
+        default:
+          continue
+        }
+      }
+    }
+  }
+
+  // MARK: Tracking (UIControl's hooks)
+
+  /// A touch went down; return false to stop tracking it.
+  open func beginTracking(_ touch: Touch, with event: Event?) -> Bool { true }
+  /// The tracked touch moved; return false to stop tracking it.
+  open func continueTracking(_ touch: Touch, with event: Event?) -> Bool { true }
+  /// The tracked touch lifted.
+  open func endTracking(_ touch: Touch?, with event: Event?) {}
+  /// Tracking was cancelled.
+  open func cancelTracking(with event: Event?) {}
+
+  /// The control's primary action, after touchUpInside: sends primaryActionTriggered.
+  /// Subclasses that change a value do it here, then call super.
+  open func performPrimaryAction(with event: Event?) {
+    sendActions(for: .primaryActionTriggered, with: event)
+  }
+
+  /// Whether a recognizer attached elsewhere overlaps the control's default action and must give
+  /// way to it: a one-finger single tap by default (UIButton's rule). Subclasses with another
+  /// default action (a slider's knob) override.
+  open func defaultActionOverlaps(_ gestureRecognizer: GestureRecognizer) -> Bool {
+    guard let tap = gestureRecognizer as? TapGestureRecognizer else { return false }
+    return tap.numberOfTapsRequired == 1 && tap.numberOfTouchesRequired == 1
+  }
+
+  /// The iOS 6 rule: a recognizer of a superview overlapping the default action does not begin.
+  open override func gestureRecognizerShouldBegin(_ gestureRecognizer: GestureRecognizer) -> Bool {
+    if isEnabled, gestureRecognizer.view !== self, defaultActionOverlaps(gestureRecognizer) { return false }
+    return true
+  }
+
+  private func isInside(_ touch: Touch) -> Bool {
+    let point = touch.location(in: self)
+    let area = Rect(
+      x: bounds.minX - touchMargin, y: bounds.minY - touchMargin, width: bounds.width + 2 * touchMargin,
+      height: bounds.height + 2 * touchMargin)
+    return area.contains(point)
+  }
+
+  // MARK: Touches
+
+  open override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
+    guard isEnabled else { return super.touchesBegan(touches, with: event) }
+    // A touch whose end is still held back by a recognizer gives way to the new one.
+    if let tracked = trackingTouch, tracked.phase.isFinal { trackingTouch = nil }
+    guard trackingTouch == nil, let touch = touches.min(by: { $0.identifier < $1.identifier }) else { return }
+    guard beginTracking(touch, with: event) else { return }
+    trackingTouch = touch
+    touchWasInside = true
+    isHighlighted = true
+    var events: ControlEvents = .touchDown
+    if touch.tapCount > 1 { events.insert(.touchDownRepeat) }
+    sendActions(for: events, with: event)
+  }
+
+  open override func touchesMoved(_ touches: Set<Touch>, with event: Event?) {
+    guard isEnabled else { return super.touchesMoved(touches, with: event) }
+    guard let touch = trackingTouch, touches.contains(touch) else { return }
+    guard continueTracking(touch, with: event) else {
+      trackingTouch = nil
+      isHighlighted = false
+      cancelTracking(with: event)
+      return
+    }
+    let inside = isInside(touch)
+    var events: ControlEvents = inside ? .touchDragInside : .touchDragOutside
+    if inside && !touchWasInside { events.insert(.touchDragEnter) }
+    if !inside && touchWasInside { events.insert(.touchDragExit) }
+    touchWasInside = inside
+    isHighlighted = inside
+    sendActions(for: events, with: event)
+  }
+
+  open override func touchesEnded(_ touches: Set<Touch>, with event: Event?) {
+    guard isEnabled else { return super.touchesEnded(touches, with: event) }
+    guard let touch = trackingTouch, touches.contains(touch) else { return }
+    trackingTouch = nil
+    isHighlighted = false
+    endTracking(touch, with: event)
+    if isInside(touch) {
+      sendActions(for: .touchUpInside, with: event)
+      performPrimaryAction(with: event)
+    } else {
+      sendActions(for: .touchUpOutside, with: event)
+    }
+  }
+
+  open override func touchesCancelled(_ touches: Set<Touch>, with event: Event?) {
+    guard isEnabled else { return super.touchesCancelled(touches, with: event) }
+    guard let touch = trackingTouch, touches.contains(touch) else { return }
+    trackingTouch = nil
+    isHighlighted = false
+    cancelTracking(with: event)
+    sendActions(for: .touchCancel, with: event)
+  }
+}
+
+/// A push button: a control whose primary action is a tap (touchUpInside).
+open class Button: Control {}
+
+/// An on/off switch: a tap toggles `isOn` and sends valueChanged, then primaryActionTriggered.
+open class Switch: Control {
+  /// The state of the switch.
+  public var isOn = false
+
+  open override func performPrimaryAction(with event: Event?) {
+    isOn.toggle()
+    sendActions(for: .valueChanged, with: event)
+    super.performPrimaryAction(with: event)
+  }
+}

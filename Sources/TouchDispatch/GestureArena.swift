@@ -1,0 +1,345 @@
+import ResponderCore
+
+/// What a window reports about its gesture recognizers (for tools, tests and logs).
+public enum GestureObservation {
+  /// A recognizer changed state (including the return to possible after a reset).
+  case stateChanged(GestureRecognizer, from: GestureRecognizer.State, to: GestureRecognizer.State)
+  /// A recognizer sent its action messages.
+  case actionSent(GestureRecognizer)
+}
+
+/// The recognizers of one window that are engaged in a gesture, and the rules between them:
+/// require-to-fail, prevention and simultaneity. State changes are applied at once; what they
+/// lead to (cancelling the view's touches, action messages, delivering touches the window held
+/// back) runs when the recognizer's callback returns, in order.
+final class GestureArena {
+  private enum Effect {
+    case cancelCapturedTouches
+    case sendActions(GestureRecognizer)
+    case releaseWithheldTouches
+  }
+
+  private struct Pair: Hashable {
+    var waiter: ObjectIdentifier
+    var required: ObjectIdentifier
+  }
+
+  unowned let window: Window
+  /// Recognizers that received touches since their last reset, in the order they did.
+  private(set) var engaged: [GestureRecognizer] = []
+  /// Require-to-fail relations from subclass hooks and delegates, asked once when a recognizer
+  /// engages (explicit `require(toFail:)` relations are checked directly).
+  private var requirements = Set<Pair>()
+  private var effects: [Effect] = []
+  private var depth = 0
+  private var flushing = false
+  /// Set when a recognizer reached a final state or touches ended: resets may be due.
+  private var resetsMayBeDue = false
+
+  init(window: Window) {
+    self.window = window
+  }
+
+  // MARK: Engagement
+
+  func engage(_ recognizer: GestureRecognizer, with touch: Touch) {
+    if !recognizer.isEngaged {
+      recognizer.isEngaged = true
+      recognizer.arena = self
+      for other in engaged {
+        if asksToRequire(recognizer, other) {
+          requirements.insert(Pair(waiter: ObjectIdentifier(recognizer), required: ObjectIdentifier(other)))
+        }
+        if asksToRequire(other, recognizer) {
+          requirements.insert(Pair(waiter: ObjectIdentifier(other), required: ObjectIdentifier(recognizer)))
+        }
+      }
+      engaged.append(recognizer)
+    }
+    recognizer.trackedTouches.append(touch)
+  }
+
+  /// Whether `recognizer` may take a new touch: enabled, and possible (not waiting) or under way.
+  func accepts(_ recognizer: GestureRecognizer) -> Bool {
+    guard recognizer.isEnabled else { return false }
+    switch recognizer.storedState {
+    case .possible: return recognizer.pendingState == nil
+    case .began, .changed: return true
+    default: return false
+    }
+  }
+
+  func ignore(_ touch: Touch, by recognizer: GestureRecognizer) {
+    resetsMayBeDue = true
+    recognizer.trackedTouches.removeAll { $0 === touch }
+    touch.gestureRecognizers.removeAll { $0 === recognizer }
+    effects.append(.releaseWithheldTouches)
+    if depth == 0 { flush() }
+  }
+
+  private func asksToRequire(_ waiter: GestureRecognizer, _ required: GestureRecognizer) -> Bool {
+    if waiter.shouldRequireFailure(of: required) || required.shouldBeRequiredToFail(by: waiter) {
+      return true
+    }
+    if let delegate = waiter.delegate,
+      delegate.gestureRecognizer(waiter, shouldRequireFailureOf: required)
+    {
+      return true
+    }
+    if let delegate = required.delegate,
+      delegate.gestureRecognizer(required, shouldBeRequiredToFailBy: waiter)
+    {
+      return true
+    }
+    return false
+  }
+
+  /// Whether `waiter` must wait for `required` to fail.
+  func requires(_ waiter: GestureRecognizer, _ required: GestureRecognizer) -> Bool {
+    waiter.requiresFailure(of: required)
+      || (!requirements.isEmpty
+        && requirements.contains(Pair(waiter: ObjectIdentifier(waiter), required: ObjectIdentifier(required))))
+  }
+
+  private func simultaneous(_ a: GestureRecognizer, _ b: GestureRecognizer) -> Bool {
+    if let delegate = a.delegate, delegate.gestureRecognizer(a, shouldRecognizeSimultaneouslyWith: b) {
+      return true
+    }
+    if let delegate = b.delegate, delegate.gestureRecognizer(b, shouldRecognizeSimultaneouslyWith: a) {
+      return true
+    }
+    return false
+  }
+
+  private func sharesTouch(_ a: GestureRecognizer, _ b: GestureRecognizer) -> Bool {
+    for touch in a.trackedTouches where b.trackedTouches.contains(where: { $0 === touch }) { return true }
+    return false
+  }
+
+  /// `recognizers` reordered so that a recognizer comes after those it requires to fail, and
+  /// after those that can prevent it when it cannot prevent them (a double tap is served before
+  /// a single tap, so that the one finishing both in one frame wins).
+  func deliveryOrder(_ recognizers: [GestureRecognizer]) -> [GestureRecognizer] {
+    guard recognizers.count > 1 else { return recognizers }
+    var after: [[Int]] = Array(repeating: [], count: recognizers.count)
+    var anyEdge = false
+    for (i, a) in recognizers.enumerated() {
+      for (j, b) in recognizers.enumerated() where i != j {
+        if requires(a, b) || (b.canPrevent(a) && !a.canPrevent(b)) {
+          after[i].append(j)
+          anyEdge = true
+        }
+      }
+    }
+    guard anyEdge else { return recognizers }
+    var result: [GestureRecognizer] = []
+    var visited = Array(repeating: false, count: recognizers.count)
+    func visit(_ index: Int) {
+      guard !visited[index] else { return }
+      visited[index] = true
+      for earlier in after[index] { visit(earlier) }
+      result.append(recognizers[index])
+    }
+    for index in recognizers.indices { visit(index) }
+    return result
+  }
+
+  // MARK: State changes
+
+  /// Runs recognizer code (touch callbacks, timers); effects run when the outermost call returns.
+  func run(_ body: () -> Void) {
+    depth += 1
+    body()
+    depth -= 1
+    if depth == 0 { flush() }
+  }
+
+  /// A state change a recognizer asked for.
+  func request(_ recognizer: GestureRecognizer, _ new: GestureRecognizer.State) {
+    depth += 1
+    defer {
+      depth -= 1
+      if depth == 0 { flush() }
+    }
+    let old = recognizer.storedState
+    switch (old, new) {
+    case (.possible, .began), (.possible, .ended):
+      if recognizer.pendingState != nil {
+        recognizer.pendingState = new
+      } else {
+        attempt(recognizer, new)
+      }
+    case (.possible, .failed), (.possible, .cancelled):
+      fail(recognizer)
+    case (.began, .changed), (.changed, .changed):
+      setState(recognizer, .changed)
+      effects.append(.sendActions(recognizer))
+    case (.began, .ended), (.changed, .ended):
+      setState(recognizer, .ended)
+      effects.append(.sendActions(recognizer))
+    case (.began, .cancelled), (.changed, .cancelled), (.began, .failed), (.changed, .failed):
+      setState(recognizer, .cancelled)
+    default:
+      break
+    }
+  }
+
+  /// Leaving possible: wait for required recognizers, or fail, or begin/recognize.
+  private func attempt(_ recognizer: GestureRecognizer, _ new: GestureRecognizer.State) {
+    if requiredRecognized(recognizer) {
+      fail(recognizer)
+      return
+    }
+    if hasBlockers(recognizer) {
+      recognizer.pendingState = new
+      return
+    }
+    guard shouldBegin(recognizer), !preventedByActive(recognizer) else {
+      fail(recognizer)
+      return
+    }
+    activate(recognizer, new)
+  }
+
+  private func activate(_ recognizer: GestureRecognizer, _ new: GestureRecognizer.State) {
+    recognizer.pendingState = nil
+    if recognizer.cancelsTouchesInView {
+      window.capture(recognizer.trackedTouches)
+      effects.append(.cancelCapturedTouches)
+    }
+    setState(recognizer, new)
+    for other in engaged where other !== recognizer && other.storedState == .possible && other.isEngaged {
+      if requires(other, recognizer) {
+        fail(other)
+      } else if sharesTouch(recognizer, other), !simultaneous(recognizer, other),
+        recognizer.canPrevent(other), other.canBePrevented(by: recognizer)
+      {
+        fail(other)
+      }
+    }
+    effects.append(.sendActions(recognizer))
+  }
+
+  private func fail(_ recognizer: GestureRecognizer) {
+    guard recognizer.storedState == .possible else { return }
+    recognizer.pendingState = nil
+    setState(recognizer, .failed)
+    effects.append(.releaseWithheldTouches)
+    for waiter in engaged where waiter.pendingState != nil && requires(waiter, recognizer) {
+      guard let pending = waiter.pendingState, !hasBlockers(waiter) else { continue }
+      waiter.pendingState = nil
+      attempt(waiter, pending)
+    }
+  }
+
+  private func setState(_ recognizer: GestureRecognizer, _ new: GestureRecognizer.State) {
+    let old = recognizer.storedState
+    recognizer.storedState = new
+    if new.isFinal { resetsMayBeDue = true }
+    window.notify(.stateChanged(recognizer, from: old, to: new))
+  }
+
+  private func requiredRecognized(_ recognizer: GestureRecognizer) -> Bool {
+    engaged.contains { other in
+      other !== recognizer && other.storedState.isRecognizing && requires(recognizer, other)
+    }
+  }
+
+  private func hasBlockers(_ recognizer: GestureRecognizer) -> Bool {
+    engaged.contains { other in
+      other !== recognizer && other.storedState == .possible && requires(recognizer, other)
+    }
+  }
+
+  private func preventedByActive(_ recognizer: GestureRecognizer) -> Bool {
+    engaged.contains { other in
+      other !== recognizer && other.storedState.isRecognizing && sharesTouch(other, recognizer)
+        && !simultaneous(other, recognizer) && other.canPrevent(recognizer)
+        && recognizer.canBePrevented(by: other)
+    }
+  }
+
+  /// The delegate, the recognizer's view, and the views whose touches it would take.
+  private func shouldBegin(_ recognizer: GestureRecognizer) -> Bool {
+    if let delegate = recognizer.delegate, !delegate.gestureRecognizerShouldBegin(recognizer) { return false }
+    if let view = recognizer.view, !view.gestureRecognizerShouldBegin(recognizer) { return false }
+    guard recognizer.cancelsTouchesInView else { return true }
+    var asked: [View] = []
+    for touch in recognizer.trackedTouches {
+      guard let view = touch.view as? View, view !== recognizer.view,
+        !asked.contains(where: { $0 === view })
+      else { continue }
+      asked.append(view)
+      if !view.gestureRecognizerShouldBegin(recognizer) { return false }
+    }
+    return true
+  }
+
+  // MARK: Effects and resets
+
+  private func flush() {
+    guard !flushing else { return }
+    flushing = true
+    defer { flushing = false }
+    repeat {
+      while !effects.isEmpty {
+        let effect = effects.removeFirst()
+        depth += 1
+        switch effect {
+        case .cancelCapturedTouches:
+          window.deliverCapturedCancellations()
+        case .sendActions(let recognizer):
+          window.notify(.actionSent(recognizer))
+          recognizer.sendActions()
+        case .releaseWithheldTouches:
+          window.releaseWithheldTouches()
+        }
+        depth -= 1
+      }
+      resetFinishedRecognizers()
+    } while !effects.isEmpty
+  }
+
+  /// Resets recognizers in a final state whose touches are all over, and lets go of possible
+  /// ones left with no touch at all (every touch ignored).
+  func resetFinishedRecognizers() {
+    guard resetsMayBeDue, !engaged.isEmpty else { return }
+    resetsMayBeDue = false
+    var index = 0
+    while index < engaged.count {
+      let recognizer = engaged[index]
+      let touchesOver = recognizer.trackedTouches.allSatisfy { $0.phase.isFinal }
+      if recognizer.storedState.isFinal && touchesOver {
+        engaged.remove(at: index)
+        forget(recognizer)
+        let old = recognizer.storedState
+        recognizer.performReset()
+        window.notify(.stateChanged(recognizer, from: old, to: .possible))
+        effects.append(.releaseWithheldTouches)
+      } else if recognizer.storedState == .possible && recognizer.pendingState == nil
+        && recognizer.trackedTouches.isEmpty
+      {
+        engaged.remove(at: index)
+        forget(recognizer)
+        recognizer.performReset()
+      } else {
+        index += 1
+      }
+    }
+  }
+
+  private func forget(_ recognizer: GestureRecognizer) {
+    guard !requirements.isEmpty else { return }
+    let id = ObjectIdentifier(recognizer)
+    requirements = requirements.filter { $0.waiter != id && $0.required != id }
+  }
+
+  /// Called at the end of every touch frame; `touchesEnded` when some touch ended or was cancelled.
+  func endOfFrame(touchesEnded: Bool) {
+    if touchesEnded { resetsMayBeDue = true }
+    depth += 1
+    resetFinishedRecognizers()
+    depth -= 1
+    if depth == 0 { flush() }
+  }
+}

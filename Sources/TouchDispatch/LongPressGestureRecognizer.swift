@@ -1,0 +1,113 @@
+import ResponderCore
+
+/// Recognizes touch-and-hold, as UILongPressGestureRecognizer: `numberOfTouchesRequired` fingers
+/// held at least `minimumPressDuration` without moving more than `allowableMovement`, after
+/// `numberOfTapsRequired` taps. Continuous: began when the time is up, changed as the fingers
+/// move, ended when they lift.
+open class LongPressGestureRecognizer: GestureRecognizer {
+  /// How long the fingers must stay down (0.5 s by default).
+  public var minimumPressDuration: Seconds = 0.5
+  /// How far a finger may move before the press begins, in points (10 by default).
+  public var allowableMovement: Double = 10
+  /// Fingers that must be held (1 by default).
+  public var numberOfTouchesRequired = 1
+  /// Taps before the press (0 by default).
+  public var numberOfTapsRequired = 0
+  /// The longest pause between taps, and between the last tap and the press.
+  public var maximumIntervalBetweenTaps: Seconds = 0.35
+
+  private var starts: [ObjectIdentifier: Point] = [:]
+  private var down: [Touch] = []
+  private var tapsCompleted = 0
+  private var pressTimer: ScheduledTimer?
+  private var intervalTimer: ScheduledTimer?
+  private var tapTimer: ScheduledTimer?
+
+  open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let fresh = touches.sorted { $0.identifier < $1.identifier }
+    guard state == .possible else {
+      for touch in fresh { ignore(touch, for: event) }
+      return
+    }
+    intervalTimer?.cancel()
+    intervalTimer = nil
+    for touch in fresh {
+      down.append(touch)
+      starts[ObjectIdentifier(touch)] = touch.locationInWindow
+    }
+    if down.count > numberOfTouchesRequired {
+      state = .failed
+      return
+    }
+    if tapsCompleted < numberOfTapsRequired {
+      // A finger held as long as a press during the taps is not a tap.
+      tapTimer?.cancel()
+      tapTimer = schedule(after: minimumPressDuration) { [weak self] in
+        guard let self, self.state == .possible else { return }
+        self.state = .failed
+      }
+    } else if down.count == numberOfTouchesRequired {
+      pressTimer?.cancel()
+      pressTimer = schedule(after: minimumPressDuration) { [weak self] in
+        guard let self, self.state == .possible else { return }
+        self.state = .began
+      }
+    }
+  }
+
+  open override func touchesMoved(_ touches: Set<Touch>, with event: Event) {
+    switch state {
+    case .possible:
+      let tooFar = touches.contains { touch in
+        guard let start = starts[ObjectIdentifier(touch)] else { return false }
+        return touch.locationInWindow.distance(to: start) > allowableMovement
+      }
+      if tooFar { state = .failed }
+    case .began, .changed:
+      state = .changed
+    default:
+      break
+    }
+  }
+
+  open override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
+    switch state {
+    case .possible:
+      down.removeAll { touches.contains($0) }
+      if tapsCompleted < numberOfTapsRequired && pressTimer == nil {
+        guard down.isEmpty else { return }
+        tapTimer?.cancel()
+        tapTimer = nil
+        tapsCompleted += 1
+        starts = [:]
+        intervalTimer = schedule(after: maximumIntervalBetweenTaps) { [weak self] in
+          guard let self, self.state == .possible else { return }
+          self.state = .failed
+        }
+      } else {
+        state = .failed
+      }
+    case .began, .changed:
+      if activeTouches.count < numberOfTouchesRequired { state = .ended }
+    default:
+      break
+    }
+  }
+
+  open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
+    switch state {
+    case .possible: state = .failed
+    case .began, .changed: state = .cancelled
+    default: break
+    }
+  }
+
+  open override func reset() {
+    starts = [:]
+    down = []
+    tapsCompleted = 0
+    pressTimer = nil
+    intervalTimer = nil
+    tapTimer = nil
+  }
+}

@@ -1,0 +1,122 @@
+import ResponderCore
+
+/// Recognizes dragging, as UIPanGestureRecognizer: begins once the centroid of
+/// `minimumNumberOfTouches`…`maximumNumberOfTouches` fingers has moved `hysteresis` points,
+/// changes as it moves, ends when the fingers lift (or fewer than the minimum remain).
+/// Continuous. Fingers coming down or lifting do not make the translation jump.
+open class PanGestureRecognizer: GestureRecognizer {
+  /// The fewest fingers that pan (1 by default).
+  public var minimumNumberOfTouches = 1
+  /// The most fingers that pan (no limit by default); more fingers before it begins make it fail.
+  public var maximumNumberOfTouches = Int.max
+  /// How far the fingers must move before the pan begins, in points (10 by default).
+  public var hysteresis: Double = 10
+
+  private var origin: Point = .zero
+  private var point: Point = .zero
+  private var lastRawCentroid: Point = .zero
+  private var history = MotionHistory()
+  private var started = false
+
+  open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let active = activeTouches
+    let earlier = active.filter { !touches.contains($0) }
+    if !started {
+      started = true
+      point = Self.centroid(active)
+      origin = point
+    } else if !earlier.isEmpty {
+      point = point + (Self.centroid(earlier) - lastRawCentroid)
+    }
+    lastRawCentroid = Self.centroid(active)
+    history.add(point, at: Self.latest(touches))
+    if state == .possible && active.count > maximumNumberOfTouches { state = .failed }
+  }
+
+  open override func touchesMoved(_ touches: Set<Touch>, with event: Event) {
+    let active = activeTouches
+    guard !active.isEmpty else { return }
+    let centroid = Self.centroid(active)
+    point = point + (centroid - lastRawCentroid)
+    lastRawCentroid = centroid
+    history.add(point, at: Self.latest(touches))
+    switch state {
+    case .possible:
+      if active.count >= minimumNumberOfTouches && active.count <= maximumNumberOfTouches
+        && point.distance(to: origin) >= hysteresis
+      {
+        state = .began
+      }
+    case .began, .changed:
+      state = .changed
+    default:
+      break
+    }
+  }
+
+  open override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
+    lift(touches, cancelled: false)
+  }
+
+  open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
+    lift(touches, cancelled: true)
+  }
+
+  private func lift(_ touches: Set<Touch>, cancelled: Bool) {
+    let remaining = activeTouches
+    point = point + (Self.centroid(remaining + Array(touches)) - lastRawCentroid)
+    if !remaining.isEmpty { lastRawCentroid = Self.centroid(remaining) }
+    // A finger lifted while moving keeps the velocity it had; one that had stopped (no movement
+    // for a while before the lift) ends with the velocity falling to zero.
+    let time = Self.latest(touches)
+    if history.lastValue != point || time - (history.lastTime ?? time) > Self.stillness {
+      history.add(point, at: time)
+    }
+    switch state {
+    case .possible:
+      if remaining.isEmpty || cancelled { state = .failed }
+    case .began, .changed:
+      if cancelled {
+        state = .cancelled
+      } else if remaining.count < minimumNumberOfTouches {
+        state = .ended
+      }
+    default:
+      break
+    }
+  }
+
+  /// How long without movement before a lift counts as the fingers having stopped.
+  static let stillness: Seconds = 0.05
+
+  static func latest(_ touches: Set<Touch>) -> Seconds {
+    touches.reduce(-Double.infinity) { max($0, $1.timestamp) }
+  }
+
+  /// How far the fingers moved since they went down (or since `setTranslation`), in `view`'s
+  /// coordinates (window coordinates when nil).
+  public func translation(in view: View?) -> Point {
+    let vector = point - origin
+    return view?.convertVectorFromWindow(vector) ?? vector
+  }
+
+  /// Makes the translation read `translation` from now on.
+  public func setTranslation(_ translation: Point, in view: View?) {
+    let vector = view?.convertVectorToWindow(translation) ?? translation
+    origin = point - vector
+  }
+
+  /// The speed of the fingers over the last tenth of a second, in points per second of `view`.
+  public func velocity(in view: View?) -> Point {
+    let vector = history.velocity
+    return view?.convertVectorFromWindow(vector) ?? vector
+  }
+
+  open override func reset() {
+    origin = .zero
+    point = .zero
+    lastRawCentroid = .zero
+    history.removeAll()
+    started = false
+  }
+}

@@ -1,0 +1,186 @@
+import ResponderCore
+
+/// The two fingers a pinch or a rotation follows: the first two that come down; later ones are
+/// ignored.
+struct FingerPair {
+  var first: Touch?
+  var second: Touch?
+
+  mutating func take(_ touches: [Touch], recognizer: GestureRecognizer, event: Event) {
+    for touch in touches {
+      if first == nil {
+        first = touch
+      } else if second == nil {
+        second = touch
+      } else {
+        recognizer.ignore(touch, for: event)
+      }
+    }
+  }
+
+  var isComplete: Bool { first != nil && second != nil }
+
+  /// The vector from the first finger to the second, in window coordinates.
+  var vector: Point? {
+    guard let first, let second else { return nil }
+    return second.locationInWindow - first.locationInWindow
+  }
+
+  func contains(any touches: Set<Touch>) -> Bool {
+    touches.contains { $0 === first || $0 === second }
+  }
+
+  mutating func clear() {
+    first = nil
+    second = nil
+  }
+}
+
+/// Recognizes pinching, as UIPinchGestureRecognizer: two fingers moving apart or together.
+/// Begins once their distance has changed by `hysteresis` points; `scale` is the distance over
+/// the starting distance. Continuous; ends when a finger lifts.
+open class PinchGestureRecognizer: GestureRecognizer {
+  /// How much the distance between the fingers must change before the pinch begins, in points.
+  public var hysteresis: Double = 8
+
+  private var pair = FingerPair()
+  private var initialDistance: Double = 0
+  private var rawScale: Double = 1
+  private var adjustment: Double = 1
+  private var history = MotionHistory()
+
+  /// The distance between the fingers relative to when they came down (settable, as UIKit's:
+  /// later changes multiply the value set).
+  public var scale: Double {
+    get { rawScale * adjustment }
+    set { adjustment = rawScale == 0 ? newValue : newValue / rawScale }
+  }
+
+  /// The change of scale per second, over the last tenth of a second.
+  public var velocity: Double { history.velocity.x * adjustment }
+
+  open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let hadPair = pair.isComplete
+    pair.take(touches.sorted { $0.identifier < $1.identifier }, recognizer: self, event: event)
+    if !hadPair, pair.isComplete, let vector = pair.vector {
+      initialDistance = max(vector.length, 1)
+      rawScale = 1
+      history.add(Point(x: 1, y: 0), at: PanGestureRecognizer.latest(touches))
+    }
+  }
+
+  open override func touchesMoved(_ touches: Set<Touch>, with event: Event) {
+    guard pair.contains(any: touches), let vector = pair.vector else { return }
+    rawScale = vector.length / initialDistance
+    history.add(Point(x: rawScale, y: 0), at: PanGestureRecognizer.latest(touches))
+    switch state {
+    case .possible:
+      if abs(vector.length - initialDistance) >= hysteresis { state = .began }
+    case .began, .changed:
+      state = .changed
+    default:
+      break
+    }
+  }
+
+  open override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
+    guard pair.contains(any: touches) || !pair.isComplete else { return }
+    switch state {
+    case .possible: state = .failed
+    case .began, .changed: state = .ended
+    default: break
+    }
+  }
+
+  open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
+    switch state {
+    case .possible: state = .failed
+    case .began, .changed: state = .cancelled
+    default: break
+    }
+  }
+
+  open override func reset() {
+    pair.clear()
+    initialDistance = 0
+    rawScale = 1
+    adjustment = 1
+    history.removeAll()
+  }
+}
+
+/// Recognizes rotation, as UIRotationGestureRecognizer: two fingers turning around each other.
+/// Begins once they have turned `hysteresis` radians; `rotation` is the angle turned, in radians,
+/// positive clockwise on screen. Continuous; ends when a finger lifts.
+open class RotationGestureRecognizer: GestureRecognizer {
+  /// How far the fingers must turn before the rotation begins, in radians (0.1 by default).
+  public var hysteresis: Double = 0.1
+
+  private var pair = FingerPair()
+  private var lastVector: Point = .zero
+  private var rawRotation: Double = 0
+  private var offset: Double = 0
+  private var history = MotionHistory()
+
+  /// The angle turned since the fingers came down, in radians (settable, as UIKit's: later
+  /// changes add to the value set).
+  public var rotation: Double {
+    get { rawRotation + offset }
+    set { offset = newValue - rawRotation }
+  }
+
+  /// The change of rotation in radians per second, over the last tenth of a second.
+  public var velocity: Double { history.velocity.x }
+
+  open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let hadPair = pair.isComplete
+    pair.take(touches.sorted { $0.identifier < $1.identifier }, recognizer: self, event: event)
+    if !hadPair, pair.isComplete, let vector = pair.vector {
+      lastVector = vector
+      rawRotation = 0
+      history.add(.zero, at: PanGestureRecognizer.latest(touches))
+    }
+  }
+
+  open override func touchesMoved(_ touches: Set<Touch>, with event: Event) {
+    guard pair.contains(any: touches), let vector = pair.vector, vector.length > 0 else { return }
+    let cross = lastVector.x * vector.y - lastVector.y * vector.x
+    let dot = lastVector.x * vector.x + lastVector.y * vector.y
+    rawRotation += Trig.arcTangent(cross, dot)
+    lastVector = vector
+    history.add(Point(x: rawRotation, y: 0), at: PanGestureRecognizer.latest(touches))
+    switch state {
+    case .possible:
+      if abs(rawRotation) >= hysteresis { state = .began }
+    case .began, .changed:
+      state = .changed
+    default:
+      break
+    }
+  }
+
+  open override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
+    guard pair.contains(any: touches) || !pair.isComplete else { return }
+    switch state {
+    case .possible: state = .failed
+    case .began, .changed: state = .ended
+    default: break
+    }
+  }
+
+  open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
+    switch state {
+    case .possible: state = .failed
+    case .began, .changed: state = .cancelled
+    default: break
+    }
+  }
+
+  open override func reset() {
+    pair.clear()
+    lastVector = .zero
+    rawRotation = 0
+    offset = 0
+    history.removeAll()
+  }
+}

@@ -1,0 +1,113 @@
+import ResponderCore
+
+/// How the screen is rotated relative to the touch panel's natural orientation, clockwise.
+public enum TouchRotation: Int, Sendable, CaseIterable {
+  case degrees0 = 0
+  case degrees90 = 90
+  case degrees180 = 180
+  case degrees270 = 270
+
+  /// A rotation from degrees (0, 90, 180, 270).
+  public init?(degrees: Int) { self.init(rawValue: degrees) }
+}
+
+/// Maps a touch panel's device units to screen points, as libinput does: the axis ranges
+/// (inclusive, `minimum…maximum`) stretch linearly over the screen, turned by `rotation`.
+///
+/// With the display turned 90° clockwise, the panel's top edge is the right edge of the screen the
+/// user sees and its left edge the top (libinput's matrix 0 -1 1 / 1 0 0). `screen` is the size in
+/// points as the user sees it, after rotation.
+public struct TouchCalibration: Sendable, Equatable {
+  public var xRange: ClosedRange<Int32>
+  public var yRange: ClosedRange<Int32>
+  /// The screen in points, as the user sees it.
+  public var screen: Size
+  public var rotation: TouchRotation
+  /// The ABS_MT_PRESSURE range, for forces (none: no force).
+  public var pressureRange: ClosedRange<Int32>?
+
+  public init(
+    xRange: ClosedRange<Int32>, yRange: ClosedRange<Int32>, screen: Size,
+    rotation: TouchRotation = .degrees0,
+    pressureRange: ClosedRange<Int32>? = nil
+  ) {
+    self.xRange = xRange
+    self.yRange = yRange
+    self.screen = screen
+    self.rotation = rotation
+    self.pressureRange = pressureRange
+  }
+
+  private var xSpan: Double { Double(xRange.upperBound) - Double(xRange.lowerBound) + 1 }
+  private var ySpan: Double { Double(yRange.upperBound) - Double(yRange.lowerBound) + 1 }
+
+  /// The screen point of a device position.
+  public func point(x: Int32, y: Int32) -> Point {
+    let fromLeft = (Double(x) - Double(xRange.lowerBound)) / xSpan
+    let fromRight = (Double(xRange.upperBound) - Double(x)) / xSpan
+    let fromTop = (Double(y) - Double(yRange.lowerBound)) / ySpan
+    let fromBottom = (Double(yRange.upperBound) - Double(y)) / ySpan
+    let (u, v): (Double, Double) =
+      switch rotation {
+      case .degrees0: (fromLeft, fromTop)
+      case .degrees90: (fromBottom, fromLeft)
+      case .degrees180: (fromRight, fromBottom)
+      case .degrees270: (fromTop, fromRight)
+      }
+    return Point(x: u * screen.width, y: v * screen.height)
+  }
+
+  /// Points per device unit, averaged over the two axes (for contact sizes).
+  public var pointsPerUnit: Double {
+    let turned = rotation == .degrees90 || rotation == .degrees270
+    let alongX = (turned ? screen.height : screen.width) / xSpan
+    let alongY = (turned ? screen.width : screen.height) / ySpan
+    return (alongX + alongY) / 2
+  }
+
+  /// A contact in screen points: position, radius (half the touch major), force (pressure over
+  /// its range, 0…1).
+  public func sample(_ contact: RawContact) -> ContactSample {
+    var force: Double?
+    var maximum: Double?
+    if let pressure = contact.pressure, let range = pressureRange, range.upperBound > range.lowerBound {
+      let span = Double(range.upperBound) - Double(range.lowerBound)
+      force = min(max((Double(pressure) - Double(range.lowerBound)) / span, 0), 1)
+      maximum = 1
+    }
+    return ContactSample(
+      slot: contact.slot, trackingID: Int(contact.trackingID), location: point(x: contact.x, y: contact.y),
+      majorRadius: contact.touchMajor.map { Double($0) / 2 * pointsPerUnit }, force: force,
+      maximumPossibleForce: maximum)
+  }
+}
+
+/// A touchscreen feeding a window: raw evdev events in, through the protocol B decoder and the
+/// calibration, into touches. Dropped events cancel the touches under way.
+public final class TouchscreenInput {
+  public let touchInput: TouchInput
+  public var calibration: TouchCalibration
+  private var decoder = MultitouchDecoder()
+
+  public init(window: Window, calibration: TouchCalibration, source: String = "touchscreen") {
+    touchInput = TouchInput(window: window, source: source)
+    self.calibration = calibration
+  }
+
+  /// Feeds one raw event; a SYN_REPORT delivers the frame to the window.
+  public func handle(_ event: RawInputEvent) {
+    guard let report = decoder.feed(event) else { return }
+    switch report {
+    case .frame(let time, let contacts):
+      touchInput.process(contacts.map(calibration.sample), at: time)
+    case .dropped(let time):
+      touchInput.cancelAll(at: time)
+    }
+  }
+
+  /// Cancels the touches under way (the device went away).
+  public func cancel(at time: Seconds) {
+    touchInput.cancelAll(at: time)
+    decoder = MultitouchDecoder()
+  }
+}

@@ -1,0 +1,171 @@
+import ResponderCore
+
+/// One finger on the surface in one input frame, in window coordinates.
+public struct ContactSample: Sendable, Equatable {
+  /// The input slot (evdev ABS_MT_SLOT); becomes the touch's `identifier`.
+  public var slot: Int
+  /// Tells successive contacts of one slot apart (evdev ABS_MT_TRACKING_ID).
+  public var trackingID: Int
+  /// Where the finger is, in window coordinates (points).
+  public var location: Point
+  /// The radius of the contact in points, when the device reports it.
+  public var majorRadius: Double?
+  /// The force, 0…`maximumPossibleForce`, when the device reports pressure.
+  public var force: Double?
+  public var maximumPossibleForce: Double?
+
+  public init(
+    slot: Int, trackingID: Int? = nil, location: Point, majorRadius: Double? = nil, force: Double? = nil,
+    maximumPossibleForce: Double? = nil
+  ) {
+    self.slot = slot
+    self.trackingID = trackingID ?? slot
+    self.location = location
+    self.majorRadius = majorRadius
+    self.force = force
+    self.maximumPossibleForce = maximumPossibleForce
+  }
+}
+
+/// Turns frames of contacts into touches and touch events for a window, as the system does for
+/// UIKit: one Touch object per finger for its whole sequence, phases began, moved, stationary,
+/// ended and cancelled, tap counts, and one Event per multitouch sequence. Each frame is sent
+/// through the window's application (`sendEvent`), or to the window when it has none.
+public final class TouchInput {
+  private struct Key: Hashable {
+    var slot: Int
+    var trackingID: Int
+  }
+
+  private struct RecentTap {
+    var location: Point
+    var end: Seconds
+    var count: Int
+  }
+
+  /// The window the touches belong to.
+  public let window: Window
+  /// A touch down within this time of a tap's end, near it, counts as the next tap.
+  public var multiTapInterval: Seconds = 0.35
+  /// How close, in points, the next tap must land (and how little a tap may move).
+  public var multiTapRadius: Double = 45
+
+  private var live: [Key: Touch] = [:]
+  private var order: [Key] = []
+  private var starts: [Key: Point] = [:]
+  private var tapCandidates: [Key: Bool] = [:]
+  private var recentTaps: [RecentTap] = []
+  private var event: Event?
+  /// The source recorded on events ("evdev:/dev/input/event3", "replay").
+  public var source: String
+
+  public init(window: Window, source: String = "touch") {
+    self.window = window
+    self.source = source
+  }
+
+  /// The touches on the surface, in the order they came down.
+  public var activeTouches: [Touch] { order.compactMap { live[$0] } }
+
+  /// Processes one frame: `contacts` are every finger on the surface after it. Fingers not
+  /// listed any more have lifted. Sends one touch event unless nothing changed.
+  public func process(_ contacts: [ContactSample], at time: Seconds) {
+    var frame: [Touch] = []
+    var changed = false
+    let present = Set(contacts.map { Key(slot: $0.slot, trackingID: $0.trackingID) })
+    var ended: [Key] = []
+    for key in order where !present.contains(key) {
+      guard let touch = live[key] else { continue }
+      touch.move(to: touch.locationInWindow, at: time, phase: .ended)
+      frame.append(touch)
+      ended.append(key)
+      changed = true
+    }
+    for contact in contacts {
+      let key = Key(slot: contact.slot, trackingID: contact.trackingID)
+      if let touch = live[key] {
+        let moved =
+          touch.locationInWindow != contact.location
+          || (contact.force != nil && contact.force != touch.force)
+        if moved {
+          touch.move(to: contact.location, at: time, phase: .moved)
+          changed = true
+          if let start = starts[key], contact.location.distance(to: start) > multiTapRadius {
+            tapCandidates[key] = false
+          }
+        } else {
+          touch.move(to: touch.locationInWindow, at: touch.timestamp, phase: .stationary)
+        }
+        apply(contact, to: touch)
+        frame.append(touch)
+      } else {
+        let touch = Touch(
+          identifier: contact.slot, phase: .began, location: contact.location, timestamp: time,
+          window: window, tapCount: tapCount(at: contact.location, time: time))
+        apply(contact, to: touch)
+        live[key] = touch
+        order.append(key)
+        starts[key] = contact.location
+        tapCandidates[key] = true
+        frame.append(touch)
+        changed = true
+      }
+    }
+    guard changed else { return }
+    send(frame, at: time)
+    for key in ended { forget(key, at: time, tap: true) }
+  }
+
+  /// Cancels every touch on the surface (the input was interrupted: events were dropped, the
+  /// device went away).
+  public func cancelAll(at time: Seconds) {
+    guard !order.isEmpty else { return }
+    var frame: [Touch] = []
+    for key in order {
+      guard let touch = live[key] else { continue }
+      touch.move(to: touch.locationInWindow, at: time, phase: .cancelled)
+      frame.append(touch)
+    }
+    let keys = order
+    send(frame, at: time)
+    for key in keys { forget(key, at: time, tap: false) }
+  }
+
+  private func apply(_ contact: ContactSample, to touch: Touch) {
+    if let radius = contact.majorRadius { touch.majorRadius = radius }
+    if let force = contact.force { touch.force = force }
+    if let maximum = contact.maximumPossibleForce { touch.maximumPossibleForce = maximum }
+  }
+
+  private func send(_ touches: [Touch], at time: Seconds) {
+    let event = self.event ?? Event(type: .touches, timestamp: time, source: source)
+    self.event = event
+    event.setTouches(Set(touches), timestamp: time)
+    if let application = window.application {
+      application.sendEvent(event)
+    } else {
+      window.sendEvent(event)
+    }
+  }
+
+  private func forget(_ key: Key, at time: Seconds, tap: Bool) {
+    guard let touch = live.removeValue(forKey: key) else { return }
+    order.removeAll { $0 == key }
+    if tap, tapCandidates[key] == true, let start = starts[key] {
+      recentTaps.append(RecentTap(location: start, end: time, count: touch.tapCount))
+    }
+    starts[key] = nil
+    tapCandidates[key] = nil
+    if live.isEmpty { event = nil }
+  }
+
+  private func tapCount(at location: Point, time: Seconds) -> Int {
+    recentTaps.removeAll { time - $0.end > multiTapInterval }
+    guard let index = recentTaps.firstIndex(where: { $0.location.distance(to: location) <= multiTapRadius })
+    else { return 1 }
+    let count = recentTaps[index].count + 1
+    recentTaps.remove(at: index)
+    return count
+  }
+
+}

@@ -1,0 +1,289 @@
+import ResponderCore
+
+/// A rectangular area of a window that receives touches, as UIView.
+///
+/// A view's `frame` is in its superview's coordinates; its own coordinates are those of `bounds`.
+/// `center`, `bounds` and `transform` define where it is: a point `p` of the view is at
+/// `transform(p - boundsCenter) + center` in the superview.
+open class View: Responder, TouchCoordinateSpace {
+  /// The view containing this one, if any.
+  public private(set) weak var superview: View?
+  /// The subviews, back to front: the last one is drawn on top and hit-tested first.
+  public private(set) var subviews: [View] = []
+  /// The center of the frame, in the superview's coordinates.
+  public var center: Point
+  /// The view's own coordinate space: its origin and size.
+  public var bounds: Rect
+  /// A transform applied around the center (rotation, scale, translation).
+  public var transform: AffineTransform = .identity
+  /// Hidden views, and their subviews, are not hit-tested.
+  public var isHidden = false
+  /// Views that ignore user interaction, and their subviews, are not hit-tested.
+  public var isUserInteractionEnabled = true
+  /// Opacity; views below 0.01 are not hit-tested.
+  public var alpha: Double = 1
+  /// Whether content is clipped to the bounds. Hit-testing never finds a subview outside the
+  /// bounds either way, as in UIKit.
+  public var clipsToBounds = false
+  /// Whether the view receives more than one touch at a time (false by default, as UIKit).
+  /// Gesture recognizers receive every touch whatever this says.
+  public var isMultipleTouchEnabled = false
+  /// Whether the view tracks touches only while no other view of the window does, and blocks
+  /// touches to other views while it does.
+  public var isExclusiveTouch = false
+  /// The gesture recognizers attached to this view, in the order they were added.
+  public private(set) var gestureRecognizers: [GestureRecognizer] = []
+  /// A name for records, logs and tools (the scene id in `responderctl touch replay`).
+  public var identifier: String?
+
+  /// The view controller whose root view this is.
+  public internal(set) weak var viewController: ViewController?
+
+  /// A view with the given frame (in its future superview's coordinates).
+  public init(frame: Rect = .zero) {
+    center = frame.center
+    bounds = Rect(origin: .zero, size: Size(width: frame.width, height: frame.height))
+    super.init()
+  }
+
+  /// The rectangle the view occupies in its superview: the bounding box of its transformed bounds.
+  /// Setting it sets `center` and the size of `bounds`.
+  public var frame: Rect {
+    get {
+      if transform.isIdentity {
+        return Rect(
+          x: center.x - bounds.width / 2, y: center.y - bounds.height / 2, width: bounds.width,
+          height: bounds.height)
+      }
+      let local = Rect(
+        x: -bounds.width / 2, y: -bounds.height / 2, width: bounds.width, height: bounds.height)
+      let box = local.applying(transform)
+      return Rect(x: box.minX + center.x, y: box.minY + center.y, width: box.width, height: box.height)
+    }
+    set {
+      center = newValue.center
+      bounds.size = Size(width: newValue.width, height: newValue.height)
+    }
+  }
+
+  /// The window at the root of this view's hierarchy, if any.
+  public var window: Window? {
+    var current: View? = self
+    while let view = current {
+      if let window = view as? Window { return window }
+      current = view.superview
+    }
+    return nil
+  }
+
+  // MARK: Hierarchy
+
+  /// Adds `view` on top of the other subviews (removing it from its old superview first).
+  public func addSubview(_ view: View) {
+    insertSubview(view, at: subviews.count)
+  }
+
+  /// Inserts `view` at `index` in the subviews (0 is the back).
+  public func insertSubview(_ view: View, at index: Int) {
+    precondition(view !== self, "a view cannot be its own subview")
+    if view.superview === self, let old = subviews.firstIndex(where: { $0 === view }) {
+      subviews.remove(at: old)
+    } else {
+      view.removeFromSuperview()
+    }
+    subviews.insert(view, at: max(0, min(index, subviews.count)))
+    view.superview = self
+  }
+
+  /// Removes the view from its superview. Touches the window was delivering to it, or to its
+  /// subviews, are cancelled.
+  public func removeFromSuperview() {
+    guard let parent = superview else { return }
+    let window = self.window
+    parent.subviews.removeAll { $0 === self }
+    superview = nil
+    window?.viewWasRemoved(self)
+  }
+
+  /// Moves a subview to the front.
+  public func bringSubviewToFront(_ view: View) {
+    guard view.superview === self else { return }
+    insertSubview(view, at: subviews.count)
+  }
+
+  /// Moves a subview to the back.
+  public func sendSubviewToBack(_ view: View) {
+    guard view.superview === self else { return }
+    insertSubview(view, at: 0)
+  }
+
+  /// Whether this view is `view` or one of its descendants.
+  public func isDescendant(of view: View) -> Bool {
+    var current: View? = self
+    while let candidate = current {
+      if candidate === view { return true }
+      current = candidate.superview
+    }
+    return false
+  }
+
+  // MARK: Gesture recognizers
+
+  /// Attaches a gesture recognizer (detaching it from its old view first).
+  public func addGestureRecognizer(_ recognizer: GestureRecognizer) {
+    if let old = recognizer.view {
+      if old === self { return }
+      old.removeGestureRecognizer(recognizer)
+    }
+    gestureRecognizers.append(recognizer)
+    recognizer.view = self
+  }
+
+  /// Detaches a gesture recognizer; one in progress is cancelled.
+  public func removeGestureRecognizer(_ recognizer: GestureRecognizer) {
+    guard recognizer.view === self else { return }
+    recognizer.abandon()
+    gestureRecognizers.removeAll { $0 === recognizer }
+    recognizer.view = nil
+  }
+
+  /// Asked when a gesture recognizer attached to this view, or one that would take touches away
+  /// from it, tries to leave the possible state; false makes it fail. True by default.
+  open func gestureRecognizerShouldBegin(_ gestureRecognizer: GestureRecognizer) -> Bool { true }
+
+  // MARK: Hit-testing
+
+  /// Whether `point` (in this view's coordinates) is inside the view: inside `bounds` by default.
+  open func point(inside point: Point, with event: Event?) -> Bool {
+    bounds.contains(point)
+  }
+
+  /// The farthest descendant of this view (or the view itself) that contains `point`, in this
+  /// view's coordinates; nil when the point is outside. Hidden views, views that ignore user
+  /// interaction and views with alpha below 0.01 are skipped with their subviews; subviews are
+  /// searched front to back; a point outside the bounds never hits a subview.
+  open func hitTest(_ point: Point, with event: Event?) -> View? {
+    guard isUserInteractionEnabled, !isHidden, alpha >= 0.01, self.point(inside: point, with: event)
+    else { return nil }
+    var index = subviews.count
+    while index > 0 {
+      index -= 1
+      let subview = subviews[index]
+      if let hit = subview.hitTest(subview.pointFromSuperview(point), with: event) { return hit }
+    }
+    return self
+  }
+
+  // MARK: Coordinates
+
+  /// A point of this view in its superview's coordinates.
+  @inline(__always)
+  public final func pointToSuperview(_ point: Point) -> Point {
+    if transform.isIdentity {
+      return Point(
+        x: point.x - bounds.origin.x - bounds.size.width / 2 + center.x,
+        y: point.y - bounds.origin.y - bounds.size.height / 2 + center.y)
+    }
+    let local = Point(
+      x: point.x - bounds.origin.x - bounds.size.width / 2,
+      y: point.y - bounds.origin.y - bounds.size.height / 2)
+    let moved = local.applying(transform)
+    return Point(x: moved.x + center.x, y: moved.y + center.y)
+  }
+
+  /// A point of the superview in this view's coordinates.
+  @inline(__always)
+  public final func pointFromSuperview(_ point: Point) -> Point {
+    let offset = Point(x: point.x - center.x, y: point.y - center.y)
+    let local = transform.isIdentity ? offset : offset.applying(transform.inverted())
+    return Point(
+      x: local.x + bounds.origin.x + bounds.size.width / 2,
+      y: local.y + bounds.origin.y + bounds.size.height / 2)
+  }
+
+  /// The root of the hierarchy (a window, or a view with no superview) and `point` in its
+  /// coordinates.
+  private func toRoot(_ point: Point) -> (root: View, point: Point) {
+    var view = self
+    var p = point
+    while let parent = view.superview {
+      p = view.pointToSuperview(p)
+      view = parent
+    }
+    return (view, p)
+  }
+
+  private func fromRoot(_ point: Point) -> (root: View, point: Point) {
+    var chain: [View] = []
+    var view = self
+    while let parent = view.superview {
+      chain.append(view)
+      view = parent
+    }
+    var p = point
+    for step in chain.reversed() { p = step.pointFromSuperview(p) }
+    return (view, p)
+  }
+
+  /// Converts a point of this view to the coordinates of `view` (of this view's window when nil).
+  /// Views in different windows convert through the windows' frames (screen coordinates).
+  public func convert(_ point: Point, to view: View?) -> Point {
+    let (root, rootPoint) = toRoot(point)
+    guard let view else { return rootPoint }
+    return view.convert(rootPoint, fromRoot: root)
+  }
+
+  /// Converts a point of `view` (of this view's window when nil) to this view's coordinates.
+  public func convert(_ point: Point, from view: View?) -> Point {
+    guard let view else { return fromRoot(point).point }
+    let (root, rootPoint) = view.toRoot(point)
+    return convert(rootPoint, fromRoot: root)
+  }
+
+  private func convert(_ rootPoint: Point, fromRoot root: View) -> Point {
+    var chain: [View] = []
+    var view = self
+    while let parent = view.superview {
+      chain.append(view)
+      view = parent
+    }
+    var p = rootPoint
+    if view !== root, let from = root as? Window, let to = view as? Window {
+      p = to.pointFromSuperview(from.pointToSuperview(p))
+    }
+    for step in chain.reversed() { p = step.pointFromSuperview(p) }
+    return p
+  }
+
+  /// Converts a rectangle of this view to `view`'s coordinates (its bounding box there).
+  public func convert(_ rect: Rect, to view: View?) -> Rect {
+    let corners = [
+      Point(x: rect.minX, y: rect.minY), Point(x: rect.maxX, y: rect.minY),
+      Point(x: rect.minX, y: rect.maxY), Point(x: rect.maxX, y: rect.maxY),
+    ].map { convert($0, to: view) }
+    let xs = corners.map(\.x)
+    let ys = corners.map(\.y)
+    return Rect(
+      x: xs.min()!, y: ys.min()!, width: xs.max()! - xs.min()!, height: ys.max()! - ys.min()!)
+  }
+
+  /// Touch locations are kept in window coordinates.
+  public func convertFromWindow(_ point: Point) -> Point {
+    convert(point, from: nil)
+  }
+
+  // MARK: Responder
+
+  /// The view controller when this is its root view, else the superview.
+  open override var next: Responder? {
+    if let viewController { return viewController }
+    return superview
+  }
+
+  open override var isPartOfViewHierarchy: Bool { true }
+
+  open override var responderName: String { identifier ?? typeName }
+
+  /// The class name, computed once (dispatch records ask for names on every touch frame).
+  private lazy var typeName = String(describing: type(of: self))
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import ResponderClient
+import Responderd
+
+/// `responderctl chain`: the chain of responders now, the first responder marked.
+struct ChainCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "chain",
+    abstract: "Show the responder chain now: the first responder (marked *), the other applications "
+      + "(most recently registered first), then the built-in handlers in config order.",
+    discussion: "An event goes down the chain until someone handles it; at the end it is dropped. "
+      + "Applications and handlers only see the event types they take.")
+
+  @Flag(name: .long, help: "One JSON object instead of text.")
+  var json = false
+
+  func run() throws {
+    let link = try DaemonLink.connect(json: json)
+    let properties = try link.properties()
+    let chain = ChainEntry.list(properties["Chain"])
+    if json {
+      let first = chain.first { $0.isFirstResponder }?.id
+      output(
+        JSON.object([
+          ("firstResponder", first.map { .number(Double($0)) } ?? .null),
+          ("chain", .array(chain.map(\.json))),
+        ]).text)
+      return
+    }
+    let nameWidth = max(4, chain.map(\.name.count).max() ?? 0) + 2
+    let eventsWidth = max(6, chain.map { $0.eventTypes.joined(separator: ", ").count }.max() ?? 0) + 2
+    output("  " + padded("NAME", nameWidth) + padded("KIND", 9) + padded("EVENTS", eventsWidth) + "OWNER")
+    for entry in chain {
+      let owner = [entry.busName, entry.path].compactMap { $0 }.joined(separator: " ")
+      let line =
+        (entry.isFirstResponder ? "* " : "  ") + padded(entry.name, nameWidth) + padded(entry.kind, 9)
+        + padded(entry.eventTypes.joined(separator: ", "), eventsWidth) + owner
+      output(String(line.reversed().drop { $0 == " " }.reversed()))
+    }
+    output("  (end of chain: dropped)")
+    if chain.contains(where: \.isFirstResponder) { output("* first responder") }
+  }
+}

@@ -1,0 +1,210 @@
+import ArgumentParser
+import DBus
+import EventLoop
+import ResponderClient
+import Responderd
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Exit code when responderd is not running (EX_UNAVAILABLE).
+let exitDaemonNotRunning: Int32 = 69
+
+/// The session bus and the running responderd on it, for one responderctl command.
+struct DaemonLink {
+  let loop: EventLoop
+  let bus: DBusConnection
+  /// The unique name of the responderd answering (the owner of org.responderd.Daemon1).
+  let owner: String
+
+  /// Connects to the session bus and finds responderd; prints "responderd is not running on the
+  /// session bus (…)" and exits with 69 when it is not there. With `json`, also prints
+  /// `{"running": false, "error": …}` on stdout.
+  static func connect(json: Bool = false) throws -> DaemonLink {
+    let loop = try EventLoop()
+    let address: String
+    do {
+      address = try DBusConnection.sessionBusAddress()
+    } catch {
+      throw notRunning(error.message, json: json)
+    }
+    let bus: DBusConnection
+    do {
+      bus = try DBusConnection(address: address, loop: loop)
+      try bus.waitUntilConnected(timeout: 5)
+    } catch {
+      throw notRunning("cannot connect to \(address): \(error.message)", json: json)
+    }
+    do throws(DBusError) {
+      let owner = try bus.callAndWait(
+        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+        method: "GetNameOwner", arguments: [.string(ResponderBusAPI.daemonName)], timeout: 5)
+      guard let name = owner.first?.string else { throw DBusError.failed("GetNameOwner returned nothing") }
+      return DaemonLink(loop: loop, bus: bus, owner: name)
+    } catch {
+      let reason =
+        error.name == DBusError.Name.nameHasNoOwner
+        ? "\(ResponderBusAPI.daemonName) has no owner on \(address)" : "\(address): \(error.message)"
+      throw notRunning(reason, json: json)
+    }
+  }
+
+  private static func notRunning(_ reason: String, json: Bool) -> ExitCode {
+    let message = "responderd is not running on the session bus (\(reason))"
+    if json {
+      writeText(JSON.object([("running", .bool(false)), ("error", .string(message))]).text + "\n", to: 1)
+    }
+    writeText("responderctl: \(message)\n", to: 2)
+    return ExitCode(exitDaemonNotRunning)
+  }
+
+  /// Calls a method of the daemon and waits; prints the error and exits with 1 when it fails.
+  func call(_ method: String, _ arguments: [DBusValue] = [], timeout: Double = 10) throws -> [DBusValue] {
+    do {
+      return try bus.callAndWait(
+        destination: owner, path: ResponderBusAPI.daemonPath, interface: ResponderBusAPI.daemonInterface,
+        method: method, arguments: arguments, timeout: timeout)
+    } catch {
+      throw failure("\(method) failed: \(error.message.isEmpty ? error.name : error.message)")
+    }
+  }
+
+  /// Every property of the daemon's interface.
+  func properties() throws -> [String: DBusValue] {
+    do throws(DBusError) {
+      let values = try bus.callAndWait(
+        destination: owner, path: ResponderBusAPI.daemonPath, interface: "org.freedesktop.DBus.Properties",
+        method: "GetAll", arguments: [.string(ResponderBusAPI.daemonInterface)], timeout: 5)
+      guard let dictionary = values.first?.dictionary else {
+        throw DBusError.failed("GetAll returned nothing")
+      }
+      return dictionary
+    } catch {
+      throw failure("cannot read responderd's properties: \(error.message)")
+    }
+  }
+}
+
+/// Prints `responderctl: message` on stderr and returns the exit code to throw.
+func failure(_ message: String, code: Int32 = 1) -> ExitCode {
+  writeText("responderctl: \(message)\n", to: 2)
+  return ExitCode(code)
+}
+
+/// Writes a line on stdout at once (stdout is often a pipe).
+func output(_ line: String) {
+  writeText(line + "\n", to: 1)
+}
+
+/// One entry of the daemon's `Chain` property.
+struct ChainEntry {
+  var name: String
+  var kind: String
+  var id: UInt32?
+  var busName: String?
+  var path: String?
+  var eventTypes: [String]
+  var isFirstResponder: Bool
+
+  init(_ dictionary: [String: DBusValue]) {
+    name = dictionary["name"]?.string ?? "?"
+    kind = dictionary["kind"]?.string ?? "?"
+    id = dictionary["id"]?.uint32
+    busName = dictionary["busName"]?.string
+    path = dictionary["path"]?.string
+    eventTypes = dictionary["eventTypes"]?.stringArray ?? []
+    isFirstResponder = dictionary["firstResponder"]?.bool ?? false
+  }
+
+  static func list(_ value: DBusValue?) -> [ChainEntry] {
+    (value?.elements ?? []).compactMap { $0.dictionary }.map(ChainEntry.init)
+  }
+
+  var json: JSON {
+    var fields: [(String, JSON)] = [("name", .string(name)), ("kind", .string(kind))]
+    if let id { fields.append(("id", .number(Double(id)))) }
+    if let busName { fields.append(("busName", .string(busName))) }
+    if let path { fields.append(("path", .string(path))) }
+    fields.append(("eventTypes", .array(eventTypes.map(JSON.string))))
+    if kind == "app" { fields.append(("firstResponder", .bool(isFirstResponder))) }
+    return .object(fields)
+  }
+}
+
+/// A JSON value with ordered keys, written compactly on one line.
+enum JSON {
+  case string(String)
+  case number(Double)
+  case bool(Bool)
+  case null
+  case array([JSON])
+  case object([(String, JSON)])
+
+  var text: String {
+    switch self {
+    case .string(let value): return Self.quote(value)
+    case .number(let value):
+      guard value.isFinite else { return "null" }
+      if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+      return String(value)
+    case .bool(let value): return value ? "true" : "false"
+    case .null: return "null"
+    case .array(let values): return "[" + values.map(\.text).joined(separator: ", ") + "]"
+    case .object(let fields):
+      return "{" + fields.map { Self.quote($0.0) + ": " + $0.1.text }.joined(separator: ", ") + "}"
+    }
+  }
+
+  static func quote(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": result += "\\\""
+      case "\\": result += "\\\\"
+      case "\n": result += "\\n"
+      case "\r": result += "\\r"
+      case "\t": result += "\\t"
+      default:
+        if scalar.value < 0x20 {
+          let hex = String(scalar.value, radix: 16)
+          result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        } else {
+          result.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    return result + "\""
+  }
+}
+
+/// The wall-clock time now: local "HH:MM:SS.mmm" for people, UTC ISO 8601 for JSON.
+struct WallClock {
+  var seconds: Int
+  var milliseconds: Int
+
+  static func now() -> WallClock {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return WallClock(seconds: Int(spec.tv_sec), milliseconds: Int(spec.tv_nsec / 1_000_000))
+  }
+
+  private func format(_ pattern: String, utc: Bool) -> String {
+    var time = time_t(seconds)
+    var parts = tm()
+    if utc { gmtime_r(&time, &parts) } else { localtime_r(&time, &parts) }
+    var buffer = [CChar](repeating: 0, count: 64)
+    let count = strftime(&buffer, buffer.count, pattern, &parts)
+    let text = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let millis = String(milliseconds)
+    return text + "." + String(repeating: "0", count: 3 - millis.count) + millis
+  }
+
+  var local: String { format("%H:%M:%S", utc: false) }
+  var iso8601: String { format("%Y-%m-%dT%H:%M:%S", utc: true) + "Z" }
+}
+
+/// Pads `text` with spaces to `width` characters.
+func padded(_ text: String, _ width: Int) -> String {
+  text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Responderd
+
+/// `responderctl keys`: the headset and media key tools.
+struct KeysCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "keys", abstract: "Headset and media key tools.",
+    subcommands: [KeysReplayCommand.self])
+}
+
+/// `responderctl keys replay FILE.evemu [--config F]`.
+struct KeysReplayCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "replay",
+    abstract: "Run the key mapping and click grammar on an evemu recording.",
+    discussion: """
+      Reads a recording as evemu-record writes it (its N: and I: header lines feed the device \
+      rules), runs the daemon's key code on the recording's clock, and prints one JSON object per \
+      line for every remote-control event emitted, e.g.
+        {"t": 1.75, "type": "remoteControl", "subtype": "nextTrack"}
+      t is the time of emission in seconds on the recording's clock. At the end of the file, time \
+      runs on until every pending decision has been made. Without --config, the built-in defaults \
+      apply.
+      """)
+
+  @Argument(help: "The evemu recording.")
+  var file: String
+
+  @Option(name: .long, help: "Read [keys] settings and device rules from this config file.")
+  var config: String?
+
+  func run() throws {
+    let settings: ResponderdConfig
+    do {
+      settings = try config.map { try ResponderdConfig.load(path: $0) } ?? ResponderdConfig()
+    } catch {
+      writeText("responderctl: \(error)\n", to: 2)
+      throw ExitCode(78)
+    }
+    do {
+      let result = try KeysReplay.run(path: file, settings: settings.keys.settings)
+      if result.profile.isIgnored {
+        writeText("responderctl: '\(result.identity.name)' is ignored by a device rule: no events\n", to: 2)
+      }
+      for line in result.jsonLines { print(line) }
+    } catch {
+      writeText("responderctl: \(error)\n", to: 2)
+      throw ExitCode(65)  // EX_DATAERR
+    }
+  }
+}

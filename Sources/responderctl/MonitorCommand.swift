@@ -1,0 +1,94 @@
+import ArgumentParser
+import DBus
+import ResponderClient
+import Responderd
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `responderctl monitor`: follows EventDispatched live.
+struct MonitorCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "monitor",
+    abstract: "Follow the events responderd dispatches, one line each: time, type, subtype, who handled it.",
+    discussion: """
+      Text lines: local time, type, subtype (and the phase of motion events), then "handled by NAME"
+      or "dropped (REASON)". With --json, one object per line: time (UTC, ISO 8601), timestamp
+      (seconds since boot, the event's), type, subtype, phase (motion events only), handledBy (null
+      when dropped), dropReason (when dropped), source, receivedBy. Runs until Ctrl-C, SIGTERM or
+      --count events; waits for responderd when it restarts.
+      """)
+
+  @Flag(name: .long, help: "One JSON object per line instead of text.")
+  var json = false
+
+  @Option(name: .long, help: "Exit after this many events.")
+  var count: Int?
+
+  func run() throws {
+    let link = try DaemonLink.connect(json: false)
+    var seen = 0
+    var failure: ExitCode?
+    link.bus.onSignal(
+      sender: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
+      interface: ResponderBusAPI.daemonInterface, member: "EventDispatchedDetails"
+    ) { message in
+      guard let event = DispatchedEvent(arguments: message.arguments) else { return }
+      output(json ? Self.jsonLine(event) : Self.textLine(event))
+      seen += 1
+      if let count, seen >= count { link.loop.stop() }
+    }
+    var announcedOwner: String? = link.owner
+    link.bus.watchNameOwner(ResponderBusAPI.daemonName) { owner in
+      guard owner != announcedOwner else { return }
+      announcedOwner = owner
+      if let owner {
+        writeText("responderctl monitor: responderd is back on the bus (\(owner))\n", to: 2)
+      } else {
+        writeText("responderctl monitor: responderd left the bus; waiting for it to come back\n", to: 2)
+      }
+    }
+    link.bus.onDisconnected = { error in
+      failure = DaemonLinkFailure.lostBus(error)
+      link.loop.stop()
+    }
+    try link.loop.onSignals([SIGINT, SIGTERM]) { _ in link.loop.stop() }
+    // A round trip: the bus has our match rules once it answers, so no event is missed from here on.
+    _ = try? link.bus.callAndWait(
+      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+      method: "GetNameOwner", arguments: [.string(ResponderBusAPI.daemonName)], timeout: 5)
+    writeText(
+      "responderctl monitor: following events dispatched by responderd (\(link.owner)); Ctrl-C stops\n", to: 2
+    )
+    if count.map({ $0 > 0 }) ?? true { link.loop.run() }
+    if let failure { throw failure }
+  }
+
+  static func textLine(_ event: DispatchedEvent) -> String {
+    let subtype = event.phase.map { "\(event.subtype) \($0)" } ?? event.subtype
+    let outcome =
+      event.handledBy.map { "handled by \($0)" } ?? "dropped (\(event.dropReason ?? "nobody handled it"))"
+    return WallClock.now().local + "  " + padded(event.type, 14) + padded(subtype, 22) + outcome
+  }
+
+  static func jsonLine(_ event: DispatchedEvent) -> String {
+    var fields: [(String, JSON)] = [
+      ("time", .string(WallClock.now().iso8601)), ("timestamp", .number(event.timestamp)),
+      ("type", .string(event.type)), ("subtype", .string(event.subtype)),
+    ]
+    if let phase = event.phase { fields.append(("phase", .string(phase))) }
+    fields.append(("handledBy", event.handledBy.map(JSON.string) ?? .null))
+    if let reason = event.dropReason { fields.append(("dropReason", .string(reason))) }
+    fields.append(("source", .string(event.source)))
+    fields.append(("receivedBy", .array(event.receivedBy.map(JSON.string))))
+    return JSON.object(fields).text
+  }
+}
+
+/// Why a long-running command stopped.
+enum DaemonLinkFailure {
+  static func lostBus(_ error: DBusError) -> ExitCode {
+    failure("lost the session bus (\(error.message))")
+  }
+}

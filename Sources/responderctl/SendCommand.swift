@@ -1,0 +1,80 @@
+import ArgumentParser
+import DBus
+import ResponderClient
+import ResponderCore
+import Responderd
+
+/// `responderctl send`: injects an event through responderd.
+struct SendCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "send",
+    abstract: "Inject an event through responderd and print who handled it.",
+    subcommands: [SendRemoteControlCommand.self, SendMotionCommand.self])
+}
+
+/// `responderctl send remote-control SUBTYPE`.
+struct SendRemoteControlCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "remote-control",
+    abstract: "Send a remote-control event: "
+      + EventSubtype.remoteControlSubtypes.map(\.name).joined(separator: ", ") + ".")
+
+  @Argument(help: "The subtype (nextTrack, next-track or remoteControlNextTrack).")
+  var subtype: String
+
+  @Flag(name: .long, help: "One JSON object instead of text.")
+  var json = false
+
+  func validate() throws {
+    guard let parsed = EventSubtype(name: subtype), parsed.eventType == .remoteControl else {
+      throw ValidationError(
+        "unknown remote-control subtype '\(subtype)'; one of: "
+          + EventSubtype.remoteControlSubtypes.map(\.name).joined(separator: ", "))
+    }
+  }
+
+  func run() throws {
+    let name = EventSubtype(name: subtype)!.name
+    try sendEvent(type: "remoteControl", subtype: name, phase: nil, json: json)
+  }
+}
+
+/// `responderctl send motion began|ended|cancelled`.
+struct SendMotionCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "motion",
+    abstract: "Send a shake (motionShake) event in one phase: began, ended or cancelled.")
+
+  @Argument(help: "began, ended or cancelled.")
+  var phase: String
+
+  @Flag(name: .long, help: "One JSON object instead of text.")
+  var json = false
+
+  func validate() throws {
+    guard MotionPhase(rawValue: phase.lowercased()) != nil else {
+      throw ValidationError("unknown motion phase '\(phase)'; one of: began, ended, cancelled")
+    }
+  }
+
+  func run() throws {
+    try sendEvent(type: "motion", subtype: "motionShake", phase: phase.lowercased(), json: json)
+  }
+}
+
+/// Sends through `SendEvent` and prints the outcome.
+private func sendEvent(type: String, subtype: String, phase: String?, json: Bool) throws {
+  let link = try DaemonLink.connect(json: json)
+  let reply = try link.call("SendEvent", [.string(type), .string(subtype), .string(phase ?? "")])
+  let handledBy = reply.first?.string ?? ""
+  if json {
+    var fields: [(String, JSON)] = [("type", .string(type)), ("subtype", .string(subtype))]
+    if let phase { fields.append(("phase", .string(phase))) }
+    fields.append(("handledBy", handledBy.isEmpty ? .null : .string(handledBy)))
+    output(JSON.object(fields).text)
+  } else {
+    let what = [type, subtype, phase].compactMap { $0 }.joined(separator: " ")
+    output(
+      "\(what): " + (handledBy.isEmpty ? "dropped (no responder handled it)" : "handled by \(handledBy)"))
+  }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import DBus
+import ResponderClient
+import Responderd
+
+/// `responderctl status`: whether responderd runs, and its state.
+struct StatusCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "status",
+    abstract: "Show whether responderd is running, its first responder, chain and motion interest.",
+    discussion: "Exits with 69 when responderd is not running on the session bus.")
+
+  @Flag(name: .long, help: "One JSON object instead of text.")
+  var json = false
+
+  func run() throws {
+    let link = try DaemonLink.connect(json: json)
+    let properties = try link.properties()
+    var pid: UInt32?
+    link.bus.unixProcessID(of: link.owner) { pid = try? $0.get() }
+    link.loop.run(until: { pid != nil }, timeout: 2)
+
+    let chain = ChainEntry.list(properties["Chain"])
+    let first = chain.first { $0.isFirstResponder }
+    let version = properties["Version"]?.string ?? "?"
+    let config = properties["ConfigFile"]?.string ?? "?"
+    let deadline = properties["Deadline"]?.double ?? 0
+    let motion = properties["MotionInterest"]?.bool ?? false
+    let apps = chain.filter { $0.kind == "app" }
+
+    if json {
+      var firstJSON = JSON.null
+      if let first, let id = first.id {
+        firstJSON = .object([("id", .number(Double(id))), ("name", .string(first.name))])
+      }
+      output(
+        JSON.object([
+          ("running", .bool(true)), ("version", .string(version)), ("busName", .string(link.owner)),
+          ("pid", pid.map { .number(Double($0)) } ?? .null), ("config", .string(config)),
+          ("deadline", .number(deadline)), ("firstResponder", firstJSON),
+          ("applications", .number(Double(apps.count))),
+          ("chain", .array(chain.map { .string($0.name) })), ("motionInterest", .bool(motion)),
+        ]).text)
+      return
+    }
+    output(
+      "responderd \(version) is running on the session bus as \(link.owner)"
+        + (pid.map { " (pid \($0))" } ?? ""))
+    output("config: \(config)")
+    output("deadline for applications: \(Int((deadline * 1000).rounded())) ms")
+    output("first responder: \(first.map { "\($0.name) (id \($0.id ?? 0))" } ?? "none")")
+    output("applications: \(apps.count) registered")
+    output("chain: " + (chain.map(\.name) + ["dropped"]).joined(separator: " → "))
+    output(
+      "motion: "
+        + (motion ? "wanted (the accelerometer is sampled)" : "not wanted (the accelerometer is closed)"))
+  }
+}

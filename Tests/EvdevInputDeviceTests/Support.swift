@@ -1,0 +1,103 @@
+import EvdevInput
+import EventLoop
+import Logging
+import RemoteControl
+import ResponderCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Every log message, at every level, kept for inspection.
+final class LogStore: @unchecked Sendable {
+  private(set) var lines: [String] = []
+  func append(_ line: String) { lines.append(line) }
+}
+
+/// A swift-log handler that records every message (trace level and up) with its metadata.
+struct RecordingLogHandler: LogHandler {
+  var metadata: Logger.Metadata = [:]
+  var logLevel: Logger.Level = .trace
+  let store: LogStore
+
+  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    get { metadata[key] }
+    set { metadata[key] = newValue }
+  }
+
+  func log(event: LogEvent) {
+    var merged = metadata
+    if let extra = event.metadata { merged.merge(extra) { $1 } }
+    let fields = merged.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+    store.append("\(event.level): \(event.message)\(fields)")
+  }
+}
+
+/// A media player responder: first responder, it records every remote-control event it gets.
+final class PlayerResponder: Responder {
+  private(set) var received: [String] = []
+  weak var app: Application?
+  override var next: Responder? { app }
+  override var canBecomeFirstResponder: Bool { true }
+  override var responderName: String { "player" }
+  override func remoteControlReceived(with event: Event?) {
+    guard let event else { return }
+    received.append("\(event.subtype.name)@\(format(event.timestamp))")
+  }
+}
+
+func format(_ time: Seconds) -> String {
+  let micros = (time * 1_000_000).rounded()
+  return "\(micros / 1_000_000)"
+}
+
+/// The key pipeline as the daemon runs it, on an event loop, with virtual time for the timers:
+/// emulated device → libevdev → MediaKeyInput → Application → first responder.
+final class KeyPipeline {
+  let loop: EventLoop
+  let scheduler = VirtualScheduler()
+  let app: Application
+  let player = PlayerResponder()
+  let logs = LogStore()
+  private(set) var records: [DispatchRecord] = []
+  private(set) var changes: [MediaKeyInput.DeviceChange] = []
+  private(set) var input: MediaKeyInput!
+
+  init(settings: KeySettings = .standard, timeBase: MediaKeyInput.TimeBase = .asReported) throws {
+    loop = try EventLoop()
+    app = Application(scheduler: scheduler)
+    app.beginReceivingRemoteControlEvents()
+    player.app = app
+    player.becomeFirstResponder()
+    let store = logs
+    var logger = Logger(label: "responderd.test") { _ in RecordingLogHandler(store: store) }
+    logger.logLevel = .trace
+    input = MediaKeyInput(
+      loop: loop, scheduler: timeBase == .asReported ? scheduler : nil, settings: settings,
+      timeBase: timeBase,
+      logger: logger
+    ) { [app] emission in
+      app.post(.remoteControl(emission.subtype, timestamp: emission.timestamp, source: emission.source))
+    }
+    input.onDeviceChange = { [weak self] change in self?.changes.append(change) }
+    app.addDispatchObserver { [weak self] record in self?.records.append(record) }
+  }
+
+  func start() throws { try input.start() }
+
+  /// Runs the loop until `condition` holds; fails the test (throws) after `timeout` seconds.
+  func wait(
+    _ what: String, timeout: Seconds = 5, until condition: () -> Bool
+  ) throws {
+    guard loop.run(until: condition, timeout: timeout) else {
+      throw TestbedError(description: "timed out after \(timeout) s waiting for \(what)")
+    }
+  }
+
+  /// Waits until `count` mapped key events have been read in all.
+  func waitForKeys(_ count: Int) throws {
+    try wait("\(count) key events (read \(input.keyEventsRead))") { input.keyEventsRead >= count }
+  }
+
+  var openPaths: [String] { input.openDevices.map(\.path) }
+}

@@ -1,0 +1,160 @@
+import CUmockdev
+import EventLoop
+import Foundation
+import IIOInput
+import Logging
+import Motion
+import Testing
+
+/// Whether the tests run under umockdev (umockdev-wrapper preloads the library that redirects /sys
+/// and /dev to the testbed).
+let underUmockdev =
+  ProcessInfo.processInfo.environment["UMOCKDEV_DIR"] != nil
+  || ProcessInfo.processInfo.environment["LD_PRELOAD"]?.contains("libumockdev-preload") == true
+
+let skipMessage: Comment =
+  "needs umockdev: run `umockdev-wrapper swift test --filter IIOInputDeviceTests`"
+
+/// The fixtures under Tests/Fixtures/IIO.
+func fixture(_ name: String) -> String {
+  URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures/IIO/\(name)").path
+}
+
+struct TestbedError: Error, CustomStringConvertible {
+  var description: String
+}
+
+/// A umockdev testbed with the bmc150 accelerometer (Tests/Fixtures/IIO/iio-accel.umockdev).
+final class Testbed {
+  static let sysPath = "/sys/devices/platform/80860F41:01/i2c-1/i2c-BOSC0200:00/iio:device0"
+  static let devNode = "/dev/iio:device0"
+  let pointer: UnsafeMutablePointer<UMockdevTestbed>
+
+  init(withDevice: Bool = true) throws {
+    pointer = umockdev_testbed_new()
+    if withDevice { try addDevice() }
+  }
+
+  deinit { g_object_unref(UnsafeMutableRawPointer(pointer)) }
+
+  func addDevice() throws {
+    var error: UnsafeMutablePointer<GError>?
+    guard umockdev_testbed_add_from_file(pointer, fixture("iio-accel.umockdev"), &error) != 0 else {
+      let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+      throw TestbedError(description: "cannot add the device: \(message)")
+    }
+  }
+
+  /// The testbed's root (what /sys and /dev are redirected to).
+  var root: String {
+    let raw = umockdev_testbed_get_root_dir(pointer)!
+    defer { g_free(raw) }
+    return String(cString: raw)
+  }
+
+  /// Sets a sysfs attribute of the accelerometer (with the newline real sysfs has).
+  func setAttribute(_ name: String, _ value: String) {
+    umockdev_testbed_set_attribute(pointer, Self.sysPath, name, value + "\n")
+  }
+
+  /// Reads a sysfs attribute of the accelerometer from the testbed's files (not through the
+  /// preload library), as the test's own observation of what the program wrote.
+  func attribute(_ name: String) -> String {
+    let path = root + Self.sysPath + "/" + name
+    let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "<missing>"
+    return text.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\0")))
+  }
+
+  /// The pty master behind /dev/iio:device0: what is written there is what the program reads.
+  var deviceFD: Int32 { umockdev_testbed_get_dev_fd(pointer, Self.devNode) }
+
+  /// Writes scans to the device node.
+  func feed(_ data: [UInt8]) {
+    var offset = 0
+    while offset < data.count {
+      let n = data.withUnsafeBytes { write(deviceFD, $0.baseAddress! + offset, $0.count - offset) }
+      if n <= 0 { break }
+      offset += n
+    }
+  }
+
+  /// Replays a umockdev script on the device node.
+  func loadScript(_ path: String) throws {
+    var error: UnsafeMutablePointer<GError>?
+    guard umockdev_testbed_load_script(pointer, Self.devNode, path, &error) != 0 else {
+      let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+      throw TestbedError(description: "cannot load the script: \(message)")
+    }
+  }
+
+  /// Unplugs the accelerometer: a "remove" uevent, then the device is gone.
+  func removeDevice() {
+    umockdev_testbed_uevent(pointer, Self.sysPath, "remove")
+    umockdev_testbed_remove_device(pointer, Self.sysPath)
+  }
+}
+
+/// One bmc150 scan: x, y, z as `le:s12/16>>4` at indexes 0–2, then the `le:s64/64>>0` timestamp
+/// aligned to 8 bytes.
+func scan(x: Int, y: Int, z: Int, timestamp: Int64) -> [UInt8] {
+  var bytes: [UInt8] = []
+  for value in [x, y, z] {
+    let word = UInt16(bitPattern: Int16(value) << 4)
+    bytes += [UInt8(word & 0xff), UInt8(word >> 8)]
+  }
+  bytes += [0, 0]
+  bytes += withUnsafeBytes(of: timestamp.littleEndian) { Array($0) }
+  return bytes
+}
+
+/// Nanoseconds on CLOCK_REALTIME (the kernel's default clock for IIO timestamps).
+func realtimeNanoseconds() -> Int64 {
+  var now = timespec()
+  clock_gettime(CLOCK_REALTIME, &now)
+  return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+}
+
+/// Seconds on CLOCK_MONOTONIC.
+func monotonicNow() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// Watches a directory with inotify for any file being opened or read.
+final class AccessWatch {
+  let fd: Int32
+  init(_ paths: [String]) throws {
+    fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+    guard fd >= 0 else { throw TestbedError(description: "inotify_init1 failed") }
+    for path in paths {
+      guard inotify_add_watch(fd, path, UInt32(IN_OPEN | IN_ACCESS)) >= 0 else {
+        throw TestbedError(description: "cannot watch \(path)")
+      }
+    }
+  }
+  deinit { close(fd) }
+
+  /// The number of events since the last call.
+  func drain() -> Int {
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    var events = 0
+    while true {
+      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n <= 0 { return events }
+      var offset = 0
+      while offset < n {
+        let length = buffer.withUnsafeBytes { $0.load(fromByteOffset: offset + 12, as: UInt32.self) }
+        events += 1
+        offset += 16 + Int(length)
+      }
+    }
+  }
+}
+
+let testLogger: Logger = {
+  var logger = Logger(label: "iio-test")
+  logger.logLevel = .debug
+  return logger
+}()

@@ -1,0 +1,183 @@
+import Motion
+import ResponderCore
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One synthetic shake: where it starts and stops, and what the detector said.
+private struct ShakeCase: CustomStringConvertible {
+  var rate: Double
+  var frequency: Double
+  var amplitude: Double
+  var duration: Double
+  var axis: Vector3
+  var seed: UInt64
+  let start = 2.0
+  var description: String {
+    "\(frequency) Hz \(amplitude) g \(duration) s along \(axis) at \(rate) Hz (seed \(seed))"
+  }
+
+  func events(jitter: Double = 0, dropFraction: Double = 0) -> [ShakeEvent] {
+    let motion =
+      Motion.still()
+      + Motion.shake(frequency: frequency, amplitude: amplitude, start: start, duration: duration, axis: axis)
+    let sampler = Sampler(rate: rate, jitter: jitter, dropFraction: dropFraction, seed: seed)
+    return detect(sampler.samples(of: motion, to: start + duration + 3))
+  }
+
+  /// Checks began within 0.6 s of the start (and not before the shake was under way for 0.3 s),
+  /// then ended within 0.6 s of the stop, and nothing else.
+  func check(_ events: [ShakeEvent], sourceLocation: SourceLocation = #_sourceLocation) {
+    let phases = events.map(\.phase)
+    #expect(phases == [.began, .ended], "\(self): \(events)", sourceLocation: sourceLocation)
+    guard phases == [.began, .ended] else { return }
+    let beganAfter = events[0].time - start
+    let endedAfter = events[1].time - (start + duration)
+    #expect(
+      beganAfter >= 0.3 && beganAfter <= 0.6, "\(self): began \(beganAfter) s after the start",
+      sourceLocation: sourceLocation)
+    #expect(
+      endedAfter >= 0 && endedAfter <= 0.6, "\(self): ended \(endedAfter) s after the stop",
+      sourceLocation: sourceLocation)
+  }
+}
+
+private let axes = [Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(1, 1, 1)]
+
+private func cases(rate: Double, frequencies: [Double]) -> [ShakeCase] {
+  var result: [ShakeCase] = []
+  var seed: UInt64 = 1
+  for frequency in frequencies {
+    for amplitude in [1.5, 2, 3] {
+      for duration in [0.5, 1, 2, 3] {
+        seed += 1
+        result.append(
+          ShakeCase(
+            rate: rate, frequency: frequency, amplitude: amplitude, duration: duration,
+            axis: axes[Int(seed % 3)], seed: seed))
+      }
+    }
+  }
+  return result
+}
+
+@Suite("Shakes are detected")
+struct ShakeDetectionTests {
+  @Test("2–6 Hz, 1.5–3 g, 0.5–3 s shakes", arguments: [50.0, 100, 400])
+  func shakes(rate: Double) {
+    for shake in cases(rate: rate, frequencies: [2, 3, 4, 5, 6]) { shake.check(shake.events()) }
+  }
+
+  /// At 12.5 Hz a 6 Hz shake is within 4 % of the Nyquist frequency: the samples show a 0.5 Hz beat,
+  /// not the shake (and a real sensor's filter at that rate removes it). Up to 5 Hz (0.4 × rate) is
+  /// detected.
+  @Test("2–5 Hz shakes at 12.5 Hz")
+  func shakesAtLowRate() {
+    for shake in cases(rate: 12.5, frequencies: [2, 3, 4, 5]) { shake.check(shake.events()) }
+  }
+
+  @Test("Jittered timestamps (±30 % of the period) and 10 % dropped samples", arguments: [50.0, 100, 400])
+  func jitterAndDrops(rate: Double) {
+    for shake in cases(rate: rate, frequencies: [2, 3, 4, 5, 6]) {
+      shake.check(shake.events(jitter: 0.3, dropFraction: 0.1))
+    }
+  }
+
+  @Test("Timestamps that go back in time are tolerated")
+  func timestampsGoingBack() {
+    let motion = Motion.still() + Motion.shake(frequency: 3, amplitude: 2, start: 2, duration: 1.5)
+    var samples = Sampler(rate: 100).samples(of: motion, to: 5)
+    // Swap every 7th pair of timestamps.
+    for index in stride(from: 0, to: samples.count - 1, by: 7) {
+      let t = samples[index].t
+      samples[index].t = samples[index + 1].t
+      samples[index + 1].t = t
+    }
+    let events = detect(samples)
+    #expect(events.map(\.phase) == [.began, .ended])
+  }
+}
+
+@Suite("Nothing but shakes makes a shake")
+struct ShakeNegativeTests {
+  struct Scenario: CustomStringConvertible, Sendable {
+    var name: String
+    var seconds: Double
+    var description: String { name }
+    var motion: Motion {
+      switch name {
+      case "still device with sensor noise": return .still()
+      case "walking":
+        let up = Vector3(0, 0.87, 0.5)
+        return .still(gravity: up * g) + .walking(vertical: up)
+      case "walking fast": return .still() + .walking(stepFrequency: 2.6)
+      case "carrying":
+        return .turning(about: Vector3(1, 0, 0)) { t in 1.2 + 0.35 * sin(2 * .pi * 0.9 * t) }
+          + .walking(stepFrequency: 1.8, vertical: Vector3(0, 1, 0))
+      case "slow tilting back and forth":
+        return .turning(about: Vector3(1, 0, 0)) { t in (60 * .pi / 180) * sin(2 * .pi * 0.3 * t) }
+      case "tilting up 90° in 1 s and back":
+        return .turning(about: Vector3(0, 1, 0)) { t in
+          let p = t.truncatingRemainder(dividingBy: 4)
+          let ramp = p < 1 ? p : (p < 2 ? 1 : (p < 3 ? 3 - p : 0))
+          return (.pi / 2) * (0.5 - 0.5 * cos(.pi * ramp))
+        }
+      case "rotating portrait to landscape and back":
+        return Motion { t in
+          let p = t.truncatingRemainder(dividingBy: 3)
+          let ramp = p < 0.6 ? p / 0.6 : (p < 1.5 ? 1 : (p < 2.1 ? 1 - (p - 1.5) / 0.6 : 0))
+          let angle = (.pi / 2) * (0.5 - 0.5 * cos(.pi * ramp))
+          return Vector3(g * sin(angle), g * cos(angle), 0)
+        }
+      case "turning face down in 0.5 s":
+        return .turning(about: Vector3(0, 1, 0)) { t in
+          let s = min(max((t - 2) / 0.5, 0), 1)
+          return .pi * (0.5 - 0.5 * cos(.pi * s))
+        }
+      case "single bump (2 g)": return .still() + .bump(at: 2)
+      case "single hard bump (3 g)": return .still() + .bump(at: 2, peak: 3, axis: Vector3(0, 1, 1))
+      case "table taps": return .still() + .tableTaps(start: 2, duration: 3)
+      case "hard fast table taps": return .still() + .tableTaps(start: 2, duration: 3, rate: 6, peak: 4)
+      case "gentle jiggle (0.6 g)":
+        return .still() + .shake(frequency: 3, amplitude: 0.6, start: 2, duration: 4)
+      default: fatalError("unknown scenario \(name)")
+      }
+    }
+  }
+
+  static let scenarios: [Scenario] = [
+    Scenario(name: "still device with sensor noise", seconds: 30),
+    Scenario(name: "walking", seconds: 20),
+    Scenario(name: "walking fast", seconds: 20),
+    Scenario(name: "carrying", seconds: 20),
+    Scenario(name: "slow tilting back and forth", seconds: 20),
+    Scenario(name: "tilting up 90° in 1 s and back", seconds: 20),
+    Scenario(name: "rotating portrait to landscape and back", seconds: 20),
+    Scenario(name: "turning face down in 0.5 s", seconds: 5),
+    Scenario(name: "single bump (2 g)", seconds: 5),
+    Scenario(name: "single hard bump (3 g)", seconds: 5),
+    Scenario(name: "table taps", seconds: 8),
+    Scenario(name: "hard fast table taps", seconds: 8),
+    Scenario(name: "gentle jiggle (0.6 g)", seconds: 8),
+  ]
+
+  @Test("No shake", arguments: scenarios, [12.5, 50, 100, 400])
+  func noShake(scenario: Scenario, rate: Double) {
+    for seed in UInt64(1)...3 {
+      let sampler = Sampler(rate: rate, noise: 0.03 * g, jitter: 0.1, seed: seed)
+      let events = detect(sampler.samples(of: scenario.motion, to: scenario.seconds))
+      #expect(events.isEmpty, "\(scenario) at \(rate) Hz (seed \(seed)): \(events)")
+    }
+  }
+
+  @Test("Walking then shaking while walking: only the shake")
+  func shakeWhileWalking() {
+    let motion =
+      Motion.still() + .walking() + .shake(frequency: 3, amplitude: 2, start: 5, duration: 1.5)
+    let events = detect(Sampler(rate: 50).samples(of: motion, to: 12))
+    #expect(events.map(\.phase) == [.began, .ended])
+    #expect(events.first.map { $0.time > 5.3 && $0.time < 5.6 } == true, "\(events)")
+  }
+}

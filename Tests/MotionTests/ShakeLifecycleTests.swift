@@ -1,0 +1,136 @@
+import Motion
+import ResponderCore
+import Testing
+
+@Suite("Shake cancel, sensor loss, timers")
+struct ShakeLifecycleTests {
+  @Test("A 10 s shake begins, then is cancelled at 5 s; no new shake until it stops")
+  func longShakeIsCancelled() {
+    let motion = Motion.still() + Motion.shake(frequency: 3, amplitude: 2, start: 1, duration: 10)
+    let events = detect(Sampler(rate: 100).samples(of: motion, to: 14))
+    #expect(events.map(\.phase) == [.began, .cancelled])
+    if events.count == 2 {
+      #expect(abs(events[1].time - 6) < 0.1, "cancelled \(events[1].time - 1) s after the start")
+    }
+  }
+
+  @Test("After a cancel, a new shake after a pause is detected again")
+  func newShakeAfterCancel() {
+    let motion =
+      Motion.still() + Motion.shake(frequency: 3, amplitude: 2, start: 1, duration: 8)
+      + Motion.shake(frequency: 4, amplitude: 2, start: 11, duration: 1)
+    let events = detect(Sampler(rate: 50).samples(of: motion, to: 15))
+    #expect(events.map(\.phase) == [.began, .cancelled, .began, .ended])
+    if events.count == 4 { #expect(events[2].time > 11 && events[2].time < 11.6) }
+  }
+
+  @Test("max-duration is a setting")
+  func maximumDurationSetting() {
+    var settings = ShakeSettings()
+    settings.maximumDuration = 2
+    let motion = Motion.still() + Motion.shake(frequency: 3, amplitude: 2, start: 1, duration: 3)
+    let events = detect(Sampler(rate: 50).samples(of: motion, to: 6), settings: settings)
+    #expect(events.map(\.phase) == [.began, .cancelled])
+    if events.count == 2 { #expect(abs(events[1].time - 3) < 0.1) }
+  }
+
+  @Test("The threshold is a setting")
+  func thresholdSetting() {
+    let motion = Motion.still() + Motion.shake(frequency: 3, amplitude: 1.5, start: 1, duration: 2)
+    let samples = Sampler(rate: 50).samples(of: motion, to: 5)
+    var strict = ShakeSettings()
+    strict.threshold = 2
+    #expect(detect(samples, settings: strict).isEmpty)
+    #expect(detect(samples).map(\.phase) == [.began, .ended])
+  }
+
+  @Test("Sensor lost mid-shake: cancelled at that moment")
+  func sensorLostMidShake() {
+    let motion = Motion.still() + Motion.shake(frequency: 3, amplitude: 2, start: 1, duration: 3)
+    let events = detect(Sampler(rate: 100).samples(of: motion, to: 6), sensorLostAt: 2.5)
+    #expect(
+      events == [
+        ShakeEvent(phase: .began, time: events.first?.time ?? 0), ShakeEvent(phase: .cancelled, time: 2.5),
+      ])
+  }
+
+  @Test("Sensor lost while still or before a shake began: nothing")
+  func sensorLostWhileIdle() {
+    let motion = Motion.still() + Motion.shake(frequency: 3, amplitude: 2, start: 1, duration: 3)
+    let samples = Sampler(rate: 100).samples(of: motion, to: 6)
+    #expect(detect(samples, sensorLostAt: 0.8).isEmpty)
+    #expect(detect(samples, sensorLostAt: 1.2).isEmpty)
+  }
+
+  @Test("Samples stop while shaking: the end is decided by a timer")
+  func endWithoutSamples() {
+    let motion = Motion.still() + Motion.shake(frequency: 3, amplitude: 2, start: 1, duration: 5)
+    let samples = Sampler(rate: 100).samples(of: motion, to: 2)  // the sensor goes silent at 2 s
+    let scheduler = VirtualScheduler()
+    var events: [ShakeEvent] = []
+    let detector = ShakeDetector(scheduler: scheduler, lateSampleAllowance: 0.2) { events.append($0) }
+    for sample in samples {
+      scheduler.advance(to: sample.t)
+      detector.process(sample)
+    }
+    #expect(events.map(\.phase) == [.began])
+    #expect(scheduler.pendingCount == 1)
+    scheduler.advance(to: 2.3)
+    #expect(events.map(\.phase) == [.began], "no decision before the late-sample allowance")
+    scheduler.advance(to: 3)
+    #expect(events.map(\.phase) == [.began, .ended])
+    // The end is dated when the shaking stopped plus quiet-time, not when the timer fired.
+    if events.count == 2 { #expect(events[1].time > 2.3 && events[1].time <= 2.4) }
+    #expect(scheduler.pendingCount == 0)
+  }
+
+  @Test("Idle means idle: no timer while nothing happens")
+  func noTimersWhenStill() {
+    let scheduler = VirtualScheduler()
+    let detector = ShakeDetector(scheduler: scheduler) { _ in Issue.record("unexpected event") }
+    for sample in Sampler(rate: 100).samples(of: .still() + .walking(), to: 10) {
+      scheduler.advance(to: sample.t)
+      detector.process(sample)
+      #expect(scheduler.pendingCount == 0)
+    }
+  }
+
+  @Test("A late sample is taken into account before the timer decides")
+  func lateSamplesCount() {
+    // Samples arrive in blocks of 0.25 s (buffered capture): the detector must not end the shake
+    // while the next block is on its way.
+    let motion = Motion.still() + Motion.shake(frequency: 3, amplitude: 2, start: 1, duration: 3)
+    let samples = Sampler(rate: 100).samples(of: motion, to: 6)
+    let scheduler = VirtualScheduler()
+    var events: [ShakeEvent] = []
+    let detector = ShakeDetector(scheduler: scheduler, lateSampleAllowance: 0.3) { events.append($0) }
+    var blockEnd = 0.25
+    var index = 0
+    while index < samples.count {
+      scheduler.advance(to: blockEnd)
+      while index < samples.count, samples[index].t <= blockEnd {
+        detector.process(samples[index])
+        index += 1
+      }
+      blockEnd += 0.25
+    }
+    scheduler.runUntilIdle()
+    #expect(events.map(\.phase) == [.began, .ended])
+  }
+}
+
+@Suite("Settings")
+struct ShakeSettingsTests {
+  @Test func defaultsAreUsable() { #expect(ShakeSettings().problems.isEmpty) }
+
+  @Test func problemsAreReported() {
+    var settings = ShakeSettings()
+    settings.threshold = 0.3
+    settings.quietTime = -1
+    settings.maximumDuration = 0.2
+    let problems = settings.problems
+    #expect(problems.contains("quiet-time must be a positive number"))
+    #expect(problems.contains("activity-threshold must not be above threshold"))
+    #expect(problems.contains("max-duration must be longer than min-duration"))
+  }
+}

@@ -1,0 +1,96 @@
+import RemoteControl
+import ResponderCore
+
+/// Drives a KeyInterpreter on virtual time and records what it emits as "subtype@time" strings
+/// (times rounded to the microsecond).
+final class Harness {
+  let scheduler = VirtualScheduler()
+  private(set) var emitted: [RemoteControlEmission] = []
+  private(set) var interpreter: KeyInterpreter!
+
+  static let headset = InputDeviceIdentity(
+    name: "Logitech USB Headset H340 Consumer Control", bustype: 3, vendor: 0x046d, product: 0x0a38,
+    version: 0x111, phys: "usb-0000:00:14.0-2/input3")
+  static let jack = InputDeviceIdentity(name: "HDA Intel PCH Headphone Mic", phys: "ALSA")
+  static let keyboard = InputDeviceIdentity(
+    name: "Logitech K120 Keyboard", bustype: 3, vendor: 0x046d, product: 0xc31c,
+    phys: "usb-0000:00:14.0-1/input0")
+
+  /// When true, key events are handed over without moving virtual time first, as a live reader
+  /// does when it reads events after their time.
+  let lateDelivery: Bool
+
+  init(
+    settings: KeySettings = .standard, devices: [String: InputDeviceIdentity] = ["usb": headset],
+    lateDelivery: Bool = false
+  ) {
+    self.lateDelivery = lateDelivery
+    interpreter = KeyInterpreter(settings: settings, scheduler: scheduler) { [unowned self] in
+      self.emitted.append($0)
+    }
+    for (source, identity) in devices.sorted(by: { $0.key < $1.key }) {
+      interpreter.deviceAdded(source, identity: identity)
+    }
+  }
+
+  /// Moves virtual time to `time` (firing due timers), then hands over the key event.
+  func key(_ code: UInt16, _ value: KeyValue, at time: Seconds, device: String = "usb") {
+    if !lateDelivery { scheduler.advance(to: time) }
+    interpreter.key(code, value, at: time, from: device)
+  }
+
+  func press(_ code: UInt16, at time: Seconds, device: String = "usb") {
+    key(code, .press, at: time, device: device)
+  }
+
+  func release(_ code: UInt16, at time: Seconds, device: String = "usb") {
+    key(code, .release, at: time, device: device)
+  }
+
+  /// A press at `time` and a release `duration` later.
+  func click(_ code: UInt16, at time: Seconds, duration: Seconds = 0.1, device: String = "usb") {
+    press(code, at: time, device: device)
+    release(code, at: time + duration, device: device)
+  }
+
+  /// Auto-repeat events every `period` from `start` while before `end`.
+  func autoRepeat(
+    _ code: UInt16, from start: Seconds, until end: Seconds, period: Seconds = 0.033, device: String = "usb"
+  ) {
+    var time = start
+    while time < end {
+      key(code, .autoRepeat, at: time, device: device)
+      time += period
+    }
+  }
+
+  func unplug(_ device: String = "usb", at time: Seconds) {
+    if !lateDelivery { scheduler.advance(to: time) }
+    interpreter.deviceRemoved(device, at: time)
+  }
+
+  func advance(to time: Seconds) { scheduler.advance(to: time) }
+
+  /// Runs time on until every pending decision has been made.
+  func finish() { scheduler.runUntilIdle() }
+
+  /// What was emitted so far, as "subtype@time".
+  var log: [String] { emitted.map { "\($0.subtype.name)@\(Self.format($0.timestamp))" } }
+
+  static func format(_ time: Seconds) -> String {
+    let micros = (time * 1_000_000).rounded()
+    return "\(micros / 1_000_000)"
+  }
+}
+
+let MEDIA = MediaKey.media
+let PLAYPAUSE = MediaKey.playPause
+let NEXT = MediaKey.nextSong
+let PREVIOUS = MediaKey.previousSong
+let FASTFORWARD = MediaKey.fastForward
+let REWIND = MediaKey.rewind
+let PLAYCD = MediaKey.playCD
+let PAUSECD = MediaKey.pauseCD
+let STOPCD = MediaKey.stopCD
+let KEY_A: UInt16 = 30
+let KEY_VOLUMEUP: UInt16 = 115

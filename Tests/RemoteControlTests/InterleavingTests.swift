@@ -1,0 +1,236 @@
+import RemoteControl
+import ResponderCore
+import Testing
+
+@Suite("Interleaved keys and the flush rule")
+struct InterleavingTests {
+  @Test("another mapped key flushes a pending group first, at its press")
+  func flushByNext() {
+    let h = Harness()
+    h.click(MEDIA, at: 1.0)
+    h.press(NEXT, at: 1.2)
+    #expect(h.log == ["togglePlayPause@1.2"])
+    h.release(NEXT, at: 1.3)
+    h.finish()
+    #expect(h.log == ["togglePlayPause@1.2", "nextTrack@1.3"])
+  }
+
+  @Test("flushed event comes before the on-press event of the flushing key", arguments: [PLAYCD, PLAYPAUSE])
+  func flushOrder(code: UInt16) {
+    let h = Harness()
+    h.click(MEDIA, at: 1.0)
+    h.click(MEDIA, at: 1.3)
+    h.press(code, at: 1.5)
+    let name = code == PLAYCD ? "play" : "togglePlayPause"
+    #expect(h.log == ["nextTrack@1.5", "\(name)@1.5"])
+    h.finish()
+    #expect(h.log == ["nextTrack@1.5", "\(name)@1.5"])
+  }
+
+  @Test("fast-forward flushes a triple-click group")
+  func flushBySeek() {
+    let h = Harness()
+    h.click(MEDIA, at: 1.0)
+    h.click(MEDIA, at: 1.2)
+    h.click(MEDIA, at: 1.4)
+    h.press(FASTFORWARD, at: 1.6)
+    h.release(FASTFORWARD, at: 2.0)
+    h.finish()
+    #expect(h.log == ["previousTrack@1.6", "beginSeekingForward@1.6", "endSeekingForward@2.0"])
+  }
+
+  @Test("a headset key of another device flushes the group and starts its own")
+  func flushByOtherHeadset() {
+    let h = Harness(devices: ["usb": Harness.headset, "jack": Harness.jack])
+    h.click(MEDIA, at: 1.0, device: "usb")
+    h.click(PLAYPAUSE, at: 1.2, device: "jack")
+    h.click(PLAYPAUSE, at: 1.4, device: "jack")
+    h.finish()
+    #expect(h.emitted.map(\.source) == ["usb", "jack"])
+    #expect(h.log == ["togglePlayPause@1.2", "nextTrack@1.9"])
+  }
+
+  @Test("releases of other keys do not flush")
+  func releaseDoesNotFlush() {
+    let h = Harness()
+    h.press(NEXT, at: 0.9)
+    h.click(MEDIA, at: 1.0)
+    h.release(NEXT, at: 1.2)  // next was down before the click: its release skips, no flush
+    h.finish()
+    #expect(h.log == ["nextTrack@1.2", "togglePlayPause@1.5"])
+  }
+
+  @Test("unmapped keys never flush", arguments: [KEY_A, KEY_VOLUMEUP])
+  func unmappedDoesNotFlush(code: UInt16) {
+    let h = Harness()
+    h.click(MEDIA, at: 1.0)
+    h.click(code, at: 1.2)
+    h.click(MEDIA, at: 1.3)
+    h.finish()
+    #expect(h.log == ["nextTrack@1.8"])
+  }
+
+  @Test("keys of an ignored device never flush and make nothing")
+  func ignoredDevice() {
+    var settings = KeySettings.standard
+    settings.deviceRules.append(DeviceRule(match: DeviceMatch(name: "Logitech K120*"), ignore: true))
+    let h = Harness(settings: settings, devices: ["usb": Harness.headset, "kbd": Harness.keyboard])
+    h.click(MEDIA, at: 1.0)
+    h.click(PLAYCD, at: 1.2, device: "kbd")
+    h.finish()
+    #expect(h.log == ["togglePlayPause@1.5"])
+  }
+
+  @Test("a headset key still down is not flushed; its group goes on")
+  func heldGroupNotFlushed() {
+    let h = Harness()
+    h.click(MEDIA, at: 1.0)
+    h.press(MEDIA, at: 1.3)
+    h.click(PLAYCD, at: 1.4, duration: 0.05)
+    h.release(MEDIA, at: 1.5)
+    h.finish()
+    #expect(h.log == ["play@1.4", "nextTrack@1.9"])
+  }
+
+  @Test("a double-click-and-hold seek goes on while other keys are pressed")
+  func seekNotFlushed() {
+    let h = Harness()
+    h.click(MEDIA, at: 1.0)
+    h.press(MEDIA, at: 1.3)
+    h.click(STOPCD, at: 2.0)
+    h.release(MEDIA, at: 2.5)
+    h.finish()
+    #expect(h.log == ["beginSeekingForward@1.8", "stop@2.0", "endSeekingForward@2.5"])
+  }
+
+  @Test("fast-forward held while the headset key clicks: both run")
+  func seekAndClicks() {
+    let h = Harness()
+    h.press(FASTFORWARD, at: 1.0)
+    h.click(MEDIA, at: 1.2)
+    h.click(MEDIA, at: 1.4)
+    h.release(FASTFORWARD, at: 3.0)
+    h.finish()
+    #expect(h.log == ["beginSeekingForward@1.0", "nextTrack@1.9", "endSeekingForward@3.0"])
+  }
+
+  @Test("next held to seek while a headset group waits: the press flushed the group")
+  func nextHeldAfterGroup() {
+    let h = Harness()
+    h.click(MEDIA, at: 1.0)
+    h.press(NEXT, at: 1.1)
+    h.release(NEXT, at: 2.0)
+    h.finish()
+    #expect(h.log == ["togglePlayPause@1.1", "beginSeekingForward@1.6", "endSeekingForward@2.0"])
+  }
+}
+
+@Suite("Unplugging")
+struct UnplugTests {
+  @Test("fast-forward held: the seek ends at the moment of unplug")
+  func unplugSeek() {
+    let h = Harness()
+    h.press(FASTFORWARD, at: 1.0)
+    h.unplug(at: 2.25)
+    h.release(FASTFORWARD, at: 3.0)
+    h.finish()
+    #expect(h.log == ["beginSeekingForward@1.0", "endSeekingForward@2.25"])
+  }
+
+  @Test("next held past hold-threshold: the seek ends at unplug")
+  func unplugSkipSeeking() {
+    let h = Harness()
+    h.press(PREVIOUS, at: 1.0)
+    h.unplug(at: 1.7)
+    h.finish()
+    #expect(h.log == ["beginSeekingBackward@1.5", "endSeekingBackward@1.7"])
+  }
+
+  @Test("next unplugged before hold-threshold: no skip, no seek later")
+  func unplugSkipPressed() {
+    let h = Harness()
+    h.press(NEXT, at: 1.0)
+    h.unplug(at: 1.2)
+    h.finish()
+    #expect(h.log == [])
+    #expect(h.scheduler.pendingCount == 0)
+  }
+
+  @Test("double-click-and-hold: endSeekingForward at unplug")
+  func unplugDoubleClickHold() {
+    let h = Harness()
+    h.click(MEDIA, at: 1.0)
+    h.press(MEDIA, at: 1.3)
+    h.unplug(at: 2.0)
+    h.finish()
+    #expect(h.log == ["beginSeekingForward@1.8", "endSeekingForward@2.0"])
+  }
+
+  @Test("triple-click-and-hold: endSeekingBackward at unplug")
+  func unplugTripleClickHold() {
+    let h = Harness()
+    h.click(MEDIA, at: 1.0)
+    h.click(MEDIA, at: 1.3)
+    h.press(MEDIA, at: 1.6)
+    h.unplug(at: 2.5)
+    h.finish()
+    #expect(h.log == ["beginSeekingBackward@2.1", "endSeekingBackward@2.5"])
+  }
+
+  @Test("single click-and-hold or a press in progress: nothing (the release never came)")
+  func unplugPressInProgress() {
+    let held = Harness()
+    held.press(MEDIA, at: 1.0)
+    held.unplug(at: 2.0)
+    held.finish()
+    #expect(held.log == [])
+    let pressed = Harness()
+    pressed.click(MEDIA, at: 1.0)
+    pressed.press(MEDIA, at: 1.3)
+    pressed.unplug(at: 1.4)
+    pressed.finish()
+    #expect(pressed.log == [])
+    #expect(pressed.scheduler.pendingCount == 0)
+  }
+
+  @Test("a released group is still decided on time after unplug")
+  func unplugReleasedGroup() {
+    let h = Harness()
+    h.click(MEDIA, at: 1.0)
+    h.click(MEDIA, at: 1.3)
+    h.unplug(at: 1.5)
+    h.finish()
+    #expect(h.log == ["nextTrack@1.8"])
+  }
+
+  @Test("unplugging one device leaves the others alone")
+  func unplugOtherDevice() {
+    let h = Harness(devices: ["usb": Harness.headset, "kbd": Harness.keyboard])
+    h.press(FASTFORWARD, at: 1.0, device: "kbd")
+    h.press(REWIND, at: 1.1, device: "usb")
+    h.unplug("usb", at: 1.5)
+    h.release(FASTFORWARD, at: 2.0, device: "kbd")
+    h.finish()
+    #expect(
+      h.log == [
+        "beginSeekingForward@1.0", "beginSeekingBackward@1.1", "endSeekingBackward@1.5",
+        "endSeekingForward@2.0",
+      ])
+  }
+
+  @Test("a replugged device starts afresh")
+  func replug() {
+    let h = Harness()
+    h.press(FASTFORWARD, at: 1.0)
+    h.unplug(at: 1.5)
+    h.interpreter.deviceAdded("usb", identity: Harness.headset)
+    h.release(FASTFORWARD, at: 1.6)  // stale release from before: nothing
+    h.click(FASTFORWARD, at: 2.0)
+    h.finish()
+    #expect(
+      h.log == [
+        "beginSeekingForward@1.0", "endSeekingForward@1.5", "beginSeekingForward@2.0",
+        "endSeekingForward@2.1",
+      ])
+  }
+}

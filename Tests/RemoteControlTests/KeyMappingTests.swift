@@ -1,0 +1,182 @@
+import RemoteControl
+import ResponderCore
+import Testing
+
+@Suite("Key mapping")
+struct KeyMappingTests {
+  @Test(
+    "play/pause, play, pause and stop act on press, once",
+    arguments: [
+      (PLAYPAUSE, "togglePlayPause"), (PLAYCD, "play"), (PAUSECD, "pause"), (STOPCD, "stop"),
+    ])
+  func onPressKeys(code: UInt16, name: String) {
+    let h = Harness()
+    h.press(code, at: 1.0)
+    #expect(h.log == ["\(name)@1.0"])
+    h.release(code, at: 3.0)
+    h.click(code, at: 3.1, duration: 0.05)
+    h.finish()
+    #expect(h.log == ["\(name)@1.0", "\(name)@3.1"])
+  }
+
+  @Test("next and previous skip at release")
+  func skipKeys() {
+    let h = Harness()
+    h.press(NEXT, at: 1.0)
+    #expect(h.log == [])
+    h.release(NEXT, at: 1.2)
+    h.click(PREVIOUS, at: 2.0, duration: 0.3)
+    h.finish()
+    #expect(h.log == ["nextTrack@1.2", "previousTrack@2.3"])
+  }
+
+  @Test("next and previous held seek from press + hold-threshold to release")
+  func skipKeysHeld() {
+    let h = Harness()
+    h.press(NEXT, at: 1.0)
+    h.advance(to: 1.5)
+    #expect(h.log == ["beginSeekingForward@1.5"])
+    h.release(NEXT, at: 4.0)
+    h.press(PREVIOUS, at: 5.0)
+    h.release(PREVIOUS, at: 6.0)
+    h.finish()
+    #expect(
+      h.log == [
+        "beginSeekingForward@1.5", "endSeekingForward@4.0", "beginSeekingBackward@5.5",
+        "endSeekingBackward@6.0",
+      ])
+  }
+
+  @Test("next and previous have no click grammar")
+  func skipKeysNoGrammar() {
+    let h = Harness()
+    h.click(NEXT, at: 1.0)
+    h.click(NEXT, at: 1.2)
+    h.click(NEXT, at: 1.4)
+    h.finish()
+    #expect(h.log == ["nextTrack@1.1", "nextTrack@1.3", "nextTrack@1.5"])
+  }
+
+  @Test("fast-forward and rewind seek from press to release")
+  func seekKeys() {
+    let h = Harness()
+    h.press(FASTFORWARD, at: 1.0)
+    #expect(h.log == ["beginSeekingForward@1.0"])
+    h.release(FASTFORWARD, at: 1.05)
+    h.press(REWIND, at: 2.0)
+    h.release(REWIND, at: 3.5)
+    h.finish()
+    #expect(
+      h.log == [
+        "beginSeekingForward@1.0", "endSeekingForward@1.05", "beginSeekingBackward@2.0",
+        "endSeekingBackward@3.5",
+      ])
+  }
+
+  @Test("unmapped keys make nothing")
+  func unmappedKeys() {
+    let h = Harness()
+    for (index, code) in [KEY_A, KEY_VOLUMEUP, 119, 207, 128].enumerated() {
+      h.click(code, at: Double(index) + 1, duration: 1.0)
+    }
+    h.finish()
+    #expect(h.log == [])
+    #expect(h.scheduler.pendingCount == 0)
+  }
+
+  @Test("raw events: only EV_KEY with values 0, 1, 2 count")
+  func rawEvents() {
+    let h = Harness()
+    h.interpreter.handle(RawInputEvent(time: 1.0, type: 4, code: 4, value: 0xc00cd), from: "usb")
+    h.interpreter.handle(RawInputEvent(time: 1.0, type: 1, code: PLAYPAUSE, value: 1), from: "usb")
+    h.interpreter.handle(RawInputEvent(time: 1.0, type: 0, code: 0, value: 0), from: "usb")
+    h.interpreter.handle(RawInputEvent(time: 1.1, type: 1, code: PLAYPAUSE, value: 0), from: "usb")
+    h.interpreter.handle(RawInputEvent(time: 1.2, type: 1, code: PLAYPAUSE, value: 7), from: "usb")
+    h.interpreter.handle(RawInputEvent(time: 1.3, type: 2, code: PLAYPAUSE, value: 1), from: "usb")
+    h.finish()
+    #expect(h.log == ["togglePlayPause@1.0"])
+  }
+
+  @Test("emissions carry the device they came from")
+  func emissionSource() {
+    let h = Harness(devices: ["a": Harness.headset, "b": Harness.keyboard])
+    h.press(PLAYCD, at: 1.0, device: "a")
+    h.press(STOPCD, at: 2.0, device: "b")
+    #expect(h.emitted.map(\.source) == ["a", "b"])
+  }
+
+  @Test("role names round-trip and parse loosely")
+  func roleNames() {
+    for role in KeyRole.all { #expect(KeyRole(name: role.name) == role) }
+    #expect(KeyRole(name: "next-track") == .skip(.forward))
+    #expect(KeyRole(name: "HEADSET") == .headsetButton)
+    #expect(KeyRole(name: "toggle_play_pause") == .onPress(.remoteControlTogglePlayPause))
+    #expect(KeyRole(name: "nonsense") == nil)
+  }
+}
+
+@Suite("Auto-repeat")
+struct AutoRepeatTests {
+  @Test("a held headset key with repeats is a hold, nothing more")
+  func headsetHoldWithRepeats() {
+    let h = Harness()
+    h.click(MEDIA, at: 1.0)
+    h.press(MEDIA, at: 1.3)
+    h.autoRepeat(MEDIA, from: 1.55, until: 3.0)
+    h.release(MEDIA, at: 3.0)
+    h.finish()
+    #expect(h.log == ["beginSeekingForward@1.8", "endSeekingForward@3.0"])
+  }
+
+  @Test("repeats during a short press leave it a click")
+  func clickWithRepeats() {
+    let h = Harness()
+    h.press(MEDIA, at: 1.0)
+    h.autoRepeat(MEDIA, from: 1.25, until: 1.45)
+    h.release(MEDIA, at: 1.45)
+    h.finish()
+    #expect(h.log == ["togglePlayPause@1.85"])
+  }
+
+  @Test("repeats of on-press, skip and seek keys make no events")
+  func otherKeysRepeat() {
+    let h = Harness()
+    h.press(PLAYPAUSE, at: 1.0)
+    h.autoRepeat(PLAYPAUSE, from: 1.25, until: 2.0)
+    h.release(PLAYPAUSE, at: 2.0)
+    h.press(NEXT, at: 3.0)
+    h.autoRepeat(NEXT, from: 3.25, until: 3.45)
+    h.release(NEXT, at: 3.45)
+    h.press(NEXT, at: 4.0)
+    h.autoRepeat(NEXT, from: 4.25, until: 5.0)
+    h.release(NEXT, at: 5.0)
+    h.press(FASTFORWARD, at: 6.0)
+    h.autoRepeat(FASTFORWARD, from: 6.25, until: 7.0)
+    h.release(FASTFORWARD, at: 7.0)
+    h.finish()
+    #expect(
+      h.log == [
+        "togglePlayPause@1.0", "nextTrack@3.45", "beginSeekingForward@4.5", "endSeekingForward@5.0",
+        "beginSeekingForward@6.0", "endSeekingForward@7.0",
+      ])
+  }
+
+  @Test("a repeat alone (no press seen) makes nothing and flushes nothing")
+  func repeatWithoutPress() {
+    let h = Harness()
+    h.click(MEDIA, at: 1.0)
+    h.autoRepeat(NEXT, from: 1.2, until: 1.3)
+    h.autoRepeat(PLAYCD, from: 1.2, until: 1.3)
+    h.finish()
+    #expect(h.log == ["togglePlayPause@1.5"])
+  }
+
+  @Test("a repeat of the headset key after its release does not join the group")
+  func repeatAfterRelease() {
+    let h = Harness()
+    h.click(MEDIA, at: 1.0)
+    h.key(MEDIA, .autoRepeat, at: 1.2)
+    h.finish()
+    #expect(h.log == ["togglePlayPause@1.5"])
+  }
+}

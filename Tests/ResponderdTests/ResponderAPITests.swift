@@ -1,0 +1,317 @@
+import DBus
+import DBusTestSupport
+import EventLoop
+import Foundation
+import ResponderClient
+import ResponderCore
+import Testing
+
+/// The name the daemon gives to an application of this test process: `process#id`.
+func appName(_ id: UInt32) -> String {
+  let comm = (try? String(contentsOfFile: "/proc/self/comm", encoding: .utf8)) ?? "app"
+  let name = String(comm.split(separator: "\n").first ?? "app").map { $0 == " " || $0 == "#" ? "-" : $0 }
+  return String(name) + "#\(id)"
+}
+
+let commandAndLog = """
+  chain = ["command", "log"]
+  [command]
+  nextTrack = ["true"]
+
+  """
+
+/// The D-Bus responder API against the real daemon on a private bus, with applications on their
+/// own connections (and real processes where a process must stop or die).
+@Suite(.serialized) struct ResponderAPITests {
+  @Test func chainOrderFirstResponderChangesHandledStopsUnhandledFallsThrough() throws {
+    let fixture = try DaemonFixture(config: commandAndLog)
+    let watcher = try DaemonWatcher(fixture)
+    let a = try TestApp(fixture, path: "/test/A") {
+      $0.subtype == .remoteControlPlay ? .handled : .notHandled
+    }
+    let b = try TestApp(fixture, path: "/test/B") {
+      $0.subtype == .remoteControlStop ? .handled : .notHandled
+    }
+    let aID = try a.register(["remoteControl"])
+    let bID = try b.register(["remoteControl", "motion"])
+    #expect(aID != bID)
+    let (nameA, nameB) = (appName(aID), appName(bID))
+
+    // No first responder: the most recently registered application first, then the handlers.
+    #expect(try fixture.chainNames() == [nameB, nameA, "command", "log"])
+    #expect(try fixture.send("remoteControl", "pause") == "")
+    try watcher.waitForEvents(1)
+    #expect(watcher.events[0].receivedBy == [nameB, nameA, "command", "log", "application"])
+    #expect(watcher.events[0].dropReason == "end of chain")
+    #expect(a.received == ["RemoteControlReceived pause"] && b.received == ["RemoteControlReceived pause"])
+    try fixture.waitFor("the log handler's line") { fixture.log.contains("event remoteControl/pause") }
+
+    // Unhandled by the applications: the command handler takes it.
+    #expect(try fixture.send("remoteControl", "nextTrack") == "command")
+    // Handled by an application: it stops there.
+    #expect(try fixture.send("remoteControl", "play") == nameA)
+    try watcher.waitForEvents(3)
+    #expect(watcher.events[1].receivedBy == [nameB, nameA, "command"])
+    #expect(watcher.events[2].receivedBy == [nameB, nameA])
+
+    // A becomes first responder: it sees events first.
+    #expect(try a.becomeFirstResponder())
+    #expect(try fixture.property("FirstResponder") == .uint32(aID))
+    #expect(try fixture.chainNames() == [nameA, nameB, "command", "log"])
+    #expect(try fixture.send("remoteControl", "stop") == nameB)
+    #expect(try fixture.send("remoteControl", "play") == nameA)
+    try watcher.waitForEvents(5)
+    #expect(watcher.events[3].receivedBy == [nameA, nameB])
+    #expect(watcher.events[4].receivedBy == [nameA])
+    #expect(b.received.count == 4, "B is not asked about an event A handled: \(b.received)")
+
+    // B takes over (A has no CanResignFirstResponder: UIKit's default, true).
+    #expect(try b.becomeFirstResponder())
+    #expect(try fixture.chainNames() == [nameB, nameA, "command", "log"])
+    #expect(try fixture.send("remoteControl", "play") == nameA)
+    try watcher.waitForEvents(6)
+    #expect(watcher.events[5].receivedBy == [nameB, nameA])
+
+    // Motion events skip A (remote control only) and reach B, first.
+    #expect(try fixture.send("motion", "motionShake", phase: "ended") == "")
+    try watcher.waitForEvents(7)
+    #expect(watcher.events[6].phase == "ended")
+    #expect(b.received.last == "MotionEnded motionShake")
+    #expect(!a.received.contains { $0.hasPrefix("Motion") })
+
+    // B leaves the bus: removed at once, and A is first responder again (a stack).
+    b.connection.close()
+    try fixture.waitFor("A to be first responder again") { watcher.firstResponders.last == aID }
+    #expect(watcher.firstResponders == [aID, bID, aID])
+    #expect(try fixture.chainNames() == [nameA, "command", "log"])
+    #expect(fixture.log.contains("left the bus"))
+
+    // A resigns: nobody is first responder, A stays in the chain.
+    #expect(try a.resignFirstResponder())
+    try fixture.waitFor("no first responder") { watcher.firstResponders.last == 0 }
+    #expect(try fixture.chainNames() == [nameA, "command", "log"])
+    #expect(try daemonCall(a.connection, "UnregisterResponder", [.uint32(aID)]).get() == [])
+    #expect(try fixture.chainNames() == ["command", "log"])
+  }
+
+  @Test func eventDispatchedHasTheDocumentedFourArguments() throws {
+    let fixture = try DaemonFixture(config: commandAndLog)
+    var plain: [DBusMessage] = []
+    let subscription = fixture.connection.onSignal(
+      sender: fixture.daemonName, path: ResponderBusAPI.daemonPath,
+      interface: ResponderBusAPI.daemonInterface,
+      member: "EventDispatched"
+    ) { plain.append($0) }
+    defer { subscription.cancel() }
+    #expect(try fixture.send("remoteControl", "nextTrack") == "command")
+    #expect(try fixture.send("motion", "motionShake", phase: "ended") == "")
+    try fixture.waitFor("two EventDispatched signals") { plain.count == 2 }
+    #expect(plain.map(\.signature) == ["ssds", "ssds"])
+    #expect(
+      plain[0].arguments.map(\.unwrapped) == [
+        .string("remoteControl"), .string("nextTrack"), plain[0].arguments[2], .string("command"),
+      ])
+    #expect(plain[1].arguments[0] == .string("motion") && plain[1].arguments[3] == .string(""))
+  }
+
+  @Test func firstResponderFollowsUIKitDefaultsAndCanResign() throws {
+    let fixture = try DaemonFixture(config: commandAndLog)
+    let watcher = try DaemonWatcher(fixture)
+    let silent = try TestApp(fixture, path: "/test/Silent", canBecome: nil)
+    let stubborn = try TestApp(fixture, path: "/test/Stubborn", canBecome: true, canResign: false)
+    let other = try TestApp(fixture, path: "/test/Other", canBecome: true)
+    try silent.register(["remoteControl"])
+    let stubbornID = try stubborn.register(["remoteControl"])
+    let otherID = try other.register(["remoteControl"])
+
+    // Without a CanBecomeFirstResponder property: refused (UIKit's default is false).
+    #expect(try !silent.becomeFirstResponder())
+    #expect(try stubborn.becomeFirstResponder())
+    // The first responder refuses to resign: the other one cannot take over, nor can it resign.
+    #expect(try !other.becomeFirstResponder())
+    #expect(try !stubborn.resignFirstResponder())
+    #expect(try fixture.property("FirstResponder") == .uint32(stubbornID))
+    // Unregistering always works; then the other one can.
+    #expect(try daemonCall(stubborn.connection, "UnregisterResponder", [.uint32(stubbornID)]).get() == [])
+    #expect(try other.becomeFirstResponder())
+    #expect(try other.becomeFirstResponder(), "asking again is fine")
+    try fixture.waitFor("the changes") { watcher.firstResponders == [stubbornID, 0, otherID] }
+  }
+
+  @Test func onlyTheRegisteringConnectionMayActOnAnIdAndArgumentsAreChecked() throws {
+    let fixture = try DaemonFixture(config: commandAndLog)
+    let owner = try TestApp(fixture, path: "/test/Owner")
+    let id = try owner.register(["remoteControl"])
+    #expect(try owner.becomeFirstResponder())
+    let intruder = try fixture.bus.connect(loop: fixture.loop)
+
+    for method in ["ResignFirstResponder", "BecomeFirstResponder", "UnregisterResponder"] {
+      let error = try daemonError(intruder, method, [.uint32(id)])
+      #expect(error.name == "org.responderd.Daemon1.Error.NotOwner", "\(method): \(error)")
+      #expect(error.message.contains("only that connection may act on it"))
+    }
+    #expect(try fixture.property("FirstResponder") == .uint32(id))
+    #expect(try fixture.chainNames().first == appName(id))
+    #expect(fixture.log.contains("refused ResignFirstResponder(\(id))"))
+
+    #expect(
+      try daemonError(intruder, "UnregisterResponder", [.uint32(999)]).name
+        == "org.responderd.Daemon1.Error.UnknownResponder")
+    #expect(
+      try daemonError(
+        owner.connection, "RegisterResponder", [.objectPath("/test/Owner"), ["motion"].dbusValue]
+      )
+      .name == "org.responderd.Daemon1.Error.AlreadyRegistered")
+    let badType = try daemonError(intruder, "RegisterResponder", [.objectPath("/x"), ["touches"].dbusValue])
+    #expect(badType.name == DBusError.Name.invalidArgs)
+    #expect(badType.message.contains("unknown event type 'touches'"))
+    #expect(
+      try daemonError(intruder, "RegisterResponder", [.objectPath("/x"), [String]().dbusValue]).name
+        == DBusError.Name.invalidArgs)
+    let badSubtype = try daemonError(intruder, "SendEvent", ["remoteControl", "louder", ""])
+    #expect(badSubtype.message.contains("unknown remote-control subtype 'louder'; one of: play, pause"))
+    #expect(
+      try daemonError(intruder, "SendEvent", ["motion", "motionShake", "sideways"]).message.contains(
+        "began, ended, cancelled"))
+  }
+
+  @Test func anAppThatNeverAnswersOrFailsOnlyCostsItsDeadlineAndOrderIsKept() throws {
+    let deadline = 0.2
+    let fixture = try DaemonFixture(config: commandAndLog + "[responders]\ndeadline = \(deadline)\n")
+    let watcher = try DaemonWatcher(fixture)
+    let hung = try TestApp(fixture, path: "/test/Hung") { _ in .never }
+    let broken = try TestApp(fixture, path: "/test/Broken") { _ in .error }
+    let good = try TestApp(fixture, path: "/test/Good") { _ in .handled }
+    let goodID = try good.register(["remoteControl"])
+    let brokenID = try broken.register(["remoteControl"])
+    let hungID = try hung.register(["remoteControl"])
+    #expect(try hung.becomeFirstResponder())
+
+    // Three events at once: each waits for the hung app's deadline, then the broken one's error,
+    // then the good one handles it; they come out in order.
+    let start = monotonicNow()
+    let subtypes = ["play", "pause", "stop"]
+    let answers = subtypes.map { fixture.sendLater("remoteControl", $0) }
+    try fixture.waitFor("the three answers", timeout: 10) { answers.allSatisfy { $0.handledBy != nil } }
+    #expect(answers.map(\.handledBy) == Array(repeating: appName(goodID), count: 3))
+    try watcher.waitForEvents(3)
+    #expect(watcher.events.map(\.subtype) == subtypes)
+    for event in watcher.events {
+      #expect(event.receivedBy == [appName(hungID), appName(brokenID), appName(goodID)])
+    }
+    #expect(good.received == subtypes.map { "RemoteControlReceived \($0)" })
+    // Each event waited the deadline at the hung app, and not much more.
+    for index in 0..<3 {
+      let waited = good.receivedAt[index] - hung.receivedAt[index]
+      #expect(waited >= deadline * 0.9 && waited < deadline + 0.4, "event \(index) waited \(waited) s")
+    }
+    #expect(monotonicNow() - start < 3 * deadline + 1)
+    // Logged once per series of failures, not for every event.
+    #expect(
+      fixture.log.components(separatedBy: "no answer to RemoteControlReceived within 200 ms").count == 2)
+    #expect(
+      fixture.log.contains("RemoteControlReceived failed: org.example.App.Error.Broken: this app is broken"))
+  }
+
+  @Test func aStoppedProcessCostsItsDeadlineAndOneThatDiesMidCallIsRemovedAtOnce() throws {
+    // A deadline far longer than the test: only the death can move the event on quickly.
+    let fixture = try DaemonFixture(config: commandAndLog + "[responders]\ndeadline = 5\n")
+    let watcher = try DaemonWatcher(fixture)
+    let fallback = try TestApp(fixture, path: "/test/Fallback") { _ in .handled }
+    let fallbackID = try fallback.register(["motion"])
+    #expect(try fallback.becomeFirstResponder())
+    let example = try RunningCommand(
+      [try fixture.executable("shake-to-undo"), "only edit"], fixture: fixture)
+    try example.waitForOutput("first responder") { $0.contains("first responder: shake to undo") }
+    let names = try fixture.chainNames()
+    #expect(names.count == 4 && names[0].hasPrefix("shake-to-undo#") && names[1] == appName(fallbackID))
+    let monitor = try RunningCommand(
+      ["dbus-monitor", "--address", fixture.bus.address, "interface='org.responderd.Responder1'"],
+      fixture: fixture)
+    try monitor.waitForOutput("dbus-monitor to start") {
+      $0.contains("NameAcquired") || $0.contains("member=")
+    }
+
+    example.process.signal(SIGSTOP)
+    let answer = fixture.sendLater("motion", "motionShake", phase: "began")
+    try monitor.waitForOutput("the call to the stopped app") { $0.contains("member=MotionBegan") }
+    #expect(answer.handledBy == nil)
+    example.process.signal(SIGKILL)
+    let killedAt = monotonicNow()
+    try fixture.waitFor("the event to move on") { answer.handledBy != nil }
+    #expect(answer.handledBy == appName(fallbackID))
+    #expect(answer.at - killedAt < 2, "moved on \(answer.at - killedAt) s after the death")
+    try watcher.waitForEvents(1)
+    #expect(watcher.events[0].receivedBy == [names[0], appName(fallbackID)])
+    // Removed, and the first responder before it is first responder again.
+    try fixture.waitFor("the fallback to be first responder again") {
+      watcher.firstResponders.last == fallbackID
+    }
+    #expect(try fixture.chainNames() == [appName(fallbackID), "command", "log"])
+  }
+
+  @Test func aStoppedRespondProcessIsSkippedAfterTheDeadline() throws {
+    let deadline = 0.3
+    let fixture = try DaemonFixture(config: commandAndLog + "[responders]\ndeadline = \(deadline)\n")
+    let respond = try RunningCommand(
+      [try fixture.executable("responderctl"), "respond", "--events", "remote-control", "--", "true"],
+      fixture: fixture)
+    try respond.waitForOutput("first responder") { $0.contains("is the first responder") }
+    #expect(try fixture.send("remoteControl", "nextTrack").hasPrefix("responderctl#"))
+    respond.process.signal(SIGSTOP)
+    let start = monotonicNow()
+    #expect(try fixture.send("remoteControl", "nextTrack") == "command")
+    let waited = monotonicNow() - start
+    #expect(waited >= deadline * 0.9 && waited < deadline + 0.5, "waited \(waited) s")
+    respond.process.signal(SIGCONT)
+    #expect(try fixture.send("remoteControl", "nextTrack").hasPrefix("responderctl#"))
+    respond.process.signal(SIGTERM)
+    #expect(try respond.waitForExit() == 0)
+    #expect(try fixture.chainNames() == ["command", "log"])
+  }
+
+  @Test func motionInterestFollowsRegistrations() throws {
+    let fixture = try DaemonFixture(config: commandAndLog)
+    let watcher = try DaemonWatcher(fixture)
+    #expect(try fixture.property("MotionInterest") == .bool(false))
+    let remote = try TestApp(fixture, path: "/test/Remote")
+    try remote.register(["remoteControl"])
+    #expect(try fixture.property("MotionInterest") == .bool(false))
+    let shaker = try TestApp(fixture, path: "/test/Shaker")
+    try shaker.register(["motion"])
+    try fixture.waitFor("MotionInterest true") { watcher.motionInterest == [true] }
+    shaker.connection.close()
+    try fixture.waitFor("MotionInterest false") { watcher.motionInterest == [true, false] }
+    #expect(fixture.log.contains("motion: wanted"))
+
+    let withShakeCommand = try DaemonFixture(config: commandAndLog + "shakeBegan = [\"true\"]\n")
+    #expect(try withShakeCommand.property("MotionInterest") == .bool(true))
+  }
+}
+
+/// The caller check: only processes of the daemon's own user are answered.
+@Suite(.serialized) struct CallerCheckTests {
+  @Test(.enabled(if: getuid() == 0, "needs root to run a client as another user (setpriv)"))
+  func callsFromAnotherUserAreRefused() throws {
+    let fixture = try DaemonFixture(config: commandAndLog, busForAllUsers: true)
+    for (method, arguments) in [
+      ("SendEvent", ["string:remoteControl", "string:nextTrack", "string:"]),
+      ("RegisterResponder", ["objpath:/x", "array:string:motion"]),
+    ] {
+      let result = try fixture.run(
+        [
+          "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "dbus-send",
+          "--bus=\(fixture.bus.address)", "--print-reply", "--dest=org.responderd.Daemon1",
+          "/org/responderd/Daemon1", "org.responderd.Daemon1.\(method)",
+        ] + arguments)
+      #expect(result.exitCode != 0)
+      #expect(
+        result.output.contains("org.freedesktop.DBus.Error.AccessDenied")
+          && result.output.contains("runs as uid 65534: responderd (uid 0) answers its own user only"),
+        "\(method): \(result.output)")
+    }
+    #expect(fixture.log.contains("refused SendEvent from :1."))
+    // Its own user still gets an answer.
+    #expect(try fixture.send("remoteControl", "nextTrack") == "command")
+  }
+}

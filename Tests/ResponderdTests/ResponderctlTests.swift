@@ -1,0 +1,206 @@
+import DBus
+import DBusTestSupport
+import EventLoop
+import Foundation
+import ResponderClient
+import Testing
+
+/// responderctl as a user runs it, against the real daemon on a private bus.
+@Suite(.serialized) struct ResponderctlTests {
+  func responderctl() throws -> String { try BuiltProducts.path(of: "responderctl") }
+
+  @Test func sendPrintsWhoHandledTheEvent() throws {
+    let fixture = try DaemonFixture(config: commandAndLog)
+    let next = try fixture.run([try responderctl(), "send", "remote-control", "next-track"])
+    #expect(next.exitCode == 0)
+    #expect(next.output == "remoteControl nextTrack: handled by command\n")
+    let pause = try fixture.run([try responderctl(), "send", "remote-control", "pause", "--json"])
+    #expect(pause.output == "{\"type\": \"remoteControl\", \"subtype\": \"pause\", \"handledBy\": null}\n")
+    let shake = try fixture.run([try responderctl(), "send", "motion", "began"])
+    #expect(shake.output == "motion motionShake began: dropped (no responder handled it)\n")
+
+    let bad = try fixture.run([try responderctl(), "send", "remote-control", "louder"])
+    #expect(bad.exitCode == 64)
+    #expect(bad.output.contains("unknown remote-control subtype 'louder'; one of: play, pause, stop"))
+    let badPhase = try fixture.run([try responderctl(), "send", "motion", "sideways"])
+    #expect(badPhase.exitCode == 64)
+    #expect(badPhase.output.contains("unknown motion phase 'sideways'; one of: began, ended, cancelled"))
+  }
+
+  @Test func chainAndStatusShowTheChainAndTheFirstResponder() throws {
+    let fixture = try DaemonFixture(config: commandAndLog)
+    let app = try TestApp(fixture, path: "/test/Chain")
+    let id = try app.register(["motion", "remoteControl"])
+    #expect(try app.becomeFirstResponder())
+    let other = try TestApp(fixture, path: "/test/Other")
+    let otherID = try other.register(["remoteControl"])
+    let (name, otherName) = (appName(id), appName(otherID))
+    let width = name.count + 2
+
+    let chain = try fixture.run([try responderctl(), "chain"])
+    #expect(chain.exitCode == 0)
+    func pad(_ text: String, _ count: Int) -> String {
+      text.padding(toLength: count, withPad: " ", startingAt: 0)
+    }
+    let eventsWidth = "motion, remoteControl, presses".count + 2
+    #expect(
+      chain.output.split(separator: "\n").map(String.init) == [
+        "  " + pad("NAME", width) + pad("KIND", 9) + pad("EVENTS", eventsWidth) + "OWNER",
+        "* " + pad(name, width) + pad("app", 9) + pad("motion, remoteControl", eventsWidth)
+          + "\(app.connection.uniqueName!) /test/Chain",
+        "  " + pad(otherName, width) + pad("app", 9) + pad("remoteControl", eventsWidth)
+          + "\(other.connection.uniqueName!) /test/Other",
+        "  " + pad("command", width) + pad("handler", 9) + "remoteControl",
+        "  " + pad("log", width) + pad("handler", 9) + "motion, remoteControl, presses",
+        "  (end of chain: dropped)",
+        "* first responder",
+      ], "\(chain.output)")
+
+    let json = try fixture.run([try responderctl(), "chain", "--json"])
+    let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+    #expect(object?["firstResponder"] as? Int == Int(id))
+    let entries = object?["chain"] as? [[String: Any]] ?? []
+    #expect(entries.map { $0["name"] as? String } == [name, otherName, "command", "log"])
+    #expect(entries[0]["firstResponder"] as? Bool == true)
+    #expect(entries[0]["path"] as? String == "/test/Chain")
+    #expect(entries[1]["eventTypes"] as? [String] == ["remoteControl"])
+
+    let status = try fixture.run([try responderctl(), "status"])
+    #expect(status.exitCode == 0)
+    let lines = status.output.split(separator: "\n").map(String.init)
+    #expect(
+      lines.first
+        == "responderd 0.1.0 is running on the session bus as \(fixture.daemonName) (pid \(fixture.daemon.pid))"
+    )
+    #expect(
+      Array(lines.dropFirst()) == [
+        "config: \(fixture.configPath)",
+        "deadline for applications: 100 ms",
+        "first responder: \(name) (id \(id))",
+        "applications: 2 registered",
+        "chain: \(name) → \(otherName) → command → log → dropped",
+        "motion: wanted (the accelerometer is sampled)",
+      ])
+    let statusJSON = try fixture.run([try responderctl(), "status", "--json"])
+    let fields = try JSONSerialization.jsonObject(with: Data(statusJSON.output.utf8)) as? [String: Any]
+    #expect(fields?["running"] as? Bool == true)
+    #expect(fields?["pid"] as? Int == Int(fixture.daemon.pid))
+    #expect((fields?["firstResponder"] as? [String: Any])?["name"] as? String == name)
+    #expect(fields?["chain"] as? [String] == [name, otherName, "command", "log"])
+    #expect(fields?["motionInterest"] as? Bool == true)
+  }
+
+  @Test func monitorJSONPrintsOneObjectPerDispatchedEvent() throws {
+    let fixture = try DaemonFixture(config: commandAndLog)
+    let shaker = try TestApp(fixture, path: "/test/Shaker") { $0.phase == .began ? .handled : .notHandled }
+    let shakerID = try shaker.register(["motion"])
+    let monitor = try RunningCommand([try responderctl(), "monitor", "--json"], fixture: fixture)
+    try monitor.waitForOutput("the monitor to start") {
+      $0.contains("following events dispatched by responderd")
+    }
+
+    #expect(try fixture.send("remoteControl", "nextTrack") == "command")
+    #expect(try fixture.send("remoteControl", "pause") == "")
+    #expect(try fixture.send("motion", "motionShake", phase: "began") == appName(shakerID))
+    #expect(try fixture.send("motion", "", phase: "cancelled") == "")
+    try monitor.waitForOutput("four JSON lines") { text in
+      text.split(separator: "\n").filter { $0.hasPrefix("{") }.count == 4
+    }
+    let objects = try monitor.lines.filter { $0.hasPrefix("{") }.map { line in
+      try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+    }
+    #expect(objects.map { $0["type"] as? String } == ["remoteControl", "remoteControl", "motion", "motion"])
+    #expect(objects.map { $0["subtype"] as? String } == ["nextTrack", "pause", "motionShake", "motionShake"])
+    #expect(objects.map { $0["phase"] as? String } == [nil, nil, "began", "cancelled"])
+    #expect(objects[0]["handledBy"] as? String == "command")
+    #expect(objects[1]["handledBy"] is NSNull && objects[1]["dropReason"] as? String == "end of chain")
+    #expect(objects[2]["handledBy"] as? String == appName(shakerID))
+    #expect(objects[3]["handledBy"] is NSNull)
+    // Responders that do not take an event's type pass it on at once (and are listed).
+    #expect(objects[1]["receivedBy"] as? [String] == [appName(shakerID), "command", "log", "application"])
+    #expect(objects[3]["receivedBy"] as? [String] == [appName(shakerID), "command", "log", "application"])
+    let timestamps = objects.compactMap { $0["timestamp"] as? Double }
+    #expect(timestamps.count == 4 && timestamps == timestamps.sorted())
+    #expect(abs(timestamps[0] - monotonicNow()) < 10, "seconds since boot, like the daemon's clock")
+    for object in objects {
+      let time = object["time"] as? String ?? ""
+      #expect(time.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(time)")
+      #expect((object["source"] as? String ?? "").hasPrefix("dbus :1."))
+    }
+    monitor.process.signal(SIGTERM)
+    #expect(try monitor.waitForExit() == 0)
+  }
+
+  @Test func monitorTextPrintsTimeTypeSubtypeAndWhoHandledIt() throws {
+    let fixture = try DaemonFixture(config: commandAndLog)
+    let monitor = try RunningCommand([try responderctl(), "monitor", "--count", "2"], fixture: fixture)
+    try monitor.waitForOutput("the monitor to start") { $0.contains("following events") }
+    _ = try fixture.send("remoteControl", "nextTrack")
+    _ = try fixture.send("motion", "motionShake", phase: "ended")
+    #expect(try monitor.waitForExit() == 0)
+    let events = monitor.lines.filter { !$0.hasPrefix("responderctl") }
+    #expect(events.count == 2)
+    #expect(
+      events[0].wholeMatch(of: /\d\d:\d\d:\d\d\.\d{3}  remoteControl nextTrack +handled by command/) != nil)
+    #expect(
+      events[1].wholeMatch(of: /\d\d:\d\d:\d\d\.\d{3}  motion +motionShake ended +dropped \(end of chain\)/)
+        != nil)
+  }
+
+  @Test func respondRunsTheCommandForEachEventAndUnregistersOnSIGINT() throws {
+    let fixture = try DaemonFixture(config: commandAndLog)
+    let out = fixture.bus.directory + "/respond.txt"
+    let respond = try RunningCommand(
+      [
+        try responderctl(), "respond", "--events", "motion", "--", "sh", "-c",
+        "echo \"$RESPONDERD_EVENT_TYPE $RESPONDERD_EVENT_SUBTYPE $RESPONDERD_EVENT_PHASE\" >> \(out)",
+      ], fixture: fixture)
+    try respond.waitForOutput("registration") { $0.contains("is the first responder") }
+    let name = try #require(try fixture.chainNames().first)
+    #expect(name.hasPrefix("responderctl#"))
+    #expect(try fixture.send("motion", "motionShake", phase: "began") == name)
+    #expect(try fixture.send("motion", "motionShake", phase: "ended") == name)
+    #expect(try fixture.send("remoteControl", "nextTrack") == "command", "it took motion only")
+    try fixture.waitFor("the two commands to write") {
+      ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").count == 2
+    }
+    #expect(
+      try String(contentsOfFile: out, encoding: .utf8)
+        == "motion motionShake began\nmotion motionShake ended\n")
+
+    respond.process.signal(SIGINT)
+    #expect(try respond.waitForExit() == 0)
+    #expect(respond.output.contains("unregistered; bye"))
+    #expect(try fixture.chainNames() == ["command", "log"])
+    #expect(fixture.log.contains("\(name) (") && fixture.log.contains("removed: unregistered"))
+  }
+
+  @Test func aClearMessageWhenTheDaemonIsNotRunning() throws {
+    let bus = try PrivateBus()
+    let loop = try EventLoop()
+    for arguments in [
+      ["status"], ["chain"], ["monitor"], ["send", "motion", "began"], ["respond", "--", "true"],
+    ] {
+      let result = try ChildProcess.run(
+        [try responderctl()] + arguments, environment: bus.environment, loop: loop)
+      #expect(result.exitCode == 69, "\(arguments): \(result)")
+      #expect(
+        result.output
+          == "responderctl: responderd is not running on the session bus (org.responderd.Daemon1 has no owner on \(bus.address))\n",
+        "\(arguments)")
+    }
+    let json = try ChildProcess.run(
+      [try responderctl(), "status", "--json"], environment: bus.environment, loop: loop)
+    #expect(
+      json.output.hasPrefix("{\"running\": false, \"error\": \"responderd is not running on the session bus"))
+
+    let noBus = try ChildProcess.run(
+      [try responderctl(), "status"], environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"],
+      loop: loop)
+    #expect(noBus.exitCode == 69)
+    #expect(
+      noBus.output.hasPrefix(
+        "responderctl: responderd is not running on the session bus (cannot connect to unix:path=/nonexistent/bus:"
+      ))
+  }
+}

@@ -1,0 +1,381 @@
+import ResponderCore
+import Testing
+import TouchDispatch
+
+/// A delegate answering every question from closures.
+final class Delegate: GestureRecognizerDelegate {
+  var shouldBegin: (GestureRecognizer) -> Bool = { _ in true }
+  var shouldReceive: (GestureRecognizer, Touch) -> Bool = { _, _ in true }
+  var simultaneous: (GestureRecognizer, GestureRecognizer) -> Bool = { _, _ in false }
+  var requireFailure: (GestureRecognizer, GestureRecognizer) -> Bool = { _, _ in false }
+  var beRequiredToFail: (GestureRecognizer, GestureRecognizer) -> Bool = { _, _ in false }
+
+  func gestureRecognizerShouldBegin(_ gestureRecognizer: GestureRecognizer) -> Bool {
+    shouldBegin(gestureRecognizer)
+  }
+  func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, shouldReceive touch: Touch) -> Bool {
+    shouldReceive(gestureRecognizer, touch)
+  }
+  func gestureRecognizer(
+    _ gestureRecognizer: GestureRecognizer, shouldRecognizeSimultaneouslyWith other: GestureRecognizer
+  ) -> Bool { simultaneous(gestureRecognizer, other) }
+  func gestureRecognizer(
+    _ gestureRecognizer: GestureRecognizer, shouldRequireFailureOf other: GestureRecognizer
+  )
+    -> Bool
+  { requireFailure(gestureRecognizer, other) }
+  func gestureRecognizer(
+    _ gestureRecognizer: GestureRecognizer, shouldBeRequiredToFailBy other: GestureRecognizer
+  ) -> Bool { beRequiredToFail(gestureRecognizer, other) }
+}
+
+/// Seed 000: "use rotation's canPreventGestureRecognizer: returning NO for the pinch".
+final class RotationThatLetsPinchesBe: RotationGestureRecognizer {
+  override func canPrevent(_ preventedGestureRecognizer: GestureRecognizer) -> Bool {
+    !(preventedGestureRecognizer is PinchGestureRecognizer)
+  }
+}
+
+final class PinchThatRotationCannotStop: PinchGestureRecognizer {
+  override func canBePrevented(by preventingGestureRecognizer: GestureRecognizer) -> Bool {
+    !(preventingGestureRecognizer is RotationGestureRecognizer)
+  }
+}
+
+/// A custom recognizer that ignores touches landing in the left half of its view.
+final class RightHalfTap: TapGestureRecognizer {
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    for touch in touches where touch.location(in: view).x < 200 { ignore(touch, for: event) }
+    let kept = touches.filter { $0.location(in: view).x >= 200 }
+    if !kept.isEmpty { super.touchesBegan(kept, with: event) }
+  }
+}
+
+/// Two fingers turning and spreading at once (pinch to 1.5×, rotation to 0.6 rad).
+private func pinchAndTurn(_ h: Harness, at start: Seconds, hz: Double = 60) {
+  func fingers(_ f: Double) -> [Int: Point] {
+    let angle = 0.6 * f
+    let radius = 50 * (1 + 0.5 * f)
+    let c = cosine(angle)
+    let s = sine(angle)
+    return [0: point(200 - radius * c, 400 - radius * s), 1: point(200 + radius * c, 400 + radius * s)]
+  }
+  h.down(fingers(0), at: start)
+  h.glide(from: start, duration: 0.3, hz: hz, fingers)
+  h.up(0, 1, at: start + 0.35)
+}
+
+/// The rules between recognizers, pairwise, and the window's other touch rules.
+@Suite struct InteractionTests {
+  private func plainView(_ h: Harness) -> View {
+    let view = View(frame: Rect(x: 0, y: 0, width: 400, height: 800))
+    h.window.addSubview(view)
+    return view
+  }
+
+  private func compact(_ lines: [String]) -> [String] {
+    var out: [String] = []
+    for line in lines where !(line.hasSuffix(" action") || line.hasSuffix(" changed")) { out.append(line) }
+    return out
+  }
+
+  /// By default two recognizers do not recognize at once: the first to begin makes the other fail.
+  @Test func pinchAndRotationPreventEachOtherByDefault() {
+    let h = Harness()
+    let view = plainView(h)
+    h.attach(PinchGestureRecognizer(), "pinch", to: view)
+    h.attach(RotationGestureRecognizer(), "rotation", to: view)
+    pinchAndTurn(h, at: 1)
+    #expect(compact(h.log.take()) == ["pinch began", "rotation failed", "pinch ended"])
+  }
+
+  /// The delegate lets them recognize simultaneously (one delegate saying yes is enough).
+  @Test func simultaneousRecognition() {
+    let h = Harness()
+    let view = plainView(h)
+    let pinch = h.attach(PinchGestureRecognizer(), "pinch", to: view)
+    h.attach(RotationGestureRecognizer(), "rotation", to: view)
+    let delegate = Delegate()
+    delegate.simultaneous = { _, _ in true }
+    pinch.delegate = delegate
+    pinchAndTurn(h, at: 1)
+    #expect(compact(h.log.take()) == ["pinch began", "rotation began", "pinch ended", "rotation ended"])
+  }
+
+  /// One-way relations: a rotation that cannot prevent pinches; the pinch beginning first still
+  /// prevents the rotation.
+  @Test func canPreventIsOneWay() {
+    let h = Harness()
+    let view = plainView(h)
+    let rotation = h.attach(RotationThatLetsPinchesBe(), "rotation", to: view)
+    rotation.hysteresis = 0.01  // it begins first
+    h.attach(PinchGestureRecognizer(), "pinch", to: view)
+    pinchAndTurn(h, at: 1)
+    // (The pinch, which can prevent the rotation but not the other way round, is served first.)
+    #expect(compact(h.log.take()) == ["rotation began", "pinch began", "pinch ended", "rotation ended"])
+
+    let h2 = Harness()
+    let view2 = plainView(h2)
+    h2.attach(RotationThatLetsPinchesBe(), "rotation", to: view2)
+    let pinch = h2.attach(PinchGestureRecognizer(), "pinch", to: view2)
+    pinch.hysteresis = 1  // it begins first
+    pinchAndTurn(h2, at: 1)
+    #expect(compact(h2.log.take()) == ["pinch began", "rotation failed", "pinch ended"])
+  }
+
+  @Test func canBePreventedIsOneWay() {
+    let h = Harness()
+    let view = plainView(h)
+    let rotation = h.attach(RotationGestureRecognizer(), "rotation", to: view)
+    rotation.hysteresis = 0.01
+    h.attach(PinchThatRotationCannotStop(), "pinch", to: view)
+    pinchAndTurn(h, at: 1)
+    #expect(compact(h.log.take()) == ["rotation began", "pinch began", "rotation ended", "pinch ended"])
+  }
+
+  /// The delegate's shouldRequireFailureOf and shouldBeRequiredToFailBy act as require(toFail:).
+  @Test func delegateRequirements() {
+    for useSecond in [false, true] {
+      let h = Harness()
+      let view = plainView(h)
+      let single = h.attach(TapGestureRecognizer(), "single", to: view)
+      let double = h.attach(TapGestureRecognizer(), "double", to: view)
+      double.numberOfTapsRequired = 2
+      let delegate = Delegate()
+      if useSecond {
+        delegate.beRequiredToFail = { me, other in me === double && other === single }
+        double.delegate = delegate
+      } else {
+        delegate.requireFailure = { me, other in me === single && other === double }
+        single.delegate = delegate
+      }
+      h.tap(100, 100, at: 1)
+      #expect(h.log.take() == [])
+      h.advance(to: 2)
+      #expect(h.log.take() == ["double failed", "single recognized", "single action"])
+    }
+  }
+
+  /// shouldBegin false: the recognizer fails when it would begin; the view keeps its touches.
+  @Test func delegateShouldBegin() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    let tap = h.attach(TapGestureRecognizer(), "tap", to: view)
+    let delegate = Delegate()
+    delegate.shouldBegin = { _ in false }
+    tap.delegate = delegate
+    h.tap(100, 100, at: 1)
+    #expect(h.log.take() == ["V touchesBegan 0", "tap failed", "V touchesEnded 0"])
+  }
+
+  /// The view's gestureRecognizerShouldBegin answers for recognizers attached to it.
+  @Test func viewShouldBegin() {
+    final class Picky: View {
+      override func gestureRecognizerShouldBegin(_ gestureRecognizer: GestureRecognizer) -> Bool {
+        !(gestureRecognizer is PanGestureRecognizer)
+      }
+    }
+    let h = Harness()
+    let view = Picky(frame: Rect(x: 0, y: 0, width: 400, height: 800))
+    h.window.addSubview(view)
+    h.attach(PanGestureRecognizer(), "pan", to: view)
+    h.attach(LongPressGestureRecognizer(), "press", to: view)
+    h.drag(from: point(100, 100), to: point(200, 100), at: 1, duration: 0.2)
+    #expect(compact(h.log.take()) == ["pan failed", "press failed"])
+  }
+
+  /// shouldReceive false: the recognizer never sees the touch, and does not delay the view.
+  @Test func delegateShouldReceive() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    let tap = h.attach(TapGestureRecognizer(), "tap", to: view)
+    let delegate = Delegate()
+    delegate.shouldReceive = { _, touch in touch.locationInWindow.y > 400 }
+    tap.delegate = delegate
+    h.tap(100, 100, at: 1)
+    #expect(h.log.take() == ["V touchesBegan 0", "V touchesEnded 0"])
+    #expect(tap.state == .possible)
+    h.tap(100, 500, at: 2)
+    #expect(h.log.take() == ["V touchesBegan 0", "tap recognized", "V touchesCancelled 0", "tap action"])
+  }
+
+  /// ignore(_:for:): the ignored touch goes to the view as if the recognizer were not there.
+  @Test func ignoredTouchesGoStraightToTheView() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    view.isMultipleTouchEnabled = true
+    let tap = h.attach(RightHalfTap(), "tap", to: view)
+    h.tap(100, 100, at: 1)
+    #expect(h.log.take() == ["V touchesBegan 0", "V touchesEnded 0"])
+    h.down(0, 100, 100, at: 2)
+    h.down(1, 300, 100, at: 2.01)
+    #expect(tap.touches.count == 1)
+    h.up(0, at: 2.05)  // ignored: delivered at once
+    #expect(h.log.take() == ["V touchesBegan 0", "V touchesBegan 1", "V touchesEnded 0"])
+    h.up(1, at: 2.08)
+    #expect(h.log.take() == ["tap recognized", "V touchesCancelled 1", "tap action"])
+  }
+
+  /// cancelsTouchesInView false: the view keeps getting the touches while the gesture runs.
+  @Test func recognizerThatDoesNotCancelTouches() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
+    pan.cancelsTouchesInView = false
+    h.down(0, 100, 100, at: 1)
+    h.move(0, 120, 100, at: 1.1)
+    h.move(0, 140, 100, at: 1.2)
+    h.up(0, at: 1.3)
+    #expect(
+      h.log.take() == [
+        "V touchesBegan 0", "pan began", "pan action", "V touchesMoved 0", "pan changed", "pan action",
+        "V touchesMoved 0", "pan ended", "pan action", "V touchesEnded 0",
+      ])
+  }
+
+  /// A recognizer disabled or removed in the middle of its gesture is cancelled; a disabled one
+  /// gets no touches.
+  @Test func disablingAndRemovingCancel() {
+    let h = Harness()
+    let view = plainView(h)
+    let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
+    h.drag(from: point(100, 100), to: point(150, 100), at: 1, duration: 0.1, lift: false)
+    h.log.lines.removeAll()
+    pan.isEnabled = false
+    #expect(h.log.take() == ["pan cancelled"])
+    h.up(0, at: 1.2)
+    h.drag(from: point(100, 100), to: point(150, 100), at: 2, duration: 0.1)
+    #expect(h.log.take() == [])
+    pan.isEnabled = true
+    h.drag(from: point(100, 100), to: point(150, 100), at: 3, duration: 0.1, lift: false)
+    h.log.lines.removeAll()
+    view.removeGestureRecognizer(pan)
+    #expect(h.log.take() == ["pan cancelled"])
+    #expect(pan.view == nil)
+  }
+
+  /// Recognizers on a view and its superview compete for the same touch: the deeper one gets it
+  /// first and wins; the outer one fails.
+  @Test func nestedTapsTheInnerWins() {
+    let h = Harness()
+    let outer = plainView(h)
+    let inner = View(frame: Rect(x: 50, y: 50, width: 100, height: 100))
+    outer.addSubview(inner)
+    h.attach(TapGestureRecognizer(), "outer", to: outer)
+    h.attach(TapGestureRecognizer(), "inner", to: inner)
+    h.tap(100, 100, at: 1)
+    #expect(h.log.take() == ["inner recognized", "outer failed", "inner action"])
+    h.tap(300, 300, at: 2)
+    #expect(h.log.take() == ["outer recognized", "outer action"])
+  }
+
+  /// Different fingers on different views: their recognizers do not share touches and both run.
+  @Test func separateFingersSeparateGestures() {
+    let h = Harness()
+    let left = View(frame: Rect(x: 0, y: 0, width: 200, height: 800))
+    let right = View(frame: Rect(x: 200, y: 0, width: 200, height: 800))
+    h.window.addSubview(left)
+    h.window.addSubview(right)
+    h.attach(PanGestureRecognizer(), "left", to: left)
+    h.attach(PanGestureRecognizer(), "right", to: right)
+    h.down([0: point(100, 100), 1: point(300, 100)], at: 1)
+    h.move([0: point(100, 130), 1: point(300, 130)], at: 1.1)
+    #expect(compact(h.log.take()) == ["left began", "right began"])
+  }
+
+  /// A tap and a long press on one view: a short tap is a tap (the press fails at the lift); a
+  /// hold is a press (the tap, still possible, is prevented when the press begins).
+  @Test func tapVersusLongPress() {
+    let h = Harness()
+    let view = plainView(h)
+    h.attach(TapGestureRecognizer(), "tap", to: view)
+    h.attach(LongPressGestureRecognizer(), "press", to: view)
+    h.tap(100, 100, at: 1)
+    #expect(h.log.take() == ["tap recognized", "press failed", "tap action"])
+    h.down(0, 100, 100, at: 2)
+    h.advance(to: 2.5)
+    #expect(h.log.take() == ["press began", "tap failed", "press action"])
+    h.up(0, at: 2.6)
+    #expect(h.log.take() == ["press ended", "press action"])
+  }
+
+  /// A recognizer on the window sees every touch of the window.
+  @Test func windowRecognizer() {
+    let h = Harness()
+    h.addView("V", 0, 0, 100, 100)
+    h.attach(TapGestureRecognizer(), "global", to: h.window)
+    h.tap(50, 50, at: 1)
+    #expect(
+      h.log.take() == ["V touchesBegan 0", "global recognized", "V touchesCancelled 0", "global action"])
+  }
+}
+
+/// The window's rules for views: one touch at a time unless multipleTouchEnabled, exclusive touch,
+/// views removed during a touch.
+@Suite struct ViewTouchRuleTests {
+  @Test func oneTouchAtATimeByDefault() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    #expect(!view.isMultipleTouchEnabled)
+    h.down(0, 100, 100, at: 1)
+    h.down(1, 200, 100, at: 1.1)
+    h.move([0: point(110, 100), 1: point(210, 100)], at: 1.2)
+    h.up(0, at: 1.3)
+    h.move(1, 220, 100, at: 1.4)
+    h.up(1, at: 1.5)
+    #expect(h.log.take() == ["V touchesBegan 0", "V touchesMoved 0", "V touchesEnded 0"])
+
+    view.isMultipleTouchEnabled = true
+    h.down(0, 100, 100, at: 2)
+    h.down(1, 200, 100, at: 2.1)
+    h.up(0, 1, at: 2.2)
+    #expect(h.log.take() == ["V touchesBegan 0", "V touchesBegan 1", "V touchesEnded 0,1"])
+  }
+
+  /// An exclusive view tracks touches only while no other view does, and blocks other views while
+  /// it does.
+  @Test func exclusiveTouch() {
+    let h = Harness()
+    let exclusive = h.addView("X", 0, 0, 200, 800)
+    exclusive.isExclusiveTouch = true
+    h.addView("Y", 200, 0, 200, 800)
+    h.down(0, 100, 100, at: 1)
+    h.down(1, 300, 100, at: 1.1)
+    h.up(0, 1, at: 1.2)
+    #expect(h.log.take() == ["X touchesBegan 0", "X touchesEnded 0"])
+    #expect(h.input.activeTouches.isEmpty)
+
+    h.down(0, 300, 100, at: 2)
+    h.down(1, 100, 100, at: 2.1)
+    h.up(0, 1, at: 2.2)
+    #expect(h.log.take() == ["Y touchesBegan 0", "Y touchesEnded 0"])
+  }
+
+  /// A view removed from the window while it tracks a touch gets touchesCancelled.
+  @Test func removedViewGetsCancelled() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    h.down(0, 100, 100, at: 1)
+    view.removeFromSuperview()
+    #expect(h.log.take() == ["V touchesBegan 0", "V touchesCancelled 0"])
+    h.up(0, at: 1.1)
+    #expect(h.log.take() == [])
+  }
+}
+
+/// A second finger landing while a pan is under way goes to the pan, not to the view.
+@Suite struct LateTouchTests {
+  @Test func secondFingerDuringAPan() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    view.isMultipleTouchEnabled = true
+    let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
+    h.drag(from: point(100, 100), to: point(150, 100), at: 1, duration: 0.1, lift: false)
+    h.log.lines.removeAll()
+    h.down(1, 300, 300, at: 1.2)
+    h.move([0: point(160, 100), 1: point(310, 300)], at: 1.3)
+    h.up(0, 1, at: 1.4)
+    #expect(h.log.take() == ["pan changed", "pan action", "pan ended", "pan action"])
+    #expect(pan.state == .possible)
+  }
+}

@@ -1,0 +1,263 @@
+import ResponderCore
+import Testing
+import TouchDispatch
+
+/// A custom discrete recognizer (seed 000, "Creating a Custom Gesture Recognizer"): two fingers
+/// that spread apart by `spread` points or more before both lift. It decides at the last lift.
+final class TwoFingerSpreadRecognizer: GestureRecognizer {
+  var spread: Double = 40
+  private var startDistance: Double?
+  override var isDiscrete: Bool { true }
+
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    if self.touches.count > 2 { state = .failed }
+    if self.touches.count == 2 {
+      startDistance = self.touches[0].locationInWindow.distance(to: self.touches[1].locationInWindow)
+    }
+  }
+  override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
+    guard activeTouches.isEmpty else { return }
+    guard let startDistance, self.touches.count == 2 else {
+      state = .failed
+      return
+    }
+    let distance = self.touches[0].locationInWindow.distance(to: self.touches[1].locationInWindow)
+    state = distance - startDistance >= spread ? .recognized : .failed
+  }
+  override func touchesCancelled(_ touches: Set<Touch>, with event: Event) { state = .failed }
+  override func reset() { startDistance = nil }
+}
+
+/// The sequences the seeds narrate, step by step.
+@Suite struct SeedSequenceTests {
+  /// Seed 000, "Gesture Recognizers Get the First Opportunity to Recognize a Touch", steps 1–4:
+  /// a discrete recognizer needing two fingers (a two-finger tap).
+  @Test func twoFingerDiscreteGestureRecognized() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    view.isMultipleTouchEnabled = true  // the view takes both fingers (UIKit default: one)
+    let tap = h.attach(TapGestureRecognizer(), "tap2", to: view)
+    tap.numberOfTouchesRequired = 2
+
+    // 1. Two touches begin: the recognizer is possible, the view gets them.
+    h.down([0: point(100, 100), 1: point(200, 100)], at: 1.0)
+    #expect(tap.state == .possible)
+    #expect(h.log.take() == ["V touchesBegan 0,1"])
+    // 2. Both move: still possible, the view gets them.
+    h.move([0: point(102, 101), 1: point(201, 102)], at: 1.03)
+    #expect(tap.state == .possible)
+    #expect(h.log.take() == ["V touchesMoved 0,1"])
+    // 3. One ends: not enough for the gesture, and the window withholds it from the view.
+    h.up(0, at: 1.06)
+    #expect(tap.state == .possible)
+    #expect(h.log.take() == [])
+    // 4. The other ends: recognized; just before the action the view's touches are cancelled,
+    //    the ended ones included.
+    h.up(1, at: 1.09)
+    #expect(h.log.take() == ["tap2 recognized", "V touchesCancelled 0,1", "tap2 action"])
+  }
+
+  /// The same sequence when the recognizer decides at the last step that it is not its gesture:
+  /// the view then gets both touches in the ended phase in one touchesEnded.
+  @Test func twoFingerDiscreteGestureFailedAtTheEnd() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    view.isMultipleTouchEnabled = true
+    h.attach(TwoFingerSpreadRecognizer(), "spread", to: view)
+
+    h.down([0: point(100, 100), 1: point(200, 100)], at: 1.0)
+    h.move([0: point(99, 100), 1: point(203, 100)], at: 1.03)
+    h.up(0, at: 1.06)
+    #expect(h.log.take() == ["V touchesBegan 0,1", "V touchesMoved 0,1"])
+    h.up(1, at: 1.09)
+    #expect(h.log.take() == ["spread failed", "V touchesEnded 0,1"])
+
+    // And the custom recognizer recognizing: same as a built-in.
+    h.down([0: point(100, 100), 1: point(200, 100)], at: 2.0)
+    h.move([0: point(80, 100), 1: point(240, 100)], at: 2.05)
+    h.up(0, at: 2.08)
+    h.up(1, at: 2.1)
+    #expect(
+      h.log.take() == [
+        "V touchesBegan 0,1", "V touchesMoved 0,1", "spread recognized", "V touchesCancelled 0,1",
+        "spread action",
+      ])
+  }
+
+  /// Seed 000, "Affecting the Delivery of Touches to Views", delaysTouchesEnded = YES with a
+  /// double-tap recognizer: began, began, cancelled, cancelled.
+  @Test func doubleTapWithDelaysTouchesEnded() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    let doubleTap = h.attach(TapGestureRecognizer(), "doubleTap", to: view)
+    doubleTap.numberOfTapsRequired = 2
+    #expect(doubleTap.delaysTouchesEnded)
+
+    h.tap(100, 100, at: 1.0)
+    h.tap(102, 101, at: 1.2)
+    #expect(
+      h.log.take() == [
+        "V touchesBegan 0", "V touchesBegan 0", "doubleTap recognized", "V touchesCancelled 0",
+        "V touchesCancelled 0", "doubleTap action",
+      ])
+  }
+
+  /// delaysTouchesEnded = NO: began, ended, began, cancelled — and in the second touchesBegan the
+  /// view can see the double tap (tapCount 2).
+  @Test func doubleTapWithoutDelaysTouchesEnded() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    view.showsTapCount = true
+    let doubleTap = h.attach(TapGestureRecognizer(), "doubleTap", to: view)
+    doubleTap.numberOfTapsRequired = 2
+    doubleTap.delaysTouchesEnded = false
+
+    h.tap(100, 100, at: 1.0)
+    h.tap(102, 101, at: 1.2)
+    #expect(
+      h.log.take() == [
+        "V touchesBegan 0 tapCount 1", "V touchesEnded 0", "V touchesBegan 0 tapCount 2",
+        "doubleTap recognized", "V touchesCancelled 0", "doubleTap action",
+      ])
+  }
+
+  /// delaysTouchesBegan = YES: when the recognizer recognizes, no part of the touches reached the
+  /// view; when it fails, the view gets the began phase late.
+  @Test func delaysTouchesBegan() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
+    pan.delaysTouchesBegan = true
+
+    h.drag(from: point(100, 100), to: point(200, 100), at: 1.0, duration: 0.2)
+    #expect(h.log.take().filter { $0.hasPrefix("V") } == [])
+
+    h.down(0, 100, 100, at: 2.0)
+    #expect(h.log.take() == [])
+    h.up(0, at: 2.1)
+    #expect(h.log.take() == ["pan failed", "V touchesBegan 0", "V touchesEnded 0"])
+  }
+
+  /// A continuous recognizer: the view gets the touches until the gesture begins, then a
+  /// touchesCancelled, then nothing more of the sequence; the recognizer gets all of it.
+  @Test func continuousGestureTakesTheRestOfTheSequence() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    h.attach(PanGestureRecognizer(), "pan", to: view)
+
+    h.down(0, 100, 100, at: 1.0)
+    h.move(0, 104, 100, at: 1.02)
+    #expect(h.log.take() == ["V touchesBegan 0", "V touchesMoved 0"])
+    h.move(0, 112, 100, at: 1.04)
+    #expect(h.log.take() == ["pan began", "V touchesCancelled 0", "pan action"])
+    h.move(0, 130, 100, at: 1.06)
+    h.up(0, at: 1.08)
+    #expect(h.log.take() == ["pan changed", "pan action", "pan ended", "pan action"])
+  }
+
+  /// Seed 000, "Declaring a Specific Order for Two Gesture Recognizers": pan requires the swipe
+  /// to fail. A quick flick is a swipe (the pan, waiting in possible, fails).
+  @Test func swipeWinsOverPanThatRequiresItToFail() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    let swipe = h.attach(SwipeGestureRecognizer(), "swipe", to: view)
+    let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
+    pan.require(toFail: swipe)
+
+    h.down(0, 50, 400, at: 1.0)
+    h.move(0, 70, 400, at: 1.016)  // past the pan's 10 points: it waits, still possible
+    #expect(pan.state == .possible)
+    #expect(h.log.take() == ["V touchesBegan 0", "V touchesMoved 0"])
+    h.move(0, 110, 400, at: 1.033)  // 60 points: a swipe
+    #expect(h.log.take() == ["swipe recognized", "pan failed", "V touchesCancelled 0", "swipe action"])
+    h.move(0, 150, 400, at: 1.05)
+    h.up(0, at: 1.066)
+    #expect(h.log.take() == [])
+  }
+
+  /// The same pair on a slow drag: the swipe fails as soon as it cannot be a swipe any more (its
+  /// time is up, before the finger lifts), and the waiting pan begins at that moment.
+  @Test func slowDragFailsTheSwipeAndThePanBegins() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    let swipe = h.attach(SwipeGestureRecognizer(), "swipe", to: view)
+    let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
+    pan.require(toFail: swipe)
+    var began: Seconds?
+    pan.addHandler { [h] recognizer in
+      if recognizer.state == .began { began = h.now }
+    }
+
+    h.drag(from: point(50, 400), to: point(150, 400), at: 1.0, duration: 1.0, lift: false)
+    let states = h.log.take().filter {
+      !$0.hasPrefix("V touchesMoved") && $0 != "pan changed" && $0 != "pan action"
+    }
+    #expect(states == ["V touchesBegan 0", "swipe failed", "pan began", "V touchesCancelled 0"])
+    #expect(began == 1.4)
+    #expect(pan.translation(in: view).x > 99)
+    h.up(0, at: 2.02)
+    #expect(h.log.take() == ["pan ended", "pan action"])
+  }
+
+  /// Without the requirement, a swipe attempt is recognized as a pan: the pan's conditions are met
+  /// first, and it prevents the swipe.
+  @Test func withoutRequirementThePanTakesTheSwipe() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    h.attach(SwipeGestureRecognizer(), "swipe", to: view)
+    h.attach(PanGestureRecognizer(), "pan", to: view)
+
+    h.drag(from: point(50, 400), to: point(250, 400), at: 1.0, duration: 0.1)
+    let lines = h.log.take().filter {
+      !$0.hasPrefix("V touchesMoved") && $0 != "pan changed" && $0 != "pan action"
+    }
+    #expect(lines == ["V touchesBegan 0", "pan began", "swipe failed", "V touchesCancelled 0", "pan ended"])
+  }
+
+  /// Seed 000, note on single and double taps: without a requirement a double tap sends the single
+  /// tap's action first, then the double tap's.
+  @Test func singleAndDoubleTapWithoutRequirement() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    h.attach(TapGestureRecognizer(), "single", to: view)
+    let double = h.attach(TapGestureRecognizer(), "double", to: view)
+    double.numberOfTapsRequired = 2
+
+    h.tap(100, 100, at: 1.0)
+    #expect(
+      h.log.take() == ["V touchesBegan 0", "single recognized", "V touchesCancelled 0", "single action"])
+    h.tap(101, 100, at: 1.2)
+    #expect(
+      h.log.take() == [
+        "V touchesBegan 0", "double recognized", "single failed", "V touchesCancelled 0", "double action",
+      ])
+  }
+
+  /// With single.require(toFail: double) they exclude each other: a single tap is recognized only
+  /// once the double tap failed (a slight delay); a double tap sends only the double's action.
+  @Test func singleTapRequiresDoubleTapToFail() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    let single = h.attach(TapGestureRecognizer(), "single", to: view)
+    let double = h.attach(TapGestureRecognizer(), "double", to: view)
+    double.numberOfTapsRequired = 2
+    single.require(toFail: double)
+    var singleAt: Seconds?
+    single.addHandler { [h] _ in singleAt = h.now }
+
+    h.tap(100, 100, at: 1.0)
+    #expect(single.state == .possible)
+    #expect(h.log.take() == ["V touchesBegan 0"])
+    h.advance(to: 2.0)
+    #expect(h.log.take() == ["double failed", "single recognized", "V touchesCancelled 0", "single action"])
+    #expect(singleAt == 1.0 + 0.08 + 0.35)
+
+    h.tap(100, 100, at: 3.0)
+    h.tap(101, 100, at: 3.2)
+    #expect(
+      h.log.take() == [
+        "V touchesBegan 0", "V touchesBegan 0", "double recognized", "single failed", "V touchesCancelled 0",
+        "V touchesCancelled 0", "double action",
+      ])
+  }
+}

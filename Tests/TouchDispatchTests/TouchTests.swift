@@ -1,0 +1,123 @@
+import ResponderCore
+import Testing
+import TouchDispatch
+
+/// A view that keeps copies of what it was given.
+final class InspectingView: View {
+  var seen: [(method: String, phases: [TouchPhase], event: Event?)] = []
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event?) { note("began", touches, event) }
+  override func touchesMoved(_ touches: Set<Touch>, with event: Event?) { note("moved", touches, event) }
+  override func touchesEnded(_ touches: Set<Touch>, with event: Event?) { note("ended", touches, event) }
+  override func touchesCancelled(_ touches: Set<Touch>, with event: Event?) {
+    note("cancelled", touches, event)
+  }
+  private func note(_ method: String, _ touches: Set<Touch>, _ event: Event?) {
+    seen.append((method, touches.sorted { $0.identifier < $1.identifier }.map(\.phase), event))
+  }
+}
+
+@Suite struct TouchTests {
+  /// Phases through a two-finger sequence: a finger that does not move in a frame where another
+  /// does is stationary, and is not delivered.
+  @Test func phases() {
+    let h = Harness()
+    let view = InspectingView(frame: Rect(x: 0, y: 0, width: 400, height: 800))
+    view.isMultipleTouchEnabled = true
+    h.window.addSubview(view)
+    h.down(0, 100, 100, at: 1)
+    h.down(1, 200, 100, at: 1.1)
+    let first = h.input.activeTouches[0]
+    #expect(first.phase == .stationary)
+    h.move(1, 210, 100, at: 1.2)
+    #expect(first.phase == .stationary)
+    h.up(0, at: 1.3)
+    h.up(1, at: 1.4)
+    #expect(view.seen.map(\.method) == ["began", "began", "moved", "ended", "ended"])
+    #expect(view.seen.map(\.phases) == [[.began], [.began], [.moved], [.ended], [.ended]])
+    // One event for the whole sequence; allTouches has every touch of the frame.
+    #expect(view.seen.allSatisfy { $0.event === view.seen[0].event })
+    #expect(view.seen[0].event?.type == .touches)
+  }
+
+  /// Timestamps, previous location, the view fixed at touch-down, the window.
+  @Test func touchProperties() {
+    let h = Harness()
+    let left = h.addView("L", 0, 0, 200, 800)
+    h.addView("R", 200, 0, 200, 800)
+    h.down(0, 100, 100, at: 1)
+    let touch = h.input.activeTouches[0]
+    #expect(touch.timestamp == 1 && touch.view === left && touch.window === h.window)
+    h.move(0, 300, 120, at: 1.25)  // over R now
+    #expect(touch.timestamp == 1.25)
+    #expect(touch.previousLocation(in: nil) == Point(x: 100, y: 100))
+    #expect(touch.location(in: left) == Point(x: 300, y: 120))
+    #expect(touch.view === left)
+    h.up(0, at: 1.5)
+    #expect(touch.phase == .ended && touch.timestamp == 1.5)
+    #expect(h.log.take() == ["L touchesBegan 0", "L touchesMoved 0", "L touchesEnded 0"])
+  }
+
+  /// tapCount: quick taps at one place count up; a slow or distant tap starts again at 1; a touch
+  /// that wandered off is no tap.
+  @Test func tapCounts() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    view.showsTapCount = true
+    h.tap(100, 100, at: 1)
+    h.tap(105, 100, at: 1.2)
+    h.tap(100, 104, at: 1.4)
+    h.tap(100, 100, at: 2.0)  // 0.52 s after the previous tap
+    h.tap(300, 300, at: 2.2)  // far
+    h.drag(from: point(100, 100), to: point(200, 100), at: 3, duration: 0.1)
+    h.tap(200, 100, at: 3.2)
+    let counts = h.log.take().filter { $0.contains("touchesBegan") }.map { $0.split(separator: " ").last! }
+    #expect(counts == ["1", "2", "3", "1", "1", "1", "1"])
+  }
+
+  /// Event queries: touches(for: view), touches(for: recognizer), the touch's recognizers.
+  @Test func eventQueries() {
+    let h = Harness()
+    let view = InspectingView(frame: Rect(x: 0, y: 0, width: 400, height: 800))
+    view.isMultipleTouchEnabled = true
+    h.window.addSubview(view)
+    let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
+    let tap = h.attach(TapGestureRecognizer(), "tap", to: h.window)
+    h.down([0: point(100, 100), 1: point(200, 100)], at: 1)
+    let event = view.seen[0].event!
+    #expect(event.allTouches.count == 2)
+    #expect(event.touches(for: view).count == 2)
+    #expect(event.touches(for: pan).count == 2)
+    let touch = h.input.activeTouches[0]
+    #expect(touch.gestureRecognizers.count == 2)
+    #expect(touch.gestureRecognizers.first === pan && touch.gestureRecognizers.last === tap)
+  }
+
+  /// Contact size and force reach the touch.
+  @Test func radiusAndForce() {
+    let scheduler = VirtualScheduler()
+    let window = Window(frame: Rect(x: 0, y: 0, width: 100, height: 100), scheduler: scheduler)
+    let input = TouchInput(window: window)
+    input.process(
+      [
+        ContactSample(
+          slot: 3, location: Point(x: 10, y: 10), majorRadius: 7, force: 0.5, maximumPossibleForce: 1)
+      ],
+      at: 1)
+    let touch = input.activeTouches[0]
+    #expect(touch.identifier == 3 && touch.majorRadius == 7 && touch.force == 0.5)
+    #expect(touch.maximumPossibleForce == 1)
+    input.process(
+      [ContactSample(slot: 3, location: Point(x: 10, y: 10), force: 0.8, maximumPossibleForce: 1)], at: 1.1)
+    #expect(touch.phase == .moved && touch.force == 0.8)  // a change of force is a move
+  }
+
+  /// The window delivers through the application: each touch frame is a dispatched event.
+  @Test func framesGoThroughTheApplication() {
+    let h = Harness()
+    var records: [DispatchRecord] = []
+    h.app.addDispatchObserver { records.append($0) }
+    h.tap(10, 10, at: 1)
+    #expect(records.count == 2)
+    #expect(records.allSatisfy { $0.type == .touches })
+  }
+}
