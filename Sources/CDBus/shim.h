@@ -8,6 +8,7 @@
 
 #include <dbus/dbus.h>
 #include <errno.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <sys/inotify.h>
 #include <sys/syscall.h>
@@ -83,5 +84,11 @@ static inline int cdbus_pidfd_open(pid_t pid) {
 
 /// pipe2(O_CLOEXEC): a pipe whose ends do not leak into children spawned meanwhile.
 static inline int cdbus_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+/// Closes every descriptor from `from` up in a spawned child, so that descriptors another thread
+/// opened without O_CLOEXEC (a pipe of Foundation's Process, say) do not leak into it.
+static inline int cdbus_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+  return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
 
 #endif

@@ -73,6 +73,9 @@ public final class ChildProcess {
     case .null: posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     case .capture: posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
     }
+    // Only 0, 1 and 2 reach the child: a long-lived child (a player, a bus) must not keep open a
+    // pipe another test created at the same time, or that test never sees its end of output.
+    cdbus_spawn_close_from(&actions, 3)
 
     var env: [String: String] = [:]
     var entry = Glibc.environ
