@@ -56,8 +56,14 @@ final class DaemonProcess: @unchecked Sendable {
   /// Waits (bounded) for the process to exit and for the last of its output, and returns its status.
   func waitForExit(timeout: Double) throws -> Int32 {
     let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning || !lock.withLock({ outputClosed }) {
+    while process.isRunning {
       guard Date() < deadline else { throw TimeoutError(what: "exit", output: text) }
+      RunLoop.current.run(until: Date().addingTimeInterval(0.01))
+    }
+    // The rest of its output: until the pipe closes, or for a moment when a process started
+    // meanwhile by another test inherited the pipe's write end and keeps it open.
+    let drained = Date().addingTimeInterval(1)
+    while !lock.withLock({ outputClosed }) && Date() < drained {
       RunLoop.current.run(until: Date().addingTimeInterval(0.01))
     }
     return process.terminationStatus
