@@ -3,7 +3,6 @@
 public enum Components {
   /// Adds the standard components to a service.
   public static func addStandard(to service: Service) {
-    service.add(StartupProbe())
     let bus = BusComponent()
     service.bus = bus
     service.add(bus)
