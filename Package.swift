@@ -167,7 +167,8 @@ let package = Package(
     // D-Bus test harness (private dbus-daemon, child processes), reusable by any test target,
     // and a peer process exporting an echo object.
     .target(
-      name: "DBusTestSupport", dependencies: ["DBus", "EventLoop", "CDBus"], path: "Tests/DBusTestSupport",
+      name: "DBusTestSupport", dependencies: ["DBus", "EventLoop", "CDBus", "CSystemShims"],
+      path: "Tests/DBusTestSupport",
       swiftSettings: strict),
     .executableTarget(
       name: "DBusEchoPeer", dependencies: ["DBus", "EventLoop"], path: "Tests/DBusEchoPeer",
