@@ -178,7 +178,8 @@ let package = Package(
     // D-Bus test harness (private dbus-daemon, child processes), reusable by any test target,
     // and a peer process exporting an echo object.
     .target(
-      name: "DBusTestSupport", dependencies: ["DBus", "EventLoop", "CDBus"], path: "Tests/DBusTestSupport",
+      name: "DBusTestSupport", dependencies: ["DBus", "EventLoop", "CDBus", "CSystemShims"],
+      path: "Tests/DBusTestSupport",
       swiftSettings: strict),
     .executableTarget(
       name: "DBusEchoPeer", dependencies: ["DBus", "EventLoop"], path: "Tests/DBusEchoPeer",
@@ -186,6 +187,17 @@ let package = Package(
     .executableTarget(
       name: "DBusRoundTrip", dependencies: ["DBus", "DBusTestSupport", "EventLoop"],
       path: "Benchmarks/DBusRoundTrip", swiftSettings: strict),
+    .executableTarget(
+      name: "MPRISRoundTrip",
+      dependencies: [
+        "MPRIS", "Responderd", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Benchmarks/MPRISRoundTrip", swiftSettings: strict),
+    .testTarget(
+      name: "MPRISTests",
+      dependencies: ["MPRIS", "Responderd", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore"],
+      swiftSettings: strict),
     .testTarget(
       name: "DBusTests",
       dependencies: ["DBus", "DBusTestSupport", "DBusEchoPeer", "EventLoop", "ResponderCore"],

@@ -1,17 +1,10 @@
 #ifndef RESPONDERD_CDBUS_SHIM_H
 #define RESPONDERD_CDBUS_SHIM_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <fcntl.h>
-
 #include <dbus/dbus.h>
 #include <errno.h>
 #include <stdint.h>
 #include <sys/inotify.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 // Type codes: the DBUS_TYPE_* macros are casts ((int) 's') that Swift does not import.
 static const int CDBUS_TYPE_INVALID = DBUS_TYPE_INVALID;
@@ -70,18 +63,5 @@ static const uint32_t CDBUS_IN_IGNORED = IN_IGNORED;
 static const uint32_t CDBUS_IN_MOVE_SELF = IN_MOVE_SELF;
 
 static inline int cdbus_inotify_init(void) { return inotify_init1(IN_NONBLOCK | IN_CLOEXEC); }
-
-/// A process descriptor (pidfd_open), readable when the process exits; -1 with errno on failure.
-static inline int cdbus_pidfd_open(pid_t pid) {
-#ifdef SYS_pidfd_open
-  return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-  errno = ENOSYS;
-  return -1;
-#endif
-}
-
-/// pipe2(O_CLOEXEC): a pipe whose ends do not leak into children spawned meanwhile.
-static inline int cdbus_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
 #endif

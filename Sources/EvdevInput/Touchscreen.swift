@@ -105,7 +105,7 @@ public final class TouchscreenDevice {
   }
 
   /// The calibration onto a screen of `screen` points turned by `rotation`.
-  public func calibration(screen: Size, rotation: ScreenRotation = .degrees0) -> TouchCalibration {
+  public func calibration(screen: Size, rotation: TouchRotation = .degrees0) -> TouchCalibration {
     TouchCalibration(
       xRange: xRange, yRange: yRange, screen: screen, rotation: rotation, pressureRange: pressureRange)
   }
@@ -155,7 +155,7 @@ public final class TouchscreenSource {
 
   /// Opens `path` and starts reading it on `loop` into `window`, the screen being the window's
   /// bounds turned by `rotation`.
-  public convenience init(path: String, window: Window, loop: EventLoop, rotation: ScreenRotation = .degrees0)
+  public convenience init(path: String, window: Window, loop: EventLoop, rotation: TouchRotation = .degrees0)
     throws
   {
     try self.init(device: try TouchscreenDevice(path: path), window: window, loop: loop, rotation: rotation)
@@ -163,7 +163,7 @@ public final class TouchscreenSource {
 
   /// Starts reading an opened device on `loop` into `window`.
   public init(
-    device: TouchscreenDevice, window: Window, loop: EventLoop, rotation: ScreenRotation = .degrees0
+    device: TouchscreenDevice, window: Window, loop: EventLoop, rotation: TouchRotation = .degrees0
   )
     throws
   {

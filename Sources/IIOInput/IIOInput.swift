@@ -161,25 +161,29 @@ public final class IIOInput {
       self?.onSample?(sample)
     }
     let fail: (IIOError) -> Void = { [weak self] error in self?.failed(error) }
-    let opened: Sensor
+    var opened: Sensor?
     if useBuffer {
       let block = max(1, Int((rate * settings.blockDuration).rounded()))
-      guard
-        let capture = BufferedCapture(
-          accelerometer: accelerometer, loop: loop, rate: rate, blockSamples: block, converter: converter,
-          onSample: deliver, onFailure: fail)
-      else { return }
-      capture.logger = { [logger] in logger.notice("\($0)") }
-      do {
-        try capture.start()
-      } catch {
-        logger.error("iio: \(accelerometer.id): buffered capture failed (\(error))")
-        return
+      if let capture = BufferedCapture(
+        accelerometer: accelerometer, loop: loop, rate: rate, blockSamples: block, converter: converter,
+        onSample: deliver, onFailure: fail)
+      {
+        capture.logger = { [logger] in logger.notice("\($0)") }
+        do {
+          try capture.start()
+          buffered = capture
+          opened = Sensor(
+            id: accelerometer.id, name: accelerometer.name, mode: "buffered", rate: rate, blockSamples: block)
+        } catch {
+          logger.error("iio: \(accelerometer.id): buffered capture failed (\(error))")
+        }
       }
-      buffered = capture
-      opened = Sensor(
-        id: accelerometer.id, name: accelerometer.name, mode: "buffered", rate: rate, blockSamples: block)
-    } else {
+      // With `capture = "auto"`, a buffer that cannot be set up (sysfs read-only under the
+      // systemd unit, a busy buffer) falls back to polled reads; `buffered` insists.
+      guard opened != nil || settings.capture == .auto else { return }
+      if opened == nil { logger.notice("iio: \(accelerometer.id): falling back to polled capture") }
+    }
+    if opened == nil {
       let capture = PolledCapture(
         accelerometer: accelerometer, scheduler: scheduler, rate: rate, converter: converter,
         onSample: deliver, onFailure: fail)
@@ -188,6 +192,7 @@ public final class IIOInput {
       opened = Sensor(
         id: accelerometer.id, name: accelerometer.name, mode: "polled", rate: rate, blockSamples: 1)
     }
+    guard let opened else { return }
     sensor = opened
     self.context = context
     logger.info("iio: sampling \(opened)")

@@ -12,7 +12,10 @@ import ResponderCore
 /// - `SendEvent(s type, s subtype, s phase) → s handledBy`
 /// - properties `FirstResponder u`, `Chain aa{sv}`, `MotionInterest b`, `Version s`,
 ///   `ConfigFile s`, `Deadline d`
-/// - signal `EventDispatched(s type, s subtype, d timestamp, s handledBy, a{sv} details)`
+/// - signal `EventDispatched(s type, s subtype, d timestamp, s handledBy)` for every dispatched
+///   event (`handledBy` empty when dropped), and `EventDispatchedDetails(s type, s subtype,
+///   d timestamp, s handledBy, a{sv} details)` right after it with `phase` (motion), `dropReason`,
+///   `source` and `receivedBy`
 ///
 /// Applications implement `org.responderd.Responder1` on the registered path:
 /// `RemoteControlReceived(s subtype, d timestamp) → b handled`, `MotionBegan`, `MotionEnded`,
@@ -90,7 +93,7 @@ public struct ResponderEvent: Sendable, Equatable, CustomStringConvertible {
   }
 }
 
-/// One `EventDispatched` signal: what happened to an event in the daemon.
+/// One `EventDispatched` or `EventDispatchedDetails` signal: what happened to an event.
 public struct DispatchedEvent: Sendable, Equatable {
   public var type: String
   public var subtype: String

@@ -130,6 +130,7 @@ open class Application: Responder {
       for touch in event.allTouches {
         guard let window = touch.window as? EventWindow, seen.insert(ObjectIdentifier(window)).inserted
         else { continue }
+        if let responder = window as? Responder { trace.receivedBy.append(responder) }
         window.sendEvent(event)
       }
       if seen.isEmpty { trace.dropReason = "no window" }

@@ -3,11 +3,11 @@
 public enum Components {
   /// Adds the standard components to a service.
   public static func addStandard(to service: Service) {
-    service.add(StartupProbe())
     let bus = BusComponent()
     service.bus = bus
     service.add(bus)
     service.add(ResponderAPI())
+    service.add(MPRISComponent(service: service))
     service.add(KeysComponent())
     service.add(MotionComponent())
     service.add(TouchGesturesComponent())

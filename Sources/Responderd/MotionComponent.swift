@@ -24,6 +24,9 @@ public final class MotionComponent: ServiceComponent {
   public func start(in service: Service) throws {
     self.service = service
     logger = service.logger
+    if !directoryEntries("/sys/bus/iio/devices").contains(where: { $0.hasPrefix("iio:device") }) {
+      logger.notice("iio: no IIO sensors found (/sys/bus/iio/devices is empty); waiting for one")
+    }
     let settings = service.config.motion
     guard settings.enabled else {
       logger.info("iio: motion disabled in the config ([motion] enabled = false)")

@@ -116,8 +116,10 @@ public final class ResponderAPI: ServiceComponent {
       ],
       signals: [
         DBusSignalInfo(
-          "EventDispatched", signature: "ssdsa{sv}",
-          argumentNames: ["type", "subtype", "timestamp", "handledBy", "details"])
+          "EventDispatched", signature: "ssds", argumentNames: ["type", "subtype", "timestamp", "handledBy"]),
+        DBusSignalInfo(
+          "EventDispatchedDetails", signature: "ssdsa{sv}",
+          argumentNames: ["type", "subtype", "timestamp", "handledBy", "details"]),
       ])
   }
 
@@ -397,12 +399,17 @@ public final class ResponderAPI: ServiceComponent {
     ]
     if let phase = record.motionPhase { details["phase"] = .string(phase.rawValue) }
     if let reason = record.dropReason { details["dropReason"] = .string(reason) }
+    let arguments: [DBusValue] = [
+      .string(record.type.name), .string(record.subtype.name), .double(record.timestamp),
+      .string(record.handledBy ?? ""),
+    ]
+    // The documented 4-argument signal, then the same with details (motion phase, drop reason,
+    // source, path through the chain) for tools such as `responderctl monitor`.
     try? object?.emit(
-      interface: ResponderBusAPI.daemonInterface, signal: "EventDispatched",
-      arguments: [
-        .string(record.type.name), .string(record.subtype.name), .double(record.timestamp),
-        .string(record.handledBy ?? ""), .vardict(details),
-      ])
+      interface: ResponderBusAPI.daemonInterface, signal: "EventDispatched", arguments: arguments)
+    try? object?.emit(
+      interface: ResponderBusAPI.daemonInterface, signal: "EventDispatchedDetails",
+      arguments: arguments + [.vardict(details)])
     if let index = pendingSends.firstIndex(where: {
       $0.source == record.source && $0.timestamp == record.timestamp
     }) {

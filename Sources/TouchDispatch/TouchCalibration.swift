@@ -1,7 +1,7 @@
 import ResponderCore
 
 /// How the screen is rotated relative to the touch panel's natural orientation, clockwise.
-public enum ScreenRotation: Int, Sendable, CaseIterable {
+public enum TouchRotation: Int, Sendable, CaseIterable {
   case degrees0 = 0
   case degrees90 = 90
   case degrees180 = 180
@@ -22,13 +22,13 @@ public struct TouchCalibration: Sendable, Equatable {
   public var yRange: ClosedRange<Int32>
   /// The screen in points, as the user sees it.
   public var screen: Size
-  public var rotation: ScreenRotation
+  public var rotation: TouchRotation
   /// The ABS_MT_PRESSURE range, for forces (none: no force).
   public var pressureRange: ClosedRange<Int32>?
 
   public init(
     xRange: ClosedRange<Int32>, yRange: ClosedRange<Int32>, screen: Size,
-    rotation: ScreenRotation = .degrees0,
+    rotation: TouchRotation = .degrees0,
     pressureRange: ClosedRange<Int32>? = nil
   ) {
     self.xRange = xRange

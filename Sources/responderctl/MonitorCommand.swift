@@ -32,7 +32,7 @@ struct MonitorCommand: ParsableCommand {
     var failure: ExitCode?
     link.bus.onSignal(
       sender: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
-      interface: ResponderBusAPI.daemonInterface, member: "EventDispatched"
+      interface: ResponderBusAPI.daemonInterface, member: "EventDispatchedDetails"
     ) { message in
       guard let event = DispatchedEvent(arguments: message.arguments) else { return }
       output(json ? Self.jsonLine(event) : Self.textLine(event))

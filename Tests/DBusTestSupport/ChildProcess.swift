@@ -1,4 +1,5 @@
 import CDBus
+import CSystemShims
 
 #if canImport(Glibc)
   import Glibc
@@ -61,7 +62,7 @@ public final class ChildProcess {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     var pipeFDs: [Int32] = [-1, -1]
     if stdout == .capture || stderr == .capture {
-      guard cdbus_pipe_cloexec(&pipeFDs) == 0 else { throw TestSupportError("pipe2 failed: errno \(errno)") }
+      guard rsp_pipe_cloexec(&pipeFDs) == 0 else { throw TestSupportError("pipe2 failed: errno \(errno)") }
     }
     switch stdout {
     case .inherit: break
@@ -73,6 +74,9 @@ public final class ChildProcess {
     case .null: posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     case .capture: posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
     }
+    // Only 0, 1 and 2 reach the child: a long-lived child (a player, a bus) must not keep open a
+    // pipe another test created at the same time, or that test never sees its end of output.
+    rsp_spawn_close_from(&actions, 3)
 
     var env: [String: String] = [:]
     var entry = Glibc.environ
@@ -100,7 +104,7 @@ public final class ChildProcess {
     }
     self.pid = pid
     self.stdoutFD = pipeFDs[0]
-    let fd = cdbus_pidfd_open(pid)
+    let fd = rsp_pidfd_open(pid)
     guard fd >= 0 else {
       kill(pid, SIGKILL)
       var status: Int32 = 0

@@ -103,6 +103,31 @@ struct IIOInputDeviceTests {
     #expect(bed.attribute("scan_elements/in_accel_x_en") == "0")
   }
 
+  @Test("Auto: a buffer that cannot be enabled (read-only sysfs under the unit) falls back to polled")
+  func autoFallsBackToPolled() throws {
+    let bed = try Testbed()
+    // Writing buffer/enable fails, even for root, when it is a directory.
+    let enable = bed.root + Testbed.sysPath + "/buffer/enable"
+    try FileManager.default.removeItem(atPath: enable)
+    try FileManager.default.createDirectory(atPath: enable, withIntermediateDirectories: false)
+    let loop = try EventLoop()
+    let input = IIOInput(loop: loop, settings: IIOInput.Settings(), logger: testLogger)
+    var samples: [MotionSample] = []
+    input.onSample = { samples.append($0) }
+    input.setWanted(true)
+    #expect(input.sensor?.mode == "polled")
+    #expect(loop.run(until: { samples.count >= 2 }, timeout: 5))
+    input.setWanted(false)
+    #expect(input.sensor == nil)
+
+    var strict = IIOInput.Settings()
+    strict.capture = .buffered
+    let insisting = IIOInput(loop: loop, settings: strict, logger: testLogger)
+    insisting.setWanted(true)
+    #expect(insisting.sensor == nil)
+    insisting.setWanted(false)
+  }
+
   @Test("Buffered: a recorded script through the device node (timestamps off the clock: arrival times)")
   func bufferedScript() throws {
     let bed = try Testbed()

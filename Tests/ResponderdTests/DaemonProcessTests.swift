@@ -18,6 +18,7 @@ final class DaemonProcess: @unchecked Sendable {
   let process = Process()
   private let lock = NSLock()
   private var output = ""
+  private var outputClosed = false
 
   init(_ executable: URL, _ arguments: [String], environment: [String: String]) throws {
     process.executableURL = executable
@@ -28,7 +29,12 @@ final class DaemonProcess: @unchecked Sendable {
     process.standardOutput = pipe
     pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
       let data = handle.availableData
-      guard let self, !data.isEmpty else { return }
+      guard let self else { return }
+      guard !data.isEmpty else {
+        handle.readabilityHandler = nil
+        self.lock.withLock { self.outputClosed = true }
+        return
+      }
       self.lock.withLock { self.output += String(decoding: data, as: UTF8.self) }
     }
     try process.run()
@@ -47,11 +53,17 @@ final class DaemonProcess: @unchecked Sendable {
     }
   }
 
-  /// Waits (bounded) for the process to exit and returns its status.
+  /// Waits (bounded) for the process to exit and for the last of its output, and returns its status.
   func waitForExit(timeout: Double) throws -> Int32 {
     let deadline = Date().addingTimeInterval(timeout)
     while process.isRunning {
       guard Date() < deadline else { throw TimeoutError(what: "exit", output: text) }
+      RunLoop.current.run(until: Date().addingTimeInterval(0.01))
+    }
+    // The rest of its output: until the pipe closes, or for a moment when a process started
+    // meanwhile by another test inherited the pipe's write end and keeps it open.
+    let drained = Date().addingTimeInterval(1)
+    while !lock.withLock({ outputClosed }) && Date() < drained {
       RunLoop.current.run(until: Date().addingTimeInterval(0.01))
     }
     return process.terminationStatus

@@ -94,6 +94,26 @@ let commandAndLog = """
     #expect(try fixture.chainNames() == ["command", "log"])
   }
 
+  @Test func eventDispatchedHasTheDocumentedFourArguments() throws {
+    let fixture = try DaemonFixture(config: commandAndLog)
+    var plain: [DBusMessage] = []
+    let subscription = fixture.connection.onSignal(
+      sender: fixture.daemonName, path: ResponderBusAPI.daemonPath,
+      interface: ResponderBusAPI.daemonInterface,
+      member: "EventDispatched"
+    ) { plain.append($0) }
+    defer { subscription.cancel() }
+    #expect(try fixture.send("remoteControl", "nextTrack") == "command")
+    #expect(try fixture.send("motion", "motionShake", phase: "ended") == "")
+    try fixture.waitFor("two EventDispatched signals") { plain.count == 2 }
+    #expect(plain.map(\.signature) == ["ssds", "ssds"])
+    #expect(
+      plain[0].arguments.map(\.unwrapped) == [
+        .string("remoteControl"), .string("nextTrack"), plain[0].arguments[2], .string("command"),
+      ])
+    #expect(plain[1].arguments[0] == .string("motion") && plain[1].arguments[3] == .string(""))
+  }
+
   @Test func firstResponderFollowsUIKitDefaultsAndCanResign() throws {
     let fixture = try DaemonFixture(config: commandAndLog)
     let watcher = try DaemonWatcher(fixture)

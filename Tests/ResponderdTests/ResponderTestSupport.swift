@@ -125,7 +125,7 @@ final class DaemonWatcher {
       connection.onSignal(
         sender: fixture.daemonName, path: ResponderBusAPI.daemonPath,
         interface: ResponderBusAPI.daemonInterface,
-        member: "EventDispatched"
+        member: "EventDispatchedDetails"
       ) { [weak self] message in
         guard let event = DispatchedEvent(arguments: message.arguments) else { return }
         self?.events.append(event)

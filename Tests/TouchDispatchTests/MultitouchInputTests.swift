@@ -124,7 +124,7 @@ private func feed(_ decoder: inout MultitouchDecoder, _ events: [RawInputEvent])
   /// Rotations: where each corner of the panel lands on the screen the user sees.
   @Test func rotations() {
     let panel = (x: Int32(0)...999, y: Int32(0)...1999)  // a portrait panel, 1000 × 2000 units
-    func calibration(_ r: ScreenRotation) -> TouchCalibration {
+    func calibration(_ r: TouchRotation) -> TouchCalibration {
       let turned = r == .degrees90 || r == .degrees270
       return TouchCalibration(
         xRange: panel.x, yRange: panel.y,
@@ -146,12 +146,12 @@ private func feed(_ decoder: inout MultitouchDecoder, _ events: [RawInputEvent])
     #expect(calibration(.degrees270).point(x: 100, y: 0) == Point(x: 0, y: 899))
     #expect(calibration(.degrees270).point(x: 999, y: 1999) == Point(x: 1999, y: 0))
     // Every rotation maps the panel's centre to the screen's centre.
-    for r in ScreenRotation.allCases {
+    for r in TouchRotation.allCases {
       let c = calibration(r).point(x: 500, y: 1000)
       #expect(
         abs(c.x - calibration(r).screen.width / 2) <= 1 && abs(c.y - calibration(r).screen.height / 2) <= 1)
     }
-    #expect(ScreenRotation(degrees: 45) == nil)
+    #expect(TouchRotation(degrees: 45) == nil)
   }
 
   /// Contact size and pressure become radius and force.

@@ -1,3 +1,4 @@
+import MPRIS
 import ResponderCore
 
 /// responderd's configuration: the chain of handlers and the settings of each part.
@@ -16,6 +17,8 @@ public struct ResponderdConfig {
   public var command = CommandSettings()
   /// The `log` handler.
   public var log = LogHandlerSettings()
+  /// MPRIS player selection and the `mpris` handler.
+  public var players = PlayerSettings()
   /// The daemon's own logging.
   public var logging = LoggingSettings()
   /// Headset and media keys from evdev.
@@ -59,6 +62,7 @@ public struct ResponderdConfig {
     config.responders = try ResponderSettings(try root.section("responders"))
     config.command = try CommandSettings(try root.section("command"))
     config.log = try LogHandlerSettings(try root.section("log"))
+    config.players = try PlayerSettings(try root.section("players"))
     config.logging = try LoggingSettings(try root.section("logging"))
     config.keys = try KeysConfig(try root.section("keys"))
     config.motion = try MotionSettings(try root.section("motion"))

@@ -88,7 +88,7 @@ public struct TouchGestureBinding: Equatable {
 public struct TouchGesturesConfig: Equatable {
   public var enabled = true
   public var device = ""
-  public var rotation = ScreenRotation.degrees0
+  public var rotation = TouchRotation.degrees0
   public var width: Double = 0
   public var height: Double = 0
   public var edgeWidth: Double = 40
@@ -100,7 +100,7 @@ public struct TouchGesturesConfig: Equatable {
     enabled = try section.bool("enabled", default: enabled)
     device = try section.string("device", default: device)
     let degrees = try section.int("rotation", default: 0)
-    guard let turned = ScreenRotation(degrees: degrees) else {
+    guard let turned = TouchRotation(degrees: degrees) else {
       throw section.error(
         "rotation", "'\(section.qualified("rotation"))' must be 0, 90, 180 or 270, not \(degrees)")
     }

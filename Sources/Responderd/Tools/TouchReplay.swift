@@ -145,9 +145,13 @@ final class SceneWorld {
       }
     }
     window.addDeliveryObserver { [unowned self] delivery in
+      // In touchesCancelled every touch is reported cancelled, as UIKit sets it when a recognizer
+      // takes it (the touch itself goes on for the recognizers).
+      let cancelled = delivery.method == .touchesCancelled
       let touches = delivery.touches.map { touch in
         let p = touch.locationInWindow
-        return "{\"slot\":\(touch.identifier),\"phase\":\(quoted(touch.phase.description)),"
+        let phase = cancelled ? TouchPhase.cancelled : touch.phase
+        return "{\"slot\":\(touch.identifier),\"phase\":\(quoted(phase.description)),"
           + "\"x\":\(formatDecimal(p.x, places: 3)),\"y\":\(formatDecimal(p.y, places: 3)),"
           + "\"tapCount\":\(touch.tapCount)}"
       }

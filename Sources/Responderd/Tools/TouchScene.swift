@@ -40,7 +40,7 @@ public struct TouchScene: Equatable {
   public struct Screen: Equatable {
     public var width: Double
     public var height: Double
-    public var rotation: ScreenRotation
+    public var rotation: TouchRotation
   }
 
   public struct ViewSpec: Equatable {
@@ -96,10 +96,10 @@ public struct TouchScene: Equatable {
     var screenReader = try Reader(node: screenNode, path: "screen", file: file)
     let width = try screenReader.requiredNumber("width", positive: true)
     let height = try screenReader.requiredNumber("height", positive: true)
-    var rotation = ScreenRotation.degrees0
+    var rotation = TouchRotation.degrees0
     if let node = screenReader.take("rotation") {
       let degrees = try screenReader.int(node, "rotation")
-      guard let value = ScreenRotation(degrees: degrees) else {
+      guard let value = TouchRotation(degrees: degrees) else {
         throw screenReader.error(at: node, "rotation: expected 0, 90, 180 or 270, found \(degrees)")
       }
       rotation = value

@@ -1,1 +1,0 @@
-// MPRIS: see DESIGN.md section 6. This file is replaced as the module is built.

@@ -1,0 +1,376 @@
+import DBus
+import Logging
+import ResponderCore
+
+/// What changed in the tracker, for observers (the proxy player, the Players1 API).
+public enum PlayerTrackerChange: Sendable {
+  /// The selected player, or the reason for the selection, changed.
+  case selection
+  /// Player properties of a player changed (their names).
+  case properties(player: String, names: Set<String>)
+  /// A player jumped to a position (µs): its `Seeked` signal.
+  case seeked(player: String, position: Int64)
+}
+
+/// Tracks the MPRIS players of a bus and which one is selected.
+///
+/// Players are found with `ListNames` at each (re)connection and followed through
+/// `NameOwnerChanged` for `org.mpris.MediaPlayer2.*`; their properties come from `GetAll` and
+/// `PropertiesChanged`, their jumps from `Seeked`. They are keyed by unique name, so a player
+/// owning two names is one player, and signals are attributed by sender: playerctld's re-emitted
+/// signals count for playerctld (a proxy, never selected), not for the player it echoes.
+public final class PlayerTracker {
+  public let scheduler: Scheduler
+  public let settings: PlayerSettings
+  /// The selection policy's state.
+  public private(set) var selector: PlayerSelector
+  /// The players by unique name (proxies and responderd itself included).
+  public private(set) var players: [String: MPRISPlayer] = [:]
+  /// The connection followed (set by `attach`).
+  public private(set) weak var connection: DBusConnection?
+  private var owners: [String: String] = [:]
+  private var observers: [(PlayerTrackerChange) -> Void] = []
+  private var subscriptions: [DBusSubscription] = []
+  /// Counts listings, so that answers to an older one are dropped.
+  private var listing = 0
+  /// Names whose owner changed since the current listing began (the signal is newer).
+  private var changedDuringListing = Set<String>()
+  private var probing = Set<String>()
+  /// Calls of the current listing still unanswered (ListNames, GetNameOwner, GetAll).
+  private var listingPending = 0
+  /// Players of the current listing whose properties are in, made candidates together at its end.
+  private var listingLoaded: [(id: String, status: PlaybackStatus?)] = []
+  private var listingFailed: [(id: String, reason: String)] = []
+  private let logger: Logger
+
+  public init(settings: PlayerSettings, scheduler: Scheduler, logger: Logger = Logger(label: "responderd")) {
+    self.settings = settings
+    self.scheduler = scheduler
+    self.logger = logger
+    self.selector = PlayerSelector(settings: settings)
+  }
+
+  /// The selected player.
+  public var selected: MPRISPlayer? { selector.selectedID.flatMap { players[$0] } }
+
+  /// Calls `observer` after every change.
+  public func onChange(_ observer: @escaping (PlayerTrackerChange) -> Void) {
+    observers.append(observer)
+  }
+
+  /// Follows the players of `connection`: subscribes once (the subscriptions survive
+  /// reconnections), and lists the players now when connected. Call `refresh()` after each
+  /// reconnection (the connection's `onConnected`).
+  public func attach(to connection: DBusConnection) {
+    self.connection = connection
+    subscriptions.append(
+      connection.onNameOwnerChanged(namespace: "org.mpris.MediaPlayer2") { [weak self] change in
+        self?.nameOwnerChanged(change)
+      })
+    subscriptions.append(
+      connection.onPropertiesChanged(path: MPRISNames.objectPath) {
+        [weak self] message, changed, invalidated in
+        self?.propertiesChanged(message, changed, invalidated)
+      })
+    subscriptions.append(
+      connection.onSignal(
+        path: MPRISNames.objectPath, interface: MPRISNames.playerInterface, member: "Seeked"
+      ) {
+        [weak self] message in
+        self?.seeked(message)
+      })
+    if connection.isConnected { refresh() }
+  }
+
+  /// Stops following the bus.
+  public func detach() {
+    for subscription in subscriptions { subscription.cancel() }
+    subscriptions.removeAll()
+    connection = nil
+    forgetAll()
+  }
+
+  /// Forgets every player and lists the bus again (after a (re)connection).
+  public func refresh() {
+    forgetAll()
+    guard let connection, connection.isConnected else { return }
+    if selector.setOwnID(connection.uniqueName) { notify(.selection) }
+    listing += 1
+    let current = listing
+    changedDuringListing.removeAll()
+    listingLoaded.removeAll()
+    listingFailed.removeAll()
+    listingPending = 1
+    connection.listNames { [weak self] result in
+      guard let self, self.listing == current else { return }
+      switch result {
+      case .failure(let error):
+        self.logger.warning("players: cannot list the bus names: \(error.message)")
+      case .success(let names):
+        for name in names where MPRISNames.isPlayerName(name) { self.lookUpOwner(of: name, listing: current) }
+      }
+      self.listingStepDone()
+    }
+  }
+
+  /// One call of the listing answered; after the last one, the players found become candidates
+  /// together (so that the selection does not depend on which player answered first).
+  private func listingStepDone() {
+    listingPending -= 1
+    guard listingPending == 0 else { return }
+    let now = scheduler.now
+    var changed = selector.loaded(listingLoaded, at: now)
+    for (id, reason) in listingFailed { changed = selector.unresponsive(id, reason: reason) || changed }
+    listingLoaded.removeAll()
+    listingFailed.removeAll()
+    if changed { notify(.selection) }
+  }
+
+  /// The bus went away: every player is gone.
+  public func connectionLost() {
+    listing += 1
+    forgetAll()
+  }
+
+  private func forgetAll() {
+    players.removeAll()
+    owners.removeAll()
+    probing.removeAll()
+    if selector.removeAll() { notify(.selection) }
+  }
+
+  private func lookUpOwner(of name: String, listing current: Int) {
+    guard let connection else { return }
+    listingPending += 1
+    connection.getNameOwner(name) { [weak self] result in
+      guard let self, self.listing == current else { return }
+      if !self.changedDuringListing.contains(name), let owner = try? result.get() {
+        self.nameOwned(name, by: owner, live: false)
+      }
+      self.listingStepDone()
+    }
+  }
+
+  // MARK: Names
+
+  private func nameOwnerChanged(_ change: DBusNameOwnerChange) {
+    guard MPRISNames.isPlayerName(change.name) else { return }
+    changedDuringListing.insert(change.name)
+    if let old = change.oldOwner { nameReleased(change.name, by: old) }
+    if let new = change.newOwner { nameOwned(change.name, by: new, live: true) }
+  }
+
+  private func nameOwned(_ name: String, by owner: String, live: Bool) {
+    if let previous = owners[name], previous != owner { nameReleased(name, by: previous) }
+    owners[name] = owner
+    let now = scheduler.now
+    if var player = players[owner] {
+      guard !player.busNames.contains(name) else { return }
+      player.busNames = (player.busNames + [name]).sorted()
+      players[owner] = player
+      if selector.namesChanged(owner, names: player.busNames) { notify(.selection) }
+      return
+    }
+    players[owner] = MPRISPlayer(uniqueName: owner, busNames: [name])
+    var changed = selector.appeared(owner, names: [name], at: now, live: live)
+    logger.log(
+      level: isProxy(owner) ? .debug : .info,
+      "players: \(MPRISNames.shortName(name)) (\(owner)) \(live ? "appeared" : "found")")
+    switch selector.players[owner]?.exclusion {
+    case .itself?, .proxy?:
+      // Listed, never read nor controlled.
+      changed = selector.loaded(owner, status: nil, at: now) || changed
+    default:
+      load(owner, listing: live ? nil : listing)
+    }
+    if changed { notify(.selection) }
+  }
+
+  private func nameReleased(_ name: String, by owner: String) {
+    guard owners[name] == owner else { return }
+    owners[name] = nil
+    guard var player = players[owner] else { return }
+    player.busNames.removeAll { $0 == name }
+    if player.busNames.isEmpty {
+      players[owner] = nil
+      probing.remove(owner)
+      logger.log(
+        level: isProxy(owner) ? .debug : .info, "players: \(MPRISNames.shortName(name)) (\(owner)) left")
+      if selector.vanished(owner) { notify(.selection) }
+    } else {
+      players[owner] = player
+      if selector.namesChanged(owner, names: player.busNames) { notify(.selection) }
+    }
+  }
+
+  // MARK: Properties
+
+  /// Reads both interfaces of a player; it becomes a candidate once its Player properties are in
+  /// (at the end of `listing` for a player found by that listing).
+  private func load(_ id: String, listing batch: Int? = nil) {
+    guard let connection else { return }
+    if batch != nil { listingPending += 1 }
+    let timeout = max(settings.callDeadline, 2)
+    connection.getAllProperties(
+      interface: MPRISNames.rootInterface, path: MPRISNames.objectPath, destination: id, timeout: timeout
+    ) { [weak self] result in
+      guard let self, var player = self.players[id], let values = try? result.get() else { return }
+      player.rootProperties = values
+      self.players[id] = player
+    }
+    connection.getAllProperties(
+      interface: MPRISNames.playerInterface, path: MPRISNames.objectPath, destination: id, timeout: timeout
+    ) { [weak self] result in
+      guard let self else { return }
+      let inBatch = batch != nil && batch == self.listing
+      defer { if inBatch { self.listingStepDone() } }
+      guard var player = self.players[id] else { return }
+      let now = self.scheduler.now
+      switch result {
+      case .success(let values):
+        player.playerProperties = values
+        if let position = values["Position"]?.int64 { player.setPosition(position, at: now) }
+        self.players[id] = player
+        self.notify(.properties(player: id, names: Set(values.keys)))
+        if inBatch {
+          self.listingLoaded.append((id, player.playbackStatus))
+          return
+        }
+        var changed = self.selector.loaded(id, status: player.playbackStatus, at: now)
+        changed = self.selector.responsive(id) || changed
+        if changed { self.notify(.selection) }
+      case .failure(let error):
+        self.logger.notice("players: cannot read the properties of \(id): \(error.message)")
+        let reason = "did not answer GetAll: \(error.message)"
+        if inBatch {
+          self.listingLoaded.append((id, nil))
+          self.listingFailed.append((id, reason))
+          return
+        }
+        var changed = self.selector.loaded(id, status: nil, at: now)
+        changed = self.selector.unresponsive(id, reason: reason) || changed
+        if changed { self.notify(.selection) }
+      }
+    }
+  }
+
+  private func propertiesChanged(
+    _ message: DBusMessage, _ changed: [String: DBusValue], _ invalidated: [String]
+  ) {
+    guard let sender = message.sender, var player = players[sender],
+      let interface = message.arguments.first?.string
+    else { return }
+    let now = scheduler.now
+    var newStatus: PlaybackStatus?
+    switch isProxy(sender) ? nil : interface {
+    case MPRISNames.playerInterface:
+      player.mergePlayerProperties(changed, at: now)
+      if changed["PlaybackStatus"] != nil { newStatus = player.playbackStatus }
+    case MPRISNames.rootInterface:
+      for (key, value) in changed { player.rootProperties[key] = value }
+    default:
+      break
+    }
+    players[sender] = player
+    let names = (Array(changed.keys) + invalidated).sorted()
+    let kind = "PropertiesChanged (\(names.joined(separator: ", ")))"
+    let wasUnresponsive = selector.players[sender]?.unresponsiveReason != nil
+    let selectionChanged = selector.signal(sender, kind: kind, status: newStatus, at: now)
+    if interface == MPRISNames.playerInterface {
+      notify(.properties(player: sender, names: Set(changed.keys)))
+    }
+    if selectionChanged { notify(.selection) }
+    // Invalidated values come without their value; a player back from the dead may have changed.
+    if !invalidated.isEmpty || wasUnresponsive { reloadPlayer(sender) }
+  }
+
+  private func seeked(_ message: DBusMessage) {
+    guard let sender = message.sender, var player = players[sender],
+      let position = message.arguments.first?.int64
+    else { return }
+    let now = scheduler.now
+    if !isProxy(sender) {
+      player.setPosition(position, at: now)
+      players[sender] = player
+    }
+    let changed = selector.signal(sender, kind: "Seeked", at: now)
+    notify(.seeked(player: sender, position: position))
+    if changed { notify(.selection) }
+  }
+
+  /// Reads the Player properties again (after invalidation).
+  private func reloadPlayer(_ id: String) {
+    connection?.getAllProperties(
+      interface: MPRISNames.playerInterface, path: MPRISNames.objectPath, destination: id,
+      timeout: max(settings.callDeadline, 2)
+    ) { [weak self] result in
+      guard let self, var player = self.players[id], let values = try? result.get() else { return }
+      let now = self.scheduler.now
+      player.mergePlayerProperties(values, at: now)
+      self.players[id] = player
+      var changed = false
+      if let status = player.playbackStatus {
+        changed = self.selector.statusRead(id, status: status, at: now)
+      }
+      self.notify(.properties(player: id, names: Set(values.keys)))
+      if changed { self.notify(.selection) }
+    }
+  }
+
+  // MARK: Responsiveness
+
+  /// Records that a player missed a deadline: it is passed over until it answers again. A ping
+  /// waits for that answer (no polling: one call, answered whenever the player wakes up).
+  public func markUnresponsive(_ id: String, reason: String) {
+    guard players[id] != nil else { return }
+    logger.notice(
+      "players: \(players[id].map(displayName) ?? id) is unresponsive (\(reason)); passing it over")
+    if selector.unresponsive(id, reason: reason) { notify(.selection) }
+    probe(id)
+  }
+
+  /// Pings the players marked unresponsive that are not being pinged already.
+  public func probeUnresponsive() {
+    for (id, record) in selector.players where record.unresponsiveReason != nil { probe(id) }
+  }
+
+  private func probe(_ id: String) {
+    guard let connection, !probing.contains(id) else { return }
+    probing.insert(id)
+    connection.call(
+      destination: id, path: MPRISNames.objectPath, interface: "org.freedesktop.DBus.Peer", method: "Ping",
+      timeout: 120
+    ) { [weak self] result in
+      guard let self, self.probing.remove(id) != nil, self.players[id] != nil else { return }
+      if case .success = result {
+        self.logger.info("players: \(self.players[id].map(self.displayName) ?? id) answers again")
+        if self.selector.responsive(id) { self.notify(.selection) }
+        if !(self.selector.players[id]?.isLoaded ?? false)
+          || self.players[id]?.playerProperties.isEmpty == true
+        {
+          self.load(id)
+        }
+      }
+    }
+  }
+
+  // MARK: Helpers
+
+  /// Whether `id` is responderd itself or a proxy: its signals count as its own activity, and
+  /// its properties (an echo of another player's) are not kept.
+  private func isProxy(_ id: String) -> Bool {
+    switch selector.players[id]?.exclusion {
+    case .itself?, .proxy?: true
+    default: false
+    }
+  }
+
+  /// The name to show for a player.
+  public func displayName(_ player: MPRISPlayer) -> String {
+    selector.players[player.uniqueName]?.displayName ?? player.uniqueName
+  }
+
+  private func notify(_ change: PlayerTrackerChange) {
+    for observer in observers { observer(change) }
+  }
+}

@@ -1,0 +1,195 @@
+import DBus
+import ResponderCore
+
+/// The players responderd sees, which one it controls and why: what `responderctl players`
+/// shows, carried over D-Bus by `org.responderd.Players1.GetPlayers`.
+public struct PlayersReport: Codable, Sendable, Equatable {
+  /// One player.
+  public struct Player: Codable, Sendable, Equatable {
+    /// The short name (`mpv.instance4242`).
+    public var name: String
+    /// The unique bus name (`:1.42`).
+    public var uniqueName: String
+    /// Every well-known name it owns.
+    public var busNames: [String]
+    /// `Identity` of the application, if known.
+    public var identity: String?
+    /// `PlaybackStatus`, if known.
+    public var status: String?
+    public var title: String?
+    public var artist: String?
+    /// The capabilities it has ("control", "play", "pause", "next", "previous", "seek").
+    public var capabilities: [String]
+    /// "selected", "candidate", "ignored", "proxy", "self", "unresponsive" or "loading".
+    public var state: String
+    /// Why it is in that state (empty for a plain candidate).
+    public var detail: String
+    /// Seconds since its last activity, nil when none was seen.
+    public var lastActivityAgo: Double?
+    /// What that activity was.
+    public var lastActivity: String?
+    /// The index of the first priority glob it matches.
+    public var priorityRank: Int?
+  }
+
+  /// "most-recent" or "playing-first".
+  public var policy: String
+  public var priority: [String]
+  public var ignore: [String]
+  /// The selected player's short name, nil when none.
+  public var selected: String?
+  /// Its unique bus name.
+  public var selectedUniqueName: String?
+  /// Why it is selected, or why none is.
+  public var reason: String
+  /// Every player: the selected one first, then by name.
+  public var players: [Player]
+
+  public init(
+    policy: String, priority: [String], ignore: [String], selected: String?, selectedUniqueName: String?,
+    reason: String, players: [Player]
+  ) {
+    self.policy = policy
+    self.priority = priority
+    self.ignore = ignore
+    self.selected = selected
+    self.selectedUniqueName = selectedUniqueName
+    self.reason = reason
+    self.players = players
+  }
+}
+
+extension PlayerTracker {
+  /// The report as of now.
+  public func report() -> PlayersReport {
+    let now = scheduler.now
+    let selectedID = selector.selectedID
+    var entries: [PlayersReport.Player] = []
+    for (id, record) in selector.players {
+      let player = players[id]
+      let state: String
+      let detail: String
+      if id == selectedID {
+        state = "selected"
+        detail = selector.reason
+      } else if let exclusion = record.exclusion {
+        state = exclusion.state
+        detail = exclusion.description
+      } else {
+        state = "candidate"
+        detail = ""
+      }
+      entries.append(
+        PlayersReport.Player(
+          name: record.displayName, uniqueName: id, busNames: record.names, identity: player?.identity,
+          status: player?.playbackStatus?.rawValue ?? record.status?.rawValue, title: player?.title,
+          artist: player?.artist,
+          capabilities: player.map { $0.playerProperties.isEmpty ? [] : $0.capabilities.map(\.shortName) }
+            ?? [],
+          state: state, detail: detail, lastActivityAgo: record.lastActivity.map { max(0, now - $0) },
+          lastActivity: record.lastActivityKind, priorityRank: record.priorityRank))
+    }
+    entries.sort { a, b in
+      if (a.state == "selected") != (b.state == "selected") { return a.state == "selected" }
+      return (a.name, a.uniqueName) < (b.name, b.uniqueName)
+    }
+    return PlayersReport(
+      policy: settings.policy.rawValue, priority: settings.priority, ignore: settings.ignore,
+      selected: selector.selected?.displayName, selectedUniqueName: selectedID, reason: selector.reason,
+      players: entries)
+  }
+}
+
+// MARK: - D-Bus form (`a{sv}` summary, `aa{sv}` players)
+
+extension PlayersReport {
+  /// The report as the arguments of `GetPlayers` (`a{sv}aa{sv}`).
+  public var dbusArguments: [DBusValue] {
+    var summary: [String: DBusValue] = [
+      "Policy": .string(policy), "Priority": priority.dbusValue, "Ignore": ignore.dbusValue,
+      "Reason": .string(reason),
+    ]
+    if let selected { summary["Selected"] = .string(selected) }
+    if let selectedUniqueName { summary["SelectedUniqueName"] = .string(selectedUniqueName) }
+    let list = players.map { player -> DBusValue in
+      var entry: [String: DBusValue] = [
+        "Name": .string(player.name), "UniqueName": .string(player.uniqueName),
+        "BusNames": player.busNames.dbusValue, "Capabilities": player.capabilities.dbusValue,
+        "State": .string(player.state), "Detail": .string(player.detail),
+      ]
+      if let value = player.identity { entry["Identity"] = .string(value) }
+      if let value = player.status { entry["PlaybackStatus"] = .string(value) }
+      if let value = player.title { entry["Title"] = .string(value) }
+      if let value = player.artist { entry["Artist"] = .string(value) }
+      if let value = player.lastActivityAgo { entry["LastActivityAgo"] = .double(value) }
+      if let value = player.lastActivity { entry["LastActivity"] = .string(value) }
+      if let value = player.priorityRank { entry["PriorityRank"] = .int32(Int32(value)) }
+      return .vardict(entry)
+    }
+    return [.vardict(summary), .array(elementSignature: "a{sv}", list)]
+  }
+
+  /// Reads the arguments of a `GetPlayers` reply.
+  public init?(dbusArguments values: [DBusValue]) {
+    guard values.count == 2, let summary = values[0].dictionary, let list = values[1].elements else {
+      return nil
+    }
+    var players: [Player] = []
+    for item in list {
+      guard let entry = item.dictionary, let name = entry["Name"]?.string,
+        let uniqueName = entry["UniqueName"]?.string, let state = entry["State"]?.string
+      else { return nil }
+      players.append(
+        Player(
+          name: name, uniqueName: uniqueName, busNames: entry["BusNames"]?.stringArray ?? [],
+          identity: entry["Identity"]?.string, status: entry["PlaybackStatus"]?.string,
+          title: entry["Title"]?.string, artist: entry["Artist"]?.string,
+          capabilities: entry["Capabilities"]?.stringArray ?? [], state: state,
+          detail: entry["Detail"]?.string ?? "", lastActivityAgo: entry["LastActivityAgo"]?.double,
+          lastActivity: entry["LastActivity"]?.string,
+          priorityRank: entry["PriorityRank"]?.int32.map(Int.init)))
+    }
+    self.init(
+      policy: summary["Policy"]?.string ?? "?", priority: summary["Priority"]?.stringArray ?? [],
+      ignore: summary["Ignore"]?.stringArray ?? [], selected: summary["Selected"]?.string,
+      selectedUniqueName: summary["SelectedUniqueName"]?.string, reason: summary["Reason"]?.string ?? "",
+      players: players)
+  }
+
+  /// The report for people: one line per player, the selected one marked.
+  public var text: String {
+    var lines: [String] = []
+    var policyLine = "policy: \(policy)"
+    if !priority.isEmpty { policyLine += "; priority: \(priority.joined(separator: ", "))" }
+    if !ignore.isEmpty { policyLine += "; ignore: \(ignore.joined(separator: ", "))" }
+    lines.append(policyLine)
+    if let selected {
+      lines.append("selected: \(selected) (\(selectedUniqueName ?? "?")): \(reason)")
+    } else {
+      lines.append("selected: none: \(reason)")
+    }
+    if players.isEmpty { lines.append("no MPRIS player on the bus") }
+    for player in players {
+      var line = player.state == "selected" ? "* " : "  "
+      line += "\(player.name) (\(player.uniqueName))"
+      line += " \(player.status ?? "-")"
+      if let title = player.title {
+        line += " \"\(title)\"" + (player.artist.map { " by \($0)" } ?? "")
+      }
+      var notes: [String] = []
+      if player.state != "selected" { notes.append(player.detail.isEmpty ? player.state : player.detail) }
+      if let ago = player.lastActivityAgo, let what = player.lastActivity {
+        notes.append("last activity \(Self.seconds(ago)) ago: \(what)")
+      }
+      if !player.capabilities.isEmpty { notes.append("can " + player.capabilities.joined(separator: ",")) }
+      if !notes.isEmpty { line += " — " + notes.joined(separator: "; ") }
+      lines.append(line)
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  private static func seconds(_ value: Double) -> String {
+    let tenths = Int((value * 10).rounded())
+    return "\(tenths / 10).\(tenths % 10) s"
+  }
+}
