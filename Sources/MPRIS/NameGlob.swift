@@ -21,7 +21,7 @@ public struct NameGlob: Sendable, Hashable, CustomStringConvertible {
   public func matches(busName: String) -> Bool {
     let short = MPRISNames.shortName(busName)
     if Self.match(characters, Array(short)) || Self.match(characters, Array(busName)) { return true }
-    if !pattern.contains(".instance"), let base = MPRISNames.instanceBase(short) {
+    if pattern.lastRange(of: ".instance") == nil, let base = MPRISNames.instanceBase(short) {
       return Self.match(characters, Array(base))
     }
     return false
