@@ -1,3 +1,4 @@
+import CSystemShims
 import DBus
 import EventLoop
 
