@@ -92,6 +92,11 @@ struct IIOChannel {
 
   func hasAttribute(_ name: String) -> Bool { rsp_iio_channel_find_attr(pointer, name) != nil }
 
+  /// The sysfs file name of a channel attribute ("in_accel_x_raw" for "raw"), when it has one.
+  func attributeFileName(_ name: String) -> String? {
+    rsp_iio_channel_attr_get_filename(pointer, name).map { String(cString: $0) }
+  }
+
   /// Reads an integer attribute ("raw").
   func readInteger(_ name: String) throws -> Int64 {
     var value: Int64 = 0

@@ -1,8 +1,17 @@
 import Motion
 import ResponderCore
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Reads an accelerometer by polling its `in_accel_*_raw` sysfs attributes on a timer (the event
 /// loop's timerfd, through the scheduler), at the configured rate.
+///
+/// The three attribute files are opened once and read with pread(2) at offset 0 (sysfs makes the
+/// value anew at every read from the start): one system call per axis and sample, where libiio's
+/// attribute read opens a stdio stream, reads and closes it each time. When the files cannot be
+/// opened that way, the axes are read through libiio.
 final class PolledCapture {
   private let accelerometer: Accelerometer
   private let scheduler: any Scheduler
@@ -14,6 +23,8 @@ final class PolledCapture {
   private var nextDeadline: Seconds = 0
   /// Samples read so far.
   private(set) var sampleCount = 0
+  /// The x, y, z raw attribute files, open while capturing (empty: read through libiio).
+  private var rawFiles: [Int32] = []
 
   init(
     accelerometer: Accelerometer, scheduler: any Scheduler, rate: Double, converter: SampleConverter,
@@ -29,6 +40,7 @@ final class PolledCapture {
 
   /// Starts reading: the first sample on the next turn of the loop, then one per period.
   func start() {
+    openRawFiles()
     nextDeadline = scheduler.now
     timer = scheduler.schedule(at: nextDeadline) { [weak self] in self?.tick() }
   }
@@ -36,15 +48,69 @@ final class PolledCapture {
   func stop() {
     timer?.cancel()
     timer = nil
+    closeRawFiles()
+  }
+
+  deinit { closeRawFiles() }
+
+  private func openRawFiles() {
+    closeRawFiles()
+    let directory = "/sys/bus/iio/devices/\(accelerometer.id)/"
+    for channel in [accelerometer.x, accelerometer.y, accelerometer.z] {
+      guard let name = channel.attributeFileName("raw") else { break }
+      let fd = open(directory + name, O_RDONLY | O_CLOEXEC)
+      guard fd >= 0 else { break }
+      rawFiles.append(fd)
+    }
+    if rawFiles.count != 3 { closeRawFiles() }
+  }
+
+  private func closeRawFiles() {
+    for fd in rawFiles { close(fd) }
+    rawFiles = []
+  }
+
+  /// The three raw readings: pread on the open files, else libiio's attribute reads.
+  private func readRaw() throws -> Vector3 {
+    guard rawFiles.count == 3 else {
+      return Vector3(
+        Double(try accelerometer.x.readInteger("raw")), Double(try accelerometer.y.readInteger("raw")),
+        Double(try accelerometer.z.readInteger("raw")))
+    }
+    return Vector3(try readInteger(rawFiles[0]), try readInteger(rawFiles[1]), try readInteger(rawFiles[2]))
+  }
+
+  /// An integer attribute read from the start of an open sysfs file ("-512\n").
+  private func readInteger(_ fd: Int32) throws -> Double {
+    var buffer: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    let count = withUnsafeMutableBytes(of: &buffer) { pread(fd, $0.baseAddress, $0.count, 0) }
+    guard count > 0 else {
+      throw IIOError("read \(accelerometer.id) raw", errno: count == 0 ? EIO : errno)
+    }
+    return try withUnsafeBytes(of: &buffer) { bytes in
+      var value: Int64 = 0
+      var negative = false
+      var digits = 0
+      for (index, byte) in bytes.prefix(count).enumerated() {
+        if index == 0 && byte == UInt8(ascii: "-") {
+          negative = true
+        } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+          value = value &* 10 &+ Int64(byte - UInt8(ascii: "0"))
+          digits += 1
+        } else {
+          break
+        }
+      }
+      guard digits > 0 else { throw IIOError("read \(accelerometer.id) raw (not a number)", errno: EINVAL) }
+      return Double(negative ? -value : value)
+    }
   }
 
   private func tick() {
     timer = nil
     let now = scheduler.now
     do {
-      let raw = Vector3(
-        Double(try accelerometer.x.readInteger("raw")), Double(try accelerometer.y.readInteger("raw")),
-        Double(try accelerometer.z.readInteger("raw")))
+      let raw = try readRaw()
       sampleCount += 1
       onSample(converter.sample(t: now, raw: raw))
     } catch let error as IIOError {

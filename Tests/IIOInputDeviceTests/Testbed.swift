@@ -53,9 +53,19 @@ final class Testbed {
     return String(cString: raw)
   }
 
-  /// Sets a sysfs attribute of the accelerometer (with the newline real sysfs has).
+  /// Sets a sysfs attribute of the accelerometer (with the newline real sysfs has), in place, as
+  /// the kernel changes a value: a program holding the attribute file open reads the new value.
+  /// (umockdev_testbed_set_attribute writes a new file over it: an open one would keep the old.)
   func setAttribute(_ name: String, _ value: String) {
-    umockdev_testbed_set_attribute(pointer, Self.sysPath, name, value + "\n")
+    let path = root + Self.sysPath + "/" + name
+    let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+    guard fd >= 0 else {
+      Issue.record("cannot write \(path): errno \(errno)")
+      return
+    }
+    defer { close(fd) }
+    let text = Array((value + "\n").utf8)
+    #expect(text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == text.count)
   }
 
   /// Reads a sysfs attribute of the accelerometer from the testbed's files (not through the
