@@ -11,9 +11,10 @@ import EventLoop
 /// connection, and how to start responderd, thd and playerctld on them.
 ///
 /// Devices (umockdev, live injection): two of the same USB headset, a Logitech H340 whose
-/// KEY_PLAYPAUSE acts on press (no click grammar), one on each of two USB ports, since an emulated
-/// node is a pty whose bytes go to whichever reader reads first: responderd reads the one on port 2
-/// (/dev/input/event7), thd the one on port 3 (/dev/input/event8); and a bmc150 accelerometer.
+/// KEY_PLAYPAUSE acts on press (no click grammar), one on each of three USB ports, since an
+/// emulated node is a pty whose bytes go to whichever reader reads first: responderd reads the one
+/// on port 2 (/dev/input/event7), thd the one on port 3 (event8), the relay (the floor with the
+/// device) the one on port 4 (event9); and a bmc150 accelerometer.
 final class Bench {
   let options: Options
   let devices: EmulatedDevices
@@ -28,8 +29,10 @@ final class Bench {
   let headsetName = "Logitech USB Headset H340 Consumer Control"
   let responderdHeadset = "/dev/input/event7"
   let thdHeadset = "/dev/input/event8"
+  let relayHeadset = "/dev/input/event9"
   let responderdKeyFD: Int32
   let thdKeyFD: Int32
+  let relayKeyFD: Int32
   static let accelerometerPath = "/sys/devices/platform/80860F41:01/i2c-1/i2c-BOSC0200:00/iio:device0"
   static let accelerometerNode = "/dev/iio:device0"
 
@@ -51,6 +54,9 @@ final class Bench {
     responderdKeyFD = try devices.addEvdevFixture("headset", devnode: responderdHeadset)
     let (umockdev, ioctl) = try Self.headsetOnPort(3, node: 8)
     thdKeyFD = try devices.addEvdev(devnode: thdHeadset, umockdev: umockdev, ioctl: ioctl)
+    let relayDevice = try Self.headsetOnPort(4, node: 9)
+    relayKeyFD = try devices.addEvdev(
+      devnode: relayHeadset, umockdev: relayDevice.umockdev, ioctl: relayDevice.ioctl)
     try devices.add(umockdevFile: fixture("IIO/iio-accel.umockdev"))
     // Offer 100 Hz, so that the sensor runs at exactly the rate measured (as MotionCost does).
     devices.setAttribute(
@@ -137,24 +143,44 @@ final class Bench {
     return path
   }
 
-  /// responderd's config for the key, idle and startup parts: the defaults, with thd's headset
-  /// (port 3) left alone.
+  /// responderd's config for the key, idle and startup parts: the defaults, with the headsets of
+  /// thd (port 3) and the relay (port 4) left alone.
   var keysConfig: String {
     """
-    # EndToEnd: the built-in defaults; the headset on USB port 3 is thd's.
+    # EndToEnd: the built-in defaults; the headsets on USB ports 3 and 4 are thd's and the relay's.
     [[keys.device]]
     phys = "usb-0000:00:14.0-3/*"
+    ignore = true
+
+    [[keys.device]]
+    phys = "usb-0000:00:14.0-4/*"
     ignore = true
 
     """
   }
 
-  /// Starts responderd with `config` (under the testbed unless `testbed` is false).
+  /// Starts the relay (`EndToEnd --relay`, the floor with the device) for `player`; returns once
+  /// it reads its headset.
+  func startRelay(player: String) throws -> LoggedProcess {
+    let relay = try LoggedProcess(
+      "relay", [try BuiltProducts.path(of: "EndToEnd"), "--relay", relayHeadset, player],
+      environment: environment(testbed: true), loop: loop)
+    try relay.waitForOutput("ready", timeout: 10)
+    return relay
+  }
+
+  /// Starts responderd with `config` (under the testbed unless `testbed` is false). With
+  /// RESPONDERD_WRAPPER in the environment ("valgrind --tool=callgrind"), under that command.
   func startResponderd(config: String, testbed: Bool = true) throws -> LoggedProcess {
-    try LoggedProcess(
-      "responderd", [responderdPath, "--allow-root", "--config", config],
+    let wrapper =
+      getenv("RESPONDERD_WRAPPER").map { String(cString: $0).split(separator: " ").map(String.init) } ?? []
+    return try LoggedProcess(
+      "responderd", wrapper + [responderdPath, "--allow-root", "--config", config],
       environment: environment(testbed: testbed), loop: loop)
   }
+
+  /// How much longer waits for responderd are under RESPONDERD_WRAPPER (valgrind is slow).
+  var slowdown: Double { getenv("RESPONDERD_WRAPPER") == nil ? 1 : 20 }
 
   /// Starts thd reading its headset with one trigger: KEY_PLAYPAUSE pressed → `playerctl play-pause`.
   func startThd() throws -> LoggedProcess {

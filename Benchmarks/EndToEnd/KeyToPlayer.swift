@@ -49,6 +49,8 @@ struct LatencySummary {
 /// three setups in turn (a press each, every `spacing` seconds, the order rotating each round):
 ///   floor      - this process's open bus connection sends PlayPause to mpv when the key would be
 ///                written (no device, no reader: the bus and mpv alone);
+///   relay      - the floor with the device: a process reads its headset with read(2) and sends
+///                PlayPause on its open connection (the emulated device and a process wake-up);
 ///   responderd - the daemon reads its headset and its mpris handler calls the player;
 ///   thd        - triggerhappy reads its headset and runs `playerctl play-pause` (fork, sh, exec).
 final class KeyToPlayer {
@@ -60,7 +62,9 @@ final class KeyToPlayer {
   init(bench: Bench) { self.bench = bench }
 
   /// Runs the measurement with the processes already started by the caller.
-  func run(player: Player, playerName: String, responderd: LoggedProcess?, thd: LoggedProcess) throws {
+  func run(
+    player: Player, playerName: String, relay: LoggedProcess, responderd: LoggedProcess?, thd: LoggedProcess
+  ) throws {
     let connection = bench.connection
     var callErrors: [String] = []
     let floor = KeySetup(
@@ -76,7 +80,13 @@ final class KeyToPlayer {
       }, release: {})
     let responderdFD = bench.responderdKeyFD
     let thdFD = bench.thdKeyFD
+    let relayFD = bench.relayKeyFD
     var setups = [floor]
+    setups.append(
+      KeySetup(
+        name: "floor with the device: read(2) → PlayPause, in a process of its own",
+        press: { writeKeyEvent(relayFD, code: keyPlayPause, value: 1) },
+        release: { writeKeyEvent(relayFD, code: keyPlayPause, value: 0) }))
     if responderd != nil {
       setups.append(
         KeySetup(
@@ -93,6 +103,7 @@ final class KeyToPlayer {
     func check() throws {
       try responderd?.checkRunning()
       try thd.checkRunning()
+      try relay.checkRunning()
       if let error = callErrors.first { throw BenchmarkError("the floor's PlayPause failed: \(error)") }
     }
 
@@ -125,7 +136,7 @@ final class KeyToPlayer {
     for setup in setups {
       var working = false
       for _ in 0..<10 where !working {
-        working = try measure(setup, timeout: 3, strict: false) != nil
+        working = try measure(setup, timeout: 3 * bench.slowdown, strict: false) != nil
         bench.pass(0.5)
       }
       guard working else {
@@ -136,7 +147,7 @@ final class KeyToPlayer {
     }
     bench.pass(1)
     for _ in 0..<bench.options.warmUp {
-      for setup in setups { _ = try measure(setup, timeout: 5, strict: true) }
+      for setup in setups { _ = try measure(setup, timeout: 5 * bench.slowdown, strict: true) }
     }
 
     progress(
@@ -145,7 +156,9 @@ final class KeyToPlayer {
     for round in 0..<bench.options.presses {
       for offset in 0..<setups.count {
         let setup = setups[(round + offset) % setups.count]
-        if let latency = try measure(setup, timeout: 5, strict: true) { setup.latencies.append(latency) }
+        if let latency = try measure(setup, timeout: 5 * bench.slowdown, strict: true) {
+          setup.latencies.append(latency)
+        }
       }
     }
     summaries = setups.map { LatencySummary(name: $0.name, latencies: $0.latencies) }

@@ -45,7 +45,14 @@ struct Report {
         )
       }
       out.append("")
-      if let responderd = key.first(where: { $0.name.hasPrefix("responderd") }), let peer = key.last {
+      let responderdRow = key.first(where: { $0.name.hasPrefix("responderd") })
+      if let responderd = responderdRow, let device = key.first(where: { $0.name.hasPrefix("floor with") }) {
+        out.append(
+          "At the median, responderd − floor = +\(ms(responderd.median - floor)): the emulated device and the wake-up of a process (floor with the device − floor) take +\(ms(device.median - floor)), responderd's own work (responderd − floor with the device) +\(ms(responderd.median - device.median))."
+        )
+        out.append("")
+      }
+      if let responderd = responderdRow, let peer = key.last {
         let overFloor = responderd.median - floor
         goals.append(
           Goal(

@@ -23,6 +23,9 @@ import EventLoop
 #endif
 
 reexecUnderUmockdevIfNeeded(name: "EndToEnd")
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--relay" {
+  runRelay(device: CommandLine.arguments[2], player: CommandLine.arguments[3])
+}
 
 let options: Options
 do {
@@ -45,9 +48,10 @@ func runParts(_ options: Options, _ report: inout Report) throws {
     report.player = "mpv \(mpvVersion()) with mpv-mpris"
     let config = try bench.writeConfig("keys.toml", bench.keysConfig)
     let responderd = try bench.startResponderd(config: config)
-    try responderd.waitForOutput("bus: owns org.responderd.Daemon1", timeout: 10)
-    try responderd.waitForOutput("evdev: opened \(bench.responderdHeadset)", timeout: 10)
+    try responderd.waitForOutput("bus: owns org.responderd.Daemon1", timeout: 10 * bench.slowdown)
+    try responderd.waitForOutput("evdev: opened \(bench.responderdHeadset)", timeout: 10 * bench.slowdown)
     let thd = try bench.startThd()
+    let relay = try bench.startRelay(player: playerName)
     bench.pass(0.5)
     try thd.checkRunning()
     let hasMPRIS = !responderd.output.contains("handler 'mpris' is not available")
@@ -59,7 +63,8 @@ func runParts(_ options: Options, _ report: inout Report) throws {
           "responderd not measured: this build has no mpris handler (\"handler 'mpris' is not available in this build\")."
       }
       try measurement.run(
-        player: player, playerName: playerName, responderd: hasMPRIS ? responderd : nil, thd: thd)
+        player: player, playerName: playerName, relay: relay, responderd: hasMPRIS ? responderd : nil,
+        thd: thd)
       report.key = measurement.summaries
     }
 
@@ -87,6 +92,7 @@ func runParts(_ options: Options, _ report: inout Report) throws {
     }
     bench.pass(0.5)  // the last playerctl has exited
     thd.stop()
+    relay.stop()
     responderd.stop()
     withExtendedLifetime(player) {}
   }

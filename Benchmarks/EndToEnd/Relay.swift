@@ -1,0 +1,44 @@
+import BenchmarkSupport
+import DBus
+import EventLoop
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `EndToEnd --relay DEVICE PLAYER`: the floor with the device in the path. A process of its own
+/// (as responderd is) reads DEVICE with plain read(2) of struct input_event and, on a KEY_PLAYPAUSE
+/// press, sends PlayPause to PLAYER (a unique bus name) on its open session-bus connection: the
+/// emulated device and the wake-up of another process, without any of responderd. Says "ready" on
+/// stdout once it reads and is connected; runs until killed.
+func runRelay(device: String, player: String) -> Never {
+  do {
+    let loop = try EventLoop()
+    let connection = try DBusConnection.session(loop: loop)
+    try connection.waitUntilConnected(timeout: 10)
+    let fd = open(device, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else { throw BenchmarkError("cannot open \(device): errno \(errno)") }
+    var buffer = [UInt8](repeating: 0, count: 24 * 64)
+    try loop.register(fd: fd, events: .readable) { _ in
+      while true {
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count <= 0 { break }
+        for offset in stride(from: 0, to: count - 23, by: 24) {
+          let type = UInt16(buffer[offset + 16]) | UInt16(buffer[offset + 17]) << 8
+          let code = UInt16(buffer[offset + 18]) | UInt16(buffer[offset + 19]) << 8
+          guard type == 1, code == keyPlayPause, buffer[offset + 20] == 1 else { continue }
+          connection.call(
+            destination: player, path: "/org/mpris/MediaPlayer2", interface: "org.mpris.MediaPlayer2.Player",
+            method: "PlayPause", timeout: 5
+          ) { _ in }
+        }
+      }
+    }
+    writeText("ready\n", to: 1)
+    loop.run()
+    exit(0)
+  } catch {
+    writeText("relay: \(error)\n", to: 2)
+    exit(1)
+  }
+}
