@@ -3,7 +3,9 @@
 ///
 /// It behaves as the ArgumentParser version did: `--name value` or `--name=value`, the last of a
 /// repeated option wins, `-h`/`--help` and `--version` print to stdout (exit 0), and a usage error
-/// prints `Error: …` with the usage to stderr (exit 64, EX_USAGE).
+/// prints `Error: …` with the usage to stderr (exit 64, EX_USAGE); the hidden
+/// `--generate-completion-script bash|zsh|fish` prints a shell completion script (the package
+/// installs them).
 public struct DaemonCommandLine: Equatable, Sendable {
   /// `--config FILE`: read the config from this file instead of the default places.
   public var config: String?
@@ -23,6 +25,8 @@ public struct DaemonCommandLine: Equatable, Sendable {
     case run(DaemonCommandLine)
     case help
     case version
+    /// `--generate-completion-script SHELL`: the script to print.
+    case completionScript(String)
   }
 
   /// A usage error; `text` is what to print on stderr.
@@ -89,6 +93,23 @@ public struct DaemonCommandLine: Equatable, Sendable {
     let options = arguments.prefix { $0 != "--" }
     if options.contains("-h") || options.contains("--help") { return .help }
     if options.contains("--version") { return .version }
+    if let index = options.firstIndex(where: { $0.hasPrefix("--generate-completion-script") }) {
+      let argument = options[index]
+      let shell: String
+      if argument.hasPrefix("--generate-completion-script=") {
+        shell = String(argument.dropFirst("--generate-completion-script=".count))
+      } else if argument == "--generate-completion-script", index + 1 < options.endIndex {
+        shell = options[index + 1]
+      } else {
+        throw UsageError(message: "Missing value for '--generate-completion-script <shell>'")
+      }
+      guard let script = completionScripts[shell] else {
+        throw UsageError(
+          message:
+            "The value '\(shell)' is invalid for '--generate-completion-script <shell>' (bash, zsh, fish)")
+      }
+      return .completionScript(script)
+    }
 
     var result = DaemonCommandLine()
     var index = 0
@@ -139,4 +160,46 @@ public struct DaemonCommandLine: Equatable, Sendable {
     }
     return .run(result)
   }
+
+  /// Shell completion scripts, by shell.
+  static let completionScripts: [String: String] = [
+    "bash": """
+    # bash completion for responderd
+    _responderd() {
+        local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
+        case "$prev" in
+            --config|--check-config) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --log-level) COMPREPLY=($(compgen -W "trace debug info notice warning error critical" -- "$cur")); return ;;
+            --user) COMPREPLY=($(compgen -u -- "$cur")); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--config --check-config --log-level --user --allow-root --version -h --help" -- "$cur"))
+    }
+    complete -o filenames -F _responderd responderd
+
+    """,
+    "zsh": """
+    #compdef responderd
+    _arguments -s \\
+      '--config[Read the config from this file instead of the default places.]:config:_files' \\
+      '--check-config[Check a config file, print what is wrong, and exit.]:check-config:_files' \\
+      '--log-level[Log level; overrides the config.]:log-level:(trace debug info notice warning error critical)' \\
+      '--user[When started as root: the user to run as (default: nobody).]:user:_users' \\
+      '--allow-root[Stay root when started as root (test harnesses in containers only).]' \\
+      '--version[Show the version.]' \\
+      '(-h --help)'{-h,--help}'[Show help information.]'
+
+    """,
+    "fish": """
+    # fish completion for responderd
+    complete -c responderd -f
+    complete -c responderd -l config -r -F -d 'Read the config from this file instead of the default places.'
+    complete -c responderd -l check-config -r -F -d 'Check a config file, print what is wrong, and exit.'
+    complete -c responderd -l log-level -x -a 'trace debug info notice warning error critical' -d 'Log level; overrides the config.'
+    complete -c responderd -l user -x -a '(__fish_complete_users)' -d 'When started as root: the user to run as.'
+    complete -c responderd -l allow-root -d 'Stay root when started as root (test harnesses in containers only).'
+    complete -c responderd -l version -d 'Show the version.'
+    complete -c responderd -s h -l help -d 'Show help information.'
+
+    """,
+  ]
 }

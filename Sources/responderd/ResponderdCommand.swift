@@ -19,6 +19,9 @@ enum ResponderdCommand {
       case .version:
         writeText(responderdVersion + "\n", to: 1)
         exit(0)
+      case .completionScript(let script):
+        writeText(script, to: 1)
+        exit(0)
       case .run(let parsed):
         options = parsed
       }

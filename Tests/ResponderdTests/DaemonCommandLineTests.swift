@@ -52,6 +52,47 @@ import Testing
     #expect(try Line.parse(["--allow-root", "--version"]) == .version)
   }
 
+  @Test func completionScriptsForBashZshAndFishNameEveryOption() throws {
+    for shell in ["bash", "zsh", "fish"] {
+      guard case .completionScript(let script) = try Line.parse(["--generate-completion-script", shell])
+      else {
+        Issue.record("no \(shell) script")
+        continue
+      }
+      #expect(try Line.parse(["--generate-completion-script=\(shell)"]) == .completionScript(script))
+      for option in ["config", "check-config", "log-level", "user", "allow-root", "version", "help"] {
+        #expect(script.contains(option), "\(shell): \(option)")
+      }
+    }
+    #expect(
+      usageError(["--generate-completion-script", "csh"])?.message.contains("'csh' is invalid") == true)
+    #expect(
+      usageError(["--generate-completion-script"])?.message
+        == "Missing value for '--generate-completion-script <shell>'")
+  }
+
+  @Test func theBashCompletionLoadsAndCompletesOptionsAndLevels() throws {
+    guard case .completionScript(let script) = try Line.parse(["--generate-completion-script", "bash"]) else {
+      Issue.record("no bash script")
+      return
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = [
+      "-c",
+      script
+        + "\nCOMP_WORDS=(responderd --log-level de); COMP_CWORD=2; _responderd; echo \"${COMPREPLY[*]}\""
+        + "\nCOMP_WORDS=(responderd --all); COMP_CWORD=1; _responderd; echo \"${COMPREPLY[*]}\"",
+    ]
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(text == "debug\n--allow-root\n")
+  }
+
   @Test func mistakesAreUsageErrorsWithTheUsageLine() throws {
     let unknown = try #require(usageError(["--bogus"]))
     #expect(unknown.message == "Unknown option '--bogus'")
