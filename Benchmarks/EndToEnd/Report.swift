@@ -131,7 +131,7 @@ struct Report {
           "| touch frame (10 touches, 1000 views): \(figures.name) | median \(us(figures.median)), p99 \(us(figures.p99)) |"
         )
       }
-      let p99 = touch.last!.p99
+      let p99 = touch.first { $0.name == "window, 30 recognizers" }?.p99 ?? .nan
       goals.append(Goal(goal: "touch: per-frame p99 ≤ 20 µs", measured: us(p99), met: p99 <= 20e-6))
     }
     if !others.isEmpty {

@@ -16,8 +16,15 @@ func measureTouch(bench: Bench, sequences: Int) throws -> (figures: [TouchFigure
     [try BuiltProducts.path(of: "TouchFrame"), String(sequences)], loop: bench.loop, timeout: 600)
   guard result.exitCode == 0 else { throw BenchmarkError("TouchFrame failed: \(result)") }
   var figures: [TouchFigures] = []
+  var section = ""
   for line in result.output.split(separator: "\n") {
-    guard line.hasPrefix("hit-test only") || line.hasPrefix("window, ") else { continue }
+    if line.hasPrefix("moving frames only") { section = ", moving frames only" }
+    if line.hasPrefix("touch-down frames only") { section = ", touch-down frames only" }
+    guard
+      line.hasPrefix("hit-test only") || line.hasPrefix("window, ")
+        || (!section.isEmpty && line.hasPrefix("  window, 30 recognizers"))
+    else { continue }
+    let line = line.drop { $0 == " " }
     // "NAME   MEDIAN µs   P99 µs   MEAN µs   FRAMES/S"
     let columns = line.split(separator: "  ", omittingEmptySubsequences: true).map {
       $0.trimmingPrefix(" ")
@@ -25,9 +32,9 @@ func measureTouch(bench: Bench, sequences: Int) throws -> (figures: [TouchFigure
     guard columns.count >= 3, let median = microseconds(String(columns[1])),
       let p99 = microseconds(String(columns[2]))
     else { throw BenchmarkError("unexpected TouchFrame line: \(line)") }
-    figures.append(TouchFigures(name: String(columns[0]), median: median, p99: p99))
+    figures.append(TouchFigures(name: String(columns[0]) + section, median: median, p99: p99))
   }
-  guard figures.count == 3 else { throw BenchmarkError("unexpected TouchFrame output:\n\(result.output)") }
+  guard figures.count == 5 else { throw BenchmarkError("unexpected TouchFrame output:\n\(result.output)") }
   let header = result.output.split(separator: "\n").first.map(String.init) ?? ""
   return (figures, header)
 }
