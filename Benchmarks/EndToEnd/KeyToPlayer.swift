@@ -162,5 +162,14 @@ final class KeyToPlayer {
       }
     }
     summaries = setups.map { LatencySummary(name: $0.name, latencies: $0.latencies) }
+    if let path = bench.options.rawPath {
+      var csv = "setup,round,seconds\n"
+      for setup in setups {
+        for (round, latency) in setup.latencies.enumerated() {
+          csv += "\"\(setup.name)\",\(round),\(latency)\n"
+        }
+      }
+      try writeTextFile(csv, to: path)
+    }
   }
 }

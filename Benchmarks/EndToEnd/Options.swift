@@ -3,7 +3,7 @@
 #endif
 
 /// The command line: `EndToEnd [--presses N] [--idle-seconds N] [--starts N] [--motion-seconds N]
-/// [--touch-sequences N] [--only key,idle,startup,motion,touch]`.
+/// [--touch-sequences N] [--only key,idle,startup,motion,touch] [--raw FILE]`.
 struct Options {
   /// Presses per setup in the key → player measurement (at least 200 for the table).
   var presses = 200
@@ -16,10 +16,12 @@ struct Options {
   var motionSeconds = 10.0
   var touchSequences = 200
   var phases: Set<String> = ["key", "idle", "startup", "motion", "touch"]
+  /// Where to write every key → player latency (CSV: setup, round, seconds), if anywhere.
+  var rawPath: String?
 
   static let usage = """
     usage: EndToEnd [--presses N] [--idle-seconds N] [--starts N] [--motion-seconds N]
-                    [--touch-sequences N] [--only key,idle,startup,motion,touch]
+                    [--touch-sequences N] [--only key,idle,startup,motion,touch] [--raw FILE]
     Runs the end-to-end benchmarks of responderd against the peer setup (triggerhappy + playerctl,
     playerctld) in one run and prints a markdown table. Runs itself under umockdev-wrapper.
     """
@@ -47,6 +49,7 @@ struct Options {
       case "--starts": starts = Int(try number(1...1000))
       case "--motion-seconds": motionSeconds = try number(1...3600)
       case "--touch-sequences": touchSequences = Int(try number(1...100_000))
+      case "--raw": rawPath = try value()
       case "--only":
         let names = try value().split(separator: ",").map(String.init)
         let known: Set<String> = ["key", "idle", "startup", "motion", "touch"]
