@@ -158,7 +158,8 @@ let package = Package(
     .testTarget(
       name: "TouchDispatchDeviceTests",
       dependencies: [
-        "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev", "Responderd",
+        "DeviceTestSupport", "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev",
+        "Responderd",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -174,7 +175,8 @@ let package = Package(
     .testTarget(
       name: "EvdevInputDeviceTests",
       dependencies: [
-        "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev", "Responderd",
+        "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
+        "Responderd",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -195,6 +197,11 @@ let package = Package(
     .target(
       name: "DBusTestSupport", dependencies: ["DBus", "EventLoop", "CDBus", "CSystemShims"],
       path: "Tests/DBusTestSupport",
+      swiftSettings: strict),
+    // umockdev testbed for the device tests (emulated evdev devices).
+    .target(
+      name: "DeviceTestSupport", dependencies: ["CUmockdev", "ResponderCore"],
+      path: "Tests/DeviceTestSupport",
       swiftSettings: strict),
     .executableTarget(
       name: "DBusEchoPeer", dependencies: ["DBus", "EventLoop"], path: "Tests/DBusEchoPeer",

@@ -46,6 +46,18 @@ public enum EvdevReadStatus: Equatable, Sendable {
   case gone(errno: Int32)
 }
 
+/// One event as `EvdevDevice.readEvents` hands it over, with where it stands in the stream.
+public enum EvdevReadItem: Sendable {
+  /// An event the kernel reported.
+  case reported(RawInputEvent)
+  /// The SYN_DROPPED: events were lost; libevdev's resync follows.
+  case dropped(RawInputEvent)
+  /// An event libevdev synthesized after a SYN_DROPPED to bring the state up to date.
+  case resync(RawInputEvent)
+  /// The resync is over: what follows comes from the kernel again.
+  case resyncEnded
+}
+
 /// One evdev device node opened read-only with libevdev: its identity and capabilities, and its
 /// events as frames, SYN_DROPPED resync included. The device is never grabbed.
 ///
@@ -179,6 +191,37 @@ public final class EvdevDevice {
   public func read(
     accept: (UInt16, UInt16) -> Bool = { _, _ in true }, frame: (EvdevFrame) -> Void
   ) -> EvdevReadStatus {
+    readEvents { item in
+      let event: RawInputEvent
+      let kind: EvdevFrame.Kind
+      switch item {
+      case .dropped:
+        // What came since the last SYN_REPORT is cut short.
+        flush(.interrupted, frame)
+        return
+      case .resyncEnded:
+        flush(.resync, frame)
+        return
+      case .reported(let reported):
+        (event, kind) = (reported, .reported)
+      case .resync(let synthesized):
+        (event, kind) = (synthesized, .resync)
+      }
+      if event.type == InputCode.EV_SYN {
+        if event.code == InputCode.SYN_REPORT { flush(kind, frame, time: event.time) }
+        return
+      }
+      guard accept(event.type, event.code) else { return }
+      partial.append(event)
+    }
+  }
+
+  /// Reads everything pending and hands each event over as it comes, SYN events included: the
+  /// kernel's events, a SYN_DROPPED, then libevdev's resync events (ended by their SYN_REPORT when
+  /// there are any) and `.resyncEnded`. Counts the SYN_DROPPED in `droppedCount`.
+  ///
+  /// Timestamps are the device's (see `clockIsMonotonic`).
+  public func readEvents(_ handle: (EvdevReadItem) -> Void) -> EvdevReadStatus {
     guard let device else { return .gone(errno: EBADF) }
     let normal = LIBEVDEV_READ_FLAG_NORMAL.rawValue
     let sync = LIBEVDEV_READ_FLAG_SYNC.rawValue
@@ -190,31 +233,23 @@ public final class EvdevDevice {
       if rc == -EAGAIN {
         if flags == sync {
           flags = normal  // the resync delta is over; read on in normal mode
-          flush(.resync, frame)
+          handle(.resyncEnded)
           continue
         }
         return .drained
       }
       if rc == -EINTR { continue }
       if rc < 0 { return .gone(errno: -rc) }
-      let type = event.type
-      let code = event.code
       let time = Seconds(event.time.tv_sec) + Seconds(event.time.tv_usec) / 1_000_000
+      let raw = RawInputEvent(time: time, type: event.type, code: event.code, value: event.value)
       if rc == statusSync && flags == normal {
-        // This is the SYN_DROPPED: what came since the last SYN_REPORT is cut short.
+        // This is the SYN_DROPPED.
         droppedCount += 1
-        flush(.interrupted, frame)
         flags = sync
-        continue
+        handle(.dropped(raw))
+      } else {
+        handle(flags == sync ? .resync(raw) : .reported(raw))
       }
-      if type == InputCode.EV_SYN {
-        if code == InputCode.SYN_REPORT {
-          flush(flags == sync ? .resync : .reported, frame, time: time)
-        }
-        continue
-      }
-      guard accept(type, code) else { continue }
-      partial.append(RawInputEvent(time: time, type: type, code: code, value: event.value))
     }
   }
 

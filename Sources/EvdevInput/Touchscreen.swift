@@ -1,4 +1,3 @@
-import CEvdev
 import EventLoop
 import ResponderCore
 import TouchDispatch
@@ -25,12 +24,13 @@ public struct TouchscreenError: Error, CustomStringConvertible, Equatable {
   }
 }
 
-/// A multitouch touchscreen (evdev protocol B) opened read-only with libevdev. Never grabbed.
+/// A multitouch touchscreen (evdev protocol B) opened read-only with libevdev (`EvdevDevice`).
+/// Never grabbed.
 public final class TouchscreenDevice {
-  public let path: String
-  public let fd: Int32
-  private var device: OpaquePointer?
-  public let identity: InputDeviceIdentity
+  private let device: EvdevDevice
+  public var path: String { device.path }
+  public var fd: Int32 { device.fd }
+  public var identity: InputDeviceIdentity { device.identity }
   /// The ABS_MT_POSITION_X and _Y ranges.
   public let xRange: ClosedRange<Int32>
   public let yRange: ClosedRange<Int32>
@@ -41,68 +41,42 @@ public final class TouchscreenDevice {
   /// Whether the device is a screen (INPUT_PROP_DIRECT), not a touchpad.
   public let isDirect: Bool
   /// Whether event times are on CLOCK_MONOTONIC (the device accepted EVIOCSCLOCKID).
-  public private(set) var clockIsMonotonic = false
+  public var clockIsMonotonic: Bool { device.clockIsMonotonic }
   /// How many SYN_DROPPED the device reported.
-  public private(set) var droppedCount = 0
+  public var droppedCount: Int { device.droppedCount }
 
   /// Opens `path` and checks that it is a protocol B multitouch device.
   public init(path: String) throws(TouchscreenError) {
-    self.path = path
-    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-    guard fd >= 0 else { throw TouchscreenError(path: path, message: "open", errno: errno) }
-    guard let device = libevdev_new() else {
-      Glibc.close(fd)
-      throw TouchscreenError(path: path, message: "libevdev_new", errno: ENOMEM)
-    }
-    libevdev_set_device_log_function(device, { _, _, _, _, _, _, _, _ in }, LIBEVDEV_LOG_ERROR, nil)
-    let rc = libevdev_set_fd(device, fd)
-    guard rc == 0 else {
-      libevdev_free(device)
-      Glibc.close(fd)
-      throw TouchscreenError(path: path, message: "libevdev_set_fd", errno: -rc)
+    let device: EvdevDevice
+    do {
+      device = try EvdevDevice(path: path)
+    } catch {
+      throw TouchscreenError(path: error.path, message: error.call, errno: error.errno)
     }
     func axis(_ code: UInt16) -> ClosedRange<Int32>? {
-      guard libevdev_has_event_code(device, UInt32(InputCode.EV_ABS), UInt32(code)) == 1 else { return nil }
-      let low = libevdev_get_abs_minimum(device, UInt32(code))
-      let high = libevdev_get_abs_maximum(device, UInt32(code))
-      return high > low ? low...high : nil
+      guard let axis = device.absoluteAxis(code), axis.maximum > axis.minimum else { return nil }
+      return axis.minimum...axis.maximum
     }
-    guard libevdev_get_num_slots(device) > 0, let x = axis(InputCode.ABS_MT_POSITION_X),
+    guard let slotCount = device.slotCount, let x = axis(InputCode.ABS_MT_POSITION_X),
       let y = axis(InputCode.ABS_MT_POSITION_Y)
     else {
-      libevdev_free(device)
-      Glibc.close(fd)
+      device.close()
       throw TouchscreenError(
         path: path, message: "not a multitouch touchscreen (no ABS_MT_SLOT with ABS_MT_POSITION_X/Y)")
     }
-    self.fd = fd
     self.device = device
     xRange = x
     yRange = y
     pressureRange = axis(InputCode.ABS_MT_PRESSURE)
-    slotCount = Int(libevdev_get_num_slots(device))
-    isDirect = libevdev_has_property(device, 1) == 1  // INPUT_PROP_DIRECT
-    identity = InputDeviceIdentity(
-      name: libevdev_get_name(device).map { String(cString: $0) } ?? "",
-      bustype: UInt16(truncatingIfNeeded: libevdev_get_id_bustype(device)),
-      vendor: UInt16(truncatingIfNeeded: libevdev_get_id_vendor(device)),
-      product: UInt16(truncatingIfNeeded: libevdev_get_id_product(device)),
-      version: UInt16(truncatingIfNeeded: libevdev_get_id_version(device)),
-      phys: libevdev_get_phys(device).map { String(cString: $0) } ?? "")
-    clockIsMonotonic = libevdev_set_clock_id(device, CLOCK_MONOTONIC) == 0
+    self.slotCount = slotCount
+    isDirect = device.has(property: 1)  // INPUT_PROP_DIRECT
+    device.setClockMonotonic()
   }
 
-  deinit { close() }
-
-  public var isOpen: Bool { device != nil }
+  public var isOpen: Bool { device.isOpen }
 
   /// Frees libevdev's state and closes the descriptor.
-  public func close() {
-    guard let device else { return }
-    libevdev_free(device)
-    self.device = nil
-    Glibc.close(fd)
-  }
+  public func close() { device.close() }
 
   /// The calibration onto a screen of `screen` points turned by `rotation`.
   public func calibration(screen: Size, rotation: TouchRotation = .degrees0) -> TouchCalibration {
@@ -114,30 +88,13 @@ public final class TouchscreenDevice {
   /// over too) come libevdev's resync events, ended by their SYN_REPORT. Returns false when the
   /// device is gone.
   public func read(_ handle: (RawInputEvent) -> Void) -> Bool {
-    guard let device else { return false }
-    let normal = LIBEVDEV_READ_FLAG_NORMAL.rawValue
-    let sync = LIBEVDEV_READ_FLAG_SYNC.rawValue
-    let statusSync = Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue)
-    var flags = normal
-    var event = input_event()
-    while true {
-      let rc = libevdev_next_event(device, flags, &event)
-      if rc == -EAGAIN {
-        if flags == sync {
-          flags = normal
-          continue
-        }
-        return true
+    let status = device.readEvents { item in
+      switch item {
+      case .reported(let event), .dropped(let event), .resync(let event): handle(event)
+      case .resyncEnded: break
       }
-      if rc == -EINTR { continue }
-      if rc < 0 { return false }
-      let time = Seconds(event.time.tv_sec) + Seconds(event.time.tv_usec) / 1_000_000
-      if rc == statusSync && flags == normal {
-        droppedCount += 1
-        flags = sync
-      }
-      handle(RawInputEvent(time: time, type: event.type, code: event.code, value: event.value))
     }
+    return status == .drained
   }
 }
 

@@ -1,3 +1,5 @@
+import ResponderCore
+
 /// A glob over MPRIS player names, as written in the config's `priority` and `ignore` lists.
 ///
 /// `*` matches any run of characters (dots included), `?` one character; everything else is
@@ -6,55 +8,27 @@
 /// against its full bus name. As in playerctl, a glob without `.instance` also matches the
 /// instances of that name: `mpv` matches `mpv.instance4242`; `mpv.instance*` matches only them.
 public struct NameGlob: Sendable, Hashable, CustomStringConvertible {
-  /// The glob as written.
-  public let pattern: String
-  private let characters: [Character]
+  private let glob: Glob
 
-  public init(_ pattern: String) {
-    self.pattern = pattern
-    self.characters = Array(pattern)
-  }
+  /// The glob as written.
+  public var pattern: String { glob.pattern }
+
+  public init(_ pattern: String) { glob = Glob(pattern) }
 
   public var description: String { pattern }
 
   /// Whether the glob matches the player owning `busName` (a full `org.mpris.MediaPlayer2.*` name).
   public func matches(busName: String) -> Bool {
     let short = MPRISNames.shortName(busName)
-    if Self.match(characters, Array(short)) || Self.match(characters, Array(busName)) { return true }
+    if glob.matches(short) || glob.matches(busName) { return true }
     if pattern.lastRange(of: ".instance") == nil, let base = MPRISNames.instanceBase(short) {
-      return Self.match(characters, Array(base))
+      return glob.matches(base)
     }
     return false
   }
 
   /// Whether the glob matches any of `busNames`.
   public func matches(anyOf busNames: [String]) -> Bool { busNames.contains { matches(busName: $0) } }
-
-  /// Iterative wildcard match with backtracking to the last `*` (linear in practice).
-  static func match(_ pattern: [Character], _ text: [Character]) -> Bool {
-    var p = 0
-    var t = 0
-    var starP = -1
-    var starT = 0
-    while t < text.count {
-      if p < pattern.count, pattern[p] == "?" || (pattern[p] != "*" && pattern[p] == text[t]) {
-        p += 1
-        t += 1
-      } else if p < pattern.count, pattern[p] == "*" {
-        starP = p
-        starT = t
-        p += 1
-      } else if starP >= 0 {
-        p = starP + 1
-        starT += 1
-        t = starT
-      } else {
-        return false
-      }
-    }
-    while p < pattern.count, pattern[p] == "*" { p += 1 }
-    return p == pattern.count
-  }
 }
 
 /// MPRIS bus-name helpers.

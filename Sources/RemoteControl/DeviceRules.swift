@@ -43,8 +43,8 @@ public struct DeviceMatch: Hashable, Sendable, CustomStringConvertible {
 
   /// Whether `identity` satisfies every criterion.
   public func matches(_ identity: InputDeviceIdentity) -> Bool {
-    if let name, !glob(name, matches: identity.name) { return false }
-    if let phys, !glob(phys, matches: identity.phys) { return false }
+    if let name, !Glob(name).matches(identity.name) { return false }
+    if let phys, !Glob(phys).matches(identity.phys) { return false }
     if let bustype, bustype != identity.bustype { return false }
     if let vendor, vendor != identity.vendor { return false }
     if let product, product != identity.product { return false }
@@ -118,32 +118,4 @@ public struct DeviceKeyProfile: Hashable, Sendable {
 
   /// The role of a key, nil when it is not mapped (or the device is ignored).
   public func role(of code: UInt16) -> KeyRole? { isIgnored ? nil : roles[code] }
-}
-
-/// Whether `text` matches the glob `pattern` (`*` any run, `?` any one character).
-func glob(_ pattern: String, matches text: String) -> Bool {
-  let p = Array(pattern)
-  let t = Array(text)
-  var pi = 0
-  var ti = 0
-  var starP = -1
-  var starT = 0
-  while ti < t.count {
-    if pi < p.count, p[pi] == "?" || p[pi] == t[ti] {
-      pi += 1
-      ti += 1
-    } else if pi < p.count, p[pi] == "*" {
-      starP = pi
-      starT = ti
-      pi += 1
-    } else if starP >= 0 {
-      pi = starP + 1
-      starT += 1
-      ti = starT
-    } else {
-      return false
-    }
-  }
-  while pi < p.count, p[pi] == "*" { pi += 1 }
-  return pi == p.count
 }

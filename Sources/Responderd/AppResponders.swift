@@ -7,7 +7,7 @@ import ResponderCore
 /// decision on each event it takes and asks the application (`org.responderd.Responder1`) with
 /// the `[responders] deadline`: no answer in time, an error or a wrong reply count as not handled,
 /// and the event moves on.
-public final class AppResponder: Responder {
+public final class AppResponder: OfferingResponder {
   /// The id `RegisterResponder` returned.
   public let id: UInt32
   /// The unique bus name of the connection that registered it (the only one that may act on it).
@@ -52,20 +52,7 @@ public final class AppResponder: Responder {
   public override var canBecomeFirstResponder: Bool { !isRemoved && canBecome }
   public override var canResignFirstResponder: Bool { isRemoved || canResign }
 
-  public override func remoteControlReceived(with event: Event?) {
-    offer(event, phase: nil) { $0.remoteControlReceived(with: event) }
-  }
-  public override func motionBegan(_ motion: EventSubtype, with event: Event?) {
-    offer(event, phase: .began) { $0.motionBegan(motion, with: event) }
-  }
-  public override func motionEnded(_ motion: EventSubtype, with event: Event?) {
-    offer(event, phase: .ended) { $0.motionEnded(motion, with: event) }
-  }
-  public override func motionCancelled(_ motion: EventSubtype, with event: Event?) {
-    offer(event, phase: .cancelled) { $0.motionCancelled(motion, with: event) }
-  }
-
-  private func offer(_ event: Event?, phase: MotionPhase?, forwarding: (Responder) -> Void) {
+  override func offer(_ event: Event?, phase: MotionPhase?, forwarding: (Responder) -> Void) {
     guard let event, !isRemoved, eventTypes.contains(event.type), lastEvent !== event,
       let connection = registry.connection,
       let method = ResponderBusAPI.method(for: event.type, phase: phase)

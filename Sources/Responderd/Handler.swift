@@ -22,7 +22,7 @@ extension Handler {
 }
 
 /// A responder that puts a `Handler` in the responder chain.
-public final class HandlerResponder: Responder {
+public final class HandlerResponder: OfferingResponder {
   public let handler: Handler
   /// The responder after this one in the chain.
   public var nextInChain: Responder?
@@ -32,20 +32,7 @@ public final class HandlerResponder: Responder {
   public override var next: Responder? { nextInChain }
   public override var responderName: String { handler.name }
 
-  public override func remoteControlReceived(with event: Event?) {
-    offer(event, phase: nil) { $0.remoteControlReceived(with: event) }
-  }
-  public override func motionBegan(_ motion: EventSubtype, with event: Event?) {
-    offer(event, phase: .began) { $0.motionBegan(motion, with: event) }
-  }
-  public override func motionEnded(_ motion: EventSubtype, with event: Event?) {
-    offer(event, phase: .ended) { $0.motionEnded(motion, with: event) }
-  }
-  public override func motionCancelled(_ motion: EventSubtype, with event: Event?) {
-    offer(event, phase: .cancelled) { $0.motionCancelled(motion, with: event) }
-  }
-
-  private func offer(_ event: Event?, phase: MotionPhase?, forwarding: (Responder) -> Void) {
+  override func offer(_ event: Event?, phase: MotionPhase?, forwarding: (Responder) -> Void) {
     guard let event, handler.eventTypes.contains(event.type) else {
       forward(event, forwarding)
       return

@@ -6,11 +6,6 @@ import ResponderCore
   import Glibc
 #endif
 
-/// The application object of the daemon: the end of every chain, which records every dispatch.
-public final class DaemonApplication: Application {
-  public override var responderName: String { "application" }
-}
-
 /// A part of the service with a life of its own: an input source, the bus connection, the API.
 public protocol ServiceComponent: AnyObject {
   /// A short name for logs ("evdev", "iio", "bus").
@@ -27,7 +22,7 @@ public protocol ServiceComponent: AnyObject {
 public final class Service {
   public let config: ResponderdConfig
   public let loop: EventLoop
-  public let application: DaemonApplication
+  public let application: Application
   public let chain: HandlerChain
   public var logger: Logger
   public private(set) var components: [ServiceComponent] = []
@@ -42,7 +37,7 @@ public final class Service {
     self.config = config
     self.loop = loop
     self.logger = logger
-    application = DaemonApplication(scheduler: loop.scheduler)
+    application = Application(scheduler: loop.scheduler)
     application.beginReceivingRemoteControlEvents()
     chain = HandlerChain(application: application)
     application.addDispatchObserver { [weak self] record in self?.recordDispatch(record) }

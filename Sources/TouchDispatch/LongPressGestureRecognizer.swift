@@ -42,10 +42,7 @@ open class LongPressGestureRecognizer: GestureRecognizer {
     if tapsCompleted < numberOfTapsRequired {
       // A finger held as long as a press during the taps is not a tap.
       tapTimer?.cancel()
-      tapTimer = schedule(after: minimumPressDuration) { [weak self] in
-        guard let self, self.state == .possible else { return }
-        self.state = .failed
-      }
+      tapTimer = failIfStillPossible(after: minimumPressDuration)
     } else if down.count == numberOfTouchesRequired {
       pressTimer?.cancel()
       pressTimer = schedule(after: minimumPressDuration) { [weak self] in
@@ -80,10 +77,7 @@ open class LongPressGestureRecognizer: GestureRecognizer {
         tapTimer = nil
         tapsCompleted += 1
         starts = [:]
-        intervalTimer = schedule(after: maximumIntervalBetweenTaps) { [weak self] in
-          guard let self, self.state == .possible else { return }
-          self.state = .failed
-        }
+        intervalTimer = failIfStillPossible(after: maximumIntervalBetweenTaps)
       } else {
         state = .failed
       }
@@ -95,11 +89,7 @@ open class LongPressGestureRecognizer: GestureRecognizer {
   }
 
   open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
-    switch state {
-    case .possible: state = .failed
-    case .began, .changed: state = .cancelled
-    default: break
-    }
+    endContinuous(cancelled: true)
   }
 
   open override func reset() {

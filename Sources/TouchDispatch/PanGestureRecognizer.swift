@@ -40,18 +40,9 @@ open class PanGestureRecognizer: GestureRecognizer {
     point = point + (centroid - lastRawCentroid)
     lastRawCentroid = centroid
     history.add(point, at: Self.latest(touches))
-    switch state {
-    case .possible:
-      if active.count >= minimumNumberOfTouches && active.count <= maximumNumberOfTouches
-        && point.distance(to: origin) >= hysteresis
-      {
-        state = .began
-      }
-    case .began, .changed:
-      state = .changed
-    default:
-      break
-    }
+    advanceContinuous(
+      beginIf: active.count >= minimumNumberOfTouches && active.count <= maximumNumberOfTouches
+        && point.distance(to: origin) >= hysteresis)
   }
 
   open override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
@@ -88,10 +79,6 @@ open class PanGestureRecognizer: GestureRecognizer {
 
   /// How long without movement before a lift counts as the fingers having stopped.
   static let stillness: Seconds = 0.05
-
-  static func latest(_ touches: Set<Touch>) -> Seconds {
-    touches.reduce(-Double.infinity) { max($0, $1.timestamp) }
-  }
 
   /// How far the fingers moved since they went down (or since `setTranslation`), in `view`'s
   /// coordinates (window coordinates when nil).

@@ -6,8 +6,11 @@ struct FingerPair {
   var first: Touch?
   var second: Touch?
 
-  mutating func take(_ touches: [Touch], recognizer: GestureRecognizer, event: Event) {
-    for touch in touches {
+  /// Takes the fingers that came down (in slot order); returns the vector between the two when
+  /// they complete the pair.
+  mutating func take(_ touches: Set<Touch>, recognizer: GestureRecognizer, event: Event) -> Point? {
+    let hadPair = isComplete
+    for touch in touches.sorted(by: { $0.identifier < $1.identifier }) {
       if first == nil {
         first = touch
       } else if second == nil {
@@ -16,6 +19,7 @@ struct FingerPair {
         recognizer.ignore(touch, for: event)
       }
     }
+    return hadPair ? nil : vector
   }
 
   var isComplete: Bool { first != nil && second != nil }
@@ -28,6 +32,11 @@ struct FingerPair {
 
   func contains(any touches: Set<Touch>) -> Bool {
     touches.contains { $0 === first || $0 === second }
+  }
+
+  /// Whether lifting `touches` ends the gesture: one of the pair lifted, or the pair never formed.
+  func isBroken(byLifting touches: Set<Touch>) -> Bool {
+    contains(any: touches) || !isComplete
   }
 
   mutating func clear() {
@@ -60,44 +69,26 @@ open class PinchGestureRecognizer: GestureRecognizer {
   public var velocity: Double { history.velocity.x * adjustment }
 
   open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
-    let hadPair = pair.isComplete
-    pair.take(touches.sorted { $0.identifier < $1.identifier }, recognizer: self, event: event)
-    if !hadPair, pair.isComplete, let vector = pair.vector {
-      initialDistance = max(vector.length, 1)
-      rawScale = 1
-      history.add(Point(x: 1, y: 0), at: PanGestureRecognizer.latest(touches))
-    }
+    guard let vector = pair.take(touches, recognizer: self, event: event) else { return }
+    initialDistance = max(vector.length, 1)
+    rawScale = 1
+    history.add(Point(x: 1, y: 0), at: Self.latest(touches))
   }
 
   open override func touchesMoved(_ touches: Set<Touch>, with event: Event) {
     guard pair.contains(any: touches), let vector = pair.vector else { return }
     rawScale = vector.length / initialDistance
-    history.add(Point(x: rawScale, y: 0), at: PanGestureRecognizer.latest(touches))
-    switch state {
-    case .possible:
-      if abs(vector.length - initialDistance) >= hysteresis { state = .began }
-    case .began, .changed:
-      state = .changed
-    default:
-      break
-    }
+    history.add(Point(x: rawScale, y: 0), at: Self.latest(touches))
+    advanceContinuous(beginIf: abs(vector.length - initialDistance) >= hysteresis)
   }
 
   open override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
-    guard pair.contains(any: touches) || !pair.isComplete else { return }
-    switch state {
-    case .possible: state = .failed
-    case .began, .changed: state = .ended
-    default: break
-    }
+    guard pair.isBroken(byLifting: touches) else { return }
+    endContinuous(cancelled: false)
   }
 
   open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
-    switch state {
-    case .possible: state = .failed
-    case .began, .changed: state = .cancelled
-    default: break
-    }
+    endContinuous(cancelled: true)
   }
 
   open override func reset() {
@@ -133,13 +124,10 @@ open class RotationGestureRecognizer: GestureRecognizer {
   public var velocity: Double { history.velocity.x }
 
   open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
-    let hadPair = pair.isComplete
-    pair.take(touches.sorted { $0.identifier < $1.identifier }, recognizer: self, event: event)
-    if !hadPair, pair.isComplete, let vector = pair.vector {
-      lastVector = vector
-      rawRotation = 0
-      history.add(.zero, at: PanGestureRecognizer.latest(touches))
-    }
+    guard let vector = pair.take(touches, recognizer: self, event: event) else { return }
+    lastVector = vector
+    rawRotation = 0
+    history.add(.zero, at: Self.latest(touches))
   }
 
   open override func touchesMoved(_ touches: Set<Touch>, with event: Event) {
@@ -148,32 +136,17 @@ open class RotationGestureRecognizer: GestureRecognizer {
     let dot = lastVector.x * vector.x + lastVector.y * vector.y
     rawRotation += Trig.arcTangent(cross, dot)
     lastVector = vector
-    history.add(Point(x: rawRotation, y: 0), at: PanGestureRecognizer.latest(touches))
-    switch state {
-    case .possible:
-      if abs(rawRotation) >= hysteresis { state = .began }
-    case .began, .changed:
-      state = .changed
-    default:
-      break
-    }
+    history.add(Point(x: rawRotation, y: 0), at: Self.latest(touches))
+    advanceContinuous(beginIf: abs(rawRotation) >= hysteresis)
   }
 
   open override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
-    guard pair.contains(any: touches) || !pair.isComplete else { return }
-    switch state {
-    case .possible: state = .failed
-    case .began, .changed: state = .ended
-    default: break
-    }
+    guard pair.isBroken(byLifting: touches) else { return }
+    endContinuous(cancelled: false)
   }
 
   open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
-    switch state {
-    case .possible: state = .failed
-    case .began, .changed: state = .cancelled
-    default: break
-    }
+    endContinuous(cancelled: true)
   }
 
   open override func reset() {

@@ -76,22 +76,19 @@ open class SwipeGestureRecognizer: GestureRecognizer {
     if startTime == nil {
       let start = touches.reduce(Double.infinity) { min($0, $1.timestamp) }
       startTime = start
-      timer = schedule(after: max(0, start + maximumDuration - now)) { [weak self] in
-        guard let self, self.state == .possible else { return }
-        self.state = .failed
-      }
+      timer = failIfStillPossible(after: max(0, start + maximumDuration - now))
     }
     if trackedTouches.count > numberOfTouchesRequired { state = .failed }
   }
 
   open override func touchesMoved(_ touches: Set<Touch>, with event: Event) {
     guard state == .possible else { return }
-    evaluate(at: PanGestureRecognizer.latest(touches))
+    evaluate(at: Self.latest(touches))
   }
 
   open override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
     guard state == .possible else { return }
-    evaluate(at: PanGestureRecognizer.latest(touches))
+    evaluate(at: Self.latest(touches))
     if state == .possible { state = .failed }
   }
 

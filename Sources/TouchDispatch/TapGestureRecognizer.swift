@@ -64,10 +64,7 @@ open class TapGestureRecognizer: GestureRecognizer {
       return
     }
     if isFirstOfTap {
-      tapTimer = schedule(after: maximumTapDuration) { [weak self] in
-        guard let self, self.state == .possible else { return }
-        self.state = .failed
-      }
+      tapTimer = failIfStillPossible(after: maximumTapDuration)
     }
   }
 
@@ -98,10 +95,7 @@ open class TapGestureRecognizer: GestureRecognizer {
     if tapsCompleted >= numberOfTapsRequired {
       state = .recognized
     } else {
-      intervalTimer = schedule(after: maximumIntervalBetweenTaps) { [weak self] in
-        guard let self, self.state == .possible else { return }
-        self.state = .failed
-      }
+      intervalTimer = failIfStillPossible(after: maximumIntervalBetweenTaps)
     }
   }
 

@@ -213,18 +213,6 @@ open class View: Responder, TouchCoordinateSpace {
     return (view, p)
   }
 
-  private func fromRoot(_ point: Point) -> (root: View, point: Point) {
-    var chain: [View] = []
-    var view = self
-    while let parent = view.superview {
-      chain.append(view)
-      view = parent
-    }
-    var p = point
-    for step in chain.reversed() { p = step.pointFromSuperview(p) }
-    return (view, p)
-  }
-
   /// Converts a point of this view to the coordinates of `view` (of this view's window when nil).
   /// Views in different windows convert through the windows' frames (screen coordinates).
   public func convert(_ point: Point, to view: View?) -> Point {
@@ -235,12 +223,14 @@ open class View: Responder, TouchCoordinateSpace {
 
   /// Converts a point of `view` (of this view's window when nil) to this view's coordinates.
   public func convert(_ point: Point, from view: View?) -> Point {
-    guard let view else { return fromRoot(point).point }
+    guard let view else { return convert(point, fromRoot: nil) }
     let (root, rootPoint) = view.toRoot(point)
     return convert(rootPoint, fromRoot: root)
   }
 
-  private func convert(_ rootPoint: Point, fromRoot root: View) -> Point {
+  /// Converts a point of the root view `root` (this view's own root when nil) to this view's
+  /// coordinates.
+  private func convert(_ rootPoint: Point, fromRoot root: View?) -> Point {
     var chain: [View] = []
     var view = self
     while let parent = view.superview {
@@ -248,7 +238,7 @@ open class View: Responder, TouchCoordinateSpace {
       view = parent
     }
     var p = rootPoint
-    if view !== root, let from = root as? Window, let to = view as? Window {
+    if let root, view !== root, let from = root as? Window, let to = view as? Window {
       p = to.pointFromSuperview(from.pointToSuperview(p))
     }
     for step in chain.reversed() { p = step.pointFromSuperview(p) }

@@ -325,16 +325,7 @@ open class Window: View, EventWindow {
 
   /// Sends touchesCancelled for captured touches the views had begun.
   func deliverCapturedCancellations() {
-    var batch = DeliveryBatch()
-    for record in orderedRecords() where record.captured && !record.done {
-      if record.beganDelivered, let view = record.view, !record.suppressed {
-        batch.add(record.touch, to: view, sequence: record.sequence, event: record.event)
-      }
-      record.done = true
-      record.beganWithheld = false
-      record.endWithheld = false
-    }
-    deliver(batch, with: .touchesCancelled)
+    cancelRecords { $0.captured }
   }
 
   /// Delivers held-back touches no recognizer holds any longer (with the frame's own touches when
@@ -378,11 +369,16 @@ open class Window: View, EventWindow {
 
   /// Cancels the touches delivered to `view` or its subviews (the view left the window).
   func viewWasRemoved(_ view: View) {
+    cancelRecords { $0.view?.isDescendant(of: view) == true }
+  }
+
+  /// Ends the open touches `selected` picks: those their views had begun (and not suppressed) get
+  /// touchesCancelled, together, in touch order.
+  private func cancelRecords(where selected: (TouchRecord) -> Bool) {
     var batch = DeliveryBatch()
-    for record in orderedRecords() where !record.done {
-      guard let target = record.view, target.isDescendant(of: view) else { continue }
-      if record.beganDelivered && !record.suppressed {
-        batch.add(record.touch, to: target, sequence: record.sequence, event: record.event)
+    for record in orderedRecords() where !record.done && selected(record) {
+      if record.beganDelivered, let view = record.view, !record.suppressed {
+        batch.add(record.touch, to: view, sequence: record.sequence, event: record.event)
       }
       record.done = true
       record.beganWithheld = false

@@ -132,52 +132,6 @@ struct ChainEntry {
   }
 }
 
-/// A JSON value with ordered keys, written compactly on one line.
-enum JSON {
-  case string(String)
-  case number(Double)
-  case bool(Bool)
-  case null
-  case array([JSON])
-  case object([(String, JSON)])
-
-  var text: String {
-    switch self {
-    case .string(let value): return Self.quote(value)
-    case .number(let value):
-      guard value.isFinite else { return "null" }
-      if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-      return String(value)
-    case .bool(let value): return value ? "true" : "false"
-    case .null: return "null"
-    case .array(let values): return "[" + values.map(\.text).joined(separator: ", ") + "]"
-    case .object(let fields):
-      return "{" + fields.map { Self.quote($0.0) + ": " + $0.1.text }.joined(separator: ", ") + "}"
-    }
-  }
-
-  static func quote(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": result += "\\\""
-      case "\\": result += "\\\\"
-      case "\n": result += "\\n"
-      case "\r": result += "\\r"
-      case "\t": result += "\\t"
-      default:
-        if scalar.value < 0x20 {
-          let hex = String(scalar.value, radix: 16)
-          result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        } else {
-          result.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return result + "\""
-  }
-}
-
 /// The wall-clock time now: local "HH:MM:SS.mmm" for people, UTC ISO 8601 for JSON.
 struct WallClock {
   var seconds: Int

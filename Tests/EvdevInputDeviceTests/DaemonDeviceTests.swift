@@ -1,3 +1,4 @@
+import DeviceTestSupport
 import EventLoop
 import Logging
 import ResponderCore

@@ -1,3 +1,4 @@
+import DeviceTestSupport
 import EvdevInput
 import EventLoop
 import Logging

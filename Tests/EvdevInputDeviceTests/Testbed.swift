@@ -1,4 +1,5 @@
 import CUmockdev
+import DeviceTestSupport
 import EventLoop
 import ResponderCore
 import Testing
@@ -13,99 +14,39 @@ import Testing
   .enabled(if: underUmockdev, Comment(rawValue: notUnderUmockdev)))
 struct EvdevInputDeviceTests {}
 
-/// Whether this process runs under umockdev's preload library (`umockdev-wrapper swift test …`).
-let underUmockdev: Bool = {
-  if getenv("UMOCKDEV_DIR") != nil { return true }
-  guard let preload = getenv("LD_PRELOAD") else { return false }
-  return String(cString: preload).contains("umockdev")
-}()
-
 let notUnderUmockdev =
   "device tests need umockdev: run `umockdev-wrapper swift test --filter EvdevInputDeviceTests`"
 
 /// The fixtures under Tests/Fixtures/evdev (made by mkevdev.py there).
 func evdevFixture(_ name: String) -> String {
-  var path = #filePath
-  while let slash = path.lastIndex(of: "/"), !path.hasSuffix("/Tests") { path = String(path[..<slash]) }
-  return path + "/Fixtures/evdev/" + name
-}
-
-struct TestbedError: Error, CustomStringConvertible {
-  var description: String
-}
-
-/// An emulated device of the testbed.
-struct EmulatedDevice {
-  /// "/dev/input/event7".
-  var devnode: String
-  /// "/sys/devices/…/event7".
-  var syspath: String
-  /// "13:71".
-  var majorMinor: String
+  fixturePath("evdev", name)
 }
 
 /// A umockdev testbed in this process: /sys and /dev redirected to a temporary tree where
 /// emulated evdev devices are added, written to (as the kernel would), and unplugged.
 final class Testbed {
-  private let testbed: UnsafeMutablePointer<UMockdevTestbed>
-  let root: String
+  private let testbed: UmockdevTestbed
+  var root: String { testbed.root }
 
   init() throws {
     guard underUmockdev else { throw TestbedError(description: notUnderUmockdev) }
-    testbed = umockdev_testbed_new()
-    let dir = umockdev_testbed_get_root_dir(testbed)!
-    root = String(cString: dir)
-    g_free(dir)
+    testbed = UmockdevTestbed()
     // Hotplug listeners only see /dev/input redirected when it exists in the testbed.
     mkdir(root + "/dev", 0o755)
     mkdir(root + "/dev/input", 0o755)
-  }
-
-  deinit {
-    g_object_unref(UnsafeMutableRawPointer(testbed))
   }
 
   /// Adds a fixture device ("headset", "keyboard", "jack", "touchscreen"): its ioctl answers
   /// first, then its sysfs description (which sends the "add" uevent).
   @discardableResult
   func add(_ name: String) throws -> EmulatedDevice {
-    let ioctlPath = evdevFixture(name + ".ioctl")
-    let ioctlText = try readText(ioctlPath)
-    let sysText = try readText(evdevFixture(name + ".umockdev"))
-    guard let first = ioctlText.split(separator: "\n").first, first.hasPrefix("@DEV "),
-      let sysLine = sysText.split(separator: "\n").first, sysLine.hasPrefix("P: ")
-    else { throw TestbedError(description: "\(name): unexpected fixture format") }
-    guard let devLine = sysText.split(separator: "\n").first(where: { $0.hasPrefix("A: dev=") }) else {
-      throw TestbedError(description: "\(name): no 'A: dev=' line")
-    }
-    let device = EmulatedDevice(
-      devnode: String(first.dropFirst(5)), syspath: "/sys" + String(sysLine.dropFirst(3)),
-      majorMinor: String(devLine.dropFirst(7)))
-    var error: UnsafeMutablePointer<GError>?
-    guard umockdev_testbed_load_ioctl(testbed, device.devnode, ioctlPath, &error) != 0 else {
-      throw TestbedError(description: "load_ioctl \(name): \(message(error))")
-    }
-    guard umockdev_testbed_add_from_string(testbed, sysText, &error) != 0 else {
-      throw TestbedError(description: "add_from_string \(name): \(message(error))")
-    }
-    return device
+    try testbed.addEvdevDevice(
+      ioctlPath: evdevFixture(name + ".ioctl"), sysfsPath: evdevFixture(name + ".umockdev"), name: name)
   }
 
   /// Writes events to the device as the kernel would (struct input_event, x86_64 layout).
   func write(_ device: EmulatedDevice, _ events: [RawInputEvent]) throws {
-    let fd = umockdev_testbed_get_dev_fd(testbed, device.devnode)
-    guard fd >= 0 else { throw TestbedError(description: "no device fd for \(device.devnode)") }
-    var bytes: [UInt8] = []
-    for event in events {
-      let micros = Int64((event.time * 1_000_000).rounded())
-      append(&bytes, micros / 1_000_000)
-      append(&bytes, micros % 1_000_000)
-      append(&bytes, event.type)
-      append(&bytes, event.code)
-      append(&bytes, event.value)
-    }
-    let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-    guard written == bytes.count else { throw TestbedError(description: "short write to \(device.devnode)") }
+    try testbed.write(events, to: device.devnode)
   }
 
   /// A key event followed by SYN_REPORT.
@@ -120,14 +61,13 @@ final class Testbed {
 
   /// Sends the "remove" uevent and removes the device from sysfs (the open node stays readable).
   func removeUevent(_ device: EmulatedDevice) {
-    umockdev_testbed_uevent(testbed, device.syspath, "remove")
-    umockdev_testbed_remove_device(testbed, device.syspath)
+    umockdev_testbed_uevent(testbed.pointer, device.syspath, "remove")
+    umockdev_testbed_remove_device(testbed.pointer, device.syspath)
   }
 
   /// Closes the emulated device's end: readers get EPOLLHUP, as on a real unplug.
   func hangUp(_ device: EmulatedDevice) {
-    let fd = umockdev_testbed_get_dev_fd(testbed, device.devnode)
-    if fd >= 0 { close(fd) }
+    testbed.hangUp(device.devnode)
   }
 
   /// A full unplug: the uevent, then the hang-up. (umockdev 0.17 cannot add a node of the same
@@ -155,28 +95,5 @@ final class Testbed {
         unlink(map + "/" + name)
       }
     }
-  }
-
-  private func message(_ error: UnsafeMutablePointer<GError>?) -> String {
-    guard let error else { return "unknown error" }
-    defer { g_error_free(error) }
-    return String(cString: error.pointee.message)
-  }
-
-  private func append<T: FixedWidthInteger>(_ bytes: inout [UInt8], _ value: T) {
-    withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-  }
-
-  private func readText(_ path: String) throws -> String {
-    guard let file = fopen(path, "r") else { throw TestbedError(description: "cannot read \(path)") }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let n = fread(&buffer, 1, buffer.count, file)
-      if n == 0 { break }
-      bytes.append(contentsOf: buffer[0..<n])
-    }
-    return String(decoding: bytes, as: UTF8.self)
   }
 }

@@ -73,17 +73,15 @@ public enum KeysReplay {
 
   /// `{"t": 1.75, "type": "remoteControl", "subtype": "nextTrack"}`.
   public static func jsonLine(_ emission: RemoteControlEmission) -> String {
-    "{\"t\": \(formatSeconds(emission.timestamp)), \"type\": \"remoteControl\", \"subtype\": \"\(emission.subtype.name)\"}"
+    JSON.object([
+      ("t", .raw(formatSeconds(emission.timestamp))), ("type", .string("remoteControl")),
+      ("subtype", .string(emission.subtype.name)),
+    ]).text
   }
 
   /// Seconds as a JSON number rounded to the microsecond, without trailing zeros ("1.75", "2.0").
   public static func formatSeconds(_ seconds: Seconds) -> String {
-    let micros = Int64((seconds * 1_000_000).rounded())
-    let sign = micros < 0 ? "-" : ""
-    let magnitude = micros.magnitude
-    var fraction = String(magnitude % 1_000_000)
-    fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
-    while fraction.count > 1, fraction.hasSuffix("0") { fraction.removeLast() }
-    return "\(sign)\(magnitude / 1_000_000).\(fraction)"
+    let text = formatNumber(seconds, decimals: 6)
+    return text.contains(".") || text.contains("e") ? text : text + ".0"
   }
 }

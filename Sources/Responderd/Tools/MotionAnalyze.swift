@@ -113,26 +113,12 @@ public struct MotionAnalysis {
   /// `{"t": 2.4, "type": "motion", "phase": "began", "subtype": "motionShake"}`.
   public var jsonLines: [String] {
     events.map { event in
-      "{\"t\": \(formatNumber(event.time, decimals: 6)), \"type\": \"\(EventType.motion.name)\", "
-        + "\"phase\": \"\(event.phase.rawValue)\", \"subtype\": \"\(EventSubtype.motionShake.name)\"}"
+      JSON.object([
+        ("t", .raw(formatNumber(event.time, decimals: 6))), ("type", .string(EventType.motion.name)),
+        ("phase", .string(event.phase.rawValue)), ("subtype", .string(EventSubtype.motionShake.name)),
+      ]).text
     }
   }
-}
-
-/// A number with at most `decimals` decimals, trailing zeros dropped ("2.4", "3", "-0.125").
-public func formatNumber(_ value: Double, decimals: Int) -> String {
-  guard value.isFinite else { return "0" }
-  var scale = 1.0
-  for _ in 0..<decimals { scale *= 10 }
-  let scaled = (abs(value) * scale).rounded()
-  guard scaled < 9e15 else { return "\(value)" }
-  let units = Int64(scaled)
-  let whole = units / Int64(scale)
-  var fraction = String(units % Int64(scale))
-  fraction = String(repeating: "0", count: decimals - fraction.count) + fraction
-  while fraction.hasSuffix("0") { fraction.removeLast() }
-  let sign = value < 0 && units != 0 ? "-" : ""
-  return fraction.isEmpty ? "\(sign)\(whole)" : "\(sign)\(whole).\(fraction)"
 }
 
 extension StringProtocol {

@@ -99,8 +99,8 @@ final class SceneWorld {
       if let control = view as? Control {
         control.addHandler(for: .allEvents) { [unowned self] control, event in
           self.line([
-            ("t", self.time), ("kind", quoted("control")), ("view", quoted(control.identifier ?? "")),
-            ("event", quoted(event.description)),
+            ("t", self.time), ("kind", .string("control")), ("view", .string(control.identifier ?? "")),
+            ("event", .string(event.description)),
           ])
         }
       }
@@ -134,13 +134,13 @@ final class SceneWorld {
       switch observation {
       case .stateChanged(let recognizer, _, let to):
         self.line([
-          ("t", self.time), ("kind", quoted("recognizer")), ("id", quoted(recognizer.name ?? "")),
-          ("state", quoted(to.name(isDiscrete: recognizer.isDiscrete))),
+          ("t", self.time), ("kind", .string("recognizer")), ("id", .string(recognizer.name ?? "")),
+          ("state", .string(to.name(isDiscrete: recognizer.isDiscrete))),
         ])
       case .actionSent(let recognizer):
         self.line([
-          ("t", self.time), ("kind", quoted("action")), ("id", quoted(recognizer.name ?? "")),
-          ("state", quoted(recognizer.stateName)),
+          ("t", self.time), ("kind", .string("action")), ("id", .string(recognizer.name ?? "")),
+          ("state", .string(recognizer.stateName)),
         ])
       }
     }
@@ -148,25 +148,28 @@ final class SceneWorld {
       // In touchesCancelled every touch is reported cancelled, as UIKit sets it when a recognizer
       // takes it (the touch itself goes on for the recognizers).
       let cancelled = delivery.method == .touchesCancelled
-      let touches = delivery.touches.map { touch in
+      let touches = delivery.touches.map { touch -> JSON in
         let p = touch.locationInWindow
         let phase = cancelled ? TouchPhase.cancelled : touch.phase
-        return "{\"slot\":\(touch.identifier),\"phase\":\(quoted(phase.description)),"
-          + "\"x\":\(formatDecimal(p.x, places: 3)),\"y\":\(formatDecimal(p.y, places: 3)),"
-          + "\"tapCount\":\(touch.tapCount)}"
+        return .object([
+          ("slot", .number(Double(touch.identifier))), ("phase", .string(phase.description)),
+          ("x", .raw(formatNumber(p.x, decimals: 3))), ("y", .raw(formatNumber(p.y, decimals: 3))),
+          ("tapCount", .number(Double(touch.tapCount))),
+        ])
       }
       self.line([
-        ("t", self.time), ("kind", quoted("touches")), ("method", quoted(delivery.method.rawValue)),
-        ("view", quoted(delivery.view.identifier ?? "")),
-        ("touches", "[" + touches.joined(separator: ",") + "]"),
+        ("t", self.time), ("kind", .string("touches")), ("method", .string(delivery.method.rawValue)),
+        ("view", .string(delivery.view.identifier ?? "")),
+        ("touches", .raw(JSON.array(touches).text(.compact))),
       ])
     }
   }
 
-  private var time: String { formatDecimal(scheduler.now, places: 6) }
+  private var time: JSON { .raw(formatNumber(scheduler.now, decimals: 6)) }
 
-  private func line(_ fields: [(String, String)]) {
-    emit("{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ", ") + "}")
+  /// One line: members separated by ", ", keys and values by ":".
+  private func line(_ fields: [(String, JSON)]) {
+    emit(JSON.object(fields).text(JSON.Layout(comma: ", ", colon: ":")))
   }
 
   private static func make(_ spec: TouchScene.RecognizerSpec) -> GestureRecognizer {
@@ -210,42 +213,4 @@ final class SimultaneityDelegate: GestureRecognizerDelegate {
   ) -> Bool {
     others.contains(ObjectIdentifier(other))
   }
-}
-
-/// A JSON string literal.
-func quoted(_ text: String) -> String {
-  var out = "\""
-  for scalar in text.unicodeScalars {
-    switch scalar {
-    case "\"": out += "\\\""
-    case "\\": out += "\\\\"
-    case "\n": out += "\\n"
-    case "\r": out += "\\r"
-    case "\t": out += "\\t"
-    default:
-      if scalar.value < 0x20 {
-        let hex = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      } else {
-        out.unicodeScalars.append(scalar)
-      }
-    }
-  }
-  return out + "\""
-}
-
-/// A number with at most `places` decimals, trailing zeros dropped ("5.1", "150", "-0.25").
-func formatDecimal(_ value: Double, places: Int) -> String {
-  guard value.isFinite else { return "0" }
-  var scale = 1.0
-  for _ in 0..<places { scale *= 10 }
-  let scaled = (abs(value) * scale).rounded()
-  guard scaled < 9e15 else { return String(value) }
-  let whole = Int64(scaled)
-  let divisor = Int64(scale)
-  var fraction = String(whole % divisor)
-  fraction = String(repeating: "0", count: places - fraction.count) + fraction
-  while fraction.last == "0" { fraction.removeLast() }
-  let sign = value < 0 && whole != 0 ? "-" : ""
-  return sign + String(whole / divisor) + (fraction.isEmpty ? "" : "." + fraction)
 }
