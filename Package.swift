@@ -102,7 +102,8 @@ let package = Package(
           [
             "-use-ld=lld", "-L", "\(Context.packageDirectory)/Sources/responderd/link",
             "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-            "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/responderd/link/responderd.order",
+            "-Xlinker",
+            "--symbol-ordering-file=\(Context.packageDirectory)/Sources/responderd/link/responderd.order",
             "-Xlinker", "--no-warn-symbol-ordering",
           ], .when(configuration: .release))
       ]),
@@ -122,7 +123,9 @@ let package = Package(
     .executableTarget(
       name: "KeyLatency",
       dependencies: [
-        "BenchmarkSupport", "DBusTestSupport", "EventLoop", "EvdevInput", "ResponderCore", "Responderd",
+        "BenchmarkSupport", "DBusTestSupport", "DeviceTestSupport", "EventLoop", "EvdevInput",
+        "ResponderCore",
+        "Responderd",
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/KeyLatency",
@@ -138,11 +141,14 @@ let package = Package(
     // playerctld, mpv on a private bus, devices emulated by umockdev.
     .executableTarget(
       name: "EndToEnd",
-      dependencies: ["BenchmarkSupport", "CBenchmarkShims", "DBus", "DBusTestSupport", "EventLoop"],
+      dependencies: [
+        "BenchmarkSupport", "CBenchmarkShims", "DBus", "DBusTestSupport", "DeviceTestSupport", "EventLoop",
+      ],
       path: "Benchmarks/EndToEnd", swiftSettings: strict),
     // What the benchmarks share: umockdev testbed and fixtures, statistics.
     .target(
-      name: "BenchmarkSupport", dependencies: ["CUmockdev"], path: "Benchmarks/BenchmarkSupport",
+      name: "BenchmarkSupport", dependencies: ["CUmockdev", "DeviceTestSupport", "ResponderCore"],
+      path: "Benchmarks/BenchmarkSupport",
       swiftSettings: strict),
     .target(name: "CBenchmarkShims", path: "Benchmarks/CBenchmarkShims"),
     .executableTarget(

@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import DBus
 import DBusTestSupport
+import DeviceTestSupport
 import EventLoop
 
 #if canImport(Glibc)
@@ -17,7 +18,7 @@ import EventLoop
 /// device) the one on port 4 (event9); and a bmc150 accelerometer.
 final class Bench {
   let options: Options
-  let devices: EmulatedDevices
+  let devices: UmockdevTestbed
   /// LD_PRELOAD for the children that must see the emulated devices (responderd, thd); the others
   /// (dbus-daemon, mpv, playerctld, playerctl started by the run) get none.
   let preload: String
@@ -30,9 +31,6 @@ final class Bench {
   let responderdHeadset = "/dev/input/event7"
   let thdHeadset = "/dev/input/event8"
   let relayHeadset = "/dev/input/event9"
-  let responderdKeyFD: Int32
-  let thdKeyFD: Int32
-  let relayKeyFD: Int32
   static let accelerometerPath = "/sys/devices/platform/80860F41:01/i2c-1/i2c-BOSC0200:00/iio:device0"
   static let accelerometerNode = "/dev/iio:device0"
 
@@ -47,17 +45,17 @@ final class Bench {
     self.options = options
     // The testbed first (umockdev caches whether it runs under the preload library), then no
     // preload for children unless asked for.
-    devices = EmulatedDevices()
+    devices = UmockdevTestbed()
+    devices.makeInputDirectory()
     preload = getenv("LD_PRELOAD").map { String(cString: $0) } ?? ""
     unsetenv("LD_PRELOAD")
 
-    responderdKeyFD = try devices.addEvdevFixture("headset", devnode: responderdHeadset)
+    try devices.addEvdevFixture("headset")
     let (umockdev, ioctl) = try Self.headsetOnPort(3, node: 8)
-    thdKeyFD = try devices.addEvdev(devnode: thdHeadset, umockdev: umockdev, ioctl: ioctl)
+    try devices.addEvdevDevice(ioctl: ioctl, sysfs: umockdev, name: "headset-port3")
     let relayDevice = try Self.headsetOnPort(4, node: 9)
-    relayKeyFD = try devices.addEvdev(
-      devnode: relayHeadset, umockdev: relayDevice.umockdev, ioctl: relayDevice.ioctl)
-    try devices.add(umockdevFile: fixture("IIO/iio-accel.umockdev"))
+    try devices.addEvdevDevice(ioctl: relayDevice.ioctl, sysfs: relayDevice.umockdev, name: "headset-port4")
+    try devices.add(umockdevFile: fixturePath("IIO", "iio-accel.umockdev"))
     // Offer 100 Hz, so that the sensor runs at exactly the rate measured (as MotionCost does).
     devices.setAttribute(
       Self.accelerometerPath, "in_accel_sampling_frequency_available",
@@ -107,12 +105,12 @@ final class Bench {
       }.joined()
     }
     let minor = 64 + node
-    let umockdev = try readTextFile(fixture("evdev/headset.umockdev"))
+    let umockdev = try readText(fixturePath("evdev", "headset.umockdev"))
       .replacing("usb1/1-2/1-2:1.3", with: "usb1/1-\(port)/1-\(port):1.3")
       .replacing("input7", with: "input\(node)").replacing("event7", with: "event\(node)")
       .replacing("MINOR=71", with: "MINOR=\(minor)").replacing("dev=13:71", with: "dev=13:\(minor)")
     var lines: [String] = []
-    for line in try readTextFile(fixture("evdev/headset.ioctl")).split(separator: "\n") {
+    for line in try readText(fixturePath("evdev", "headset.ioctl")).split(separator: "\n") {
       var line = String(line)
       if line.hasPrefix("@DEV ") { line = "@DEV /dev/input/event\(node)" }
       if line.hasPrefix("EVIOCGPHYS(0) ") {

@@ -78,33 +78,35 @@ final class KeyToPlayer {
           if case .failure(let error) = result { callErrors.append("\(error)") }
         }
       }, release: {})
-    let responderdFD = bench.responderdKeyFD
-    let thdFD = bench.thdKeyFD
-    let relayFD = bench.relayKeyFD
+    let devices = bench.devices
+    var writeErrors: [String] = []
+    func key(_ value: Int32, _ devnode: String) -> () -> Void {
+      {
+        do { try devices.writeKey(keyPlayPause, value, to: devnode) } catch { writeErrors.append("\(error)") }
+      }
+    }
     var setups = [floor]
     setups.append(
       KeySetup(
         name: "floor with the device: read(2) → PlayPause, in a process of its own",
-        press: { writeKeyEvent(relayFD, code: keyPlayPause, value: 1) },
-        release: { writeKeyEvent(relayFD, code: keyPlayPause, value: 0) }))
+        press: key(1, bench.relayHeadset), release: key(0, bench.relayHeadset)))
     if responderd != nil {
       setups.append(
         KeySetup(
           name: "responderd (evdev → mpris handler → PlayPause)",
-          press: { writeKeyEvent(responderdFD, code: keyPlayPause, value: 1) },
-          release: { writeKeyEvent(responderdFD, code: keyPlayPause, value: 0) }))
+          press: key(1, bench.responderdHeadset), release: key(0, bench.responderdHeadset)))
     }
     setups.append(
       KeySetup(
         name: "peer: thd → `playerctl play-pause`",
-        press: { writeKeyEvent(thdFD, code: keyPlayPause, value: 1) },
-        release: { writeKeyEvent(thdFD, code: keyPlayPause, value: 0) }))
+        press: key(1, bench.thdHeadset), release: key(0, bench.thdHeadset)))
 
     func check() throws {
       try responderd?.checkRunning()
       try thd.checkRunning()
       try relay.checkRunning()
       if let error = callErrors.first { throw BenchmarkError("the floor's PlayPause failed: \(error)") }
+      if let error = writeErrors.first { throw BenchmarkError("writing a key failed: \(error)") }
     }
 
     /// One press: the latency, or nil when the player did not change within `timeout`.

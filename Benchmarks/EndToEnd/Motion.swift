@@ -1,5 +1,6 @@
 import BenchmarkSupport
 import DBusTestSupport
+import DeviceTestSupport
 import EventLoop
 
 #if canImport(Glibc)

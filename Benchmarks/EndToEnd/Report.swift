@@ -1,4 +1,5 @@
 import BenchmarkSupport
+import DeviceTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -169,7 +170,7 @@ struct Report {
       String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
     }
     var os = "Linux"
-    if let release = try? readTextFile("/etc/os-release") {
+    if let release = try? readText("/etc/os-release") {
       for line in release.split(separator: "\n") where line.hasPrefix("PRETTY_NAME=") {
         os = String(line.dropFirst("PRETTY_NAME=".count)).replacing("\"", with: "")
       }

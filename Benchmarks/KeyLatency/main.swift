@@ -15,6 +15,7 @@
 
 import BenchmarkSupport
 import DBusTestSupport
+import DeviceTestSupport
 import EvdevInput
 import EventLoop
 import Logging
@@ -31,13 +32,14 @@ let pressesPerMode = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments
 
 // MARK: The emulated devices
 
-let devices = EmulatedDevices()
+let devices = UmockdevTestbed()
+devices.makeInputDirectory()
 
-/// Adds a fixture device; returns the descriptor its events are written to.
+/// Adds a fixture device at its own node; returns the node its events are written to.
 @MainActor
-func addDevice(_ name: String, _ devnode: String) -> Int32 {
+func addDevice(_ name: String) -> String {
   do {
-    return try devices.addEvdevFixture(name, devnode: devnode)
+    return try devices.addEvdevFixture(name).devnode
   } catch {
     writeText("KeyLatency: \(error)\n", to: 2)
     exit(1)
@@ -45,7 +47,15 @@ func addDevice(_ name: String, _ devnode: String) -> Int32 {
 }
 
 let KEY_PLAYPAUSE = keyPlayPause
-func writeKey(_ fd: Int32, _ code: UInt16, _ value: Int32) { writeKeyEvent(fd, code: code, value: value) }
+@MainActor
+func writeKey(_ devnode: String, _ code: UInt16, _ value: Int32) {
+  do {
+    try devices.writeKey(code, value, to: devnode)
+  } catch {
+    writeText("KeyLatency: \(error)\n", to: 2)
+    exit(1)
+  }
+}
 
 // MARK: Readers
 
@@ -134,10 +144,7 @@ final class Pipeline: Reader {
 // MARK: Measure
 
 let readers: [Reader] = [RawRead(), LibevdevRead(), Pipeline()]
-let writers = [
-  addDevice("headset", "/dev/input/event7"), addDevice("headset-replugged", "/dev/input/event8"),
-  addDevice("keyboard", "/dev/input/event3"),
-]
+let writers = [addDevice("headset"), addDevice("headset-replugged"), addDevice("keyboard")]
 let loop = try EventLoop()
 var seen = [Double?](repeating: nil, count: readers.count)
 for (index, reader) in readers.enumerated() {
