@@ -3,7 +3,7 @@
 //   - hit-test only: the 10 points of the frame hit-tested on the same tree (no delivery at all);
 //   - no recognizers: the same frames through TouchInput and the window, with no recognizer;
 //   - 30 recognizers: the same frames with 10 pans, 10 taps and 10 long presses on the path.
-// Run: swift build -c release --product TouchFrame && .build/release/TouchFrame [sequences]
+// Run: swift build -c release --product TouchFrame && .build/release/TouchFrame [sequences] [moves]
 import ResponderCore
 import TouchDispatch
 
@@ -68,14 +68,32 @@ func points(frame: Int) -> [Point] {
   }
 }
 
-let movesPerSequence = 60
+/// Moves per sequence (the second argument; 0 profiles touch-down and lift frames alone).
+let movesPerSequence = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 60 : 60
 let framesPerSequence = movesPerSequence + 2
 let frameInterval = 1.0 / 120
 
-/// One sequence: 10 fingers down, 60 moves, all up; the time of each frame appended to `times`.
-func runSequence(
-  _ scene: Scene, start: Double, times: inout [Double], moves: inout [Double], downs: inout [Double]
-) {
+/// Frame times of one variant: every frame, and the moving, touch-down and lift frames apart.
+struct Samples {
+  var all: [Double] = []
+  var moves: [Double] = []
+  var downs: [Double] = []
+  var lifts: [Double] = []
+
+  mutating func add(_ elapsed: Double, frame: Int) {
+    all.append(elapsed)
+    if frame == 0 {
+      downs.append(elapsed)
+    } else if frame == framesPerSequence - 1 {
+      lifts.append(elapsed)
+    } else {
+      moves.append(elapsed)
+    }
+  }
+}
+
+/// One sequence: 10 fingers down, the moves, all up; the time of each frame added to `samples`.
+func runSequence(_ scene: Scene, start: Double, samples: inout Samples) {
   for frame in 0..<framesPerSequence {
     let t = start + Double(frame) * frameInterval
     let contacts: [ContactSample] =
@@ -84,30 +102,23 @@ func runSequence(
     let begin = monotonicNow()
     scene.scheduler.advance(to: t)
     scene.input.process(contacts, at: t)
-    let elapsed = monotonicNow() - begin
-    times.append(elapsed)
-    if frame > 0 && frame < framesPerSequence - 1 { moves.append(elapsed) }
-    if frame == 0 { downs.append(elapsed) }
+    samples.add(monotonicNow() - begin, frame: frame)
   }
 }
 
 /// The baseline: the frame's 10 points hit-tested, nothing delivered.
-func hitTestSequence(
-  _ scene: Scene, times: inout [Double], moves: inout [Double], downs: inout [Double], sink: inout Int
-) {
+func hitTestSequence(_ scene: Scene, samples: inout Samples, sink: inout Int) {
   for frame in 0..<framesPerSequence {
     let framePoints = points(frame: frame)
     let begin = monotonicNow()
     for point in framePoints where scene.window.hitTest(point, with: nil) != nil { sink += 1 }
-    let elapsed = monotonicNow() - begin
-    times.append(elapsed)
-    if frame > 0 && frame < framesPerSequence - 1 { moves.append(elapsed) }
-    if frame == 0 { downs.append(elapsed) }
+    samples.add(monotonicNow() - begin, frame: frame)
   }
 }
 
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
-  sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.down)))]
+  guard !sorted.isEmpty else { return 0 }
+  return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.down)))]
 }
 
 func microseconds(_ seconds: Double) -> String {
@@ -123,32 +134,24 @@ let sequences = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) 
 let full = Scene(recognizers: true)
 let bare = Scene(recognizers: false)
 var sink = 0
-var fullTimes: [Double] = []
-var fullMoves: [Double] = []
-var bareTimes: [Double] = []
-var bareMoves: [Double] = []
-var hitTimes: [Double] = []
-var hitMoves: [Double] = []
-var fullDowns: [Double] = []
-var bareDowns: [Double] = []
-var hitDowns: [Double] = []
-var scratch: [Double] = []
-var scratchMoves: [Double] = []
-var scratchDowns: [Double] = []
+var fullSamples = Samples()
+var bareSamples = Samples()
+var hitSamples = Samples()
+var scratch = Samples()
 
 // Warm-up, then interleaved measurement (each sequence of each variant in turn).
 for round in 0..<10 {
   let start = Double(round)
-  runSequence(full, start: start, times: &scratch, moves: &scratchMoves, downs: &scratchDowns)
-  runSequence(bare, start: start, times: &scratch, moves: &scratchMoves, downs: &scratchDowns)
-  hitTestSequence(full, times: &scratch, moves: &scratchMoves, downs: &scratchDowns, sink: &sink)
+  runSequence(full, start: start, samples: &scratch)
+  runSequence(bare, start: start, samples: &scratch)
+  hitTestSequence(full, samples: &scratch, sink: &sink)
 }
 let wallStart = monotonicNow()
 for round in 0..<sequences {
   let start = Double(round + 10)
-  runSequence(full, start: start, times: &fullTimes, moves: &fullMoves, downs: &fullDowns)
-  runSequence(bare, start: start, times: &bareTimes, moves: &bareMoves, downs: &bareDowns)
-  hitTestSequence(full, times: &hitTimes, moves: &hitMoves, downs: &hitDowns, sink: &sink)
+  runSequence(full, start: start, samples: &fullSamples)
+  runSequence(bare, start: start, samples: &bareSamples)
+  hitTestSequence(full, samples: &hitSamples, sink: &sink)
 }
 let wall = monotonicNow() - wallStart
 
@@ -160,16 +163,16 @@ print(
     + "variants interleaved; \(full.actions) recognizer actions; wall \((wall * 100).rounded() / 100) s")
 print("")
 print(pad("variant", 34) + pad("median", 12) + pad("p99", 12) + pad("mean", 12) + "frames/s sustained")
-let results: [(String, [Double], [Double], [Double])] = [
-  ("hit-test only (baseline)", hitTimes, hitMoves, hitDowns),
-  ("window, no recognizers", bareTimes, bareMoves, bareDowns),
-  ("window, 30 recognizers", fullTimes, fullMoves, fullDowns),
+let results: [(String, Samples)] = [
+  ("hit-test only (baseline)", hitSamples),
+  ("window, no recognizers", bareSamples),
+  ("window, 30 recognizers", fullSamples),
 ]
 var medians: [Double] = []
 var p99s: [Double] = []
-for (name, times, _, _) in results {
-  let sorted = times.sorted()
-  let mean = times.reduce(0, +) / Double(times.count)
+for (name, samples) in results {
+  let sorted = samples.all.sorted()
+  let mean = samples.all.reduce(0, +) / Double(samples.all.count)
   medians.append(percentile(sorted, 0.5))
   p99s.append(percentile(sorted, 0.99))
   print(
@@ -177,20 +180,19 @@ for (name, times, _, _) in results {
       + pad(microseconds(percentile(sorted, 0.99)), 12)
       + pad(microseconds(mean), 12) + String(Int(1 / mean)))
 }
-print("")
-print("moving frames only (10 touches moved):")
-for (name, _, moves, _) in results {
-  let sorted = moves.sorted()
-  print(
-    pad("  " + name, 34) + pad(microseconds(percentile(sorted, 0.5)), 12)
-      + microseconds(percentile(sorted, 0.99)))
-}
-print("touch-down frames only (10 touches hit-tested; recognizers engaged):")
-for (name, _, _, downs) in results {
-  let sorted = downs.sorted()
-  print(
-    pad("  " + name, 34) + pad(microseconds(percentile(sorted, 0.5)), 12)
-      + microseconds(percentile(sorted, 0.99)))
+let kinds: [(String, KeyPath<Samples, [Double]>)] = [
+  ("moving frames only (10 touches moved):", \.moves),
+  ("touch-down frames only (10 touches hit-tested; recognizers engaged):", \.downs),
+  ("lift frames only (10 touches ended; taps recognized, recognizers reset):", \.lifts),
+]
+for (title, kind) in kinds {
+  print(title)
+  for (name, samples) in results {
+    let sorted = samples[keyPath: kind].sorted()
+    print(
+      pad("  " + name, 34) + pad(microseconds(percentile(sorted, 0.5)), 12)
+        + microseconds(percentile(sorted, 0.99)))
+  }
 }
 print("")
 func ratio(_ a: Double, _ b: Double) -> String { String((a / b * 10).rounded() / 10) + "×" }
@@ -199,3 +201,21 @@ print(
 print(
   "30 recognizers vs no recognizers: median \(ratio(medians[2], medians[1])), p99 \(ratio(p99s[2], p99s[1]))")
 if sink == 0 { print("(no hits)") }
+
+// Where the cost is: the median of each frame of the sequence, with 30 recognizers.
+func medianOfFrame(_ index: Int) -> Double {
+  var values: [Double] = []
+  var position = index
+  while position < fullSamples.all.count {
+    values.append(fullSamples.all[position])
+    position += framesPerSequence
+  }
+  return percentile(values.sorted(), 0.5)
+}
+if framesPerSequence > 3 {
+  print(
+    "30 recognizers, median by frame: touch-down \(microseconds(medianOfFrame(0))); first move (pans begin, "
+      + "taps and long presses fail) \(microseconds(medianOfFrame(1))); a later move "
+      + "\(microseconds(medianOfFrame(framesPerSequence / 2))); lift \(microseconds(medianOfFrame(framesPerSequence - 1)))"
+  )
+}

@@ -14,31 +14,31 @@ open class Application: Responder {
   public let scheduler: any Scheduler
 
   /// The responder motion, remote-control and (without a focused responder) press events start at.
-  public private(set) var firstResponder: Responder?
+  @exclusivity(unchecked) public private(set) var firstResponder: Responder?
 
   /// The responder with focus: where press events start (the first responder when nil).
-  public var focusedResponder: Responder?
+  @exclusivity(unchecked) public var focusedResponder: Responder?
 
   /// Where motion, remote-control and press events start when there is no first responder
   /// (UIKit: the key window). Events with neither are dropped.
-  public var keyWindow: Responder?
+  @exclusivity(unchecked) public var keyWindow: Responder?
 
   /// The application delegate. It is the application's next responder when it is a responder that
   /// is not already part of the chain (not a view, view controller, window or the application).
-  public weak var delegate: AnyObject?
+  @exclusivity(unchecked) public weak var delegate: AnyObject?
 
   /// Whether remote-control events are delivered (`beginReceivingRemoteControlEvents()`).
-  public private(set) var isReceivingRemoteControlEvents = false
+  @exclusivity(unchecked) public private(set) var isReceivingRemoteControlEvents = false
 
   private struct QueuedEvent {
     var event: Event
     var phase: MotionPhase
   }
-  private var queue: [QueuedEvent] = []
-  private var inFlight: Event?
-  private var draining = false
-  private var observers: [(DispatchRecord) -> Void] = []
-  private var firstResponderObservers: [(Responder?) -> Void] = []
+  @exclusivity(unchecked) private var queue: [QueuedEvent] = []
+  @exclusivity(unchecked) private var inFlight: Event?
+  @exclusivity(unchecked) private var draining = false
+  @exclusivity(unchecked) private var observers: [(DispatchRecord) -> Void] = []
+  @exclusivity(unchecked) private var firstResponderObservers: [(Responder?) -> Void] = []
 
   public init(scheduler: any Scheduler) {
     self.scheduler = scheduler
@@ -118,6 +118,7 @@ open class Application: Responder {
     trace.dropReason = nil
     trace.finished = false
     trace.motionPhase = event.type == .motion ? phase : nil
+    trace.isRecording = true
     trace.completion = { [weak self] record in
       guard !trace.finished else { return }
       trace.finished = true
@@ -126,15 +127,24 @@ open class Application: Responder {
     }
 
     if event.type == .touches {
-      var seen = Set<ObjectIdentifier>()
+      // The record (names of every responder reached) is only kept when someone reads it.
+      let recorded = completion != nil || !observers.isEmpty
+      trace.isRecording = recorded
+      var seen: [ObjectIdentifier] = []
       for touch in event.allTouches {
-        guard let window = touch.window as? EventWindow, seen.insert(ObjectIdentifier(window)).inserted
+        guard let candidate = touch.window, !seen.contains(ObjectIdentifier(candidate)),
+          let window = candidate as? EventWindow
         else { continue }
+        seen.append(ObjectIdentifier(candidate))
         if let responder = window as? Responder { trace.receivedBy.append(responder) }
         window.sendEvent(event)
       }
       if seen.isEmpty { trace.dropReason = "no window" }
-      trace.completion?(Self.record(for: event))
+      if recorded {
+        trace.completion?(Self.record(for: event))
+      } else {
+        trace.finished = true
+      }
       return
     }
 

@@ -7,13 +7,13 @@ public final class Event: CustomStringConvertible {
   public let type: EventType
   public let subtype: EventSubtype
   /// Seconds since boot (CLOCK_MONOTONIC) when the event happened.
-  public var timestamp: Seconds
+  @exclusivity(unchecked) public var timestamp: Seconds
   /// The touches of a touch event (every touch of the sequence, whatever its phase).
-  public private(set) var allTouches: Set<Touch>
+  @exclusivity(unchecked) public private(set) var allTouches: Set<Touch>
   /// The presses of a press event.
-  public private(set) var allPresses: Set<Press>
+  @exclusivity(unchecked) public private(set) var allPresses: Set<Press>
   /// Where the event came from ("evdev:/dev/input/event3", "mpris", "dbus:1.42", "test"), for records.
-  public var source: String
+  @exclusivity(unchecked) public var source: String
 
   /// Where the event is on its way through the responder chain.
   let trace: DeliveryTrace
@@ -111,14 +111,16 @@ public struct DispatchRecord: Sendable, CustomStringConvertible {
 
 /// The bookkeeping of one event's delivery. Internal: responders only see its effects.
 final class DeliveryTrace {
-  var receivedBy: [Responder] = []
-  var passedOn = Set<ObjectIdentifier>()
+  /// Whether responders passing the event on are noted (off for touch events nobody records).
+  @exclusivity(unchecked) var isRecording = true
+  @exclusivity(unchecked) var receivedBy: [Responder] = []
+  @exclusivity(unchecked) var passedOn = Set<ObjectIdentifier>()
   /// Calls the event's responder method on a responder (set by the dispatcher).
-  var deliver: ((Responder) -> Void)?
+  @exclusivity(unchecked) var deliver: ((Responder) -> Void)?
   /// Set when a responder defers its decision.
-  var suspendedAt: Responder?
-  var completion: ((DispatchRecord) -> Void)?
-  var dropReason: String?
-  var motionPhase: MotionPhase?
-  var finished = false
+  @exclusivity(unchecked) var suspendedAt: Responder?
+  @exclusivity(unchecked) var completion: ((DispatchRecord) -> Void)?
+  @exclusivity(unchecked) var dropReason: String?
+  @exclusivity(unchecked) var motionPhase: MotionPhase?
+  @exclusivity(unchecked) var finished = false
 }

@@ -117,9 +117,13 @@ open class Responder {
   /// Passes an event on to `next` with `call`, noting that this responder did not handle it.
   /// The default event methods use it; an override that handles an event partly may call it too.
   public final func forward(_ event: Event?, _ call: (Responder) -> Void) {
-    if let trace = event?.trace { trace.passedOn.insert(ObjectIdentifier(self)) }
+    guard let trace = event?.trace, trace.isRecording else {
+      if let nextResponder = next { call(nextResponder) }
+      return
+    }
+    trace.passedOn.insert(ObjectIdentifier(self))
     guard let nextResponder = next else { return }
-    event?.trace.receivedBy.append(nextResponder)
+    trace.receivedBy.append(nextResponder)
     call(nextResponder)
   }
 

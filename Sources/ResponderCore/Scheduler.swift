@@ -5,9 +5,9 @@ public final class ScheduledTimer {
   /// Order of scheduling, so that timers with the same deadline fire in the order they were set.
   public let sequence: UInt64
   let action: () -> Void
-  public private(set) var isCancelled = false
+  @exclusivity(unchecked) public private(set) var isCancelled = false
   /// Called once when the timer is cancelled (the scheduler uses it to forget the timer).
-  var onCancel: ((ScheduledTimer) -> Void)?
+  @exclusivity(unchecked) var onCancel: ((ScheduledTimer) -> Void)?
 
   public init(deadline: Seconds, sequence: UInt64, action: @escaping () -> Void) {
     self.deadline = deadline
@@ -55,9 +55,12 @@ extension Scheduler {
 
 /// A scheduler on virtual time: time only moves when the test (or an offline tool) advances it.
 public final class VirtualScheduler: Scheduler {
-  public private(set) var now: Seconds
-  private var timers: [ScheduledTimer] = []
-  private var sequence: UInt64 = 0
+  @exclusivity(unchecked) public private(set) var now: Seconds
+  /// Waiting timers in firing order (deadline, then sequence); cancelled ones are dropped when
+  /// they reach the front, or all at once when they pile up.
+  @exclusivity(unchecked) private var timers: [ScheduledTimer] = []
+  @exclusivity(unchecked) private var sequence: UInt64 = 0
+  @exclusivity(unchecked) private var compactionThreshold = 64
 
   public init(now: Seconds = 0) { self.now = now }
 
@@ -65,27 +68,44 @@ public final class VirtualScheduler: Scheduler {
   public func schedule(at deadline: Seconds, _ action: @escaping () -> Void) -> ScheduledTimer {
     sequence += 1
     let timer = ScheduledTimer(deadline: deadline, sequence: sequence, action: action)
-    timer.setCancelHandler { [weak self] cancelled in
-      self?.timers.removeAll { $0 === cancelled }
+    if timers.count >= compactionThreshold {
+      timers.removeAll { $0.isCancelled }
+      compactionThreshold = max(64, timers.count * 2)
     }
-    timers.append(timer)
+    // After every timer with the same or an earlier deadline (sequences only grow).
+    var low = 0
+    var high = timers.count
+    while low < high {
+      let middle = (low + high) / 2
+      if timers[middle].deadline <= deadline { low = middle + 1 } else { high = middle }
+    }
+    timers.insert(timer, at: low)
     return timer
   }
 
   /// The number of timers waiting to fire.
-  public var pendingCount: Int { timers.count }
+  public var pendingCount: Int { timers.reduce(0) { $0 + ($1.isCancelled ? 0 : 1) } }
 
   /// The deadline of the next timer, if any.
-  public var nextDeadline: Seconds? { nextTimer()?.deadline }
+  public var nextDeadline: Seconds? { timers.first { !$0.isCancelled }?.deadline }
 
-  private func nextTimer() -> ScheduledTimer? {
-    timers.min { ($0.deadline, $0.sequence) < ($1.deadline, $1.sequence) }
+  /// The next timer due by `time`, removed from the list.
+  private func takeTimer(dueBy time: Seconds) -> ScheduledTimer? {
+    while let first = timers.first {
+      if first.isCancelled {
+        timers.removeFirst()
+        continue
+      }
+      guard first.deadline <= time else { return nil }
+      timers.removeFirst()
+      return first
+    }
+    return nil
   }
 
   /// Moves time to `time`, firing every timer due by then in deadline order (each at its deadline).
   public func advance(to time: Seconds) {
-    while let timer = nextTimer(), timer.deadline <= time {
-      timers.removeAll { $0 === timer }
+    while let timer = takeTimer(dueBy: time) {
       now = max(now, timer.deadline)
       timer.fire()
     }
@@ -100,8 +120,7 @@ public final class VirtualScheduler: Scheduler {
   @discardableResult
   public func runUntilIdle(limit: Int = 1_000_000) -> Int {
     var fired = 0
-    while let timer = nextTimer(), fired < limit {
-      timers.removeAll { $0 === timer }
+    while fired < limit, let timer = takeTimer(dueBy: .infinity) {
       now = max(now, timer.deadline)
       timer.fire()
       fired += 1

@@ -30,35 +30,35 @@ public protocol TouchCoordinateSpace: AnyObject {
 /// One finger (or pen) on the surface for the whole of its sequence, as UITouch.
 public final class Touch: Hashable, CustomStringConvertible {
   /// The phase of the touch in the current event.
-  public var phase: TouchPhase
+  @exclusivity(unchecked) public var phase: TouchPhase
   /// The number of taps at this location within the multi-tap window (1 for a first tap).
-  public var tapCount: Int
+  @exclusivity(unchecked) public var tapCount: Int
   /// When the touch last changed, in seconds since boot.
-  public var timestamp: Seconds
+  @exclusivity(unchecked) public var timestamp: Seconds
   /// The view the touch was delivered to at touch-down; fixed for the whole sequence.
-  public internal(set) var view: Responder?
+  @exclusivity(unchecked) public internal(set) var view: Responder?
   /// The window the touch happened in.
-  public var window: Responder?
+  @exclusivity(unchecked) public var window: Responder?
   /// The radius of the touch, in points, and its tolerance.
-  public var majorRadius: Double
-  public var majorRadiusTolerance: Double
+  @exclusivity(unchecked) public var majorRadius: Double
+  @exclusivity(unchecked) public var majorRadiusTolerance: Double
   /// The force of the touch (1.0 is an average touch) and the maximum the device reports.
-  public var force: Double
-  public var maximumPossibleForce: Double
-  public var type: TouchType
+  @exclusivity(unchecked) public var force: Double
+  @exclusivity(unchecked) public var maximumPossibleForce: Double
+  @exclusivity(unchecked) public var type: TouchType
   /// The gesture recognizers that receive this touch (attached to the view and its ancestors).
-  public var gestureRecognizers: [AnyObject] = []
+  @exclusivity(unchecked) public var gestureRecognizers: [AnyObject] = []
   /// An identifier of the input contact (the evdev slot), for tools and logs.
   public let identifier: Int
 
   /// The current and previous locations in window coordinates.
-  public var locationInWindow: Point
-  public var previousLocationInWindow: Point
+  @exclusivity(unchecked) public var locationInWindow: Point
+  @exclusivity(unchecked) public var previousLocationInWindow: Point
 
   /// Touches that arrived between two events (same sequence), oldest first.
-  public var coalesced: [Touch] = []
+  @exclusivity(unchecked) public var coalesced: [Touch] = []
   /// Predicted future positions, if any.
-  public var predicted: [Touch] = []
+  @exclusivity(unchecked) public var predicted: [Touch] = []
 
   public init(
     identifier: Int = 0, phase: TouchPhase = .began, location: Point, timestamp: Seconds,
@@ -121,13 +121,13 @@ public enum PressPhase: Int, Sendable {
 
 /// A press of a physical button, as UIPress.
 public final class Press: Hashable {
-  public var phase: PressPhase
-  public var type: PressType
-  public var timestamp: Seconds
+  @exclusivity(unchecked) public var phase: PressPhase
+  @exclusivity(unchecked) public var type: PressType
+  @exclusivity(unchecked) public var timestamp: Seconds
   /// The force of the press, 0 to 1 for analog buttons, 0 or 1 for digital ones.
-  public var force: Double
+  @exclusivity(unchecked) public var force: Double
   /// The responder the press was delivered to.
-  public var responder: Responder?
+  @exclusivity(unchecked) public var responder: Responder?
 
   public init(type: PressType, phase: PressPhase = .began, timestamp: Seconds, force: Double = 1) {
     self.type = type

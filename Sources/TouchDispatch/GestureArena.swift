@@ -24,20 +24,31 @@ final class GestureArena {
     var required: ObjectIdentifier
   }
 
-  unowned let window: Window
+  /// The window owning the arena (it outlives it).
+  unowned(unsafe) let window: Window
   /// Recognizers that received touches since their last reset, in the order they did.
-  private(set) var engaged: [GestureRecognizer] = []
+  @exclusivity(unchecked) private(set) var engaged: [GestureRecognizer] = []
   /// Require-to-fail relations from subclass hooks and delegates, asked once when a recognizer
   /// engages (explicit `require(toFail:)` relations are checked directly).
-  private var requirements = Set<Pair>()
-  private var effects: [Effect] = []
-  private var depth = 0
-  private var flushing = false
+  @exclusivity(unchecked) private var requirements = Set<Pair>()
+  /// Whether some engaged recognizer may wait for another one (explicit `require(toFail:)` or an
+  /// answer in `requirements`); when false, the failure-requirement checks are skipped.
+  @exclusivity(unchecked) var relationsPossible = false
+  @exclusivity(unchecked) private var engagements = 0
+  /// The engaged recognizers that ask about failure requirements (see `engage`).
+  @exclusivity(unchecked) private var askers: [GestureRecognizer] = []
+  @exclusivity(unchecked) private var effects: [Effect] = []
+  @exclusivity(unchecked) private var depth = 0
+  @exclusivity(unchecked) private var flushing = false
   /// Set when a recognizer reached a final state or touches ended: resets may be due.
-  private var resetsMayBeDue = false
+  @exclusivity(unchecked) private var resetsMayBeDue = false
 
   init(window: Window) {
     self.window = window
+  }
+
+  deinit {
+    for recognizer in engaged { recognizer.arena = nil }
   }
 
   // MARK: Engagement
@@ -46,7 +57,14 @@ final class GestureArena {
     if !recognizer.isEngaged {
       recognizer.isEngaged = true
       recognizer.arena = self
-      for other in engaged {
+      engagements += 1
+      recognizer.engagementOrder = engagements
+      if recognizer.hasRequiredFailures { relationsPossible = true }
+      // Only recognizers with a delegate or hooks of their own can answer yes: a pair of
+      // recognizers with neither is not asked.
+      let asks = recognizer.delegate != nil || !recognizer.hasBuiltInFailureHooks
+      recognizer.asksAboutFailureRequirements = asks
+      for other in asks ? engaged : askers {
         if asksToRequire(recognizer, other) {
           requirements.insert(Pair(waiter: ObjectIdentifier(recognizer), required: ObjectIdentifier(other)))
         }
@@ -55,6 +73,8 @@ final class GestureArena {
         }
       }
       engaged.append(recognizer)
+      if asks { askers.append(recognizer) }
+      if !requirements.isEmpty { relationsPossible = true }
     }
     recognizer.trackedTouches.append(touch)
   }
@@ -73,7 +93,7 @@ final class GestureArena {
     resetsMayBeDue = true
     recognizer.trackedTouches.removeAll { $0 === touch }
     touch.gestureRecognizers.removeAll { $0 === recognizer }
-    effects.append(.releaseWithheldTouches)
+    queueRelease()
     if depth == 0 { flush() }
   }
 
@@ -117,18 +137,51 @@ final class GestureArena {
   }
 
   /// `recognizers` reordered so that a recognizer comes after those it requires to fail, and
-  /// after those that can prevent it when it cannot prevent them (a double tap is served before
-  /// a single tap, so that the one finishing both in one frame wins).
-  func deliveryOrder(_ recognizers: [GestureRecognizer]) -> [GestureRecognizer] {
+  /// after those sharing a touch with it that can prevent it when it cannot prevent them (a double
+  /// tap is served before a single tap, so that the one finishing both in one frame wins).
+  /// `recognizers` are those of the window's frame `frame`, each at its `frameIndex`.
+  func deliveryOrder(_ recognizers: [GestureRecognizer], frame: Int) -> [GestureRecognizer] {
     guard recognizers.count > 1 else { return recognizers }
+    if !relationsPossible && recognizers.allSatisfy({ $0.hasDefaultPreventionRules }) { return recognizers }
     var after: [[Int]] = Array(repeating: [], count: recognizers.count)
     var anyEdge = false
-    for (i, a) in recognizers.enumerated() {
-      for (j, b) in recognizers.enumerated() where i != j {
-        if requires(a, b) || (b.canPrevent(a) && !a.canPrevent(b)) {
-          after[i].append(j)
-          anyEdge = true
+    // Prevention only matters between recognizers sharing a touch: the recognizers of a touch
+    // are listed on it.
+    var seen: [Touch] = []
+    for recognizer in recognizers {
+      for touch in recognizer.trackedTouches where !seen.contains(where: { $0 === touch }) {
+        seen.append(touch)
+        let members = touch.gestureRecognizers.compactMap { item -> Int? in
+          guard let other = item as? GestureRecognizer, other.frameNumber == frame else { return nil }
+          return other.frameIndex
         }
+        guard members.count > 1 else { continue }
+        for i in members {
+          for j in members where i != j {
+            let a = recognizers[i]
+            let b = recognizers[j]
+            if b.canPrevent(a) && !a.canPrevent(b) {
+              after[i].append(j)
+              anyEdge = true
+            }
+          }
+        }
+      }
+    }
+    // Failure requirements, explicit or answered when the recognizers engaged.
+    for (i, waiter) in recognizers.enumerated() where waiter.hasRequiredFailures {
+      for (j, required) in recognizers.enumerated() where i != j && waiter.requiresFailure(of: required) {
+        after[i].append(j)
+        anyEdge = true
+      }
+    }
+    if !requirements.isEmpty {
+      var index: [ObjectIdentifier: Int] = [:]
+      for recognizer in recognizers { index[ObjectIdentifier(recognizer)] = recognizer.frameIndex }
+      for pair in requirements {
+        guard let i = index[pair.waiter], let j = index[pair.required] else { continue }
+        after[i].append(j)
+        anyEdge = true
       }
     }
     guard anyEdge else { return recognizers }
@@ -208,7 +261,8 @@ final class GestureArena {
       effects.append(.cancelCapturedTouches)
     }
     setState(recognizer, new)
-    for other in engaged where other !== recognizer && other.storedState == .possible && other.isEngaged {
+    let candidates = relationsPossible ? engaged : sharingRecognizers(recognizer, inOrder: true)
+    for other in candidates where other !== recognizer && other.storedState == .possible && other.isEngaged {
       if requires(other, recognizer) {
         fail(other)
       } else if sharesTouch(recognizer, other), !simultaneous(recognizer, other),
@@ -224,7 +278,8 @@ final class GestureArena {
     guard recognizer.storedState == .possible else { return }
     recognizer.pendingState = nil
     setState(recognizer, .failed)
-    effects.append(.releaseWithheldTouches)
+    queueRelease()
+    guard relationsPossible else { return }
     for waiter in engaged where waiter.pendingState != nil && requires(waiter, recognizer) {
       guard let pending = waiter.pendingState, !hasBlockers(waiter) else { continue }
       waiter.pendingState = nil
@@ -235,28 +290,47 @@ final class GestureArena {
   private func setState(_ recognizer: GestureRecognizer, _ new: GestureRecognizer.State) {
     let old = recognizer.storedState
     recognizer.storedState = new
-    if new.isFinal { resetsMayBeDue = true }
-    window.notify(.stateChanged(recognizer, from: old, to: new))
+    // A recognizer in a final state resets once its touches are over (the frame that ends them
+    // says so in `endOfFrame`).
+    if new.isFinal && recognizer.trackedTouches.allSatisfy({ $0.phase.isFinal }) { resetsMayBeDue = true }
+    if window.hasGestureObservers { window.notify(.stateChanged(recognizer, from: old, to: new)) }
   }
 
   private func requiredRecognized(_ recognizer: GestureRecognizer) -> Bool {
-    engaged.contains { other in
+    guard relationsPossible else { return false }
+    return engaged.contains { other in
       other !== recognizer && other.storedState.isRecognizing && requires(recognizer, other)
     }
   }
 
   private func hasBlockers(_ recognizer: GestureRecognizer) -> Bool {
-    engaged.contains { other in
+    guard relationsPossible else { return false }
+    return engaged.contains { other in
       other !== recognizer && other.storedState == .possible && requires(recognizer, other)
     }
   }
 
   private func preventedByActive(_ recognizer: GestureRecognizer) -> Bool {
-    engaged.contains { other in
-      other !== recognizer && other.storedState.isRecognizing && sharesTouch(other, recognizer)
-        && !simultaneous(other, recognizer) && other.canPrevent(recognizer)
+    sharingRecognizers(recognizer, inOrder: false).contains { other in
+      other.storedState.isRecognizing && !simultaneous(other, recognizer) && other.canPrevent(recognizer)
         && recognizer.canBePrevented(by: other)
     }
+  }
+
+  /// The other engaged recognizers sharing a touch with `recognizer` (a touch lists the
+  /// recognizers tracking it), in engagement order when `inOrder`.
+  private func sharingRecognizers(_ recognizer: GestureRecognizer, inOrder: Bool) -> [GestureRecognizer] {
+    var result: [GestureRecognizer] = []
+    for touch in recognizer.trackedTouches {
+      for item in touch.gestureRecognizers {
+        guard let other = item as? GestureRecognizer, other !== recognizer, other.isEngaged,
+          !result.contains(where: { $0 === other })
+        else { continue }
+        result.append(other)
+      }
+    }
+    if inOrder && result.count > 1 { result.sort { $0.engagementOrder < $1.engagementOrder } }
+    return result
   }
 
   /// The delegate, the recognizer's view, and the views whose touches it would take.
@@ -277,6 +351,13 @@ final class GestureArena {
 
   // MARK: Effects and resets
 
+  /// Queues the delivery of touches no recognizer holds back any more (once: a release queued
+  /// right behind another finds nothing the first one left).
+  private func queueRelease() {
+    if case .releaseWithheldTouches? = effects.last { return }
+    effects.append(.releaseWithheldTouches)
+  }
+
   private func flush() {
     guard !flushing else { return }
     flushing = true
@@ -289,7 +370,7 @@ final class GestureArena {
         case .cancelCapturedTouches:
           window.deliverCapturedCancellations()
         case .sendActions(let recognizer):
-          window.notify(.actionSent(recognizer))
+          if window.hasGestureObservers { window.notify(.actionSent(recognizer)) }
           recognizer.sendActions()
         case .releaseWithheldTouches:
           window.releaseWithheldTouches()
@@ -314,8 +395,8 @@ final class GestureArena {
         forget(recognizer)
         let old = recognizer.storedState
         recognizer.performReset()
-        window.notify(.stateChanged(recognizer, from: old, to: .possible))
-        effects.append(.releaseWithheldTouches)
+        if window.hasGestureObservers { window.notify(.stateChanged(recognizer, from: old, to: .possible)) }
+        queueRelease()
       } else if recognizer.storedState == .possible && recognizer.pendingState == nil
         && recognizer.trackedTouches.isEmpty
       {
@@ -326,9 +407,14 @@ final class GestureArena {
         index += 1
       }
     }
+    if engaged.isEmpty { relationsPossible = false }
   }
 
   private func forget(_ recognizer: GestureRecognizer) {
+    if recognizer.asksAboutFailureRequirements {
+      recognizer.asksAboutFailureRequirements = false
+      askers.removeAll { $0 === recognizer }
+    }
     guard !requirements.isEmpty else { return }
     let id = ObjectIdentifier(recognizer)
     requirements = requirements.filter { $0.waiter != id && $0.required != id }

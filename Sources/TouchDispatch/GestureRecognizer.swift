@@ -85,44 +85,77 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   }
 
   private final class WeakRecognizer {
-    weak var recognizer: GestureRecognizer?
+    @exclusivity(unchecked) weak var recognizer: GestureRecognizer?
     init(_ recognizer: GestureRecognizer) { self.recognizer = recognizer }
   }
 
-  var storedState: State = .possible
+  @exclusivity(unchecked) var storedState: State = .possible
   /// A transition out of possible that waits for required recognizers to fail.
-  var pendingState: State?
-  weak var arena: GestureArena?
+  @exclusivity(unchecked) var pendingState: State?
+  /// The arena of the window while the recognizer is engaged there (the arena clears it at reset
+  /// and when it goes away).
+  @exclusivity(unchecked) unowned(unsafe) var arena: GestureArena?
   /// Whether the recognizer has received touches since its last reset.
-  var isEngaged = false
+  @exclusivity(unchecked) var isEngaged = false
   /// The touches received since the last reset (ignored ones removed), in arrival order.
-  var trackedTouches: [Touch] = []
-  private var timers: [ScheduledTimer] = []
-  private var targets: [Target] = []
-  private var handlers: [(GestureRecognizer) -> Void] = []
-  private var requiredFailures: [WeakRecognizer] = []
-  private var lastLocation: Point = .zero
+  @exclusivity(unchecked) var trackedTouches: [Touch] = []
+  @exclusivity(unchecked) private var timers: [ScheduledTimer] = []
+  @exclusivity(unchecked) private var targets: [Target] = []
+  @exclusivity(unchecked) private var handlers: [(GestureRecognizer) -> Void] = []
+  @exclusivity(unchecked) private var requiredFailures: [WeakRecognizer] = []
+  @exclusivity(unchecked) private var lastLocation: Point = .zero
+  /// Whether the failure-requirement hooks are this module's (which answer false): true for the
+  /// built-in classes, false for subclasses made elsewhere, which may override them.
+  let hasBuiltInFailureHooks: Bool
+  /// Whether `canPrevent` and `canBePrevented` are the base class's (true both ways): a pair of
+  /// such recognizers never needs ordering. False for taps and for subclasses made elsewhere.
+  let hasDefaultPreventionRules: Bool
+  /// When the recognizer engaged in the gesture under way, relative to the others.
+  @exclusivity(unchecked) var engagementOrder = 0
+  /// The window's frame in which the recognizer last got touches, and its place in that frame's
+  /// list of recognizers.
+  @exclusivity(unchecked) var frameNumber = 0
+  @exclusivity(unchecked) var frameIndex = 0
+  /// Whether, in the gesture under way, this recognizer may answer failure-requirement questions
+  /// (it had a delegate or hooks of its own when it engaged).
+  @exclusivity(unchecked) var asksAboutFailureRequirements = false
 
-  /// The view the recognizer is attached to.
-  public internal(set) weak var view: View?
+  /// The view the recognizer is attached to (the view owns the recognizer and clears this when
+  /// it goes away).
+  @exclusivity(unchecked) public internal(set) unowned(unsafe) var view: View?
   /// The delegate, asked about beginning, receiving touches and relations to other recognizers.
-  public weak var delegate: (any GestureRecognizerDelegate)?
+  @exclusivity(unchecked) public weak var delegate: (any GestureRecognizerDelegate)?
   /// A name for records and tools (the scene id in `responderctl touch replay`).
-  public var name: String?
+  @exclusivity(unchecked) public var name: String?
   /// Whether the view's touches are cancelled when the gesture is recognized (true by default).
-  public var cancelsTouchesInView = true
+  @exclusivity(unchecked) public var cancelsTouchesInView = true
   /// Whether touches in the began phase are kept from the view while the recognizer is still
   /// possible (false by default).
-  public var delaysTouchesBegan = false
+  @exclusivity(unchecked) public var delaysTouchesBegan = false
   /// Whether touches in the ended phase are kept from the view while the recognizer is still
   /// possible (true by default): they are delivered if it fails, cancelled if it recognizes.
-  public var delaysTouchesEnded = true
+  @exclusivity(unchecked) public var delaysTouchesEnded = true
   /// A disabled recognizer receives no touches; disabling one in progress cancels it.
-  public var isEnabled = true {
+  @exclusivity(unchecked) public var isEnabled = true {
     didSet { if !isEnabled && oldValue { abandon() } }
   }
 
-  public init() {}
+  public init() {
+    let kind = ObjectIdentifier(type(of: self))
+    hasBuiltInFailureHooks = Self.builtInKinds.contains(kind)
+    hasDefaultPreventionRules = hasBuiltInFailureHooks && kind != ObjectIdentifier(TapGestureRecognizer.self)
+  }
+
+  deinit {
+    cancelTimers()
+  }
+
+  private static let builtInKinds: [ObjectIdentifier] = [
+    ObjectIdentifier(GestureRecognizer.self), ObjectIdentifier(TapGestureRecognizer.self),
+    ObjectIdentifier(LongPressGestureRecognizer.self), ObjectIdentifier(PanGestureRecognizer.self),
+    ObjectIdentifier(SwipeGestureRecognizer.self), ObjectIdentifier(PinchGestureRecognizer.self),
+    ObjectIdentifier(RotationGestureRecognizer.self),
+  ]
 
   /// A recognizer that sends `action` to `target` on every state change.
   public convenience init(target: Responder, action: Action) {
@@ -189,7 +222,11 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   public func require(toFail other: GestureRecognizer) {
     guard other !== self, !requiredFailures.contains(where: { $0.recognizer === other }) else { return }
     requiredFailures.append(WeakRecognizer(other))
+    arena?.relationsPossible = true
   }
+
+  /// Whether `require(toFail:)` was called for some recognizer.
+  var hasRequiredFailures: Bool { !requiredFailures.isEmpty }
 
   /// Whether `require(toFail:)` was called for `other`.
   public func requiresFailure(of other: GestureRecognizer) -> Bool {
@@ -291,8 +328,9 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   public func schedule(after delay: Seconds, _ action: @escaping () -> Void) -> ScheduledTimer? {
     guard let scheduler else { return nil }
     timers.removeAll { $0.isCancelled }
-    let timer = scheduler.schedule(after: delay) { [weak self] in
-      guard let self else { return }
+    // Timers are cancelled when the recognizer resets or goes away, so `self` is alive when one
+    // fires (a weak capture would make every retain of the recognizer slower).
+    let timer = scheduler.schedule(after: delay) { [unowned(unsafe) self] in
       if let arena = self.arena {
         arena.run(action)
       } else {
@@ -338,6 +376,7 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   /// Returns to possible: timers cancelled, touches forgotten, `reset()` called.
   func performReset() {
     cancelTimers()
+    arena = nil
     storedState = .possible
     pendingState = nil
     isEngaged = false

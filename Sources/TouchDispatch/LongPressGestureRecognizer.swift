@@ -6,22 +6,22 @@ import ResponderCore
 /// move, ended when they lift.
 open class LongPressGestureRecognizer: GestureRecognizer {
   /// How long the fingers must stay down (0.5 s by default).
-  public var minimumPressDuration: Seconds = 0.5
+  @exclusivity(unchecked) public var minimumPressDuration: Seconds = 0.5
   /// How far a finger may move before the press begins, in points (10 by default).
-  public var allowableMovement: Double = 10
+  @exclusivity(unchecked) public var allowableMovement: Double = 10
   /// Fingers that must be held (1 by default).
-  public var numberOfTouchesRequired = 1
+  @exclusivity(unchecked) public var numberOfTouchesRequired = 1
   /// Taps before the press (0 by default).
-  public var numberOfTapsRequired = 0
+  @exclusivity(unchecked) public var numberOfTapsRequired = 0
   /// The longest pause between taps, and between the last tap and the press.
-  public var maximumIntervalBetweenTaps: Seconds = 0.35
+  @exclusivity(unchecked) public var maximumIntervalBetweenTaps: Seconds = 0.35
 
-  private var starts: [ObjectIdentifier: Point] = [:]
-  private var down: [Touch] = []
-  private var tapsCompleted = 0
-  private var pressTimer: ScheduledTimer?
-  private var intervalTimer: ScheduledTimer?
-  private var tapTimer: ScheduledTimer?
+  @exclusivity(unchecked) private var starts: [ObjectIdentifier: Point] = [:]
+  @exclusivity(unchecked) private var down: [Touch] = []
+  @exclusivity(unchecked) private var tapsCompleted = 0
+  @exclusivity(unchecked) private var pressTimer: ScheduledTimer?
+  @exclusivity(unchecked) private var intervalTimer: ScheduledTimer?
+  @exclusivity(unchecked) private var tapTimer: ScheduledTimer?
 
   open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
     let fresh = touches.sorted { $0.identifier < $1.identifier }
@@ -45,8 +45,8 @@ open class LongPressGestureRecognizer: GestureRecognizer {
       tapTimer = failIfStillPossible(after: minimumPressDuration)
     } else if down.count == numberOfTouchesRequired {
       pressTimer?.cancel()
-      pressTimer = schedule(after: minimumPressDuration) { [weak self] in
-        guard let self, self.state == .possible else { return }
+      pressTimer = schedule(after: minimumPressDuration) { [unowned(unsafe) self] in
+        guard self.state == .possible else { return }
         self.state = .began
       }
     }

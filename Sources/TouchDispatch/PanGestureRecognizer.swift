@@ -6,17 +6,17 @@ import ResponderCore
 /// Continuous. Fingers coming down or lifting do not make the translation jump.
 open class PanGestureRecognizer: GestureRecognizer {
   /// The fewest fingers that pan (1 by default).
-  public var minimumNumberOfTouches = 1
+  @exclusivity(unchecked) public var minimumNumberOfTouches = 1
   /// The most fingers that pan (no limit by default); more fingers before it begins make it fail.
-  public var maximumNumberOfTouches = Int.max
+  @exclusivity(unchecked) public var maximumNumberOfTouches = Int.max
   /// How far the fingers must move before the pan begins, in points (10 by default).
-  public var hysteresis: Double = 10
+  @exclusivity(unchecked) public var hysteresis: Double = 10
 
-  private var origin: Point = .zero
-  private var point: Point = .zero
-  private var lastRawCentroid: Point = .zero
-  private var history = MotionHistory()
-  private var started = false
+  @exclusivity(unchecked) private var origin: Point = .zero
+  @exclusivity(unchecked) private var point: Point = .zero
+  @exclusivity(unchecked) private var lastRawCentroid: Point = .zero
+  @exclusivity(unchecked) private var history = MotionHistory()
+  @exclusivity(unchecked) private var started = false
 
   open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
     let active = activeTouches

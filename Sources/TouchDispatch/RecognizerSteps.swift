@@ -27,8 +27,9 @@ extension GestureRecognizer {
 
   /// Fails the recognizer after `delay` unless it has left possible by then.
   func failIfStillPossible(after delay: Seconds) -> ScheduledTimer? {
-    schedule(after: delay) { [weak self] in
-      guard let self, self.state == .possible else { return }
+    // The timer goes with the recognizer (see `schedule`).
+    schedule(after: delay) { [unowned(unsafe) self] in
+      guard self.state == .possible else { return }
       self.state = .failed
     }
   }

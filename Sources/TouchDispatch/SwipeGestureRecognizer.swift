@@ -49,24 +49,24 @@ public struct SwipeDirection: OptionSet, Sendable, Hashable, CustomStringConvert
 /// disagree on the direction, when too many fingers come down, or when they lift early.
 open class SwipeGestureRecognizer: GestureRecognizer {
   /// The allowed directions (right by default).
-  public var direction: SwipeDirection = .right
+  @exclusivity(unchecked) public var direction: SwipeDirection = .right
   /// Fingers that must swipe together (1 by default).
-  public var numberOfTouchesRequired = 1
+  @exclusivity(unchecked) public var numberOfTouchesRequired = 1
   /// The distance to cover along the direction, in points (50 by default).
-  public var minimumDistance: Double = 50
+  @exclusivity(unchecked) public var minimumDistance: Double = 50
   /// The time allowed to cover it, from the first finger down (0.4 s by default).
-  public var maximumDuration: Seconds = 0.4
+  @exclusivity(unchecked) public var maximumDuration: Seconds = 0.4
   /// How far off the direction a finger may head, in radians (30° by default).
-  public var maximumAngle: Double = 30 * Double.pi / 180
+  @exclusivity(unchecked) public var maximumAngle: Double = 30 * Double.pi / 180
   /// Movement, in points, below which the heading is not judged yet (10 by default).
-  public var slop: Double = 10
+  @exclusivity(unchecked) public var slop: Double = 10
 
   /// The direction of the recognized swipe.
-  public private(set) var recognizedDirection: SwipeDirection?
+  @exclusivity(unchecked) public private(set) var recognizedDirection: SwipeDirection?
 
-  private var starts: [ObjectIdentifier: Point] = [:]
-  private var startTime: Seconds?
-  private var timer: ScheduledTimer?
+  @exclusivity(unchecked) private var starts: [ObjectIdentifier: Point] = [:]
+  @exclusivity(unchecked) private var startTime: Seconds?
+  @exclusivity(unchecked) private var timer: ScheduledTimer?
 
   open override var isDiscrete: Bool { true }
 

@@ -9,24 +9,24 @@ import ResponderCore
 /// fingers than required come down. Timers decide, not event counts.
 open class TapGestureRecognizer: GestureRecognizer {
   /// Taps needed (1 by default).
-  public var numberOfTapsRequired = 1
+  @exclusivity(unchecked) public var numberOfTapsRequired = 1
   /// Fingers per tap (1 by default).
-  public var numberOfTouchesRequired = 1
+  @exclusivity(unchecked) public var numberOfTouchesRequired = 1
   /// How far a finger may move, in points, and the next taps may land from the first.
-  public var allowableMovement: Double = 45
+  @exclusivity(unchecked) public var allowableMovement: Double = 45
   /// The longest a tap may last, from the first finger down to the last up.
-  public var maximumTapDuration: Seconds = 0.75
+  @exclusivity(unchecked) public var maximumTapDuration: Seconds = 0.75
   /// The longest pause between one tap's end and the next one's start.
-  public var maximumIntervalBetweenTaps: Seconds = 0.35
+  @exclusivity(unchecked) public var maximumIntervalBetweenTaps: Seconds = 0.35
 
-  private var tapsCompleted = 0
-  private var currentTap: [Touch] = []
-  private var lastTap: [Touch] = []
-  private var liftedInTap = 0
-  private var starts: [ObjectIdentifier: Point] = [:]
-  private var firstTapLocation: Point?
-  private var tapTimer: ScheduledTimer?
-  private var intervalTimer: ScheduledTimer?
+  @exclusivity(unchecked) private var tapsCompleted = 0
+  @exclusivity(unchecked) private var currentTap: [Touch] = []
+  @exclusivity(unchecked) private var lastTap: [Touch] = []
+  @exclusivity(unchecked) private var liftedInTap = 0
+  @exclusivity(unchecked) private var starts: [ObjectIdentifier: Point] = [:]
+  @exclusivity(unchecked) private var firstTapLocation: Point?
+  @exclusivity(unchecked) private var tapTimer: ScheduledTimer?
+  @exclusivity(unchecked) private var intervalTimer: ScheduledTimer?
 
   open override var isDiscrete: Bool { true }
 

@@ -32,9 +32,17 @@ public struct ContactSample: Sendable, Equatable {
 /// ended and cancelled, tap counts, and one Event per multitouch sequence. Each frame is sent
 /// through the window's application (`sendEvent`), or to the window when it has none.
 public final class TouchInput {
-  private struct Key: Hashable {
+  private struct Key: Equatable {
     var slot: Int
     var trackingID: Int
+  }
+
+  /// A finger on the surface: its touch, where it came down, whether it can still be a tap.
+  private struct Finger {
+    var key: Key
+    var touch: Touch
+    var start: Point
+    var tapCandidate: Bool
   }
 
   private struct RecentTap {
@@ -46,18 +54,16 @@ public final class TouchInput {
   /// The window the touches belong to.
   public let window: Window
   /// A touch down within this time of a tap's end, near it, counts as the next tap.
-  public var multiTapInterval: Seconds = 0.35
+  @exclusivity(unchecked) public var multiTapInterval: Seconds = 0.35
   /// How close, in points, the next tap must land (and how little a tap may move).
-  public var multiTapRadius: Double = 45
+  @exclusivity(unchecked) public var multiTapRadius: Double = 45
 
-  private var live: [Key: Touch] = [:]
-  private var order: [Key] = []
-  private var starts: [Key: Point] = [:]
-  private var tapCandidates: [Key: Bool] = [:]
-  private var recentTaps: [RecentTap] = []
-  private var event: Event?
+  /// The fingers on the surface, in the order they came down (a handful: searched in order).
+  @exclusivity(unchecked) private var fingers: [Finger] = []
+  @exclusivity(unchecked) private var recentTaps: [RecentTap] = []
+  @exclusivity(unchecked) private var event: Event?
   /// The source recorded on events ("evdev:/dev/input/event3", "replay").
-  public var source: String
+  @exclusivity(unchecked) public var source: String
 
   public init(window: Window, source: String = "touch") {
     self.window = window
@@ -65,33 +71,36 @@ public final class TouchInput {
   }
 
   /// The touches on the surface, in the order they came down.
-  public var activeTouches: [Touch] { order.compactMap { live[$0] } }
+  public var activeTouches: [Touch] { fingers.map(\.touch) }
 
   /// Processes one frame: `contacts` are every finger on the surface after it. Fingers not
   /// listed any more have lifted. Sends one touch event unless nothing changed.
   public func process(_ contacts: [ContactSample], at time: Seconds) {
     var frame: [Touch] = []
+    frame.reserveCapacity(max(contacts.count, fingers.count))
     var changed = false
-    let present = Set(contacts.map { Key(slot: $0.slot, trackingID: $0.trackingID) })
-    var ended: [Key] = []
-    for key in order where !present.contains(key) {
-      guard let touch = live[key] else { continue }
-      touch.move(to: touch.locationInWindow, at: time, phase: .ended)
-      frame.append(touch)
-      ended.append(key)
+    var lifted = false
+    for finger in fingers
+    where !contacts.contains(where: { $0.slot == finger.key.slot && $0.trackingID == finger.key.trackingID })
+    {
+      finger.touch.move(to: finger.touch.locationInWindow, at: time, phase: .ended)
+      frame.append(finger.touch)
+      lifted = true
       changed = true
     }
     for contact in contacts {
       let key = Key(slot: contact.slot, trackingID: contact.trackingID)
-      if let touch = live[key] {
+      if let index = fingers.firstIndex(where: { $0.key == key }) {
+        let touch = fingers[index].touch
         let moved =
           touch.locationInWindow != contact.location
           || (contact.force != nil && contact.force != touch.force)
         if moved {
           touch.move(to: contact.location, at: time, phase: .moved)
           changed = true
-          if let start = starts[key], contact.location.distance(to: start) > multiTapRadius {
-            tapCandidates[key] = false
+          if fingers[index].tapCandidate, contact.location.distance(to: fingers[index].start) > multiTapRadius
+          {
+            fingers[index].tapCandidate = false
           }
         } else {
           touch.move(to: touch.locationInWindow, at: touch.timestamp, phase: .stationary)
@@ -103,32 +112,27 @@ public final class TouchInput {
           identifier: contact.slot, phase: .began, location: contact.location, timestamp: time,
           window: window, tapCount: tapCount(at: contact.location, time: time))
         apply(contact, to: touch)
-        live[key] = touch
-        order.append(key)
-        starts[key] = contact.location
-        tapCandidates[key] = true
+        fingers.append(Finger(key: key, touch: touch, start: contact.location, tapCandidate: true))
         frame.append(touch)
         changed = true
       }
     }
     guard changed else { return }
     send(frame, at: time)
-    for key in ended { forget(key, at: time, tap: true) }
+    if lifted { forgetLifted(at: time, tap: true) }
   }
 
   /// Cancels every touch on the surface (the input was interrupted: events were dropped, the
   /// device went away).
   public func cancelAll(at time: Seconds) {
-    guard !order.isEmpty else { return }
+    guard !fingers.isEmpty else { return }
     var frame: [Touch] = []
-    for key in order {
-      guard let touch = live[key] else { continue }
-      touch.move(to: touch.locationInWindow, at: time, phase: .cancelled)
-      frame.append(touch)
+    for finger in fingers {
+      finger.touch.move(to: finger.touch.locationInWindow, at: time, phase: .cancelled)
+      frame.append(finger.touch)
     }
-    let keys = order
     send(frame, at: time)
-    for key in keys { forget(key, at: time, tap: false) }
+    forgetLifted(at: time, tap: false)
   }
 
   private func apply(_ contact: ContactSample, to touch: Touch) {
@@ -148,15 +152,17 @@ public final class TouchInput {
     }
   }
 
-  private func forget(_ key: Key, at time: Seconds, tap: Bool) {
-    guard let touch = live.removeValue(forKey: key) else { return }
-    order.removeAll { $0 == key }
-    if tap, tapCandidates[key] == true, let start = starts[key] {
-      recentTaps.append(RecentTap(location: start, end: time, count: touch.tapCount))
+  /// Forgets the fingers whose touches ended or were cancelled; lifted taps are remembered for
+  /// the next touch's tap count.
+  private func forgetLifted(at time: Seconds, tap: Bool) {
+    fingers.removeAll { finger in
+      guard finger.touch.phase.isFinal else { return false }
+      if tap, finger.tapCandidate {
+        recentTaps.append(RecentTap(location: finger.start, end: time, count: finger.touch.tapCount))
+      }
+      return true
     }
-    starts[key] = nil
-    tapCandidates[key] = nil
-    if live.isEmpty { event = nil }
+    if fingers.isEmpty { event = nil }
   }
 
   private func tapCount(at location: Point, time: Seconds) -> Int {

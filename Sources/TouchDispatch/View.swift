@@ -6,44 +6,51 @@ import ResponderCore
 /// `center`, `bounds` and `transform` define where it is: a point `p` of the view is at
 /// `transform(p - boundsCenter) + center` in the superview.
 open class View: Responder, TouchCoordinateSpace {
-  /// The view containing this one, if any.
-  public private(set) weak var superview: View?
+  /// The view containing this one, if any. Not counted as a reference (a weak one would make every
+  /// retain of the view slower): the superview owns this view and clears it when it goes away.
+  @exclusivity(unchecked) public private(set) unowned(unsafe) var superview: View?
   /// The subviews, back to front: the last one is drawn on top and hit-tested first.
-  public private(set) var subviews: [View] = []
+  @exclusivity(unchecked) public private(set) var subviews: [View] = []
   /// The center of the frame, in the superview's coordinates.
-  public var center: Point
+  @exclusivity(unchecked) public var center: Point
   /// The view's own coordinate space: its origin and size.
-  public var bounds: Rect
+  @exclusivity(unchecked) public var bounds: Rect
   /// A transform applied around the center (rotation, scale, translation).
-  public var transform: AffineTransform = .identity
+  @exclusivity(unchecked) public var transform: AffineTransform = .identity
   /// Hidden views, and their subviews, are not hit-tested.
-  public var isHidden = false
+  @exclusivity(unchecked) public var isHidden = false
   /// Views that ignore user interaction, and their subviews, are not hit-tested.
-  public var isUserInteractionEnabled = true
+  @exclusivity(unchecked) public var isUserInteractionEnabled = true
   /// Opacity; views below 0.01 are not hit-tested.
-  public var alpha: Double = 1
+  @exclusivity(unchecked) public var alpha: Double = 1
   /// Whether content is clipped to the bounds. Hit-testing never finds a subview outside the
   /// bounds either way, as in UIKit.
-  public var clipsToBounds = false
+  @exclusivity(unchecked) public var clipsToBounds = false
   /// Whether the view receives more than one touch at a time (false by default, as UIKit).
   /// Gesture recognizers receive every touch whatever this says.
-  public var isMultipleTouchEnabled = false
+  @exclusivity(unchecked) public var isMultipleTouchEnabled = false
   /// Whether the view tracks touches only while no other view of the window does, and blocks
   /// touches to other views while it does.
-  public var isExclusiveTouch = false
+  @exclusivity(unchecked) public var isExclusiveTouch = false
   /// The gesture recognizers attached to this view, in the order they were added.
-  public private(set) var gestureRecognizers: [GestureRecognizer] = []
+  @exclusivity(unchecked) public private(set) var gestureRecognizers: [GestureRecognizer] = []
   /// A name for records, logs and tools (the scene id in `responderctl touch replay`).
-  public var identifier: String?
+  @exclusivity(unchecked) public var identifier: String?
 
-  /// The view controller whose root view this is.
-  public internal(set) weak var viewController: ViewController?
+  /// The view controller whose root view this is (the controller owns the view and clears it when
+  /// it goes away).
+  @exclusivity(unchecked) public internal(set) unowned(unsafe) var viewController: ViewController?
 
   /// A view with the given frame (in its future superview's coordinates).
   public init(frame: Rect = .zero) {
     center = frame.center
     bounds = Rect(origin: .zero, size: Size(width: frame.width, height: frame.height))
     super.init()
+  }
+
+  deinit {
+    for subview in subviews { subview.superview = nil }
+    for recognizer in gestureRecognizers { recognizer.view = nil }
   }
 
   /// The rectangle the view occupies in its superview: the bounding box of its transformed bounds.

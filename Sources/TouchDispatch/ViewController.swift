@@ -20,6 +20,10 @@ open class ViewController: Responder {
     if let view { self.view = view }
   }
 
+  deinit {
+    if loadedView?.viewController === self { loadedView?.viewController = nil }
+  }
+
   /// The root view; loaded with `loadView()` on first use.
   public var view: View {
     get {

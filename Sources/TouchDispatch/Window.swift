@@ -29,13 +29,16 @@ open class Window: View, EventWindow {
     let event: Event
     let view: View?
     /// The view does not get this touch (it takes one touch at a time and has one already).
-    var suppressed = false
-    var beganDelivered = false
-    var beganWithheld = false
-    var endWithheld = false
-    var captured = false
+    @exclusivity(unchecked) var suppressed = false
+    @exclusivity(unchecked) var beganDelivered = false
+    @exclusivity(unchecked) var beganWithheld = false
+    @exclusivity(unchecked) var endWithheld = false
+    @exclusivity(unchecked) var captured = false
     /// The view got its last message for this touch, or will get none.
-    var done = false
+    @exclusivity(unchecked) var done = false
+    /// The touch alone, as the recognizers that get only this touch in a frame receive it (made
+    /// once for all of them).
+    lazy var alone: Set<Touch> = [touch]
 
     init(touch: Touch, order: Int, sequence: Int, event: Event, view: View?) {
       self.touch = touch
@@ -50,15 +53,19 @@ open class Window: View, EventWindow {
   /// The clock and timers of the window's gesture recognizers.
   public let scheduler: any Scheduler
   lazy var arena = GestureArena(window: self)
-  private var records: [ObjectIdentifier: TouchRecord] = [:]
-  private var nextOrder = 0
-  private var sequence = 0
+  @exclusivity(unchecked) private var records: [ObjectIdentifier: TouchRecord] = [:]
+  /// The same records in touch order.
+  @exclusivity(unchecked) private var recordList: [TouchRecord] = []
+  /// Frames delivered to recognizers so far (see `GestureRecognizer.frameNumber`).
+  @exclusivity(unchecked) private var frameCount = 0
+  @exclusivity(unchecked) private var nextOrder = 0
+  @exclusivity(unchecked) private var sequence = 0
   /// Set while recognizers get a frame's touches: touches released then are delivered with the
   /// frame's own, in the same messages.
-  private var collectingReleases = false
-  private var releasePending = false
-  private var gestureObservers: [(GestureObservation) -> Void] = []
-  private var deliveryObservers: [(TouchDelivery) -> Void] = []
+  @exclusivity(unchecked) private var collectingReleases = false
+  @exclusivity(unchecked) private var releasePending = false
+  @exclusivity(unchecked) private var gestureObservers: [(GestureObservation) -> Void] = []
+  @exclusivity(unchecked) private var deliveryObservers: [(TouchDelivery) -> Void] = []
 
   /// A window of `application` (its next responder), on the application's scheduler.
   public init(frame: Rect, application: Application) {
@@ -106,13 +113,16 @@ open class Window: View, EventWindow {
     deliveryObservers.append(observer)
   }
 
+  /// Whether someone observes recognizers (observations are only made then).
+  var hasGestureObservers: Bool { !gestureObservers.isEmpty }
+
   func notify(_ observation: GestureObservation) {
     for observer in gestureObservers { observer(observation) }
   }
 
   /// Whether some touch of this window is on the surface.
   public var isTrackingTouches: Bool {
-    records.values.contains { !$0.touch.phase.isFinal }
+    recordList.contains { !$0.touch.phase.isFinal }
   }
 
   // MARK: Event delivery
@@ -124,7 +134,12 @@ open class Window: View, EventWindow {
     var mine: [Touch] = []
     for touch in event.allTouches where touch.window === self { mine.append(touch) }
     mine.sort { $0.identifier < $1.identifier }
+    var newSequence = !isTrackingTouches
     for touch in mine where touch.phase == .began && records[ObjectIdentifier(touch)] == nil {
+      if newSequence {
+        sequence += 1
+        newSequence = false
+      }
       beginTracking(touch, event: event)
     }
     var frame: [TouchRecord] = []
@@ -137,15 +152,15 @@ open class Window: View, EventWindow {
     deliverToRecognizers(frame, event: event)
     collectingReleases = false
     deliverToViews(frame)
-    arena.endOfFrame(touchesEnded: frame.contains { $0.touch.phase.isFinal })
-    removeFinishedRecords()
+    let touchesEnded = frame.contains { $0.touch.phase.isFinal }
+    arena.endOfFrame(touchesEnded: touchesEnded)
+    removeFinishedRecords(touchesEnded: touchesEnded)
   }
 
   private func beginTracking(_ touch: Touch, event: Event) {
-    if !isTrackingTouches { sequence += 1 }
     var view = hitTest(touch.locationInWindow, with: event)
     if let hit = view {
-      for record in records.values where !record.touch.phase.isFinal {
+      for record in recordList where !record.touch.phase.isFinal {
         guard let other = record.view, other !== hit else { continue }
         if hit.isExclusiveTouch || other.isExclusiveTouch {
           view = nil
@@ -157,16 +172,17 @@ open class Window: View, EventWindow {
     let record = TouchRecord(touch: touch, order: nextOrder, sequence: sequence, event: event, view: view)
     nextOrder += 1
     records[ObjectIdentifier(touch)] = record
+    recordList.append(record)
     guard let view else {
       touch.gestureRecognizers = []
       return
     }
     if !view.isMultipleTouchEnabled {
-      record.suppressed = records.values.contains { other in
+      record.suppressed = recordList.contains { other in
         other !== record && other.view === view && !other.suppressed && !other.touch.phase.isFinal
       }
     }
-    var recognizers: [GestureRecognizer] = []
+    var recognizers: [AnyObject] = []
     var current: View? = view
     while let candidate = current {
       for recognizer in candidate.gestureRecognizers where arena.accepts(recognizer) {
@@ -174,18 +190,20 @@ open class Window: View, EventWindow {
           continue
         }
         recognizers.append(recognizer)
+        arena.engage(recognizer, with: touch)
       }
       current = candidate.superview
     }
     touch.gestureRecognizers = recognizers
-    for recognizer in recognizers { arena.engage(recognizer, with: touch) }
   }
 
   private func deliverToRecognizers(_ frame: [TouchRecord], event: Event) {
-    // One pass over the frame: each recognizer still taking touches, with its touches by phase.
+    // One pass over the frame: each recognizer still taking touches, with its touches by phase
+    // (four slots per recognizer: began, moved, ended, cancelled).
     var recognizers: [GestureRecognizer] = []
-    var buckets: [ObjectIdentifier: Int] = [:]
-    var phases: [[Set<Touch>]] = []
+    frameCount += 1
+    let frameNumber = frameCount
+    var phases: [[TouchRecord]] = []
     for record in frame {
       let touch = record.touch
       let slot: Int
@@ -201,35 +219,36 @@ open class Window: View, EventWindow {
         case .possible, .began, .changed: break
         default: continue
         }
-        let id = ObjectIdentifier(recognizer)
         let index: Int
-        if let known = buckets[id] {
-          index = known
+        if recognizer.frameNumber == frameNumber {
+          index = recognizer.frameIndex
         } else {
           index = recognizers.count
-          buckets[id] = index
+          recognizer.frameNumber = frameNumber
+          recognizer.frameIndex = index
           recognizers.append(recognizer)
-          phases.append([[], [], [], []])
+          phases.append(contentsOf: [[], [], [], []])
         }
-        phases[index][slot].insert(touch)
+        phases[index * 4 + slot].append(record)
       }
     }
     guard !recognizers.isEmpty else { return }
-    let ordered = arena.deliveryOrder(recognizers)
-    for recognizer in ordered {
-      let sets = phases[buckets[ObjectIdentifier(recognizer)]!]
-      for slot in 0..<4 where !sets[slot].isEmpty {
+    // Each recognizer's slots, fixed before any recognizer code runs.
+    let plan = arena.deliveryOrder(recognizers, frame: frameNumber).map { ($0, $0.frameIndex * 4) }
+    for (recognizer, base) in plan {
+      for slot in 0..<4 where !phases[base + slot].isEmpty {
         switch recognizer.storedState {
         case .possible, .began, .changed: break
         default: continue
         }
         // A touch the recognizer ignored meanwhile is not given to it.
         let tracked = recognizer.trackedTouches
-        var touches = sets[slot]
-        if touches.count != tracked.count || !touches.allSatisfy({ t in tracked.contains { $0 === t } }) {
-          touches = touches.filter { t in tracked.contains { $0 === t } }
-          if touches.isEmpty { continue }
+        var list = phases[base + slot]
+        if !list.allSatisfy({ r in tracked.contains { $0 === r.touch } }) {
+          list.removeAll { r in !tracked.contains { $0 === r.touch } }
+          if list.isEmpty { continue }
         }
+        let touches = list.count == 1 ? list[0].alone : Set(list.map(\.touch))
         arena.run {
           switch slot {
           case 0: recognizer.touchesBegan(touches, with: event)
@@ -331,6 +350,7 @@ open class Window: View, EventWindow {
   /// Delivers held-back touches no recognizer holds any longer (with the frame's own touches when
   /// this happens while recognizers get a frame).
   func releaseWithheldTouches() {
+    guard recordList.contains(where: { $0.beganWithheld || $0.endWithheld }) else { return }
     if collectingReleases {
       releasePending = true
       return
@@ -387,22 +407,24 @@ open class Window: View, EventWindow {
     deliver(batch, with: .touchesCancelled)
   }
 
-  private func orderedRecords() -> [TouchRecord] {
-    records.values.sorted { $0.order < $1.order }
-  }
+  private func orderedRecords() -> [TouchRecord] { recordList }
 
-  private func removeFinishedRecords() {
-    guard !records.isEmpty else { return }
-    records = records.filter { _, record in
-      !record.touch.phase.isFinal || record.beganWithheld || record.endWithheld
+  private func removeFinishedRecords(touchesEnded: Bool) {
+    guard touchesEnded, !records.isEmpty else { return }
+    recordList.removeAll { record in
+      let finished = record.touch.phase.isFinal && !record.beganWithheld && !record.endWithheld
+      if finished { records[ObjectIdentifier(record.touch)] = nil }
+      return finished
     }
   }
 
   private func deliver(_ batch: DeliveryBatch, with method: TouchMethod) {
     for group in batch.groups {
-      let delivery = TouchDelivery(
-        method: method, view: group.view, touches: group.touches, event: group.event)
-      for observer in deliveryObservers { observer(delivery) }
+      if !deliveryObservers.isEmpty {
+        let delivery = TouchDelivery(
+          method: method, view: group.view, touches: group.touches, event: group.event)
+        for observer in deliveryObservers { observer(delivery) }
+      }
       let touches = Set(group.touches)
       switch method {
       case .touchesBegan: group.view.touchesBegan(touches, with: group.event)
