@@ -203,19 +203,19 @@ print(
 if sink == 0 { print("(no hits)") }
 
 // Where the cost is: the median of each frame of the sequence, with 30 recognizers.
-func medianOfFrame(_ index: Int) -> Double {
+func medianOfFrame(_ index: Int, in all: [Double]) -> Double {
   var values: [Double] = []
   var position = index
-  while position < fullSamples.all.count {
-    values.append(fullSamples.all[position])
+  while position < all.count {
+    values.append(all[position])
     position += framesPerSequence
   }
   return percentile(values.sorted(), 0.5)
 }
 if framesPerSequence > 3 {
   print(
-    "30 recognizers, median by frame: touch-down \(microseconds(medianOfFrame(0))); first move (pans begin, "
-      + "taps and long presses fail) \(microseconds(medianOfFrame(1))); a later move "
-      + "\(microseconds(medianOfFrame(framesPerSequence / 2))); lift \(microseconds(medianOfFrame(framesPerSequence - 1)))"
+    "30 recognizers, median by frame: touch-down \(microseconds(medianOfFrame(0, in: fullSamples.all))); first move (pans begin, "
+      + "taps and long presses fail) \(microseconds(medianOfFrame(1, in: fullSamples.all))); a later move "
+      + "\(microseconds(medianOfFrame(framesPerSequence / 2, in: fullSamples.all))); lift \(microseconds(medianOfFrame(framesPerSequence - 1, in: fullSamples.all)))"
   )
 }
