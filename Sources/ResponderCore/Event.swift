@@ -2,18 +2,39 @@
 public protocol GestureRecognizerIdentity: AnyObject {}
 
 /// An event, as UIEvent: a type, a subtype, a timestamp and, for touch and press events,
-/// the touches or presses it carries.
+/// the touches or presses it carries. (Its properties are accessors over fields kept without
+/// dynamic exclusivity checks, as `Touch`'s.)
 public final class Event: CustomStringConvertible {
   public let type: EventType
   public let subtype: EventSubtype
   /// Seconds since boot (CLOCK_MONOTONIC) when the event happened.
-  @exclusivity(unchecked) public var timestamp: Seconds
+  public var timestamp: Seconds {
+    get { timestampStorage }
+    set { timestampStorage = newValue }
+    _modify { yield &timestampStorage }
+  }
+  @exclusivity(unchecked) var timestampStorage: Seconds
   /// The touches of a touch event (every touch of the sequence, whatever its phase).
-  @exclusivity(unchecked) public private(set) var allTouches: Set<Touch>
+  public private(set) var allTouches: Set<Touch> {
+    get { allTouchesStorage }
+    set { allTouchesStorage = newValue }
+    _modify { yield &allTouchesStorage }
+  }
+  @exclusivity(unchecked) var allTouchesStorage: Set<Touch>
   /// The presses of a press event.
-  @exclusivity(unchecked) public private(set) var allPresses: Set<Press>
+  public private(set) var allPresses: Set<Press> {
+    get { allPressesStorage }
+    set { allPressesStorage = newValue }
+    _modify { yield &allPressesStorage }
+  }
+  @exclusivity(unchecked) var allPressesStorage: Set<Press>
   /// Where the event came from ("evdev:/dev/input/event3", "mpris", "dbus:1.42", "test"), for records.
-  @exclusivity(unchecked) public var source: String
+  public var source: String {
+    get { sourceStorage }
+    set { sourceStorage = newValue }
+    _modify { yield &sourceStorage }
+  }
+  @exclusivity(unchecked) var sourceStorage: String
 
   /// Where the event is on its way through the responder chain.
   let trace: DeliveryTrace
@@ -24,10 +45,10 @@ public final class Event: CustomStringConvertible {
   ) {
     self.type = type
     self.subtype = subtype
-    self.timestamp = timestamp
-    self.allTouches = touches
-    self.allPresses = presses
-    self.source = source
+    self.timestampStorage = timestamp
+    self.allTouchesStorage = touches
+    self.allPressesStorage = presses
+    self.sourceStorage = source
     self.trace = DeliveryTrace()
   }
 
@@ -48,13 +69,13 @@ public final class Event: CustomStringConvertible {
   /// Replaces the touches a touch event carries (the window does this for each frame).
   public func setTouches(_ touches: Set<Touch>, timestamp: Seconds) {
     allTouches = touches
-    self.timestamp = timestamp
+    self.timestampStorage = timestamp
   }
 
   /// Replaces the presses a press event carries.
   public func setPresses(_ presses: Set<Press>, timestamp: Seconds) {
     allPresses = presses
-    self.timestamp = timestamp
+    self.timestampStorage = timestamp
   }
 
   /// The touches delivered to `responder`: those whose view is it, or whose window is it.

@@ -28,32 +28,81 @@ public protocol TouchCoordinateSpace: AnyObject {
 }
 
 /// One finger (or pen) on the surface for the whole of its sequence, as UITouch.
+///
+/// The properties read on every touch frame are accessors over `…Storage` fields kept without
+/// dynamic exclusivity checks: another module checks every access to a public stored property,
+/// whatever the property says.
 public final class Touch: Hashable, CustomStringConvertible {
   /// The phase of the touch in the current event.
-  @exclusivity(unchecked) public var phase: TouchPhase
+  public var phase: TouchPhase {
+    get { phaseStorage }
+    set { phaseStorage = newValue }
+    _modify { yield &phaseStorage }
+  }
+  @exclusivity(unchecked) var phaseStorage: TouchPhase
   /// The number of taps at this location within the multi-tap window (1 for a first tap).
-  @exclusivity(unchecked) public var tapCount: Int
+  public var tapCount: Int {
+    get { tapCountStorage }
+    set { tapCountStorage = newValue }
+    _modify { yield &tapCountStorage }
+  }
+  @exclusivity(unchecked) var tapCountStorage: Int
   /// When the touch last changed, in seconds since boot.
-  @exclusivity(unchecked) public var timestamp: Seconds
+  public var timestamp: Seconds {
+    get { timestampStorage }
+    set { timestampStorage = newValue }
+    _modify { yield &timestampStorage }
+  }
+  @exclusivity(unchecked) var timestampStorage: Seconds
   /// The view the touch was delivered to at touch-down; fixed for the whole sequence.
-  @exclusivity(unchecked) public internal(set) var view: Responder?
+  public internal(set) var view: Responder? {
+    get { viewStorage }
+    set { viewStorage = newValue }
+    _modify { yield &viewStorage }
+  }
+  @exclusivity(unchecked) var viewStorage: Responder?
   /// The window the touch happened in.
-  @exclusivity(unchecked) public var window: Responder?
+  public var window: Responder? {
+    get { windowStorage }
+    set { windowStorage = newValue }
+    _modify { yield &windowStorage }
+  }
+  @exclusivity(unchecked) var windowStorage: Responder?
   /// The radius of the touch, in points, and its tolerance.
   @exclusivity(unchecked) public var majorRadius: Double
   @exclusivity(unchecked) public var majorRadiusTolerance: Double
   /// The force of the touch (1.0 is an average touch) and the maximum the device reports.
-  @exclusivity(unchecked) public var force: Double
+  public var force: Double {
+    get { forceStorage }
+    set { forceStorage = newValue }
+    _modify { yield &forceStorage }
+  }
+  @exclusivity(unchecked) var forceStorage: Double
   @exclusivity(unchecked) public var maximumPossibleForce: Double
   @exclusivity(unchecked) public var type: TouchType
   /// The gesture recognizers that receive this touch (attached to the view and its ancestors).
-  @exclusivity(unchecked) public var gestureRecognizers: [AnyObject] = []
+  public var gestureRecognizers: [AnyObject] {
+    get { gestureRecognizersStorage }
+    set { gestureRecognizersStorage = newValue }
+    _modify { yield &gestureRecognizersStorage }
+  }
+  @exclusivity(unchecked) var gestureRecognizersStorage: [AnyObject] = []
   /// An identifier of the input contact (the evdev slot), for tools and logs.
   public let identifier: Int
 
   /// The current and previous locations in window coordinates.
-  @exclusivity(unchecked) public var locationInWindow: Point
-  @exclusivity(unchecked) public var previousLocationInWindow: Point
+  public var locationInWindow: Point {
+    get { locationInWindowStorage }
+    set { locationInWindowStorage = newValue }
+    _modify { yield &locationInWindowStorage }
+  }
+  @exclusivity(unchecked) var locationInWindowStorage: Point
+  public var previousLocationInWindow: Point {
+    get { previousLocationInWindowStorage }
+    set { previousLocationInWindowStorage = newValue }
+    _modify { yield &previousLocationInWindowStorage }
+  }
+  @exclusivity(unchecked) var previousLocationInWindowStorage: Point
 
   /// Touches that arrived between two events (same sequence), oldest first.
   @exclusivity(unchecked) public var coalesced: [Touch] = []
@@ -67,29 +116,29 @@ public final class Touch: Hashable, CustomStringConvertible {
     type: TouchType = .direct
   ) {
     self.identifier = identifier
-    self.phase = phase
-    self.locationInWindow = location
-    self.previousLocationInWindow = location
-    self.timestamp = timestamp
-    self.window = window
-    self.view = view
-    self.tapCount = tapCount
+    self.phaseStorage = phase
+    self.locationInWindowStorage = location
+    self.previousLocationInWindowStorage = location
+    self.timestampStorage = timestamp
+    self.windowStorage = window
+    self.viewStorage = view
+    self.tapCountStorage = tapCount
     self.majorRadius = majorRadius
     self.majorRadiusTolerance = majorRadiusTolerance
-    self.force = force
+    self.forceStorage = force
     self.maximumPossibleForce = maximumPossibleForce
     self.type = type
   }
 
   /// Fixes the touch's view (done once, at touch-down, by the window's hit-test).
-  public func assignView(_ view: Responder?) { self.view = view }
+  public func assignView(_ view: Responder?) { self.viewStorage = view }
 
   /// Moves the touch: the old location becomes the previous one.
   public func move(to location: Point, at timestamp: Seconds, phase: TouchPhase) {
     previousLocationInWindow = locationInWindow
     locationInWindow = location
-    self.timestamp = timestamp
-    self.phase = phase
+    self.timestampStorage = timestamp
+    self.phaseStorage = phase
   }
 
   /// The location in `space` (a view or window); window coordinates when nil.

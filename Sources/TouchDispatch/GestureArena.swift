@@ -40,6 +40,10 @@ final class GestureArena {
   @exclusivity(unchecked) private var effects: [Effect] = []
   @exclusivity(unchecked) private var depth = 0
   @exclusivity(unchecked) private var flushing = false
+  /// Recognizers that finished (or lost their last touch) since the last look.
+  @exclusivity(unchecked) private var resetCandidates: [GestureRecognizer] = []
+  /// Set when a frame ends touches: the next look checks every recognizer.
+  @exclusivity(unchecked) private var touchesEndedSinceScan = false
   /// Set when a recognizer reached a final state or touches ended: resets may be due.
   @exclusivity(unchecked) private var resetsMayBeDue = false
 
@@ -91,6 +95,7 @@ final class GestureArena {
 
   func ignore(_ touch: Touch, by recognizer: GestureRecognizer) {
     resetsMayBeDue = true
+    resetCandidates.append(recognizer)
     recognizer.trackedTouches.removeAll { $0 === touch }
     touch.gestureRecognizers.removeAll { $0 === recognizer }
     queueRelease()
@@ -292,7 +297,10 @@ final class GestureArena {
     recognizer.storedState = new
     // A recognizer in a final state resets once its touches are over (the frame that ends them
     // says so in `endOfFrame`).
-    if new.isFinal && recognizer.trackedTouches.allSatisfy({ $0.phase.isFinal }) { resetsMayBeDue = true }
+    if new.isFinal && recognizer.trackedTouches.allSatisfy({ $0.phase.isFinal }) {
+      resetsMayBeDue = true
+      resetCandidates.append(recognizer)
+    }
     if window.hasGestureObservers { window.notify(.stateChanged(recognizer, from: old, to: new)) }
   }
 
@@ -386,28 +394,57 @@ final class GestureArena {
   func resetFinishedRecognizers() {
     guard resetsMayBeDue, !engaged.isEmpty else { return }
     resetsMayBeDue = false
-    var index = 0
-    while index < engaged.count {
-      let recognizer = engaged[index]
-      let touchesOver = recognizer.trackedTouches.allSatisfy { $0.phase.isFinal }
-      if recognizer.storedState.isFinal && touchesOver {
-        engaged.remove(at: index)
-        forget(recognizer)
-        let old = recognizer.storedState
-        recognizer.performReset()
-        if window.hasGestureObservers { window.notify(.stateChanged(recognizer, from: old, to: .possible)) }
-        queueRelease()
-      } else if recognizer.storedState == .possible && recognizer.pendingState == nil
-        && recognizer.trackedTouches.isEmpty
-      {
-        engaged.remove(at: index)
-        forget(recognizer)
-        recognizer.performReset()
-      } else {
+    if !touchesEndedSinceScan {
+      // Nothing ended since the last look at every recognizer: only those that finished since
+      // can be due.
+      guard !resetCandidates.isEmpty else { return }
+      let candidates = resetCandidates
+      resetCandidates.removeAll(keepingCapacity: true)
+      var index = 0
+      while index < engaged.count {
+        if candidates.contains(where: { $0 === engaged[index] }) && resetIfDue(at: index) { continue }
         index += 1
       }
+      if engaged.isEmpty { relationsPossible = false }
+      return
+    }
+    touchesEndedSinceScan = false
+    resetCandidates.removeAll(keepingCapacity: true)
+    var index = 0
+    while index < engaged.count {
+      if !resetIfDue(at: index) { index += 1 }
     }
     if engaged.isEmpty { relationsPossible = false }
+  }
+
+  /// Resets the recognizer at `index` of `engaged` (removing it) if it is due; returns whether.
+  private func resetIfDue(at index: Int) -> Bool {
+    let recognizer = engaged[index]
+    let touchesOver = recognizer.trackedTouches.allSatisfy { $0.phase.isFinal }
+    if recognizer.storedState.isFinal && touchesOver {
+      engaged.remove(at: index)
+      forget(recognizer)
+      let old = recognizer.storedState
+      recognizer.performReset()
+      if window.hasGestureObservers { window.notify(.stateChanged(recognizer, from: old, to: .possible)) }
+      queueRelease()
+      return true
+    } else if recognizer.storedState == .possible && recognizer.pendingState == nil
+      && recognizer.trackedTouches.isEmpty
+    {
+      engaged.remove(at: index)
+      forget(recognizer)
+      recognizer.performReset()
+      return true
+    }
+    return false
+  }
+
+
+  /// Called when a frame in which touches end or are cancelled starts: every recognizer may be
+  /// due for a reset at the next look.
+  func touchesEnding() {
+    touchesEndedSinceScan = true
   }
 
   private func forget(_ recognizer: GestureRecognizer) {
@@ -422,7 +459,10 @@ final class GestureArena {
 
   /// Called at the end of every touch frame; `touchesEnded` when some touch ended or was cancelled.
   func endOfFrame(touchesEnded: Bool) {
-    if touchesEnded { resetsMayBeDue = true }
+    if touchesEnded {
+      resetsMayBeDue = true
+      touchesEndedSinceScan = true
+    }
     depth += 1
     resetFinishedRecognizers()
     depth -= 1

@@ -304,7 +304,7 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
     return view.convert(point, from: nil)
   }
 
-  static func centroid(_ touches: [Touch]) -> Point {
+  static func centroid<Touches: Collection<Touch>>(_ touches: Touches) -> Point {
     var x = 0.0
     var y = 0.0
     for touch in touches {
@@ -318,7 +318,7 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   // MARK: Time
 
   /// The scheduler of the window the recognizer is in.
-  public var scheduler: (any Scheduler)? { view?.window?.scheduler }
+  public var scheduler: (any Scheduler)? { arena?.window.scheduler ?? view?.window?.scheduler }
 
   /// The current time on the window's clock (0 outside a window).
   public var now: Seconds { scheduler?.now ?? 0 }
@@ -343,7 +343,7 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
 
   func cancelTimers() {
     for timer in timers { timer.cancel() }
-    timers.removeAll()
+    timers.removeAll(keepingCapacity: true)
   }
 
   // MARK: Internals
@@ -381,7 +381,7 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
     pendingState = nil
     isEngaged = false
     for touch in trackedTouches { touch.gestureRecognizers.removeAll { $0 === self } }
-    trackedTouches.removeAll()
+    trackedTouches.removeAll(keepingCapacity: true)
     reset()
   }
 

@@ -16,7 +16,7 @@ open class LongPressGestureRecognizer: GestureRecognizer {
   /// The longest pause between taps, and between the last tap and the press.
   @exclusivity(unchecked) public var maximumIntervalBetweenTaps: Seconds = 0.35
 
-  @exclusivity(unchecked) private var starts: [ObjectIdentifier: Point] = [:]
+  @exclusivity(unchecked) private var starts = TouchStarts()
   @exclusivity(unchecked) private var down: [Touch] = []
   @exclusivity(unchecked) private var tapsCompleted = 0
   @exclusivity(unchecked) private var pressTimer: ScheduledTimer?
@@ -24,16 +24,15 @@ open class LongPressGestureRecognizer: GestureRecognizer {
   @exclusivity(unchecked) private var tapTimer: ScheduledTimer?
 
   open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
-    let fresh = touches.sorted { $0.identifier < $1.identifier }
     guard state == .possible else {
-      for touch in fresh { ignore(touch, for: event) }
+      forEachInSlotOrder(touches) { ignore($0, for: event) }
       return
     }
     intervalTimer?.cancel()
     intervalTimer = nil
-    for touch in fresh {
+    forEachInSlotOrder(touches) { touch in
       down.append(touch)
-      starts[ObjectIdentifier(touch)] = touch.locationInWindow
+      starts[touch] = touch.locationInWindow
     }
     if down.count > numberOfTouchesRequired {
       state = .failed
@@ -56,7 +55,7 @@ open class LongPressGestureRecognizer: GestureRecognizer {
     switch state {
     case .possible:
       let tooFar = touches.contains { touch in
-        guard let start = starts[ObjectIdentifier(touch)] else { return false }
+        guard let start = starts[touch] else { return false }
         return touch.locationInWindow.distance(to: start) > allowableMovement
       }
       if tooFar { state = .failed }
@@ -76,7 +75,7 @@ open class LongPressGestureRecognizer: GestureRecognizer {
         tapTimer?.cancel()
         tapTimer = nil
         tapsCompleted += 1
-        starts = [:]
+        starts.removeAll()
         intervalTimer = failIfStillPossible(after: maximumIntervalBetweenTaps)
       } else {
         state = .failed
@@ -93,8 +92,8 @@ open class LongPressGestureRecognizer: GestureRecognizer {
   }
 
   open override func reset() {
-    starts = [:]
-    down = []
+    starts.removeAll()
+    down.removeAll(keepingCapacity: true)
     tapsCompleted = 0
     pressTimer = nil
     intervalTimer = nil

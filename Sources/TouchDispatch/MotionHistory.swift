@@ -17,7 +17,7 @@ struct MotionHistory {
     while samples.count > 2 && samples[1].time <= time - span { samples.removeFirst() }
   }
 
-  mutating func removeAll() { samples.removeAll() }
+  mutating func removeAll() { samples.removeAll(keepingCapacity: true) }
 
   /// The time of the latest sample.
   var lastTime: Seconds? { samples.last?.time }

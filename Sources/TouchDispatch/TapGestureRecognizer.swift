@@ -23,7 +23,7 @@ open class TapGestureRecognizer: GestureRecognizer {
   @exclusivity(unchecked) private var currentTap: [Touch] = []
   @exclusivity(unchecked) private var lastTap: [Touch] = []
   @exclusivity(unchecked) private var liftedInTap = 0
-  @exclusivity(unchecked) private var starts: [ObjectIdentifier: Point] = [:]
+  @exclusivity(unchecked) private var starts = TouchStarts()
   @exclusivity(unchecked) private var firstTapLocation: Point?
   @exclusivity(unchecked) private var tapTimer: ScheduledTimer?
   @exclusivity(unchecked) private var intervalTimer: ScheduledTimer?
@@ -50,16 +50,15 @@ open class TapGestureRecognizer: GestureRecognizer {
       return
     }
     let isFirstOfTap = currentTap.isEmpty
-    let fresh = touches.sorted { $0.identifier < $1.identifier }
-    for touch in fresh {
+    forEachInSlotOrder(touches) { touch in
       currentTap.append(touch)
-      starts[ObjectIdentifier(touch)] = touch.locationInWindow
+      starts[touch] = touch.locationInWindow
     }
     if currentTap.count > numberOfTouchesRequired {
       state = .failed
       return
     }
-    if let first = firstTapLocation, Self.centroid(fresh).distance(to: first) > allowableMovement {
+    if let first = firstTapLocation, Self.centroid(touches).distance(to: first) > allowableMovement {
       state = .failed
       return
     }
@@ -89,8 +88,8 @@ open class TapGestureRecognizer: GestureRecognizer {
     }
     tapsCompleted += 1
     if firstTapLocation == nil { firstTapLocation = Self.centroid(currentTap) }
-    lastTap = currentTap
-    currentTap = []
+    swap(&lastTap, &currentTap)
+    currentTap.removeAll(keepingCapacity: true)
     liftedInTap = 0
     if tapsCompleted >= numberOfTapsRequired {
       state = .recognized
@@ -105,7 +104,7 @@ open class TapGestureRecognizer: GestureRecognizer {
 
   private func movedTooFar(_ touches: Set<Touch>) -> Bool {
     touches.contains { touch in
-      guard let start = starts[ObjectIdentifier(touch)] else { return false }
+      guard let start = starts[touch] else { return false }
       return touch.locationInWindow.distance(to: start) > allowableMovement
     }
   }
@@ -126,10 +125,10 @@ open class TapGestureRecognizer: GestureRecognizer {
 
   open override func reset() {
     tapsCompleted = 0
-    currentTap = []
-    lastTap = []
+    currentTap.removeAll(keepingCapacity: true)
+    lastTap.removeAll(keepingCapacity: true)
     liftedInTap = 0
-    starts = [:]
+    starts.removeAll()
     firstTapLocation = nil
     tapTimer = nil
     intervalTimer = nil

@@ -22,7 +22,7 @@ public struct TouchDelivery {
 /// Window coordinates are the window's own (bounds) coordinates; its frame is in screen
 /// coordinates.
 open class Window: View, EventWindow {
-  private final class TouchRecord {
+  fileprivate final class TouchRecord {
     let touch: Touch
     let order: Int
     let sequence: Int
@@ -38,7 +38,13 @@ open class Window: View, EventWindow {
     @exclusivity(unchecked) var done = false
     /// The touch alone, as the recognizers that get only this touch in a frame receive it (made
     /// once for all of them).
-    lazy var alone: Set<Touch> = [touch]
+    var alone: Set<Touch> {
+      if let aloneStorage { return aloneStorage }
+      let set: Set<Touch> = [touch]
+      aloneStorage = set
+      return set
+    }
+    @exclusivity(unchecked) private var aloneStorage: Set<Touch>?
 
     init(touch: Touch, order: Int, sequence: Int, event: Event, view: View?) {
       self.touch = touch
@@ -52,7 +58,9 @@ open class Window: View, EventWindow {
   private let hostApplication: Application?
   /// The clock and timers of the window's gesture recognizers.
   public let scheduler: any Scheduler
-  lazy var arena = GestureArena(window: self)
+  /// The window's gesture recognizers engaged in gestures, and the rules between them.
+  var arena: GestureArena { arenaStorage.unsafelyUnwrapped }
+  @exclusivity(unchecked) private var arenaStorage: GestureArena?
   @exclusivity(unchecked) private var records: [ObjectIdentifier: TouchRecord] = [:]
   /// The same records in touch order.
   @exclusivity(unchecked) private var recordList: [TouchRecord] = []
@@ -72,6 +80,7 @@ open class Window: View, EventWindow {
     hostApplication = application
     scheduler = application.scheduler
     super.init(frame: frame)
+    arenaStorage = GestureArena(window: self)
   }
 
   /// A window with no application (the end of its responder chain), on `scheduler`.
@@ -79,6 +88,7 @@ open class Window: View, EventWindow {
     hostApplication = nil
     self.scheduler = scheduler
     super.init(frame: frame)
+    arenaStorage = GestureArena(window: self)
   }
 
   /// The controller whose view fills the window; its next responder is the window.
@@ -148,11 +158,12 @@ open class Window: View, EventWindow {
     }
     frame.sort { $0.order < $1.order }
 
+    let touchesEnded = frame.contains { $0.touch.phase.isFinal }
+    if touchesEnded { arena.touchesEnding() }
     collectingReleases = true
     deliverToRecognizers(frame, event: event)
     collectingReleases = false
     deliverToViews(frame)
-    let touchesEnded = frame.contains { $0.touch.phase.isFinal }
     arena.endOfFrame(touchesEnded: touchesEnded)
     removeFinishedRecords(touchesEnded: touchesEnded)
   }
@@ -199,11 +210,16 @@ open class Window: View, EventWindow {
 
   private func deliverToRecognizers(_ frame: [TouchRecord], event: Event) {
     // One pass over the frame: each recognizer still taking touches, with its touches by phase
-    // (four slots per recognizer: began, moved, ended, cancelled).
+    // (four slots per recognizer: began, moved, ended, cancelled). The touches of a slot are a
+    // chain through `entries`, in frame order: `heads`/`tails` hold the first and last entry of
+    // each slot (-1 for none), `links` the entry after each one.
     var recognizers: [GestureRecognizer] = []
     frameCount += 1
     let frameNumber = frameCount
-    var phases: [[TouchRecord]] = []
+    var entries: [TouchRecord] = []
+    var links: [Int] = []
+    var heads: [Int] = []
+    var tails: [Int] = []
     for record in frame {
       let touch = record.touch
       let slot: Int
@@ -227,28 +243,44 @@ open class Window: View, EventWindow {
           recognizer.frameNumber = frameNumber
           recognizer.frameIndex = index
           recognizers.append(recognizer)
-          phases.append(contentsOf: [[], [], [], []])
+          for _ in 0..<4 {
+            heads.append(-1)
+            tails.append(-1)
+          }
         }
-        phases[index * 4 + slot].append(record)
+        let chain = index * 4 + slot
+        entries.append(record)
+        links.append(-1)
+        if tails[chain] >= 0 { links[tails[chain]] = entries.count - 1 } else { heads[chain] = entries.count - 1 }
+        tails[chain] = entries.count - 1
       }
     }
     guard !recognizers.isEmpty else { return }
     // Each recognizer's slots, fixed before any recognizer code runs.
     let plan = arena.deliveryOrder(recognizers, frame: frameNumber).map { ($0, $0.frameIndex * 4) }
     for (recognizer, base) in plan {
-      for slot in 0..<4 where !phases[base + slot].isEmpty {
+      for slot in 0..<4 where heads[base + slot] >= 0 {
         switch recognizer.storedState {
         case .possible, .began, .changed: break
         default: continue
         }
-        // A touch the recognizer ignored meanwhile is not given to it.
-        let tracked = recognizer.trackedTouches
-        var list = phases[base + slot]
-        if !list.allSatisfy({ r in tracked.contains { $0 === r.touch } }) {
-          list.removeAll { r in !tracked.contains { $0 === r.touch } }
-          if list.isEmpty { continue }
+        // The slot's touches, but for those the recognizer ignored meanwhile.
+        var first: TouchRecord?
+        var more: [Touch] = []
+        var entry = heads[base + slot]
+        while entry >= 0 {
+          let record = entries[entry]
+          entry = links[entry]
+          guard recognizer.trackedTouches.contains(where: { $0 === record.touch }) else { continue }
+          if let single = first {
+            if more.isEmpty { more.append(single.touch) }
+            more.append(record.touch)
+          } else {
+            first = record
+          }
         }
-        let touches = list.count == 1 ? list[0].alone : Set(list.map(\.touch))
+        guard let first else { continue }
+        let touches = more.isEmpty ? first.alone : Set(more)
         arena.run {
           switch slot {
           case 0: recognizer.touchesBegan(touches, with: event)
@@ -304,22 +336,22 @@ open class Window: View, EventWindow {
             record.beganWithheld = true
           } else {
             record.beganDelivered = true
-            batch.add(record.touch, to: view, sequence: record.sequence, event: record.event)
+            batch.add(record, to: view)
           }
         case .moved:
           if record.beganDelivered {
-            batch.add(record.touch, to: view, sequence: record.sequence, event: record.event)
+            batch.add(record, to: view)
           }
         case .ended:
           if record.beganWithheld || (record.beganDelivered && delaysEnded(record)) {
             record.endWithheld = true
           } else if record.beganDelivered {
             record.done = true
-            batch.add(record.touch, to: view, sequence: record.sequence, event: record.event)
+            batch.add(record, to: view)
           }
         default:
           if record.beganDelivered {
-            batch.add(record.touch, to: view, sequence: record.sequence, event: record.event)
+            batch.add(record, to: view)
           }
           record.done = true
           record.beganWithheld = false
@@ -372,15 +404,15 @@ open class Window: View, EventWindow {
       if record.beganWithheld && !delaysBegan(record) {
         record.beganWithheld = false
         record.beganDelivered = true
-        began.add(record.touch, to: view, sequence: record.sequence, event: record.event)
+        began.add(record, to: view)
       }
       if record.endWithheld && !record.beganWithheld && !delaysEnded(record) {
         record.endWithheld = false
         record.done = true
         if record.touch.phase == .cancelled {
-          cancelled.add(record.touch, to: view, sequence: record.sequence, event: record.event)
+          cancelled.add(record, to: view)
         } else {
-          ended.add(record.touch, to: view, sequence: record.sequence, event: record.event)
+          ended.add(record, to: view)
         }
       }
     }
@@ -398,7 +430,7 @@ open class Window: View, EventWindow {
     var batch = DeliveryBatch()
     for record in orderedRecords() where !record.done && selected(record) {
       if record.beganDelivered, let view = record.view, !record.suppressed {
-        batch.add(record.touch, to: view, sequence: record.sequence, event: record.event)
+        batch.add(record, to: view)
       }
       record.done = true
       record.beganWithheld = false
@@ -422,15 +454,16 @@ open class Window: View, EventWindow {
     for group in batch.groups {
       if !deliveryObservers.isEmpty {
         let delivery = TouchDelivery(
-          method: method, view: group.view, touches: group.touches, event: group.event)
+          method: method, view: group.view, touches: group.touches, event: group.first.event)
         for observer in deliveryObservers { observer(delivery) }
       }
-      let touches = Set(group.touches)
+      let touches = group.more.isEmpty ? group.first.alone : Set(group.touches)
+      let event = group.first.event
       switch method {
-      case .touchesBegan: group.view.touchesBegan(touches, with: group.event)
-      case .touchesMoved: group.view.touchesMoved(touches, with: group.event)
-      case .touchesEnded: group.view.touchesEnded(touches, with: group.event)
-      case .touchesCancelled: group.view.touchesCancelled(touches, with: group.event)
+      case .touchesBegan: group.view.touchesBegan(touches, with: event)
+      case .touchesMoved: group.view.touchesMoved(touches, with: event)
+      case .touchesEnded: group.view.touchesEnded(touches, with: event)
+      case .touchesCancelled: group.view.touchesCancelled(touches, with: event)
       }
     }
   }
@@ -440,17 +473,19 @@ open class Window: View, EventWindow {
 private struct DeliveryBatch {
   struct Group {
     var view: View
-    var sequence: Int
-    var event: Event
-    var touches: [Touch]
+    /// The first touch's record (a group has one touch, most of the time) and the others'.
+    var first: Window.TouchRecord
+    var more: [Window.TouchRecord] = []
+
+    var touches: [Touch] { [first.touch] + more.map(\.touch) }
   }
   var groups: [Group] = []
 
-  mutating func add(_ touch: Touch, to view: View, sequence: Int, event: Event) {
-    if let index = groups.firstIndex(where: { $0.view === view && $0.sequence == sequence }) {
-      groups[index].touches.append(touch)
+  mutating func add(_ record: Window.TouchRecord, to view: View) {
+    if let index = groups.firstIndex(where: { $0.view === view && $0.first.sequence == record.sequence }) {
+      groups[index].more.append(record)
     } else {
-      groups.append(Group(view: view, sequence: sequence, event: event, touches: [touch]))
+      groups.append(Group(view: view, first: record))
     }
   }
 }
