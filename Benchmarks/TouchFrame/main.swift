@@ -4,6 +4,7 @@
 //   - no recognizers: the same frames through TouchInput and the window, with no recognizer;
 //   - 30 recognizers: the same frames with 10 pans, 10 taps and 10 long presses on the path.
 // Run: swift build -c release --product TouchFrame && .build/release/TouchFrame [sequences] [moves]
+// (a third argument `full` runs the 30-recognizer variant alone, for profiling with callgrind).
 import ResponderCore
 import TouchDispatch
 
@@ -131,6 +132,7 @@ func pad(_ text: String, _ width: Int) -> String {
 }
 
 let sequences = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 200 : 200
+let fullOnly = CommandLine.arguments.count > 3 && CommandLine.arguments[3] == "full"
 let full = Scene(recognizers: true)
 let bare = Scene(recognizers: false)
 var sink = 0
@@ -143,6 +145,7 @@ var scratch = Samples()
 for round in 0..<10 {
   let start = Double(round)
   runSequence(full, start: start, samples: &scratch)
+  if fullOnly { continue }
   runSequence(bare, start: start, samples: &scratch)
   hitTestSequence(full, samples: &scratch, sink: &sink)
 }
@@ -150,8 +153,13 @@ let wallStart = monotonicNow()
 for round in 0..<sequences {
   let start = Double(round + 10)
   runSequence(full, start: start, samples: &fullSamples)
+  if fullOnly { continue }
   runSequence(bare, start: start, samples: &bareSamples)
   hitTestSequence(full, samples: &hitSamples, sink: &sink)
+}
+if fullOnly {
+  print("full variant only: \(fullSamples.all.count) frames")
+  exit(0)
 }
 let wall = monotonicNow() - wallStart
 

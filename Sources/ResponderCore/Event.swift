@@ -8,33 +8,33 @@ public final class Event: CustomStringConvertible {
   public let type: EventType
   public let subtype: EventSubtype
   /// Seconds since boot (CLOCK_MONOTONIC) when the event happened.
-  public var timestamp: Seconds {
+  @inlinable public var timestamp: Seconds {
     get { timestampStorage }
     set { timestampStorage = newValue }
     _modify { yield &timestampStorage }
   }
-  @exclusivity(unchecked) var timestampStorage: Seconds
+  @usableFromInline @exclusivity(unchecked) var timestampStorage: Seconds
   /// The touches of a touch event (every touch of the sequence, whatever its phase).
-  public private(set) var allTouches: Set<Touch> {
+  @inlinable public private(set) var allTouches: Set<Touch> {
     get { allTouchesStorage }
     set { allTouchesStorage = newValue }
     _modify { yield &allTouchesStorage }
   }
-  @exclusivity(unchecked) var allTouchesStorage: Set<Touch>
+  @usableFromInline @exclusivity(unchecked) var allTouchesStorage: Set<Touch>
   /// The presses of a press event.
-  public private(set) var allPresses: Set<Press> {
+  @inlinable public private(set) var allPresses: Set<Press> {
     get { allPressesStorage }
     set { allPressesStorage = newValue }
     _modify { yield &allPressesStorage }
   }
-  @exclusivity(unchecked) var allPressesStorage: Set<Press>
+  @usableFromInline @exclusivity(unchecked) var allPressesStorage: Set<Press>
   /// Where the event came from ("evdev:/dev/input/event3", "mpris", "dbus:1.42", "test"), for records.
-  public var source: String {
+  @inlinable public var source: String {
     get { sourceStorage }
     set { sourceStorage = newValue }
     _modify { yield &sourceStorage }
   }
-  @exclusivity(unchecked) var sourceStorage: String
+  @usableFromInline @exclusivity(unchecked) var sourceStorage: String
 
   /// Where the event is on its way through the responder chain.
   let trace: DeliveryTrace

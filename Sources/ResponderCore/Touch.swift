@@ -34,75 +34,75 @@ public protocol TouchCoordinateSpace: AnyObject {
 /// whatever the property says.
 public final class Touch: Hashable, CustomStringConvertible {
   /// The phase of the touch in the current event.
-  public var phase: TouchPhase {
+  @inlinable public var phase: TouchPhase {
     get { phaseStorage }
     set { phaseStorage = newValue }
     _modify { yield &phaseStorage }
   }
-  @exclusivity(unchecked) var phaseStorage: TouchPhase
+  @usableFromInline @exclusivity(unchecked) var phaseStorage: TouchPhase
   /// The number of taps at this location within the multi-tap window (1 for a first tap).
-  public var tapCount: Int {
+  @inlinable public var tapCount: Int {
     get { tapCountStorage }
     set { tapCountStorage = newValue }
     _modify { yield &tapCountStorage }
   }
-  @exclusivity(unchecked) var tapCountStorage: Int
+  @usableFromInline @exclusivity(unchecked) var tapCountStorage: Int
   /// When the touch last changed, in seconds since boot.
-  public var timestamp: Seconds {
+  @inlinable public var timestamp: Seconds {
     get { timestampStorage }
     set { timestampStorage = newValue }
     _modify { yield &timestampStorage }
   }
-  @exclusivity(unchecked) var timestampStorage: Seconds
+  @usableFromInline @exclusivity(unchecked) var timestampStorage: Seconds
   /// The view the touch was delivered to at touch-down; fixed for the whole sequence.
-  public internal(set) var view: Responder? {
+  @inlinable public internal(set) var view: Responder? {
     get { viewStorage }
     set { viewStorage = newValue }
     _modify { yield &viewStorage }
   }
-  @exclusivity(unchecked) var viewStorage: Responder?
+  @usableFromInline @exclusivity(unchecked) var viewStorage: Responder?
   /// The window the touch happened in.
-  public var window: Responder? {
+  @inlinable public var window: Responder? {
     get { windowStorage }
     set { windowStorage = newValue }
     _modify { yield &windowStorage }
   }
-  @exclusivity(unchecked) var windowStorage: Responder?
+  @usableFromInline @exclusivity(unchecked) var windowStorage: Responder?
   /// The radius of the touch, in points, and its tolerance.
   @exclusivity(unchecked) public var majorRadius: Double
   @exclusivity(unchecked) public var majorRadiusTolerance: Double
   /// The force of the touch (1.0 is an average touch) and the maximum the device reports.
-  public var force: Double {
+  @inlinable public var force: Double {
     get { forceStorage }
     set { forceStorage = newValue }
     _modify { yield &forceStorage }
   }
-  @exclusivity(unchecked) var forceStorage: Double
+  @usableFromInline @exclusivity(unchecked) var forceStorage: Double
   @exclusivity(unchecked) public var maximumPossibleForce: Double
   @exclusivity(unchecked) public var type: TouchType
   /// The gesture recognizers that receive this touch (attached to the view and its ancestors).
-  public var gestureRecognizers: [AnyObject] {
+  @inlinable public var gestureRecognizers: [AnyObject] {
     get { gestureRecognizersStorage }
     set { gestureRecognizersStorage = newValue }
     _modify { yield &gestureRecognizersStorage }
   }
-  @exclusivity(unchecked) var gestureRecognizersStorage: [AnyObject] = []
+  @usableFromInline @exclusivity(unchecked) var gestureRecognizersStorage: [AnyObject] = []
   /// An identifier of the input contact (the evdev slot), for tools and logs.
   public let identifier: Int
 
   /// The current and previous locations in window coordinates.
-  public var locationInWindow: Point {
+  @inlinable public var locationInWindow: Point {
     get { locationInWindowStorage }
     set { locationInWindowStorage = newValue }
     _modify { yield &locationInWindowStorage }
   }
-  @exclusivity(unchecked) var locationInWindowStorage: Point
-  public var previousLocationInWindow: Point {
+  @usableFromInline @exclusivity(unchecked) var locationInWindowStorage: Point
+  @inlinable public var previousLocationInWindow: Point {
     get { previousLocationInWindowStorage }
     set { previousLocationInWindowStorage = newValue }
     _modify { yield &previousLocationInWindowStorage }
   }
-  @exclusivity(unchecked) var previousLocationInWindowStorage: Point
+  @usableFromInline @exclusivity(unchecked) var previousLocationInWindowStorage: Point
 
   /// Touches that arrived between two events (same sequence), oldest first.
   @exclusivity(unchecked) public var coalesced: [Touch] = []

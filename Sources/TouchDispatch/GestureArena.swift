@@ -40,6 +40,8 @@ final class GestureArena {
   @exclusivity(unchecked) private var effects: [Effect] = []
   @exclusivity(unchecked) private var depth = 0
   @exclusivity(unchecked) private var flushing = false
+  /// Counts the times a recognizer stopped tracking touches (ignored one, or reset).
+  @exclusivity(unchecked) var trackedTouchesChanged = 0
   /// Recognizers that finished (or lost their last touch) since the last look.
   @exclusivity(unchecked) private var resetCandidates: [GestureRecognizer] = []
   /// Set when a frame ends touches: the next look checks every recognizer.
@@ -96,6 +98,7 @@ final class GestureArena {
   func ignore(_ touch: Touch, by recognizer: GestureRecognizer) {
     resetsMayBeDue = true
     resetCandidates.append(recognizer)
+    trackedTouchesChanged += 1
     recognizer.trackedTouches.removeAll { $0 === touch }
     touch.gestureRecognizers.removeAll { $0 === recognizer }
     queueRelease()
@@ -144,31 +147,24 @@ final class GestureArena {
   /// `recognizers` reordered so that a recognizer comes after those it requires to fail, and
   /// after those sharing a touch with it that can prevent it when it cannot prevent them (a double
   /// tap is served before a single tap, so that the one finishing both in one frame wins).
-  /// `recognizers` are those of the window's frame `frame`, each at its `frameIndex`.
-  func deliveryOrder(_ recognizers: [GestureRecognizer], frame: Int) -> [GestureRecognizer] {
-    guard recognizers.count > 1 else { return recognizers }
-    if !relationsPossible && recognizers.allSatisfy({ $0.hasDefaultPreventionRules }) { return recognizers }
+  /// `recognizers` are those of the window's frame `frame`, each at its `frameIndex`. The result
+  /// lists indices of `recognizers`; nil when they keep their order.
+  func deliveryOrder(_ recognizers: [GestureRecognizer], frame: Int) -> [Int]? {
+    guard recognizers.count > 1 else { return nil }
+    if !relationsPossible && recognizers.allSatisfy({ $0.hasDefaultPreventionRules }) { return nil }
     var after: [[Int]] = Array(repeating: [], count: recognizers.count)
     var anyEdge = false
-    // Prevention only matters between recognizers sharing a touch: the recognizers of a touch
-    // are listed on it.
-    var seen: [Touch] = []
-    for recognizer in recognizers {
-      for touch in recognizer.trackedTouches where !seen.contains(where: { $0 === touch }) {
-        seen.append(touch)
-        let members = touch.gestureRecognizers.compactMap { item -> Int? in
-          guard let other = item as? GestureRecognizer, other.frameNumber == frame else { return nil }
-          return other.frameIndex
-        }
-        guard members.count > 1 else { continue }
-        for i in members {
-          for j in members where i != j {
-            let a = recognizers[i]
-            let b = recognizers[j]
-            if b.canPrevent(a) && !a.canPrevent(b) {
-              after[i].append(j)
-              anyEdge = true
-            }
+    // Prevention only matters between recognizers sharing a touch (a touch lists the recognizers
+    // tracking it), and `a` can only come after `b` this way when `a` has rules of its own.
+    for (i, a) in recognizers.enumerated() where !a.hasDefaultPreventionRules {
+      for touch in a.trackedTouches {
+        for item in touch.gestureRecognizers {
+          guard let b = item as? GestureRecognizer, b !== a, b.frameNumber == frame,
+            !(a.isBuiltInTap && b.hasDefaultPreventionRules)
+          else { continue }
+          if b.canPrevent(a) && !a.canPrevent(b) {
+            after[i].append(b.frameIndex)
+            anyEdge = true
           }
         }
       }
@@ -189,14 +185,14 @@ final class GestureArena {
         anyEdge = true
       }
     }
-    guard anyEdge else { return recognizers }
-    var result: [GestureRecognizer] = []
+    guard anyEdge else { return nil }
+    var result: [Int] = []
     var visited = Array(repeating: false, count: recognizers.count)
     func visit(_ index: Int) {
       guard !visited[index] else { return }
       visited[index] = true
       for earlier in after[index] { visit(earlier) }
-      result.append(recognizers[index])
+      result.append(index)
     }
     for index in recognizers.indices { visit(index) }
     return result
@@ -425,6 +421,7 @@ final class GestureArena {
       engaged.remove(at: index)
       forget(recognizer)
       let old = recognizer.storedState
+      trackedTouchesChanged += 1
       recognizer.performReset()
       if window.hasGestureObservers { window.notify(.stateChanged(recognizer, from: old, to: .possible)) }
       queueRelease()
@@ -434,12 +431,12 @@ final class GestureArena {
     {
       engaged.remove(at: index)
       forget(recognizer)
+      trackedTouchesChanged += 1
       recognizer.performReset()
       return true
     }
     return false
   }
-
 
   /// Called when a frame in which touches end or are cancelled starts: every recognizer may be
   /// due for a reset at the next look.

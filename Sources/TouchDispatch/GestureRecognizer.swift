@@ -110,6 +110,9 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   /// Whether `canPrevent` and `canBePrevented` are the base class's (true both ways): a pair of
   /// such recognizers never needs ordering. False for taps and for subclasses made elsewhere.
   let hasDefaultPreventionRules: Bool
+  /// Whether this is a TapGestureRecognizer itself, whose only rule is not preventing taps that
+  /// need more taps.
+  let isBuiltInTap: Bool
   /// When the recognizer engaged in the gesture under way, relative to the others.
   @exclusivity(unchecked) var engagementOrder = 0
   /// The window's frame in which the recognizer last got touches, and its place in that frame's
@@ -143,7 +146,8 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   public init() {
     let kind = ObjectIdentifier(type(of: self))
     hasBuiltInFailureHooks = Self.builtInKinds.contains(kind)
-    hasDefaultPreventionRules = hasBuiltInFailureHooks && kind != ObjectIdentifier(TapGestureRecognizer.self)
+    isBuiltInTap = kind == ObjectIdentifier(TapGestureRecognizer.self)
+    hasDefaultPreventionRules = hasBuiltInFailureHooks && !isBuiltInTap
   }
 
   deinit {
@@ -274,6 +278,21 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   /// The touches the recognizer is tracking that are still on the surface, in arrival order.
   public var activeTouches: [Touch] { trackedTouches.filter { !$0.phase.isFinal } }
 
+  /// The centroid and number of the touches still down, leaving out `excluded` (no array made).
+  func activeCentroid(excluding excluded: Set<Touch>? = nil) -> (point: Point, count: Int) {
+    var x = 0.0
+    var y = 0.0
+    var count = 0
+    for touch in trackedTouches where !touch.phase.isFinal {
+      if let excluded, excluded.contains(touch) { continue }
+      x += touch.locationInWindow.x
+      y += touch.locationInWindow.y
+      count += 1
+    }
+    let n = Double(max(count, 1))
+    return (Point(x: x / n, y: y / n), count)
+  }
+
   /// Every touch received since the last reset (not ignored), in arrival order.
   public var touches: [Touch] { trackedTouches }
 
@@ -337,6 +356,15 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
         action()
       }
     }
+    timers.append(timer)
+    return timer
+  }
+
+  /// `schedule(after:_:)` for an action that only sets `state` (which arbitrates by itself).
+  func scheduleStateChange(after delay: Seconds, _ action: @escaping () -> Void) -> ScheduledTimer? {
+    guard let scheduler else { return nil }
+    timers.removeAll { $0.isCancelled }
+    let timer = scheduler.schedule(after: delay, action)
     timers.append(timer)
     return timer
   }

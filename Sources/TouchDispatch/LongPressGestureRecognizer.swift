@@ -44,7 +44,7 @@ open class LongPressGestureRecognizer: GestureRecognizer {
       tapTimer = failIfStillPossible(after: minimumPressDuration)
     } else if down.count == numberOfTouchesRequired {
       pressTimer?.cancel()
-      pressTimer = schedule(after: minimumPressDuration) { [unowned(unsafe) self] in
+      pressTimer = scheduleStateChange(after: minimumPressDuration) { [unowned(unsafe) self] in
         guard self.state == .possible else { return }
         self.state = .began
       }

@@ -19,26 +19,25 @@ open class PanGestureRecognizer: GestureRecognizer {
   @exclusivity(unchecked) private var started = false
 
   open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
-    let active = activeTouches
-    let earlier = active.filter { !touches.contains($0) }
+    let active = activeCentroid()
     if !started {
       started = true
-      point = Self.centroid(active)
+      point = active.point
       origin = point
-    } else if !earlier.isEmpty {
-      point = point + (Self.centroid(earlier) - lastRawCentroid)
+    } else {
+      let earlier = activeCentroid(excluding: touches)
+      if earlier.count > 0 { point = point + (earlier.point - lastRawCentroid) }
     }
-    lastRawCentroid = Self.centroid(active)
+    lastRawCentroid = active.point
     history.add(point, at: Self.latest(touches))
     if state == .possible && active.count > maximumNumberOfTouches { state = .failed }
   }
 
   open override func touchesMoved(_ touches: Set<Touch>, with event: Event) {
-    let active = activeTouches
-    guard !active.isEmpty else { return }
-    let centroid = Self.centroid(active)
-    point = point + (centroid - lastRawCentroid)
-    lastRawCentroid = centroid
+    let active = activeCentroid()
+    guard active.count > 0 else { return }
+    point = point + (active.point - lastRawCentroid)
+    lastRawCentroid = active.point
     history.add(point, at: Self.latest(touches))
     advanceContinuous(
       beginIf: active.count >= minimumNumberOfTouches && active.count <= maximumNumberOfTouches

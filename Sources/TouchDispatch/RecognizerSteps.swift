@@ -57,7 +57,7 @@ extension GestureRecognizer {
   /// Fails the recognizer after `delay` unless it has left possible by then.
   func failIfStillPossible(after delay: Seconds) -> ScheduledTimer? {
     // The timer goes with the recognizer (see `schedule`).
-    schedule(after: delay) { [unowned(unsafe) self] in
+    scheduleStateChange(after: delay) { [unowned(unsafe) self] in
       guard self.state == .possible else { return }
       self.state = .failed
     }

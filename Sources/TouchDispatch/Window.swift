@@ -170,28 +170,34 @@ open class Window: View, EventWindow {
 
   private func beginTracking(_ touch: Touch, event: Event) {
     var view = hitTest(touch.locationInWindow, with: event)
+    // One look at the touches on the surface: an exclusive-touch view on either side keeps the
+    // new touch from any view; a view taking one touch at a time that has one does not get it.
+    var suppressed = false
     if let hit = view {
-      for record in recordList where !record.touch.phase.isFinal {
-        guard let other = record.view, other !== hit else { continue }
-        if hit.isExclusiveTouch || other.isExclusiveTouch {
-          view = nil
-          break
+      let hitIsExclusive = hit.isExclusiveTouch
+      let oneAtATime = !hit.isMultipleTouchEnabled
+      for other in recordList where !other.touch.phase.isFinal {
+        guard let otherView = other.view else { continue }
+        if otherView !== hit {
+          if hitIsExclusive || otherView.isExclusiveTouch {
+            view = nil
+            suppressed = false
+            break
+          }
+        } else if oneAtATime && !other.suppressed {
+          suppressed = true
         }
       }
     }
     touch.assignView(view)
     let record = TouchRecord(touch: touch, order: nextOrder, sequence: sequence, event: event, view: view)
+    record.suppressed = suppressed
     nextOrder += 1
     records[ObjectIdentifier(touch)] = record
     recordList.append(record)
     guard let view else {
       touch.gestureRecognizers = []
       return
-    }
-    if !view.isMultipleTouchEnabled {
-      record.suppressed = recordList.contains { other in
-        other !== record && other.view === view && !other.suppressed && !other.touch.phase.isFinal
-      }
     }
     var recognizers: [AnyObject] = []
     var current: View? = view
@@ -251,27 +257,36 @@ open class Window: View, EventWindow {
         let chain = index * 4 + slot
         entries.append(record)
         links.append(-1)
-        if tails[chain] >= 0 { links[tails[chain]] = entries.count - 1 } else { heads[chain] = entries.count - 1 }
+        if tails[chain] >= 0 {
+          links[tails[chain]] = entries.count - 1
+        } else {
+          heads[chain] = entries.count - 1
+        }
         tails[chain] = entries.count - 1
       }
     }
     guard !recognizers.isEmpty else { return }
-    // Each recognizer's slots, fixed before any recognizer code runs.
-    let plan = arena.deliveryOrder(recognizers, frame: frameNumber).map { ($0, $0.frameIndex * 4) }
-    for (recognizer, base) in plan {
+    let order = arena.deliveryOrder(recognizers, frame: frameNumber)
+    let trackedTouchesChanged = arena.trackedTouchesChanged
+    for position in recognizers.indices {
+      let index = order?[position] ?? position
+      let recognizer = recognizers[index]
+      let base = index * 4
       for slot in 0..<4 where heads[base + slot] >= 0 {
         switch recognizer.storedState {
         case .possible, .began, .changed: break
         default: continue
         }
-        // The slot's touches, but for those the recognizer ignored meanwhile.
+        // The slot's touches, but for those the recognizer ignored meanwhile (or forgot in a
+        // reset).
+        let checkTracked = arena.trackedTouchesChanged != trackedTouchesChanged
         var first: TouchRecord?
         var more: [Touch] = []
         var entry = heads[base + slot]
         while entry >= 0 {
           let record = entries[entry]
           entry = links[entry]
-          guard recognizer.trackedTouches.contains(where: { $0 === record.touch }) else { continue }
+          if checkTracked, !recognizer.trackedTouches.contains(where: { $0 === record.touch }) { continue }
           if let single = first {
             if more.isEmpty { more.append(single.touch) }
             more.append(record.touch)
