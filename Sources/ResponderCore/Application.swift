@@ -118,18 +118,20 @@ open class Application: Responder {
     trace.dropReason = nil
     trace.finished = false
     trace.motionPhase = event.type == .motion ? phase : nil
-    trace.isRecording = true
-    trace.completion = { [weak self] record in
-      guard !trace.finished else { return }
-      trace.finished = true
-      self?.publish(record)
-      completion?(record)
-    }
+    // The record (names of every responder reached) of a touch event is only kept when someone
+    // reads it.
+    let recorded = event.type != .touches || completion != nil || !observers.isEmpty
+    trace.isRecording = recorded
+    trace.completion =
+      recorded
+      ? { [weak self] record in
+        guard !trace.finished else { return }
+        trace.finished = true
+        self?.publish(record)
+        completion?(record)
+      } : nil
 
     if event.type == .touches {
-      // The record (names of every responder reached) is only kept when someone reads it.
-      let recorded = completion != nil || !observers.isEmpty
-      trace.isRecording = recorded
       var seen: [ObjectIdentifier] = []
       for touch in event.allTouches {
         guard let candidate = touch.window, !seen.contains(ObjectIdentifier(candidate)),

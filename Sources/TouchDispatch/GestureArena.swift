@@ -24,8 +24,8 @@ final class GestureArena {
     var required: ObjectIdentifier
   }
 
-  /// The window owning the arena (it outlives it).
-  unowned(unsafe) let window: Window
+  /// The window owning the arena (set once, as the window is made; it outlives the arena).
+  unowned(unsafe) var window: Window!
   /// Recognizers that received touches since their last reset, in the order they did.
   @exclusivity(unchecked) private(set) var engaged: [GestureRecognizer] = []
   /// Require-to-fail relations from subclass hooks and delegates, asked once when a recognizer
@@ -49,9 +49,7 @@ final class GestureArena {
   /// Set when a recognizer reached a final state or touches ended: resets may be due.
   @exclusivity(unchecked) private var resetsMayBeDue = false
 
-  init(window: Window) {
-    self.window = window
-  }
+  init() {}
 
   deinit {
     for recognizer in engaged { recognizer.arena = nil }
@@ -70,12 +68,16 @@ final class GestureArena {
       // recognizers with neither is not asked.
       let asks = recognizer.delegate != nil || !recognizer.hasBuiltInFailureHooks
       recognizer.asksAboutFailureRequirements = asks
-      for other in asks ? engaged : askers {
-        if asksToRequire(recognizer, other) {
-          requirements.insert(Pair(waiter: ObjectIdentifier(recognizer), required: ObjectIdentifier(other)))
-        }
-        if asksToRequire(other, recognizer) {
-          requirements.insert(Pair(waiter: ObjectIdentifier(other), required: ObjectIdentifier(recognizer)))
+      if asks || !askers.isEmpty {
+        // (A copy of the list is iterated: `engaged` must be unshared again when appended to.)
+        let others = asks ? engaged : askers
+        for other in others {
+          if asksToRequire(recognizer, other) {
+            requirements.insert(Pair(waiter: ObjectIdentifier(recognizer), required: ObjectIdentifier(other)))
+          }
+          if asksToRequire(other, recognizer) {
+            requirements.insert(Pair(waiter: ObjectIdentifier(other), required: ObjectIdentifier(recognizer)))
+          }
         }
       }
       engaged.append(recognizer)
@@ -201,6 +203,7 @@ final class GestureArena {
   // MARK: State changes
 
   /// Runs recognizer code (touch callbacks, timers); effects run when the outermost call returns.
+  @inline(__always)
   func run(_ body: () -> Void) {
     depth += 1
     body()

@@ -360,11 +360,13 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
     return timer
   }
 
-  /// `schedule(after:_:)` for an action that only sets `state` (which arbitrates by itself).
-  func scheduleStateChange(after delay: Seconds, _ action: @escaping () -> Void) -> ScheduledTimer? {
+  /// `schedule(after:_:)` for the built-in recognizers' timers, which only set `state` (that
+  /// arbitrates by itself): `change` gets the recognizer and captures nothing, so that setting
+  /// the timer allocates nothing but the timer.
+  func scheduleStateChange(after delay: Seconds, _ change: @escaping (AnyObject) -> Void) -> ScheduledTimer? {
     guard let scheduler else { return nil }
     timers.removeAll { $0.isCancelled }
-    let timer = scheduler.schedule(after: delay, action)
+    let timer = scheduler.schedule(at: scheduler.now + delay, target: self, change)
     timers.append(timer)
     return timer
   }

@@ -44,9 +44,9 @@ open class LongPressGestureRecognizer: GestureRecognizer {
       tapTimer = failIfStillPossible(after: minimumPressDuration)
     } else if down.count == numberOfTouchesRequired {
       pressTimer?.cancel()
-      pressTimer = scheduleStateChange(after: minimumPressDuration) { [unowned(unsafe) self] in
-        guard self.state == .possible else { return }
-        self.state = .began
+      pressTimer = scheduleStateChange(after: minimumPressDuration) { target in
+        let recognizer = unsafeDowncast(target, to: GestureRecognizer.self)
+        if recognizer.state == .possible { recognizer.state = .began }
       }
     }
   }

@@ -57,9 +57,9 @@ extension GestureRecognizer {
   /// Fails the recognizer after `delay` unless it has left possible by then.
   func failIfStillPossible(after delay: Seconds) -> ScheduledTimer? {
     // The timer goes with the recognizer (see `schedule`).
-    scheduleStateChange(after: delay) { [unowned(unsafe) self] in
-      guard self.state == .possible else { return }
-      self.state = .failed
+    scheduleStateChange(after: delay) { target in
+      let recognizer = unsafeDowncast(target, to: GestureRecognizer.self)
+      if recognizer.state == .possible { recognizer.state = .failed }
     }
   }
 

@@ -175,8 +175,11 @@ open class View: Responder, TouchCoordinateSpace {
     var index = subviews.count
     while index > 0 {
       index -= 1
-      let subview = subviews[index]
-      if let hit = subview.hitTest(subview.pointFromSuperview(point), with: event) { return hit }
+      // The subview is not retained for the call (the hierarchy does not change while it is
+      // hit-tested): hit-testing a large tree is mostly retains and releases otherwise.
+      let subview = Unmanaged.passUnretained(subviews[index])
+      let hit = subview._withUnsafeGuaranteedRef { $0.hitTest($0.pointFromSuperview(point), with: event) }
+      if let hit { return hit }
     }
     return self
   }

@@ -59,8 +59,7 @@ open class Window: View, EventWindow {
   /// The clock and timers of the window's gesture recognizers.
   public let scheduler: any Scheduler
   /// The window's gesture recognizers engaged in gestures, and the rules between them.
-  var arena: GestureArena { arenaStorage.unsafelyUnwrapped }
-  @exclusivity(unchecked) private var arenaStorage: GestureArena?
+  let arena = GestureArena()
   @exclusivity(unchecked) private var records: [ObjectIdentifier: TouchRecord] = [:]
   /// The same records in touch order.
   @exclusivity(unchecked) private var recordList: [TouchRecord] = []
@@ -80,7 +79,7 @@ open class Window: View, EventWindow {
     hostApplication = application
     scheduler = application.scheduler
     super.init(frame: frame)
-    arenaStorage = GestureArena(window: self)
+    arena.window = self
   }
 
   /// A window with no application (the end of its responder chain), on `scheduler`.
@@ -88,7 +87,7 @@ open class Window: View, EventWindow {
     hostApplication = nil
     self.scheduler = scheduler
     super.init(frame: frame)
-    arenaStorage = GestureArena(window: self)
+    arena.window = self
   }
 
   /// The controller whose view fills the window; its next responder is the window.
@@ -142,6 +141,7 @@ open class Window: View, EventWindow {
   open func sendEvent(_ event: Event) {
     guard event.type == .touches else { return }
     var mine: [Touch] = []
+    mine.reserveCapacity(event.allTouches.count)
     for touch in event.allTouches where touch.window === self { mine.append(touch) }
     mine.sort { $0.identifier < $1.identifier }
     var newSequence = !isTrackingTouches
@@ -153,6 +153,7 @@ open class Window: View, EventWindow {
       beginTracking(touch, event: event)
     }
     var frame: [TouchRecord] = []
+    frame.reserveCapacity(mine.count)
     for touch in mine where touch.phase != .stationary {
       if let record = records[ObjectIdentifier(touch)] { frame.append(record) }
     }
@@ -199,19 +200,19 @@ open class Window: View, EventWindow {
       touch.gestureRecognizers = []
       return
     }
-    var recognizers: [AnyObject] = []
+    touch.gestureRecognizers.removeAll()
+    touch.gestureRecognizers.reserveCapacity(4)
     var current: View? = view
     while let candidate = current {
       for recognizer in candidate.gestureRecognizers where arena.accepts(recognizer) {
         if let delegate = recognizer.delegate, !delegate.gestureRecognizer(recognizer, shouldReceive: touch) {
           continue
         }
-        recognizers.append(recognizer)
+        touch.gestureRecognizers.append(recognizer)
         arena.engage(recognizer, with: touch)
       }
       current = candidate.superview
     }
-    touch.gestureRecognizers = recognizers
   }
 
   private func deliverToRecognizers(_ frame: [TouchRecord], event: Event) {
@@ -226,6 +227,13 @@ open class Window: View, EventWindow {
     var links: [Int] = []
     var heads: [Int] = []
     var tails: [Int] = []
+    // A touch has a few recognizers (its view's and its ancestors').
+    let expected = frame.count * 4
+    recognizers.reserveCapacity(expected)
+    entries.reserveCapacity(expected)
+    links.reserveCapacity(expected)
+    heads.reserveCapacity(expected * 4)
+    tails.reserveCapacity(expected * 4)
     for record in frame {
       let touch = record.touch
       let slot: Int
@@ -500,6 +508,7 @@ private struct DeliveryBatch {
     if let index = groups.firstIndex(where: { $0.view === view && $0.first.sequence == record.sequence }) {
       groups[index].more.append(record)
     } else {
+      if groups.isEmpty { groups.reserveCapacity(16) }
       groups.append(Group(view: view, first: record))
     }
   }
