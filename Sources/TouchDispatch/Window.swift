@@ -278,38 +278,41 @@ open class Window: View, EventWindow {
     let trackedTouchesChanged = arena.trackedTouchesChanged
     for position in recognizers.indices {
       let index = order?[position] ?? position
-      let recognizer = recognizers[index]
-      let base = index * 4
-      for slot in 0..<4 where heads[base + slot] >= 0 {
-        switch recognizer.storedState {
-        case .possible, .began, .changed: break
-        default: continue
-        }
-        // The slot's touches, but for those the recognizer ignored meanwhile (or forgot in a
-        // reset).
-        let checkTracked = arena.trackedTouchesChanged != trackedTouchesChanged
-        var first: TouchRecord?
-        var more: [Touch] = []
-        var entry = heads[base + slot]
-        while entry >= 0 {
-          let record = entries[entry]
-          entry = links[entry]
-          if checkTracked, !recognizer.trackedTouches.contains(where: { $0 === record.touch }) { continue }
-          if let single = first {
-            if more.isEmpty { more.append(single.touch) }
-            more.append(record.touch)
-          } else {
-            first = record
+      // `recognizers` holds every recognizer until the frame is delivered: they are used without
+      // retaining them again (retains and releases are most of a frame's cost otherwise).
+      Unmanaged.passUnretained(recognizers[index])._withUnsafeGuaranteedRef { recognizer in
+        let base = index * 4
+        for slot in 0..<4 where heads[base + slot] >= 0 {
+          switch recognizer.storedState {
+          case .possible, .began, .changed: break
+          default: continue
           }
-        }
-        guard let first else { continue }
-        let touches = more.isEmpty ? first.alone : Set(more)
-        arena.run {
-          switch slot {
-          case 0: recognizer.touchesBegan(touches, with: event)
-          case 1: recognizer.touchesMoved(touches, with: event)
-          case 2: recognizer.touchesEnded(touches, with: event)
-          default: recognizer.touchesCancelled(touches, with: event)
+          // The slot's touches, but for those the recognizer ignored meanwhile (or forgot in a
+          // reset).
+          let checkTracked = arena.trackedTouchesChanged != trackedTouchesChanged
+          var first: TouchRecord?
+          var more: [Touch] = []
+          var entry = heads[base + slot]
+          while entry >= 0 {
+            let record = entries[entry]
+            entry = links[entry]
+            if checkTracked, !recognizer.trackedTouches.contains(where: { $0 === record.touch }) { continue }
+            if let single = first {
+              if more.isEmpty { more.append(single.touch) }
+              more.append(record.touch)
+            } else {
+              first = record
+            }
+          }
+          guard let first else { continue }
+          let touches = more.isEmpty ? first.alone : Set(more)
+          arena.run {
+            switch slot {
+            case 0: recognizer.touchesBegan(touches, with: event)
+            case 1: recognizer.touchesMoved(touches, with: event)
+            case 2: recognizer.touchesEnded(touches, with: event)
+            default: recognizer.touchesCancelled(touches, with: event)
+            }
           }
         }
       }
