@@ -8,8 +8,9 @@ struct TouchFigures {
   let p99: Double
 }
 
-/// Touch: runs the TouchFrame benchmark (built next to this one) and takes its all-frames table:
-/// 10 touches, 1000 views, 30 recognizers, against hit-testing alone.
+/// Touch: runs the TouchFrame benchmark (built next to this one) and takes its all-frames table
+/// (10 touches, 1000 views, 30 recognizers, against hit-testing alone) and the 30-recognizer
+/// figures of moving, touch-down and lift frames.
 func measureTouch(bench: Bench, sequences: Int) throws -> (figures: [TouchFigures], header: String) {
   progress("touch: TouchFrame, \(sequences) sequences")
   let result = try ChildProcess.run(
@@ -20,6 +21,7 @@ func measureTouch(bench: Bench, sequences: Int) throws -> (figures: [TouchFigure
   for line in result.output.split(separator: "\n") {
     if line.hasPrefix("moving frames only") { section = ", moving frames only" }
     if line.hasPrefix("touch-down frames only") { section = ", touch-down frames only" }
+    if line.hasPrefix("lift frames only") { section = ", lift frames only" }
     guard
       line.hasPrefix("hit-test only") || line.hasPrefix("window, ")
         || (!section.isEmpty && line.hasPrefix("  window, 30 recognizers"))
@@ -34,7 +36,7 @@ func measureTouch(bench: Bench, sequences: Int) throws -> (figures: [TouchFigure
     else { throw BenchmarkError("unexpected TouchFrame line: \(line)") }
     figures.append(TouchFigures(name: String(columns[0]) + section, median: median, p99: p99))
   }
-  guard figures.count == 5 else { throw BenchmarkError("unexpected TouchFrame output:\n\(result.output)") }
+  guard figures.count == 6 else { throw BenchmarkError("unexpected TouchFrame output:\n\(result.output)") }
   let header = result.output.split(separator: "\n").first.map(String.init) ?? ""
   return (figures, header)
 }

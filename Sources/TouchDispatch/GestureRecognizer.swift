@@ -350,10 +350,13 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
     // Timers are cancelled when the recognizer resets or goes away, so `self` is alive when one
     // fires (a weak capture would make every retain of the recognizer slower).
     let timer = scheduler.schedule(after: delay) { [unowned(unsafe) self] in
-      if let arena = self.arena {
-        arena.run(action)
-      } else {
-        action()
+      // Held while the action runs (it may take the recognizer off its view).
+      withExtendedLifetime(self) {
+        if let arena = self.arena {
+          arena.run(action)
+        } else {
+          action()
+        }
       }
     }
     timers.append(timer)
