@@ -255,18 +255,7 @@ public final class TimerScheduler: Scheduler {
   @discardableResult
   public func schedule(at deadline: Seconds, _ action: @escaping () -> Void) -> ScheduledTimer {
     sequence += 1
-    return add(ScheduledTimer(deadline: deadline, sequence: sequence, action: action))
-  }
-
-  @discardableResult
-  public func schedule(at deadline: Seconds, target: AnyObject, _ action: @escaping (AnyObject) -> Void)
-    -> ScheduledTimer
-  {
-    sequence += 1
-    return add(ScheduledTimer(deadline: deadline, sequence: sequence, target: target, action: action))
-  }
-
-  private func add(_ timer: ScheduledTimer) -> ScheduledTimer {
+    let timer = ScheduledTimer(deadline: deadline, sequence: sequence, action: action)
     timer.setCancelHandler { [weak self] _ in self?.rearm() }
     heap.insert(Entry(timer: timer))
     rearm()

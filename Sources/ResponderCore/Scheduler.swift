@@ -4,9 +4,7 @@ public final class ScheduledTimer {
   public let deadline: Seconds
   /// Order of scheduling, so that timers with the same deadline fire in the order they were set.
   public let sequence: UInt64
-  private let action: (() -> Void)?
-  private let targetAction: ((AnyObject) -> Void)?
-  private unowned(unsafe) let target: AnyObject?
+  let action: () -> Void
   @exclusivity(unchecked) public private(set) var isCancelled = false
   /// Called once when the timer is cancelled (the scheduler uses it to forget the timer).
   @exclusivity(unchecked) var onCancel: ((ScheduledTimer) -> Void)?
@@ -15,18 +13,6 @@ public final class ScheduledTimer {
     self.deadline = deadline
     self.sequence = sequence
     self.action = action
-    self.targetAction = nil
-    self.target = nil
-  }
-
-  /// A timer that calls `action(target)`. `target` is not retained: cancel the timer before the
-  /// target goes away. An `action` that captures nothing costs no allocation.
-  public init(deadline: Seconds, sequence: UInt64, target: AnyObject, action: @escaping (AnyObject) -> Void) {
-    self.deadline = deadline
-    self.sequence = sequence
-    self.action = nil
-    self.targetAction = action
-    self.target = target
   }
 
   /// Keeps the timer from firing. Cancelling twice, or after it fired, does nothing.
@@ -42,11 +28,7 @@ public final class ScheduledTimer {
     guard !isCancelled else { return }
     isCancelled = true
     onCancel = nil
-    if let action {
-      action()
-    } else if let targetAction, let target {
-      targetAction(target)
-    }
+    action()
   }
 
   /// Sets the hook called when the timer is cancelled.
@@ -61,11 +43,6 @@ public protocol Scheduler: AnyObject {
   /// Runs `action` once at `deadline` (at once, on the next turn, when it has passed).
   @discardableResult
   func schedule(at deadline: Seconds, _ action: @escaping () -> Void) -> ScheduledTimer
-  /// Runs `action(target)` once at `deadline`; `target` is not retained (cancel the timer before
-  /// it goes away). For timers set very often: an `action` that captures nothing allocates nothing.
-  @discardableResult
-  func schedule(at deadline: Seconds, target: AnyObject, _ action: @escaping (AnyObject) -> Void)
-    -> ScheduledTimer
 }
 
 extension Scheduler {
@@ -90,19 +67,7 @@ public final class VirtualScheduler: Scheduler {
   @discardableResult
   public func schedule(at deadline: Seconds, _ action: @escaping () -> Void) -> ScheduledTimer {
     sequence += 1
-    return add(ScheduledTimer(deadline: deadline, sequence: sequence, action: action))
-  }
-
-  @discardableResult
-  public func schedule(at deadline: Seconds, target: AnyObject, _ action: @escaping (AnyObject) -> Void)
-    -> ScheduledTimer
-  {
-    sequence += 1
-    return add(ScheduledTimer(deadline: deadline, sequence: sequence, target: target, action: action))
-  }
-
-  private func add(_ timer: ScheduledTimer) -> ScheduledTimer {
-    let deadline = timer.deadline
+    let timer = ScheduledTimer(deadline: deadline, sequence: sequence, action: action)
     if timers.count >= compactionThreshold {
       timers.removeAll { $0.isCancelled }
       compactionThreshold = max(64, timers.count * 2)

@@ -364,12 +364,16 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   }
 
   /// `schedule(after:_:)` for the built-in recognizers' timers, which only set `state` (that
-  /// arbitrates by itself): `change` gets the recognizer and captures nothing, so that setting
-  /// the timer allocates nothing but the timer.
-  func scheduleStateChange(after delay: Seconds, _ change: @escaping (AnyObject) -> Void) -> ScheduledTimer? {
+  /// arbitrates by itself): `change` gets the recognizer.
+  func scheduleStateChange(after delay: Seconds, _ change: @escaping (GestureRecognizer) -> Void)
+    -> ScheduledTimer?
+  {
     guard let scheduler else { return nil }
     timers.removeAll { $0.isCancelled }
-    let timer = scheduler.schedule(at: scheduler.now + delay, target: self, change)
+    // The timer goes with the recognizer (see `schedule`).
+    let timer = scheduler.schedule(after: delay) { [unowned(unsafe) self] in
+      withExtendedLifetime(self) { change(self) }
+    }
     timers.append(timer)
     return timer
   }

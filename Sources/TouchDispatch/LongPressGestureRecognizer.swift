@@ -44,8 +44,7 @@ open class LongPressGestureRecognizer: GestureRecognizer {
       tapTimer = failIfStillPossible(after: minimumPressDuration)
     } else if down.count == numberOfTouchesRequired {
       pressTimer?.cancel()
-      pressTimer = scheduleStateChange(after: minimumPressDuration) { target in
-        let recognizer = unsafeDowncast(target, to: GestureRecognizer.self)
+      pressTimer = scheduleStateChange(after: minimumPressDuration) { recognizer in
         if recognizer.state == .possible { recognizer.state = .began }
       }
     }

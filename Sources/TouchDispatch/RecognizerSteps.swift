@@ -56,9 +56,7 @@ extension GestureRecognizer {
 
   /// Fails the recognizer after `delay` unless it has left possible by then.
   func failIfStillPossible(after delay: Seconds) -> ScheduledTimer? {
-    // The timer goes with the recognizer (see `schedule`).
-    scheduleStateChange(after: delay) { target in
-      let recognizer = unsafeDowncast(target, to: GestureRecognizer.self)
+    scheduleStateChange(after: delay) { recognizer in
       if recognizer.state == .possible { recognizer.state = .failed }
     }
   }
