@@ -32,6 +32,9 @@ func runRelay(device: String, player: String) -> Never {
             method: "PlayPause", timeout: 5
           ) { _ in }
         }
+        // A short read took everything there was: no read(2) only to hear EAGAIN (responderd
+        // does not make one either: libevdev_has_event_pending polls instead).
+        if count < buffer.count { break }
       }
     }
     writeText("ready\n", to: 1)
