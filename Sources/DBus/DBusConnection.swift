@@ -416,7 +416,8 @@ public final class DBusPendingCall {
   private var timer: ScheduledTimer?
   private var reply: ((Result<DBusMessage, DBusError>) -> Void)?
   private let timeout: Seconds
-  private let what: String
+  /// The call, for error texts (described only when one is needed: not before the call is sent).
+  private var message: DBusMessage?
   /// Whether the reply handler ran or the call was cancelled.
   public var isFinished: Bool { reply == nil }
 
@@ -427,12 +428,14 @@ public final class DBusPendingCall {
     self.connection = connection
     self.timeout = timeout
     self.reply = reply
-    if let message {
-      let member = [message.interface, message.member].compactMap { $0 }.joined(separator: ".")
-      what = "\(member) on \(message.path ?? "?") of \(message.destination ?? "?")"
-    } else {
-      what = "call"
-    }
+    self.message = message
+  }
+
+  /// "interface.member on path of destination", for error texts.
+  private var what: String {
+    guard let message else { return "call" }
+    let member = [message.interface, message.member].compactMap { $0 }.joined(separator: ".")
+    return "\(member) on \(message.path ?? "?") of \(message.destination ?? "?")"
   }
 
   fileprivate func start(pending: OpaquePointer) {
@@ -493,6 +496,7 @@ public final class DBusPendingCall {
 
   private func release() {
     reply = nil
+    message = nil
     timer?.cancel()
     timer = nil
     connection?.pendingCalls[ObjectIdentifier(self)] = nil

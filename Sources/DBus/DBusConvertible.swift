@@ -198,7 +198,8 @@ extension UInt64: DBusConvertible, DBusInteger {
 
 extension Array: DBusConvertible where Element: DBusConvertible {
   public static var dbusSignature: String { "a" + Element.dbusSignature }
-  public var dbusValue: DBusValue { .array(elementSignature: Element.dbusSignature, map(\.dbusValue)) }
+  // A closure, not a key path: a generic key path is instantiated at run time on every call.
+  public var dbusValue: DBusValue { .array(elementSignature: Element.dbusSignature, map { $0.dbusValue }) }
   public init?(dbusValue: DBusValue) {
     guard case .array(_, let values) = dbusValue.unwrapped else { return nil }
     var result: [Element] = []

@@ -228,7 +228,13 @@ public final class EvdevDevice {
     let statusSync = Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue)
     var flags = normal
     var event = input_event()
+    var first = true
     while true {
+      // Once libevdev's queue is empty, look (poll) before reading again: the read that would only
+      // say EAGAIN is skipped. It comes after the events were handed over (a key's action is
+      // already under way) and, on an emulated device, costs a round trip to the emulator.
+      if flags == normal && !first && libevdev_has_event_pending(device) == 0 { return .drained }
+      first = false
       let rc = libevdev_next_event(device, flags, &event)
       if rc == -EAGAIN {
         if flags == sync {

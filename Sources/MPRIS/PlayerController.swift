@@ -125,9 +125,10 @@ public final class PlayerController {
       return nil
     }
     let id = player.uniqueName
-    let name = tracker.displayName(player)
     let deadline = settings.callDeadline
-    return connection.call(
+    // Named once the call is on its way (the reply never comes before `call` returns).
+    var name = id
+    let pending = connection.call(
       destination: id, path: MPRISNames.objectPath, interface: MPRISNames.playerInterface, method: method,
       arguments: arguments, timeout: deadline
     ) { [weak self] result in
@@ -143,6 +144,8 @@ public final class PlayerController {
         completion(.notHandled("\(name) (\(id)) failed \(method): \(error.message)"))
       }
     }
+    name = tracker.displayName(player)
+    return pending
   }
 
   // MARK: Direct calls (the proxy player's Seek and SetPosition)

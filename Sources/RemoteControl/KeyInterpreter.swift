@@ -121,8 +121,13 @@ public final class KeyInterpreter {
     fireTimers(dueBy: time)
     let id = KeyID(source: source, code: code)
     if value == .press { flushPendingGroups(except: id, at: time) }
-    let machine = machines[id] ?? makeMachine(role, source: source)
-    machines[id] = machine
+    let machine: KeyMachine
+    if let existing = machines[id] {
+      machine = existing  // its state lives in the key's object: nothing to store back
+    } else {
+      machine = makeMachine(role, source: source)
+      machines[id] = machine
+    }
     switch (machine, value) {
     case (.onPress(let subtype), .press): emit(subtype, time, source)
     case (.onPress, _): break
