@@ -57,7 +57,8 @@ final class GestureArena {
 
   // MARK: Engagement
 
-  func engage(_ recognizer: GestureRecognizer, with touch: Touch) {
+  /// `recognizer` takes `touch` (`hasDelegate`: whether it has a delegate, as the window just saw).
+  func engage(_ recognizer: GestureRecognizer, with touch: Touch, hasDelegate: Bool) {
     if !recognizer.isEngaged {
       recognizer.isEngaged = true
       recognizer.arena = self
@@ -66,7 +67,7 @@ final class GestureArena {
       if recognizer.hasRequiredFailures { relationsPossible = true }
       // Only recognizers with a delegate or hooks of their own can answer yes: a pair of
       // recognizers with neither is not asked.
-      let asks = recognizer.delegate != nil || !recognizer.hasBuiltInFailureHooks
+      let asks = hasDelegate || !recognizer.hasBuiltInFailureHooks
       recognizer.asksAboutFailureRequirements = asks
       if asks || !askers.isEmpty {
         // (A copy of the list is iterated: `engaged` must be unshared again when appended to.)

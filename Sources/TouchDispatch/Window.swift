@@ -60,8 +60,8 @@ open class Window: View, EventWindow {
   public let scheduler: any Scheduler
   /// The window's gesture recognizers engaged in gestures, and the rules between them.
   let arena = GestureArena()
-  @exclusivity(unchecked) private var records: [ObjectIdentifier: TouchRecord] = [:]
-  /// The same records in touch order.
+  /// The records of the touches the window tracks, in touch order (a handful: searched in order,
+  /// which costs less than hashing).
   @exclusivity(unchecked) private var recordList: [TouchRecord] = []
   /// Frames delivered to recognizers so far (see `GestureRecognizer.frameNumber`).
   @exclusivity(unchecked) private var frameCount = 0
@@ -145,7 +145,7 @@ open class Window: View, EventWindow {
     for touch in event.allTouches where touch.window === self { mine.append(touch) }
     mine.sort { $0.identifier < $1.identifier }
     var newSequence = !isTrackingTouches
-    for touch in mine where touch.phase == .began && records[ObjectIdentifier(touch)] == nil {
+    for touch in mine where touch.phase == .began && record(of: touch) == nil {
       if newSequence {
         sequence += 1
         newSequence = false
@@ -155,7 +155,7 @@ open class Window: View, EventWindow {
     var frame: [TouchRecord] = []
     frame.reserveCapacity(mine.count)
     for touch in mine where touch.phase != .stationary {
-      if let record = records[ObjectIdentifier(touch)] { frame.append(record) }
+      if let record = record(of: touch) { frame.append(record) }
     }
     frame.sort { $0.order < $1.order }
 
@@ -194,7 +194,6 @@ open class Window: View, EventWindow {
     let record = TouchRecord(touch: touch, order: nextOrder, sequence: sequence, event: event, view: view)
     record.suppressed = suppressed
     nextOrder += 1
-    records[ObjectIdentifier(touch)] = record
     recordList.append(record)
     guard let view else {
       touch.gestureRecognizers = []
@@ -205,11 +204,10 @@ open class Window: View, EventWindow {
     var current: View? = view
     while let candidate = current {
       for recognizer in candidate.gestureRecognizers where arena.accepts(recognizer) {
-        if let delegate = recognizer.delegate, !delegate.gestureRecognizer(recognizer, shouldReceive: touch) {
-          continue
-        }
+        let delegate = recognizer.delegate
+        if let delegate, !delegate.gestureRecognizer(recognizer, shouldReceive: touch) { continue }
         touch.gestureRecognizers.append(recognizer)
-        arena.engage(recognizer, with: touch)
+        arena.engage(recognizer, with: touch, hasDelegate: delegate != nil)
       }
       current = candidate.superview
     }
@@ -319,14 +317,23 @@ open class Window: View, EventWindow {
     }
   }
 
-  /// A new touch kept by a recognizer already under way that cancels its view's touches (a second
-  /// finger during a pan) never reaches the view.
-  private func takenByActiveRecognizer(_ record: TouchRecord) -> Bool {
-    record.touch.gestureRecognizers.contains { item in
-      guard let recognizer = item as? GestureRecognizer else { return false }
-      return recognizer.cancelsTouchesInView
-        && (recognizer.storedState == .began || recognizer.storedState == .changed)
+  /// For a new touch, in one look at its recognizers: whether one already under way that cancels
+  /// its view's touches keeps it (a second finger during a pan never reaches the view), and
+  /// whether one delays touches began.
+  private func beganDisposition(_ record: TouchRecord) -> (taken: Bool, delayed: Bool) {
+    var delayed = false
+    for item in record.touch.gestureRecognizers {
+      guard let recognizer = item as? GestureRecognizer else { continue }
+      switch recognizer.storedState {
+      case .began, .changed:
+        if recognizer.cancelsTouchesInView { return (true, false) }
+      case .possible:
+        if recognizer.delaysTouchesBegan && recognizer.isEngaged { delayed = true }
+      default:
+        break
+      }
     }
+    return (false, delayed)
   }
 
   private func delaysBegan(_ record: TouchRecord) -> Bool {
@@ -355,10 +362,11 @@ open class Window: View, EventWindow {
         guard let view = record.view, !record.suppressed, !record.done, !record.captured else { continue }
         switch phase {
         case .began:
-          if takenByActiveRecognizer(record) {
+          let disposition = beganDisposition(record)
+          if disposition.taken {
             record.captured = true
             record.done = true
-          } else if delaysBegan(record) {
+          } else if disposition.delayed {
             record.beganWithheld = true
           } else {
             record.beganDelivered = true
@@ -397,7 +405,7 @@ open class Window: View, EventWindow {
 
   /// Marks touches as taken by a recognizer: their views get no more of them.
   func capture(_ touches: [Touch]) {
-    for touch in touches { records[ObjectIdentifier(touch)]?.captured = true }
+    for touch in touches { record(of: touch)?.captured = true }
   }
 
   /// Sends touchesCancelled for captured touches the views had begun.
@@ -425,7 +433,7 @@ open class Window: View, EventWindow {
     var began = DeliveryBatch()
     var ended = DeliveryBatch()
     var cancelled = DeliveryBatch()
-    for record in orderedRecords() where !record.captured && !record.done {
+    for record in recordList where !record.captured && !record.done {
       guard let view = record.view, record.beganWithheld || record.endWithheld else { continue }
       if record.beganWithheld && !delaysBegan(record) {
         record.beganWithheld = false
@@ -454,7 +462,7 @@ open class Window: View, EventWindow {
   /// touchesCancelled, together, in touch order.
   private func cancelRecords(where selected: (TouchRecord) -> Bool) {
     var batch = DeliveryBatch()
-    for record in orderedRecords() where !record.done && selected(record) {
+    for record in recordList where !record.done && selected(record) {
       if record.beganDelivered, let view = record.view, !record.suppressed {
         batch.add(record, to: view)
       }
@@ -465,13 +473,14 @@ open class Window: View, EventWindow {
     deliver(batch, with: .touchesCancelled)
   }
 
-  private func orderedRecords() -> [TouchRecord] { recordList }
+  private func record(of touch: Touch) -> TouchRecord? {
+    recordList.first { $0.touch === touch }
+  }
 
   private func removeFinishedRecords(touchesEnded: Bool) {
-    guard touchesEnded, !records.isEmpty else { return }
+    guard touchesEnded, !recordList.isEmpty else { return }
     recordList.removeAll { record in
       let finished = record.touch.phase.isFinal && !record.beganWithheld && !record.endWithheld
-      if finished { records[ObjectIdentifier(record.touch)] = nil }
       return finished
     }
   }
