@@ -232,6 +232,13 @@ open class Window: View, EventWindow {
     links.reserveCapacity(expected)
     heads.reserveCapacity(expected * 4)
     tails.reserveCapacity(expected * 4)
+    // Whether the order of delivery may differ from the natural one (see
+    // `GestureArena.deliveryOrder`): some touch has two recognizers with prevention rules of their
+    // own, or one of a subclass made elsewhere among others; `entryCounts` tells afterwards
+    // whether a recognizer also tracks touches outside the frame, which this look missed.
+    var orderMayDiffer = arena.relationsPossible
+    var entryCounts: [Int] = []
+    entryCounts.reserveCapacity(expected)
     for record in frame {
       let touch = record.touch
       let slot: Int
@@ -241,12 +248,18 @@ open class Window: View, EventWindow {
       case .ended: slot = 2
       default: slot = 3
       }
+      var withRules = 0
+      var custom = false
+      var count = 0
       for item in touch.gestureRecognizers {
         guard let recognizer = item as? GestureRecognizer else { continue }
         switch recognizer.storedState {
         case .possible, .began, .changed: break
         default: continue
         }
+        count += 1
+        if !recognizer.hasDefaultPreventionRules { withRules += 1 }
+        if !recognizer.hasBuiltInFailureHooks { custom = true }
         let index: Int
         if recognizer.frameNumber == frameNumber {
           index = recognizer.frameIndex
@@ -255,11 +268,13 @@ open class Window: View, EventWindow {
           recognizer.frameNumber = frameNumber
           recognizer.frameIndex = index
           recognizers.append(recognizer)
+          entryCounts.append(0)
           for _ in 0..<4 {
             heads.append(-1)
             tails.append(-1)
           }
         }
+        entryCounts[index] += 1
         let chain = index * 4 + slot
         entries.append(record)
         links.append(-1)
@@ -270,9 +285,17 @@ open class Window: View, EventWindow {
         }
         tails[chain] = entries.count - 1
       }
+      if withRules > 1 || (custom && count > 1) { orderMayDiffer = true }
     }
     guard !recognizers.isEmpty else { return }
-    let order = arena.deliveryOrder(recognizers, frame: frameNumber)
+    if !orderMayDiffer {
+      for (index, recognizer) in recognizers.enumerated()
+      where recognizer.trackedTouches.count != entryCounts[index] {
+        orderMayDiffer = true
+        break
+      }
+    }
+    let order = orderMayDiffer ? arena.deliveryOrder(recognizers, frame: frameNumber) : nil
     let trackedTouchesChanged = arena.trackedTouchesChanged
     for position in recognizers.indices {
       let index = order?[position] ?? position
