@@ -172,11 +172,13 @@ open class View: Responder, TouchCoordinateSpace {
   open func hitTest(_ point: Point, with event: Event?) -> View? {
     guard isUserInteractionEnabled, !isHidden, alpha >= 0.01, self.point(inside: point, with: event)
     else { return nil }
+    // This copy of the list keeps every subview alive through the loop, even if an override
+    // changes the hierarchy meanwhile, so each subview is called without retaining it again
+    // (hit-testing a large tree is mostly retains and releases otherwise).
+    let subviews = self.subviews
     var index = subviews.count
     while index > 0 {
       index -= 1
-      // The subview is not retained for the call (the hierarchy does not change while it is
-      // hit-tested): hit-testing a large tree is mostly retains and releases otherwise.
       let subview = Unmanaged.passUnretained(subviews[index])
       let hit = subview._withUnsafeGuaranteedRef { $0.hitTest($0.pointFromSuperview(point), with: event) }
       if let hit { return hit }
