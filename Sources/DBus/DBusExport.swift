@@ -577,28 +577,28 @@ enum DBusIntrospection {
     if let object {
       xml += standardXML
       for interface in object.interfaces {
-        xml += "  <interface name=\"\(escape(interface.name))\">\n"
+        xml += "  <interface name=\"\(interface.name.xmlEscaped)\">\n"
         for method in interface.methods {
           let arguments =
             arguments(method.inSignature, names: method.inNames, direction: "in")
             + arguments(method.outSignature, names: method.outNames, direction: "out")
           if arguments.isEmpty {
-            xml += "    <method name=\"\(escape(method.name))\"/>\n"
+            xml += "    <method name=\"\(method.name.xmlEscaped)\"/>\n"
           } else {
-            xml += "    <method name=\"\(escape(method.name))\">\n" + arguments + "    </method>\n"
+            xml += "    <method name=\"\(method.name.xmlEscaped)\">\n" + arguments + "    </method>\n"
           }
         }
         for signal in interface.signals {
           let arguments = arguments(signal.signature, names: signal.argumentNames, direction: nil)
           if arguments.isEmpty {
-            xml += "    <signal name=\"\(escape(signal.name))\"/>\n"
+            xml += "    <signal name=\"\(signal.name.xmlEscaped)\"/>\n"
           } else {
-            xml += "    <signal name=\"\(escape(signal.name))\">\n" + arguments + "    </signal>\n"
+            xml += "    <signal name=\"\(signal.name.xmlEscaped)\">\n" + arguments + "    </signal>\n"
           }
         }
         for property in interface.properties {
           let head =
-            "    <property name=\"\(escape(property.name))\" type=\"\(escape(property.signature))\" access=\"\(property.access.rawValue)\""
+            "    <property name=\"\(property.name.xmlEscaped)\" type=\"\(property.signature.xmlEscaped)\" access=\"\(property.access.rawValue)\""
           if property.changeSignal == .emits {
             xml += head + "/>\n"
           } else {
@@ -611,7 +611,7 @@ enum DBusIntrospection {
         xml += "  </interface>\n"
       }
     }
-    for child in children { xml += "  <node name=\"\(escape(child))\"/>\n" }
+    for child in children { xml += "  <node name=\"\(child.xmlEscaped)\"/>\n" }
     xml += "</node>\n"
     return xml
   }
@@ -620,16 +620,20 @@ enum DBusIntrospection {
     let types = DBusSignature.split(signature) ?? []
     var text = ""
     for (index, type) in types.enumerated() {
-      let name = index < names.count ? " name=\"\(escape(names[index]))\"" : ""
+      let name = index < names.count ? " name=\"\(names[index].xmlEscaped)\"" : ""
       let dir = direction.map { " direction=\"\($0)\"" } ?? ""
-      text += "      <arg\(name) type=\"\(escape(type))\"\(dir)/>\n"
+      text += "      <arg\(name) type=\"\(type.xmlEscaped)\"\(dir)/>\n"
     }
     return text
   }
 
-  static func escape(_ text: String) -> String {
+}
+
+extension String {
+  /// The text with XML's special characters replaced by entities (introspection data, SVG).
+  public var xmlEscaped: String {
     var result = ""
-    for character in text {
+    for character in self {
       switch character {
       case "&": result += "&amp;"
       case "<": result += "&lt;"

@@ -2,18 +2,13 @@
 public protocol GestureRecognizerIdentity: AnyObject {}
 
 /// An event, as UIEvent: a type, a subtype, a timestamp and, for touch and press events,
-/// the touches or presses it carries. (Its properties are accessors over fields kept without
-/// dynamic exclusivity checks, as `Touch`'s.)
+/// the touches or presses it carries. (`allTouches`, read on every touch frame, is an accessor over
+/// a field kept without dynamic exclusivity checks, as `Touch`'s frame properties are.)
 public final class Event: CustomStringConvertible {
   public let type: EventType
   public let subtype: EventSubtype
   /// Seconds since boot (CLOCK_MONOTONIC) when the event happened.
-  @inlinable public var timestamp: Seconds {
-    get { timestampStorage }
-    set { timestampStorage = newValue }
-    _modify { yield &timestampStorage }
-  }
-  @usableFromInline @exclusivity(unchecked) var timestampStorage: Seconds
+  @exclusivity(unchecked) public var timestamp: Seconds
   /// The touches of a touch event (every touch of the sequence, whatever its phase).
   @inlinable public private(set) var allTouches: Set<Touch> {
     get { allTouchesStorage }
@@ -22,19 +17,9 @@ public final class Event: CustomStringConvertible {
   }
   @usableFromInline @exclusivity(unchecked) var allTouchesStorage: Set<Touch>
   /// The presses of a press event.
-  @inlinable public private(set) var allPresses: Set<Press> {
-    get { allPressesStorage }
-    set { allPressesStorage = newValue }
-    _modify { yield &allPressesStorage }
-  }
-  @usableFromInline @exclusivity(unchecked) var allPressesStorage: Set<Press>
+  @exclusivity(unchecked) public private(set) var allPresses: Set<Press>
   /// Where the event came from ("evdev:/dev/input/event3", "mpris", "dbus:1.42", "test"), for records.
-  @inlinable public var source: String {
-    get { sourceStorage }
-    set { sourceStorage = newValue }
-    _modify { yield &sourceStorage }
-  }
-  @usableFromInline @exclusivity(unchecked) var sourceStorage: String
+  @exclusivity(unchecked) public var source: String
 
   /// Where the event is on its way through the responder chain.
   let trace: DeliveryTrace
@@ -45,10 +30,10 @@ public final class Event: CustomStringConvertible {
   ) {
     self.type = type
     self.subtype = subtype
-    self.timestampStorage = timestamp
+    self.timestamp = timestamp
     self.allTouchesStorage = touches
-    self.allPressesStorage = presses
-    self.sourceStorage = source
+    self.allPresses = presses
+    self.source = source
     self.trace = DeliveryTrace()
   }
 
@@ -69,13 +54,13 @@ public final class Event: CustomStringConvertible {
   /// Replaces the touches a touch event carries (the window does this for each frame).
   public func setTouches(_ touches: Set<Touch>, timestamp: Seconds) {
     allTouches = touches
-    self.timestampStorage = timestamp
+    self.timestamp = timestamp
   }
 
   /// Replaces the presses a press event carries.
   public func setPresses(_ presses: Set<Press>, timestamp: Seconds) {
     allPresses = presses
-    self.timestampStorage = timestamp
+    self.timestamp = timestamp
   }
 
   /// The touches delivered to `responder`: those whose view is it, or whose window is it.

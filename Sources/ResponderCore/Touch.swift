@@ -41,12 +41,7 @@ public final class Touch: Hashable, CustomStringConvertible {
   }
   @usableFromInline @exclusivity(unchecked) var phaseStorage: TouchPhase
   /// The number of taps at this location within the multi-tap window (1 for a first tap).
-  @inlinable public var tapCount: Int {
-    get { tapCountStorage }
-    set { tapCountStorage = newValue }
-    _modify { yield &tapCountStorage }
-  }
-  @usableFromInline @exclusivity(unchecked) var tapCountStorage: Int
+  @exclusivity(unchecked) public var tapCount: Int
   /// When the touch last changed, in seconds since boot.
   @inlinable public var timestamp: Seconds {
     get { timestampStorage }
@@ -72,12 +67,7 @@ public final class Touch: Hashable, CustomStringConvertible {
   @exclusivity(unchecked) public var majorRadius: Double
   @exclusivity(unchecked) public var majorRadiusTolerance: Double
   /// The force of the touch (1.0 is an average touch) and the maximum the device reports.
-  @inlinable public var force: Double {
-    get { forceStorage }
-    set { forceStorage = newValue }
-    _modify { yield &forceStorage }
-  }
-  @usableFromInline @exclusivity(unchecked) var forceStorage: Double
+  @exclusivity(unchecked) public var force: Double
   @exclusivity(unchecked) public var maximumPossibleForce: Double
   @exclusivity(unchecked) public var type: TouchType
   /// The gesture recognizers that receive this touch (attached to the view and its ancestors).
@@ -122,10 +112,10 @@ public final class Touch: Hashable, CustomStringConvertible {
     self.timestampStorage = timestamp
     self.windowStorage = window
     self.viewStorage = view
-    self.tapCountStorage = tapCount
+    self.tapCount = tapCount
     self.majorRadius = majorRadius
     self.majorRadiusTolerance = majorRadiusTolerance
-    self.forceStorage = force
+    self.force = force
     self.maximumPossibleForce = maximumPossibleForce
     self.type = type
   }

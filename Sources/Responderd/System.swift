@@ -38,18 +38,34 @@ public func readTextFile(_ path: String) throws -> String {
   return String(decoding: bytes, as: UTF8.self)
 }
 
-/// Writes text to a file descriptor (stdout = 1, stderr = 2), whole.
+/// Writes text to a file, replacing it.
+public func writeTextFile(_ path: String, _ text: String) throws {
+  let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+  guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
+  defer { close(fd) }
+  if let failure = writeAll(text, to: fd) {
+    throw FileError(path: path, reason: String(cString: strerror(failure)))
+  }
+}
+
+/// Writes text to a file descriptor (stdout = 1, stderr = 2), whole; errors are ignored.
 public func writeText(_ text: String, to fd: Int32) {
+  _ = writeAll(text, to: fd)
+}
+
+/// Writes all of `text` to `fd`, again after interruptions; the errno of a failure, if any.
+private func writeAll(_ text: String, to fd: Int32) -> Int32? {
   var bytes = Array(text.utf8)
   var offset = 0
   while offset < bytes.count {
     let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
     if n < 0 {
       if errno == EINTR { continue }
-      return
+      return errno
     }
     offset += n
   }
+  return nil
 }
 
 /// Why privileges could not be dropped.

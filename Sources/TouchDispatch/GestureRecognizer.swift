@@ -363,21 +363,6 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
     return timer
   }
 
-  /// `schedule(after:_:)` for the built-in recognizers' timers, which only set `state` (that
-  /// arbitrates by itself): `change` gets the recognizer.
-  func scheduleStateChange(after delay: Seconds, _ change: @escaping (GestureRecognizer) -> Void)
-    -> ScheduledTimer?
-  {
-    guard let scheduler else { return nil }
-    timers.removeAll { $0.isCancelled }
-    // The timer goes with the recognizer (see `schedule`).
-    let timer = scheduler.schedule(after: delay) { [unowned(unsafe) self] in
-      withExtendedLifetime(self) { change(self) }
-    }
-    timers.append(timer)
-    return timer
-  }
-
   func cancelTimers() {
     for timer in timers { timer.cancel() }
     timers.removeAll(keepingCapacity: true)

@@ -44,8 +44,8 @@ open class LongPressGestureRecognizer: GestureRecognizer {
       tapTimer = failIfStillPossible(after: minimumPressDuration)
     } else if down.count == numberOfTouchesRequired {
       pressTimer?.cancel()
-      pressTimer = scheduleStateChange(after: minimumPressDuration) { recognizer in
-        if recognizer.state == .possible { recognizer.state = .began }
+      pressTimer = schedule(after: minimumPressDuration) { [unowned(unsafe) self] in
+        if self.state == .possible { self.state = .began }
       }
     }
   }

@@ -56,8 +56,9 @@ extension GestureRecognizer {
 
   /// Fails the recognizer after `delay` unless it has left possible by then.
   func failIfStillPossible(after delay: Seconds) -> ScheduledTimer? {
-    scheduleStateChange(after: delay) { recognizer in
-      if recognizer.state == .possible { recognizer.state = .failed }
+    // `schedule` keeps the recognizer alive while this runs (see there).
+    schedule(after: delay) { [unowned(unsafe) self] in
+      if self.state == .possible { self.state = .failed }
     }
   }
 

@@ -131,20 +131,3 @@ extension StringProtocol {
     return text[first...last]
   }
 }
-
-/// Writes text to a file, replacing it.
-public func writeTextFile(_ path: String, _ text: String) throws {
-  let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-  guard fd >= 0 else { throw FileError(path: path, reason: String(cString: strerror(errno))) }
-  defer { close(fd) }
-  var bytes = Array(text.utf8)
-  var offset = 0
-  while offset < bytes.count {
-    let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-    if n < 0 {
-      if errno == EINTR { continue }
-      throw FileError(path: path, reason: String(cString: strerror(errno)))
-    }
-    offset += n
-  }
-}

@@ -1,3 +1,4 @@
+import DBus
 import Motion
 import ResponderCore
 
@@ -39,12 +40,12 @@ public struct MotionPlot {
     out.append(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(f(width))\" height=\"\(f(height))\" "
         + "viewBox=\"0 0 \(f(width)) \(f(height))\" font-family=\"sans-serif\" font-size=\"12\">")
-    out.append("<title>\(escape(title))</title>")
+    out.append("<title>\(title.xmlEscaped)</title>")
     out.append("<rect x=\"0\" y=\"0\" width=\"\(f(width))\" height=\"\(f(height))\" fill=\"white\"/>")
     let count = analysis.shakes.count
     out.append(
       "<text x=\"\(f(left))\" y=\"24\" font-size=\"15\" font-weight=\"bold\">"
-        + "\(escape(title)) — \(count) shake\(count == 1 ? "" : "s")</text>")
+        + "\(title.xmlEscaped) — \(count) shake\(count == 1 ? "" : "s")</text>")
 
     // Shakes, under everything else.
     out.append("<g id=\"shakes\">")
@@ -174,19 +175,5 @@ public struct MotionPlot {
       }
     }
     return step
-  }
-
-  private func escape(_ text: String) -> String {
-    var result = ""
-    for character in text {
-      switch character {
-      case "&": result += "&amp;"
-      case "<": result += "&lt;"
-      case ">": result += "&gt;"
-      case "\"": result += "&quot;"
-      default: result.append(character)
-      }
-    }
-    return result
   }
 }
