@@ -14,31 +14,31 @@ open class Application: Responder {
   public let scheduler: any Scheduler
 
   /// The responder motion, remote-control and (without a focused responder) press events start at.
-  @exclusivity(unchecked) public private(set) var firstResponder: Responder?
+  public private(set) var firstResponder: Responder?
 
   /// The responder with focus: where press events start (the first responder when nil).
-  @exclusivity(unchecked) public var focusedResponder: Responder?
+  public var focusedResponder: Responder?
 
   /// Where motion, remote-control and press events start when there is no first responder
   /// (UIKit: the key window). Events with neither are dropped.
-  @exclusivity(unchecked) public var keyWindow: Responder?
+  public var keyWindow: Responder?
 
   /// The application delegate. It is the application's next responder when it is a responder that
   /// is not already part of the chain (not a view, view controller, window or the application).
-  @exclusivity(unchecked) public weak var delegate: AnyObject?
+  public weak var delegate: AnyObject?
 
   /// Whether remote-control events are delivered (`beginReceivingRemoteControlEvents()`).
-  @exclusivity(unchecked) public private(set) var isReceivingRemoteControlEvents = false
+  public private(set) var isReceivingRemoteControlEvents = false
 
   private struct QueuedEvent {
     var event: Event
     var phase: MotionPhase
   }
-  @exclusivity(unchecked) private var queue: [QueuedEvent] = []
-  @exclusivity(unchecked) private var inFlight: Event?
-  @exclusivity(unchecked) private var draining = false
-  @exclusivity(unchecked) private var observers: [(DispatchRecord) -> Void] = []
-  @exclusivity(unchecked) private var firstResponderObservers: [(Responder?) -> Void] = []
+  private var queue: [QueuedEvent] = []
+  private var inFlight: Event?
+  private var draining = false
+  private var observers: [(DispatchRecord) -> Void] = []
+  private var firstResponderObservers: [(Responder?) -> Void] = []
 
   public init(scheduler: any Scheduler) {
     self.scheduler = scheduler

@@ -25,29 +25,29 @@ final class GestureArena {
   }
 
   /// The window owning the arena (set once, as the window is made; it outlives the arena).
-  unowned(unsafe) var window: Window!
+  unowned var window: Window!
   /// Recognizers that received touches since their last reset, in the order they did.
-  @exclusivity(unchecked) private(set) var engaged: [GestureRecognizer] = []
+  private(set) var engaged: [GestureRecognizer] = []
   /// Require-to-fail relations from subclass hooks and delegates, asked once when a recognizer
   /// engages (explicit `require(toFail:)` relations are checked directly).
-  @exclusivity(unchecked) private var requirements = Set<Pair>()
+  private var requirements = Set<Pair>()
   /// Whether some engaged recognizer may wait for another one (explicit `require(toFail:)` or an
   /// answer in `requirements`); when false, the failure-requirement checks are skipped.
-  @exclusivity(unchecked) var relationsPossible = false
-  @exclusivity(unchecked) private var engagements = 0
+  var relationsPossible = false
+  private var engagements = 0
   /// The engaged recognizers that ask about failure requirements (see `engage`).
-  @exclusivity(unchecked) private var askers: [GestureRecognizer] = []
-  @exclusivity(unchecked) private var effects: [Effect] = []
-  @exclusivity(unchecked) private var depth = 0
-  @exclusivity(unchecked) private var flushing = false
+  private var askers: [GestureRecognizer] = []
+  private var effects: [Effect] = []
+  private var depth = 0
+  private var flushing = false
   /// Counts the times a recognizer stopped tracking touches (ignored one, or reset).
-  @exclusivity(unchecked) var trackedTouchesChanged = 0
+  var trackedTouchesChanged = 0
   /// Recognizers that finished (or lost their last touch) since the last look.
-  @exclusivity(unchecked) private var resetCandidates: [GestureRecognizer] = []
+  private var resetCandidates: [GestureRecognizer] = []
   /// Set when a frame ends touches: the next look checks every recognizer.
-  @exclusivity(unchecked) private var touchesEndedSinceScan = false
+  private var touchesEndedSinceScan = false
   /// Set when a recognizer reached a final state or touches ended: resets may be due.
-  @exclusivity(unchecked) private var resetsMayBeDue = false
+  private var resetsMayBeDue = false
 
   init() {}
 
@@ -103,7 +103,7 @@ final class GestureArena {
     resetCandidates.append(recognizer)
     trackedTouchesChanged += 1
     recognizer.trackedTouches.removeAll { $0 === touch }
-    touch.gestureRecognizers.removeAll { $0 === recognizer }
+    touch.removeGestureRecognizer(recognizer)
     queueRelease()
     if depth == 0 { flush() }
   }

@@ -50,13 +50,17 @@ struct FingerPair {
 /// the starting distance. Continuous; ends when a finger lifts.
 open class PinchGestureRecognizer: GestureRecognizer {
   /// How much the distance between the fingers must change before the pinch begins, in points.
-  @exclusivity(unchecked) public var hysteresis: Double = 8
+  public var hysteresis: Double {
+    get { hysteresisStorage }
+    set { hysteresisStorage = newValue }
+  }
+  private var hysteresisStorage: Double = 8
 
-  @exclusivity(unchecked) private var pair = FingerPair()
-  @exclusivity(unchecked) private var initialDistance: Double = 0
-  @exclusivity(unchecked) private var rawScale: Double = 1
-  @exclusivity(unchecked) private var adjustment: Double = 1
-  @exclusivity(unchecked) private var history = MotionHistory()
+  private var pair = FingerPair()
+  private var initialDistance: Double = 0
+  private var rawScale: Double = 1
+  private var adjustment: Double = 1
+  private var history = MotionHistory()
 
   /// The distance between the fingers relative to when they came down (settable, as UIKit's:
   /// later changes multiply the value set).
@@ -105,13 +109,13 @@ open class PinchGestureRecognizer: GestureRecognizer {
 /// positive clockwise on screen. Continuous; ends when a finger lifts.
 open class RotationGestureRecognizer: GestureRecognizer {
   /// How far the fingers must turn before the rotation begins, in radians (0.1 by default).
-  @exclusivity(unchecked) public var hysteresis: Double = 0.1
+  public var hysteresis: Double = 0.1
 
-  @exclusivity(unchecked) private var pair = FingerPair()
-  @exclusivity(unchecked) private var lastVector: Point = .zero
-  @exclusivity(unchecked) private var rawRotation: Double = 0
-  @exclusivity(unchecked) private var offset: Double = 0
-  @exclusivity(unchecked) private var history = MotionHistory()
+  private var pair = FingerPair()
+  private var lastVector: Point = .zero
+  private var rawRotation: Double = 0
+  private var offset: Double = 0
+  private var history = MotionHistory()
 
   /// The angle turned since the fingers came down, in radians (settable, as UIKit's: later
   /// changes add to the value set).

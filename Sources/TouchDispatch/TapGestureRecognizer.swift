@@ -9,24 +9,44 @@ import ResponderCore
 /// fingers than required come down. Timers decide, not event counts.
 open class TapGestureRecognizer: GestureRecognizer {
   /// Taps needed (1 by default).
-  @exclusivity(unchecked) public var numberOfTapsRequired = 1
+  public var numberOfTapsRequired: Int {
+    get { numberOfTapsRequiredStorage }
+    set { numberOfTapsRequiredStorage = newValue }
+  }
+  private var numberOfTapsRequiredStorage: Int = 1
   /// Fingers per tap (1 by default).
-  @exclusivity(unchecked) public var numberOfTouchesRequired = 1
+  public var numberOfTouchesRequired: Int {
+    get { numberOfTouchesRequiredStorage }
+    set { numberOfTouchesRequiredStorage = newValue }
+  }
+  private var numberOfTouchesRequiredStorage: Int = 1
   /// How far a finger may move, in points, and the next taps may land from the first.
-  @exclusivity(unchecked) public var allowableMovement: Double = 45
+  public var allowableMovement: Double {
+    get { allowableMovementStorage }
+    set { allowableMovementStorage = newValue }
+  }
+  private var allowableMovementStorage: Double = 45
   /// The longest a tap may last, from the first finger down to the last up.
-  @exclusivity(unchecked) public var maximumTapDuration: Seconds = 0.75
+  public var maximumTapDuration: Seconds {
+    get { maximumTapDurationStorage }
+    set { maximumTapDurationStorage = newValue }
+  }
+  private var maximumTapDurationStorage: Seconds = 0.75
   /// The longest pause between one tap's end and the next one's start.
-  @exclusivity(unchecked) public var maximumIntervalBetweenTaps: Seconds = 0.35
+  public var maximumIntervalBetweenTaps: Seconds {
+    get { maximumIntervalBetweenTapsStorage }
+    set { maximumIntervalBetweenTapsStorage = newValue }
+  }
+  private var maximumIntervalBetweenTapsStorage: Seconds = 0.35
 
-  @exclusivity(unchecked) private var tapsCompleted = 0
-  @exclusivity(unchecked) private var currentTap: [Touch] = []
-  @exclusivity(unchecked) private var lastTap: [Touch] = []
-  @exclusivity(unchecked) private var liftedInTap = 0
-  @exclusivity(unchecked) private var starts = TouchStarts()
-  @exclusivity(unchecked) private var firstTapLocation: Point?
-  @exclusivity(unchecked) private var tapTimer: ScheduledTimer?
-  @exclusivity(unchecked) private var intervalTimer: ScheduledTimer?
+  private var tapsCompleted = 0
+  private var currentTap: [Touch] = []
+  private var lastTap: [Touch] = []
+  private var liftedInTap = 0
+  private var starts = TouchStarts()
+  private var firstTapLocation: Point?
+  private var tapTimer: ScheduledTimer?
+  private var intervalTimer: ScheduledTimer?
 
   open override var isDiscrete: Bool { true }
 

@@ -54,20 +54,32 @@ public final class TouchInput {
   /// The window the touches belong to.
   public let window: Window
   /// A touch down within this time of a tap's end, near it, counts as the next tap.
-  @exclusivity(unchecked) public var multiTapInterval: Seconds = 0.35
+  public var multiTapInterval: Seconds {
+    get { multiTapIntervalStorage }
+    set { multiTapIntervalStorage = newValue }
+  }
+  private var multiTapIntervalStorage: Seconds = 0.35
   /// How close, in points, the next tap must land (and how little a tap may move).
-  @exclusivity(unchecked) public var multiTapRadius: Double = 45
+  public var multiTapRadius: Double {
+    get { multiTapRadiusStorage }
+    set { multiTapRadiusStorage = newValue }
+  }
+  private var multiTapRadiusStorage: Double = 45
 
   /// The fingers on the surface, in the order they came down (a handful: searched in order).
-  @exclusivity(unchecked) private var fingers: [Finger] = []
-  @exclusivity(unchecked) private var recentTaps: [RecentTap] = []
-  @exclusivity(unchecked) private var event: Event?
+  private var fingers: [Finger] = []
+  private var recentTaps: [RecentTap] = []
+  private var event: Event?
   /// The source recorded on events ("evdev:/dev/input/event3", "replay").
-  @exclusivity(unchecked) public var source: String
+  public var source: String {
+    get { sourceStorage }
+    set { sourceStorage = newValue }
+  }
+  private var sourceStorage: String
 
   public init(window: Window, source: String = "touch") {
     self.window = window
-    self.source = source
+    self.sourceStorage = source
   }
 
   /// The touches on the surface, in the order they came down.

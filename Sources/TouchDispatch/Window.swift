@@ -29,13 +29,13 @@ open class Window: View, EventWindow {
     let event: Event
     let view: View?
     /// The view does not get this touch (it takes one touch at a time and has one already).
-    @exclusivity(unchecked) var suppressed = false
-    @exclusivity(unchecked) var beganDelivered = false
-    @exclusivity(unchecked) var beganWithheld = false
-    @exclusivity(unchecked) var endWithheld = false
-    @exclusivity(unchecked) var captured = false
+    var suppressed = false
+    var beganDelivered = false
+    var beganWithheld = false
+    var endWithheld = false
+    var captured = false
     /// The view got its last message for this touch, or will get none.
-    @exclusivity(unchecked) var done = false
+    var done = false
     /// The touch alone, as the recognizers that get only this touch in a frame receive it (made
     /// once for all of them).
     var alone: Set<Touch> {
@@ -44,7 +44,7 @@ open class Window: View, EventWindow {
       aloneStorage = set
       return set
     }
-    @exclusivity(unchecked) private var aloneStorage: Set<Touch>?
+    private var aloneStorage: Set<Touch>?
 
     init(touch: Touch, order: Int, sequence: Int, event: Event, view: View?) {
       self.touch = touch
@@ -62,17 +62,17 @@ open class Window: View, EventWindow {
   let arena = GestureArena()
   /// The records of the touches the window tracks, in touch order (a handful: searched in order,
   /// which costs less than hashing).
-  @exclusivity(unchecked) private var recordList: [TouchRecord] = []
+  private var recordList: [TouchRecord] = []
   /// Frames delivered to recognizers so far (see `GestureRecognizer.frameNumber`).
-  @exclusivity(unchecked) private var frameCount = 0
-  @exclusivity(unchecked) private var nextOrder = 0
-  @exclusivity(unchecked) private var sequence = 0
+  private var frameCount = 0
+  private var nextOrder = 0
+  private var sequence = 0
   /// Set while recognizers get a frame's touches: touches released then are delivered with the
   /// frame's own, in the same messages.
-  @exclusivity(unchecked) private var collectingReleases = false
-  @exclusivity(unchecked) private var releasePending = false
-  @exclusivity(unchecked) private var gestureObservers: [(GestureObservation) -> Void] = []
-  @exclusivity(unchecked) private var deliveryObservers: [(TouchDelivery) -> Void] = []
+  private var collectingReleases = false
+  private var releasePending = false
+  private var gestureObservers: [(GestureObservation) -> Void] = []
+  private var deliveryObservers: [(TouchDelivery) -> Void] = []
 
   /// A window of `application` (its next responder), on the application's scheduler.
   public init(frame: Rect, application: Application) {
@@ -196,17 +196,16 @@ open class Window: View, EventWindow {
     nextOrder += 1
     recordList.append(record)
     guard let view else {
-      touch.gestureRecognizers = []
+      touch.removeAllGestureRecognizers()
       return
     }
-    touch.gestureRecognizers.removeAll()
-    touch.gestureRecognizers.reserveCapacity(4)
+    touch.removeAllGestureRecognizers()
     var current: View? = view
     while let candidate = current {
       for recognizer in candidate.gestureRecognizers where arena.accepts(recognizer) {
         let delegate = recognizer.delegate
         if let delegate, !delegate.gestureRecognizer(recognizer, shouldReceive: touch) { continue }
-        touch.gestureRecognizers.append(recognizer)
+        touch.addGestureRecognizer(recognizer)
         arena.engage(recognizer, with: touch, hasDelegate: delegate != nil)
       }
       current = candidate.superview
@@ -299,9 +298,8 @@ open class Window: View, EventWindow {
     let trackedTouchesChanged = arena.trackedTouchesChanged
     for position in recognizers.indices {
       let index = order?[position] ?? position
-      // `recognizers` holds every recognizer until the frame is delivered: they are used without
-      // retaining them again (retains and releases are most of a frame's cost otherwise).
-      Unmanaged.passUnretained(recognizers[index])._withUnsafeGuaranteedRef { recognizer in
+      do {
+        let recognizer = recognizers[index]
         let base = index * 4
         for slot in 0..<4 where heads[base + slot] >= 0 {
           switch recognizer.storedState {
