@@ -39,14 +39,24 @@ open class TapGestureRecognizer: GestureRecognizer {
   }
   private var maximumIntervalBetweenTapsStorage: Seconds = 0.35
 
-  private var tapsCompleted = 0
-  private var currentTap: [Touch] = []
-  private var lastTap: [Touch] = []
-  private var liftedInTap = 0
+  /// Where the recognizer is in its sequence of taps (`state` stays possible throughout, until the
+  /// last tap recognizes it or something makes it fail).
+  enum Progress {
+    /// No finger has come down since the last reset.
+    case idle
+    /// `fingers` are down, or were, for the tap after `completedTaps` taps; `lifted` of them have
+    /// lifted. The tap fails at `durationTimer` unless the last finger lifts before.
+    case tapping(completedTaps: Int, fingers: [Touch], lifted: Int, durationTimer: ScheduledTimer?)
+    /// `completedTaps` taps are done, the last one with `fingers`. When more are needed, the next
+    /// must start before `intervalTimer` fires; nil when the taps are complete.
+    case tapped(completedTaps: Int, fingers: [Touch], intervalTimer: ScheduledTimer?)
+  }
+
+  private(set) var progress = Progress.idle
+  /// Where each finger of the taps went down.
   private var starts = TouchStarts()
+  /// The centroid of the first tap: the next ones must land near it.
   private var firstTapLocation: Point?
-  private var tapTimer: ScheduledTimer?
-  private var intervalTimer: ScheduledTimer?
 
   open override var isDiscrete: Bool { true }
 
@@ -63,18 +73,33 @@ open class TapGestureRecognizer: GestureRecognizer {
 
   open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
     guard state == .possible else { return }
-    intervalTimer?.cancel()
-    intervalTimer = nil
-    if liftedInTap > 0 {
-      state = .failed
-      return
+    var completedTaps = 0
+    var fingers: [Touch] = []
+    var durationTimer: ScheduledTimer?
+    switch progress {
+    case .idle:
+      break
+    case .tapping(let completed, let down, let lifted, let timer):
+      // A finger coming down after one of the tap lifted is not part of this tap.
+      if lifted > 0 {
+        state = .failed
+        return
+      }
+      completedTaps = completed
+      fingers = down
+      durationTimer = timer
+    case .tapped(let completed, _, let intervalTimer):
+      intervalTimer?.cancel()
+      completedTaps = completed
     }
-    let isFirstOfTap = currentTap.isEmpty
+    let isFirstOfTap = fingers.isEmpty
     forEachInSlotOrder(touches) { touch in
-      currentTap.append(touch)
+      fingers.append(touch)
       starts[touch] = touch.locationInWindow
     }
-    if currentTap.count > numberOfTouchesRequired {
+    progress = .tapping(
+      completedTaps: completedTaps, fingers: fingers, lifted: 0, durationTimer: durationTimer)
+    if fingers.count > numberOfTouchesRequired {
       state = .failed
       return
     }
@@ -83,7 +108,9 @@ open class TapGestureRecognizer: GestureRecognizer {
       return
     }
     if isFirstOfTap {
-      tapTimer = failIfStillPossible(after: maximumTapDuration)
+      progress = .tapping(
+        completedTaps: completedTaps, fingers: fingers, lifted: 0,
+        durationTimer: failIfStillPossible(after: maximumTapDuration))
     }
   }
 
@@ -98,23 +125,29 @@ open class TapGestureRecognizer: GestureRecognizer {
       state = .failed
       return
     }
-    liftedInTap += touches.count { touch in currentTap.contains { $0 === touch } }
-    guard liftedInTap >= currentTap.count else { return }
-    tapTimer?.cancel()
-    tapTimer = nil
-    if currentTap.count < numberOfTouchesRequired {
+    guard case .tapping(var completedTaps, let fingers, var lifted, let durationTimer) = progress else {
+      return
+    }
+    lifted += touches.count { touch in fingers.contains { $0 === touch } }
+    guard lifted >= fingers.count else {
+      progress = .tapping(
+        completedTaps: completedTaps, fingers: fingers, lifted: lifted, durationTimer: durationTimer)
+      return
+    }
+    durationTimer?.cancel()
+    if fingers.count < numberOfTouchesRequired {
       state = .failed
       return
     }
-    tapsCompleted += 1
-    if firstTapLocation == nil { firstTapLocation = Self.centroid(currentTap) }
-    swap(&lastTap, &currentTap)
-    currentTap.removeAll(keepingCapacity: true)
-    liftedInTap = 0
-    if tapsCompleted >= numberOfTapsRequired {
+    completedTaps += 1
+    if firstTapLocation == nil { firstTapLocation = Self.centroid(fingers) }
+    if completedTaps >= numberOfTapsRequired {
+      progress = .tapped(completedTaps: completedTaps, fingers: fingers, intervalTimer: nil)
       state = .recognized
     } else {
-      intervalTimer = failIfStillPossible(after: maximumIntervalBetweenTaps)
+      progress = .tapped(
+        completedTaps: completedTaps, fingers: fingers,
+        intervalTimer: failIfStillPossible(after: maximumIntervalBetweenTaps))
     }
   }
 
@@ -129,28 +162,31 @@ open class TapGestureRecognizer: GestureRecognizer {
     }
   }
 
+  /// The fingers of the tap under way, else of the last tap (none before the first finger).
+  private var tapFingers: [Touch] {
+    switch progress {
+    case .idle: []
+    case .tapping(_, let fingers, _, _), .tapped(_, let fingers, _): fingers
+    }
+  }
+
   /// The centroid of the last tap's fingers (of the current tap's while one is under way).
   open override func location(in view: View?) -> Point {
-    let set = currentTap.isEmpty ? lastTap : currentTap
-    guard !set.isEmpty else { return super.location(in: view) }
-    let point = Self.centroid(set)
+    let fingers = tapFingers
+    guard !fingers.isEmpty else { return super.location(in: view) }
+    let point = Self.centroid(fingers)
     guard let view else { return point }
     return view.convert(point, from: nil)
   }
 
   open override var numberOfTouches: Int {
-    let set = currentTap.isEmpty ? lastTap : currentTap
-    return set.isEmpty ? super.numberOfTouches : set.count
+    let fingers = tapFingers
+    return fingers.isEmpty ? super.numberOfTouches : fingers.count
   }
 
   open override func reset() {
-    tapsCompleted = 0
-    currentTap.removeAll(keepingCapacity: true)
-    lastTap.removeAll(keepingCapacity: true)
-    liftedInTap = 0
+    progress = .idle
     starts.removeAll()
     firstTapLocation = nil
-    tapTimer = nil
-    intervalTimer = nil
   }
 }
