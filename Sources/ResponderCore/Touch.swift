@@ -112,21 +112,28 @@ public final class Touch: Hashable, CustomStringConvertible {
 
   /// Hands the touch to `recognizer` as well (the window does this at touch-down).
   public func addGestureRecognizer(_ recognizer: AnyObject) {
-    gestureRecognizersStorage.append(recognizer)
+    // The list is changed out of place, so that the optimizer can prove that no access to it
+    // overlaps another and drop its run-time checks (see TouchDispatch's OutOfPlace.swift).
+    var list: [AnyObject] = []
+    swap(&list, &gestureRecognizersStorage)
+    list.append(recognizer)
+    swap(&list, &gestureRecognizersStorage)
   }
 
   /// Takes the touch away from `recognizer` (it ignored the touch, or was reset).
   public func removeGestureRecognizer(_ recognizer: AnyObject) {
-    var index = gestureRecognizersStorage.count
-    while index > 0 {
-      index -= 1
-      if gestureRecognizersStorage[index] === recognizer { gestureRecognizersStorage.remove(at: index) }
-    }
+    var list: [AnyObject] = []
+    swap(&list, &gestureRecognizersStorage)
+    list.removeAll { $0 === recognizer }
+    swap(&list, &gestureRecognizersStorage)
   }
 
   /// Takes the touch away from every recognizer (before the window hands it to those of its view).
   public func removeAllGestureRecognizers() {
-    gestureRecognizersStorage.removeAll(keepingCapacity: true)
+    var list: [AnyObject] = []
+    swap(&list, &gestureRecognizersStorage)
+    list.removeAll(keepingCapacity: true)
+    swap(&list, &gestureRecognizersStorage)
   }
 
   /// Fixes the touch's view (done once, at touch-down, by the window's hit-test).

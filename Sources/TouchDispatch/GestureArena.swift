@@ -25,7 +25,7 @@ final class GestureArena {
   }
 
   /// The window owning the arena (set once, as the window is made; it outlives the arena).
-  unowned var window: Window!
+  unowned let window: Window
   /// Recognizers that received touches since their last reset, in the order they did.
   private(set) var engaged: [GestureRecognizer] = []
   /// Require-to-fail relations from subclass hooks and delegates, asked once when a recognizer
@@ -49,7 +49,7 @@ final class GestureArena {
   /// Set when a recognizer reached a final state or touches ended: resets may be due.
   private var resetsMayBeDue = false
 
-  init() {}
+  init(window: Window) { self.window = window }
 
   deinit {
     for recognizer in engaged { recognizer.arena = nil }
@@ -74,18 +74,26 @@ final class GestureArena {
         let others = asks ? engaged : askers
         for other in others {
           if asksToRequire(recognizer, other) {
-            requirements.insert(Pair(waiter: ObjectIdentifier(recognizer), required: ObjectIdentifier(other)))
+            var list = requirements.takeOut()
+            list.insert(Pair(waiter: ObjectIdentifier(recognizer), required: ObjectIdentifier(other)))
+            requirements.putBack(&list)
           }
           if asksToRequire(other, recognizer) {
-            requirements.insert(Pair(waiter: ObjectIdentifier(other), required: ObjectIdentifier(recognizer)))
+            var list = requirements.takeOut()
+            list.insert(Pair(waiter: ObjectIdentifier(other), required: ObjectIdentifier(recognizer)))
+            requirements.putBack(&list)
           }
         }
       }
-      engaged.append(recognizer)
+      var list = engaged.takeOut()
+      list.append(recognizer)
+      engaged.putBack(&list)
       if asks { askers.append(recognizer) }
       if !requirements.isEmpty { relationsPossible = true }
     }
-    recognizer.trackedTouches.append(touch)
+    var list = recognizer.trackedTouches.takeOut()
+    list.append(touch)
+    recognizer.trackedTouches.putBack(&list)
   }
 
   /// Whether `recognizer` may take a new touch: enabled, and possible (not waiting) or under way.
@@ -100,9 +108,13 @@ final class GestureArena {
 
   func ignore(_ touch: Touch, by recognizer: GestureRecognizer) {
     resetsMayBeDue = true
-    resetCandidates.append(recognizer)
+    var candidates = resetCandidates.takeOut()
+    candidates.append(recognizer)
+    resetCandidates.putBack(&candidates)
     trackedTouchesChanged += 1
-    recognizer.trackedTouches.removeAll { $0 === touch }
+    var tracked = recognizer.trackedTouches.takeOut()
+    tracked.removeAll { $0 === touch }
+    recognizer.trackedTouches.putBack(&tracked)
     touch.removeGestureRecognizer(recognizer)
     queueRelease()
     if depth == 0 { flush() }
@@ -147,12 +159,12 @@ final class GestureArena {
     return false
   }
 
-  /// `recognizers` reordered so that a recognizer comes after those it requires to fail, and
-  /// after those sharing a touch with it that can prevent it when it cannot prevent them (a double
-  /// tap is served before a single tap, so that the one finishing both in one frame wins).
-  /// `recognizers` are those of the window's frame `frame`, each at its `frameIndex`. The result
-  /// lists indices of `recognizers`; nil when they keep their order.
-  func deliveryOrder(_ recognizers: [GestureRecognizer], frame: Int) -> [Int]? {
+  /// The recognizers of `delivery` reordered so that a recognizer comes after those it requires
+  /// to fail, and after those sharing a touch with it that can prevent it when it cannot prevent
+  /// them (a double tap is served before a single tap, so that the one finishing both in one frame
+  /// wins). The result lists indices of `delivery.slots`; nil when they keep their order.
+  func deliveryOrder(of delivery: FrameDelivery) -> [Int]? {
+    let recognizers = delivery.slots.map(\.recognizer)
     guard recognizers.count > 1 else { return nil }
     if !relationsPossible && recognizers.allSatisfy({ $0.hasDefaultPreventionRules }) { return nil }
     var after: [[Int]] = Array(repeating: [], count: recognizers.count)
@@ -162,11 +174,11 @@ final class GestureArena {
     for (i, a) in recognizers.enumerated() where !a.hasDefaultPreventionRules {
       for touch in a.trackedTouches {
         for item in touch.gestureRecognizers {
-          guard let b = item as? GestureRecognizer, b !== a, b.frameNumber == frame,
-            !(a.isBuiltInTap && b.hasDefaultPreventionRules)
+          guard let b = item as? GestureRecognizer, b !== a, !(a.isBuiltInTap && b.hasDefaultPreventionRules),
+            let j = delivery.index(of: b)
           else { continue }
           if b.canPrevent(a) && !a.canPrevent(b) {
-            after[i].append(b.frameIndex)
+            after[i].append(j)
             anyEdge = true
           }
         }
@@ -181,7 +193,7 @@ final class GestureArena {
     }
     if !requirements.isEmpty {
       var index: [ObjectIdentifier: Int] = [:]
-      for recognizer in recognizers { index[ObjectIdentifier(recognizer)] = recognizer.frameIndex }
+      for (i, recognizer) in recognizers.enumerated() { index[ObjectIdentifier(recognizer)] = i }
       for pair in requirements {
         guard let i = index[pair.waiter], let j = index[pair.required] else { continue }
         after[i].append(j)
@@ -231,10 +243,10 @@ final class GestureArena {
       fail(recognizer)
     case (.began, .changed), (.changed, .changed):
       setState(recognizer, .changed)
-      effects.append(.sendActions(recognizer))
+      queue(.sendActions(recognizer))
     case (.began, .ended), (.changed, .ended):
       setState(recognizer, .ended)
-      effects.append(.sendActions(recognizer))
+      queue(.sendActions(recognizer))
     case (.began, .cancelled), (.changed, .cancelled), (.began, .failed), (.changed, .failed):
       setState(recognizer, .cancelled)
     default:
@@ -263,7 +275,7 @@ final class GestureArena {
     recognizer.pendingState = nil
     if recognizer.cancelsTouchesInView {
       window.capture(recognizer.trackedTouches)
-      effects.append(.cancelCapturedTouches)
+      queue(.cancelCapturedTouches)
     }
     setState(recognizer, new)
     let candidates = relationsPossible ? engaged : sharingRecognizers(recognizer, inOrder: true)
@@ -276,7 +288,7 @@ final class GestureArena {
         fail(other)
       }
     }
-    effects.append(.sendActions(recognizer))
+    queue(.sendActions(recognizer))
   }
 
   private func fail(_ recognizer: GestureRecognizer) {
@@ -299,7 +311,9 @@ final class GestureArena {
     // says so in `endOfFrame`).
     if new.isFinal && recognizer.trackedTouches.allSatisfy({ $0.phase.isFinal }) {
       resetsMayBeDue = true
-      resetCandidates.append(recognizer)
+      var list = resetCandidates.takeOut()
+      list.append(recognizer)
+      resetCandidates.putBack(&list)
     }
     if window.hasGestureObservers { window.notify(.stateChanged(recognizer, from: old, to: new)) }
   }
@@ -363,7 +377,24 @@ final class GestureArena {
   /// right behind another finds nothing the first one left).
   private func queueRelease() {
     if case .releaseWithheldTouches? = effects.last { return }
-    effects.append(.releaseWithheldTouches)
+    queue(.releaseWithheldTouches)
+  }
+
+  /// Queues an effect. The list is taken out of the arena while it changes, as in
+  /// `takeFirstEffect`: see `GestureArena`'s documentation.
+  private func queue(_ effect: Effect) {
+    var list: [Effect] = []
+    swap(&list, &effects)
+    list.append(effect)
+    swap(&list, &effects)
+  }
+
+  private func takeFirstEffect() -> Effect {
+    var list: [Effect] = []
+    swap(&list, &effects)
+    let effect = list.removeFirst()
+    swap(&list, &effects)
+    return effect
   }
 
   private func flush() {
@@ -372,7 +403,7 @@ final class GestureArena {
     defer { flushing = false }
     repeat {
       while !effects.isEmpty {
-        let effect = effects.removeFirst()
+        let effect = takeFirstEffect()
         depth += 1
         switch effect {
         case .cancelCapturedTouches:
@@ -399,7 +430,9 @@ final class GestureArena {
       // can be due.
       guard !resetCandidates.isEmpty else { return }
       let candidates = resetCandidates
-      resetCandidates.removeAll(keepingCapacity: true)
+      var list = resetCandidates.takeOut()
+      list.removeAll(keepingCapacity: true)
+      resetCandidates.putBack(&list)
       var index = 0
       while index < engaged.count {
         if candidates.contains(where: { $0 === engaged[index] }) && resetIfDue(at: index) { continue }
@@ -409,7 +442,9 @@ final class GestureArena {
       return
     }
     touchesEndedSinceScan = false
-    resetCandidates.removeAll(keepingCapacity: true)
+    var list = resetCandidates.takeOut()
+    list.removeAll(keepingCapacity: true)
+    resetCandidates.putBack(&list)
     var index = 0
     while index < engaged.count {
       if !resetIfDue(at: index) { index += 1 }
@@ -422,7 +457,9 @@ final class GestureArena {
     let recognizer = engaged[index]
     let touchesOver = recognizer.trackedTouches.allSatisfy { $0.phase.isFinal }
     if recognizer.storedState.isFinal && touchesOver {
-      engaged.remove(at: index)
+      var list = engaged.takeOut()
+      list.remove(at: index)
+      engaged.putBack(&list)
       forget(recognizer)
       let old = recognizer.storedState
       trackedTouchesChanged += 1
@@ -433,7 +470,9 @@ final class GestureArena {
     } else if recognizer.storedState == .possible && recognizer.pendingState == nil
       && recognizer.trackedTouches.isEmpty
     {
-      engaged.remove(at: index)
+      var list = engaged.takeOut()
+      list.remove(at: index)
+      engaged.putBack(&list)
       forget(recognizer)
       trackedTouchesChanged += 1
       recognizer.performReset()
@@ -451,11 +490,15 @@ final class GestureArena {
   private func forget(_ recognizer: GestureRecognizer) {
     if recognizer.asksAboutFailureRequirements {
       recognizer.asksAboutFailureRequirements = false
-      askers.removeAll { $0 === recognizer }
+      var list = askers.takeOut()
+      list.removeAll { $0 === recognizer }
+      askers.putBack(&list)
     }
     guard !requirements.isEmpty else { return }
     let id = ObjectIdentifier(recognizer)
-    requirements = requirements.filter { $0.waiter != id && $0.required != id }
+    var list = requirements.takeOut()
+    list = list.filter { $0.waiter != id && $0.required != id }
+    requirements.putBack(&list)
   }
 
   /// Called at the end of every touch frame; `touchesEnded` when some touch ended or was cancelled.

@@ -94,7 +94,14 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   var pendingState: State?
   /// The arena of the window while the recognizer is engaged there (the arena clears it at reset
   /// and when it goes away).
-  unowned var arena: GestureArena?
+  var arena: GestureArena? {
+    get { arenaLink?.object }
+    set {
+      var link = newValue.map(UnownedReference.init)
+      swap(&link, &arenaLink)
+    }
+  }
+  private var arenaLink: UnownedReference<GestureArena>?
   /// Whether the recognizer has received touches since its last reset.
   var isEngaged = false
   /// The touches received since the last reset (ignored ones removed), in arrival order.
@@ -115,10 +122,6 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   let isBuiltInTap: Bool
   /// When the recognizer engaged in the gesture under way, relative to the others.
   var engagementOrder = 0
-  /// The window's frame in which the recognizer last got touches, and its place in that frame's
-  /// list of recognizers.
-  var frameNumber = 0
-  var frameIndex = 0
   /// Whether, in the gesture under way, this recognizer may answer failure-requirement questions
   /// (it had a delegate or hooks of its own when it engaged).
   var asksAboutFailureRequirements = false
@@ -126,10 +129,13 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   /// The view the recognizer is attached to (unowned, as `View.superview`: the view owns the
   /// recognizer and clears this when it goes away).
   public internal(set) var view: View? {
-    get { viewStorage }
-    set { viewStorage = newValue }
+    get { viewStorage?.object }
+    set {
+      var link = newValue.map(UnownedReference.init)
+      swap(&link, &viewStorage)
+    }
   }
-  private unowned var viewStorage: View?
+  private var viewStorage: UnownedReference<View>?
   /// The delegate, asked about beginning, receiving touches and relations to other recognizers.
   public var delegate: (any GestureRecognizerDelegate)? {
     get { delegateStorage }
@@ -300,7 +306,9 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
     if let arena {
       arena.ignore(touch, by: self)
     } else {
-      trackedTouches.removeAll { $0 === touch }
+      var list = trackedTouches.takeOut()
+      list.removeAll { $0 === touch }
+      trackedTouches.putBack(&list)
       touch.removeGestureRecognizer(self)
     }
   }
@@ -376,7 +384,6 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   @discardableResult
   public func schedule(after delay: Seconds, _ action: @escaping () -> Void) -> ScheduledTimer? {
     guard let scheduler else { return nil }
-    timers.removeAll { $0.isCancelled }
     // Timers are cancelled when the recognizer resets or goes away, so `self` is alive when one
     // fires (a weak capture would make every retain of the recognizer slower).
     let timer = scheduler.schedule(after: delay) { [unowned self] in
@@ -389,13 +396,18 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
         }
       }
     }
+    var timers = self.timers.takeOut()
+    timers.removeAll { $0.isCancelled }
     timers.append(timer)
+    self.timers.putBack(&timers)
     return timer
   }
 
   func cancelTimers() {
     for timer in timers { timer.cancel() }
-    timers.removeAll(keepingCapacity: true)
+    var list = timers.takeOut()
+    list.removeAll(keepingCapacity: true)
+    timers.putBack(&list)
   }
 
   // MARK: Internals
@@ -433,7 +445,9 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
     pendingState = nil
     isEngaged = false
     for touch in trackedTouches { touch.removeGestureRecognizer(self) }
-    trackedTouches.removeAll(keepingCapacity: true)
+    var list = trackedTouches.takeOut()
+    list.removeAll(keepingCapacity: true)
+    trackedTouches.putBack(&list)
     reset()
   }
 

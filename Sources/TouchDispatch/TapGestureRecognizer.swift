@@ -57,6 +57,8 @@ open class TapGestureRecognizer: GestureRecognizer {
   private var starts = TouchStarts()
   /// The centroid of the first tap: the next ones must land near it.
   private var firstTapLocation: Point?
+  /// An empty list whose storage the next tap's fingers reuse (one list per tap otherwise).
+  private var spareFingers: [Touch] = []
 
   open override var isDiscrete: Bool { true }
 
@@ -74,11 +76,11 @@ open class TapGestureRecognizer: GestureRecognizer {
   open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
     guard state == .possible else { return }
     var completedTaps = 0
-    var fingers: [Touch] = []
+    var fingers = spareFingers
     var durationTimer: ScheduledTimer?
     switch progress {
     case .idle:
-      break
+      spareFingers = []
     case .tapping(let completed, let down, let lifted, let timer):
       // A finger coming down after one of the tap lifted is not part of this tap.
       if lifted > 0 {
@@ -91,6 +93,7 @@ open class TapGestureRecognizer: GestureRecognizer {
     case .tapped(let completed, _, let intervalTimer):
       intervalTimer?.cancel()
       completedTaps = completed
+      spareFingers = []
     }
     let isFirstOfTap = fingers.isEmpty
     forEachInSlotOrder(touches) { touch in
@@ -185,7 +188,15 @@ open class TapGestureRecognizer: GestureRecognizer {
   }
 
   open override func reset() {
-    progress = .idle
+    if case .tapping(_, var fingers, _, _) = progress {
+      progress = .idle
+      fingers.removeAll(keepingCapacity: true)
+      spareFingers = fingers
+    } else if case .tapped(_, var fingers, _) = progress {
+      progress = .idle
+      fingers.removeAll(keepingCapacity: true)
+      spareFingers = fingers
+    }
     starts.removeAll()
     firstTapLocation = nil
   }

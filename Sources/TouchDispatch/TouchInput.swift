@@ -124,7 +124,9 @@ public final class TouchInput {
           identifier: contact.slot, phase: .began, location: contact.location, timestamp: time,
           window: window, tapCount: tapCount(at: contact.location, time: time))
         apply(contact, to: touch)
-        fingers.append(Finger(key: key, touch: touch, start: contact.location, tapCandidate: true))
+        var list = fingers.takeOut()
+        list.append(Finger(key: key, touch: touch, start: contact.location, tapCandidate: true))
+        fingers.putBack(&list)
         frame.append(touch)
         changed = true
       }
@@ -167,23 +169,27 @@ public final class TouchInput {
   /// Forgets the fingers whose touches ended or were cancelled; lifted taps are remembered for
   /// the next touch's tap count.
   private func forgetLifted(at time: Seconds, tap: Bool) {
-    fingers.removeAll { finger in
+    var down = fingers.takeOut()
+    var taps = recentTaps.takeOut()
+    down.removeAll { finger in
       guard finger.touch.phase.isFinal else { return false }
       if tap, finger.tapCandidate {
-        recentTaps.append(RecentTap(location: finger.start, end: time, count: finger.touch.tapCount))
+        taps.append(RecentTap(location: finger.start, end: time, count: finger.touch.tapCount))
       }
       return true
     }
+    fingers.putBack(&down)
+    recentTaps.putBack(&taps)
     if fingers.isEmpty { event = nil }
   }
 
   private func tapCount(at location: Point, time: Seconds) -> Int {
-    recentTaps.removeAll { time - $0.end > multiTapInterval }
-    guard let index = recentTaps.firstIndex(where: { $0.location.distance(to: location) <= multiTapRadius })
+    var taps = recentTaps.takeOut()
+    defer { recentTaps.putBack(&taps) }
+    taps.removeAll { time - $0.end > multiTapInterval }
+    guard let index = taps.firstIndex(where: { $0.location.distance(to: location) <= multiTapRadius })
     else { return 1 }
-    let count = recentTaps[index].count + 1
-    recentTaps.remove(at: index)
-    return count
+    return taps.remove(at: index).count + 1
   }
 
 }

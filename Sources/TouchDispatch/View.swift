@@ -10,10 +10,13 @@ open class View: Responder, TouchCoordinateSpace {
   /// side table, which makes each retain of it slower): the superview owns this view and clears it
   /// when it goes away, and reading it after that would stop the program, not read freed memory.
   public private(set) var superview: View? {
-    get { superviewStorage }
-    set { superviewStorage = newValue }
+    get { superviewStorage?.object }
+    set {
+      var link = newValue.map(UnownedReference.init)
+      swap(&link, &superviewStorage)
+    }
   }
-  private unowned var superviewStorage: View?
+  private var superviewStorage: UnownedReference<View>?
   /// The subviews, back to front: the last one is drawn on top and hit-tested first.
   public var subviews: [View] { subviewList }
   private var subviewList: [View] = []
@@ -90,10 +93,13 @@ open class View: Responder, TouchCoordinateSpace {
   /// The view controller whose root view this is (unowned, as `superview`: the controller clears it
   /// when it goes away).
   public internal(set) var viewController: ViewController? {
-    get { viewControllerStorage }
-    set { viewControllerStorage = newValue }
+    get { viewControllerStorage?.object }
+    set {
+      var link = newValue.map(UnownedReference.init)
+      swap(&link, &viewControllerStorage)
+    }
   }
-  private unowned var viewControllerStorage: ViewController?
+  private var viewControllerStorage: UnownedReference<ViewController>?
 
   /// A view with the given frame (in its future superview's coordinates).
   public init(frame: Rect = .zero) {
@@ -148,11 +154,15 @@ open class View: Responder, TouchCoordinateSpace {
   public func insertSubview(_ view: View, at index: Int) {
     precondition(view !== self, "a view cannot be its own subview")
     if view.superview === self, let old = subviewList.firstIndex(where: { $0 === view }) {
-      subviewList.remove(at: old)
+      var list = subviewList.takeOut()
+      list.remove(at: old)
+      subviewList.putBack(&list)
     } else {
       view.removeFromSuperview()
     }
-    subviewList.insert(view, at: max(0, min(index, subviewList.count)))
+    var list = subviewList.takeOut()
+    list.insert(view, at: max(0, min(index, list.count)))
+    subviewList.putBack(&list)
     view.superview = self
   }
 
@@ -161,7 +171,9 @@ open class View: Responder, TouchCoordinateSpace {
   public func removeFromSuperview() {
     guard let parent = superview else { return }
     let window = self.window
-    parent.subviewList.removeAll { $0 === self }
+    var list = parent.subviewList.takeOut()
+    list.removeAll { $0 === self }
+    parent.subviewList.putBack(&list)
     superview = nil
     window?.viewWasRemoved(self)
   }
@@ -196,7 +208,9 @@ open class View: Responder, TouchCoordinateSpace {
       if old === self { return }
       old.removeGestureRecognizer(recognizer)
     }
-    gestureRecognizersStorage.append(recognizer)
+    var list = gestureRecognizersStorage.takeOut()
+    list.append(recognizer)
+    gestureRecognizersStorage.putBack(&list)
     recognizer.view = self
   }
 
@@ -204,7 +218,9 @@ open class View: Responder, TouchCoordinateSpace {
   public func removeGestureRecognizer(_ recognizer: GestureRecognizer) {
     guard recognizer.view === self else { return }
     recognizer.abandon()
-    gestureRecognizersStorage.removeAll { $0 === recognizer }
+    var list = gestureRecognizersStorage.takeOut()
+    list.removeAll { $0 === recognizer }
+    gestureRecognizersStorage.putBack(&list)
     recognizer.view = nil
   }
 

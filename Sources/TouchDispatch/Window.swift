@@ -22,7 +22,7 @@ public struct TouchDelivery {
 /// Window coordinates are the window's own (bounds) coordinates; its frame is in screen
 /// coordinates.
 open class Window: View, EventWindow {
-  fileprivate final class TouchRecord {
+  final class TouchRecord {
     let touch: Touch
     let order: Int
     let sequence: Int
@@ -59,12 +59,14 @@ open class Window: View, EventWindow {
   /// The clock and timers of the window's gesture recognizers.
   public let scheduler: any Scheduler
   /// The window's gesture recognizers engaged in gestures, and the rules between them.
-  let arena = GestureArena()
+  var arena: GestureArena { arenaStorage! }
+  /// Set once, as the window is made (swapped in: see OutOfPlace.swift).
+  private var arenaStorage: GestureArena?
   /// The records of the touches the window tracks, in touch order (a handful: searched in order,
   /// which costs less than hashing).
   private var recordList: [TouchRecord] = []
-  /// Frames delivered to recognizers so far (see `GestureRecognizer.frameNumber`).
-  private var frameCount = 0
+  /// Sorts each frame's touches out for the recognizers.
+  private let delivery = FrameDelivery()
   private var nextOrder = 0
   private var sequence = 0
   /// Set while recognizers get a frame's touches: touches released then are delivered with the
@@ -79,7 +81,8 @@ open class Window: View, EventWindow {
     hostApplication = application
     scheduler = application.scheduler
     super.init(frame: frame)
-    arena.window = self
+    var arena: GestureArena? = GestureArena(window: self)
+    swap(&arena, &arenaStorage)
   }
 
   /// A window with no application (the end of its responder chain), on `scheduler`.
@@ -87,7 +90,8 @@ open class Window: View, EventWindow {
     hostApplication = nil
     self.scheduler = scheduler
     super.init(frame: frame)
-    arena.window = self
+    var arena: GestureArena? = GestureArena(window: self)
+    swap(&arena, &arenaStorage)
   }
 
   /// The controller whose view fills the window; its next responder is the window.
@@ -194,7 +198,9 @@ open class Window: View, EventWindow {
     let record = TouchRecord(touch: touch, order: nextOrder, sequence: sequence, event: event, view: view)
     record.suppressed = suppressed
     nextOrder += 1
-    recordList.append(record)
+    var list = recordList.takeOut()
+    list.append(record)
+    recordList.putBack(&list)
     guard let view else {
       touch.removeAllGestureRecognizers()
       return
@@ -213,129 +219,10 @@ open class Window: View, EventWindow {
   }
 
   private func deliverToRecognizers(_ frame: [TouchRecord], event: Event) {
-    // One pass over the frame: each recognizer still taking touches, with its touches by phase
-    // (four slots per recognizer: began, moved, ended, cancelled). The touches of a slot are a
-    // chain through `entries`, in frame order: `heads`/`tails` hold the first and last entry of
-    // each slot (-1 for none), `links` the entry after each one.
-    var recognizers: [GestureRecognizer] = []
-    frameCount += 1
-    let frameNumber = frameCount
-    var entries: [TouchRecord] = []
-    var links: [Int] = []
-    var heads: [Int] = []
-    var tails: [Int] = []
-    // A touch has a few recognizers (its view's and its ancestors').
-    let expected = frame.count * 4
-    recognizers.reserveCapacity(expected)
-    entries.reserveCapacity(expected)
-    links.reserveCapacity(expected)
-    heads.reserveCapacity(expected * 4)
-    tails.reserveCapacity(expected * 4)
-    // Whether the order of delivery may differ from the natural one (see
-    // `GestureArena.deliveryOrder`): some touch has two recognizers with prevention rules of their
-    // own, or one of a subclass made elsewhere among others; `entryCounts` tells afterwards
-    // whether a recognizer also tracks touches outside the frame, which this look missed.
-    var orderMayDiffer = arena.relationsPossible
-    var entryCounts: [Int] = []
-    entryCounts.reserveCapacity(expected)
-    for record in frame {
-      let touch = record.touch
-      let slot: Int
-      switch touch.phase {
-      case .began: slot = 0
-      case .moved: slot = 1
-      case .ended: slot = 2
-      default: slot = 3
-      }
-      var withRules = 0
-      var custom = false
-      var count = 0
-      for item in touch.gestureRecognizers {
-        guard let recognizer = item as? GestureRecognizer else { continue }
-        switch recognizer.storedState {
-        case .possible, .began, .changed: break
-        default: continue
-        }
-        count += 1
-        if !recognizer.hasDefaultPreventionRules { withRules += 1 }
-        if !recognizer.hasBuiltInFailureHooks { custom = true }
-        let index: Int
-        if recognizer.frameNumber == frameNumber {
-          index = recognizer.frameIndex
-        } else {
-          index = recognizers.count
-          recognizer.frameNumber = frameNumber
-          recognizer.frameIndex = index
-          recognizers.append(recognizer)
-          entryCounts.append(0)
-          for _ in 0..<4 {
-            heads.append(-1)
-            tails.append(-1)
-          }
-        }
-        entryCounts[index] += 1
-        let chain = index * 4 + slot
-        entries.append(record)
-        links.append(-1)
-        if tails[chain] >= 0 {
-          links[tails[chain]] = entries.count - 1
-        } else {
-          heads[chain] = entries.count - 1
-        }
-        tails[chain] = entries.count - 1
-      }
-      if withRules > 1 || (custom && count > 1) { orderMayDiffer = true }
-    }
-    guard !recognizers.isEmpty else { return }
-    if !orderMayDiffer {
-      for (index, recognizer) in recognizers.enumerated()
-      where recognizer.trackedTouches.count != entryCounts[index] {
-        orderMayDiffer = true
-        break
-      }
-    }
-    let order = orderMayDiffer ? arena.deliveryOrder(recognizers, frame: frameNumber) : nil
-    let trackedTouchesChanged = arena.trackedTouchesChanged
-    for position in recognizers.indices {
-      let index = order?[position] ?? position
-      do {
-        let recognizer = recognizers[index]
-        let base = index * 4
-        for slot in 0..<4 where heads[base + slot] >= 0 {
-          switch recognizer.storedState {
-          case .possible, .began, .changed: break
-          default: continue
-          }
-          // The slot's touches, but for those the recognizer ignored meanwhile (or forgot in a
-          // reset).
-          let checkTracked = arena.trackedTouchesChanged != trackedTouchesChanged
-          var first: TouchRecord?
-          var more: [Touch] = []
-          var entry = heads[base + slot]
-          while entry >= 0 {
-            let record = entries[entry]
-            entry = links[entry]
-            if checkTracked, !recognizer.trackedTouches.contains(where: { $0 === record.touch }) { continue }
-            if let single = first {
-              if more.isEmpty { more.append(single.touch) }
-              more.append(record.touch)
-            } else {
-              first = record
-            }
-          }
-          guard let first else { continue }
-          let touches = more.isEmpty ? first.alone : Set(more)
-          arena.run {
-            switch slot {
-            case 0: recognizer.touchesBegan(touches, with: event)
-            case 1: recognizer.touchesMoved(touches, with: event)
-            case 2: recognizer.touchesEnded(touches, with: event)
-            default: recognizer.touchesCancelled(touches, with: event)
-            }
-          }
-        }
-      }
-    }
+    let orderMayDiffer = delivery.sort(frame, relations: arena.relationsPossible)
+    guard !delivery.slots.isEmpty else { return }
+    let order = orderMayDiffer ? arena.deliveryOrder(of: delivery) : nil
+    delivery.deliver(with: event, order: order, arena: arena)
   }
 
   /// For a new touch, in one look at its recognizers: whether one already under way that cancels
@@ -500,10 +387,11 @@ open class Window: View, EventWindow {
 
   private func removeFinishedRecords(touchesEnded: Bool) {
     guard touchesEnded, !recordList.isEmpty else { return }
-    recordList.removeAll { record in
-      let finished = record.touch.phase.isFinal && !record.beganWithheld && !record.endWithheld
-      return finished
+    var list = recordList.takeOut()
+    list.removeAll { record in
+      record.touch.phase.isFinal && !record.beganWithheld && !record.endWithheld
     }
+    recordList.putBack(&list)
   }
 
   private func deliver(_ batch: DeliveryBatch, with method: TouchMethod) {
