@@ -244,10 +244,23 @@ open class View: Responder, TouchCoordinateSpace {
     else { return nil }
     // A copy of the list: an override may change the hierarchy meanwhile.
     let subviews = self.subviews
-    for subview in subviews.reversed() {
-      if let hit = subview.hitTest(subview.pointFromSuperview(point), with: event) { return hit }
+    var index = subviews.count
+    while index > 0 {
+      index -= 1
+      let subview = subviews[index]
+      let local = subview.pointFromSuperview(point)
+      // A plain view (neither method overridden) that the point misses is not asked.
+      if type(of: subview) == View.self && !subview.isHitAsPlainView(at: local) { continue }
+      if let hit = subview.hitTest(local, with: event) { return hit }
     }
     return self
+  }
+
+  /// Whether this view's own test passes for `point`, as `hitTest` and `point(inside:)` of this
+  /// class make it.
+  private func isHitAsPlainView(at point: Point) -> Bool {
+    isUserInteractionEnabledStorage && !isHiddenStorage && alphaStorage >= 0.01
+      && boundsStorage.contains(point)
   }
 
   // MARK: Coordinates
