@@ -248,7 +248,10 @@ final class GestureArena {
       setState(recognizer, .ended)
       queue(.sendActions(recognizer))
     case (.began, .cancelled), (.changed, .cancelled), (.began, .failed), (.changed, .failed):
+      // The action method sees cancelled, to throw away what the gesture changed (seed 003: use
+      // the cancelled state to discard changes; seed 000's rotation sample tests for it).
       setState(recognizer, .cancelled)
+      queue(.sendActions(recognizer))
     default:
       break
     }

@@ -43,7 +43,8 @@ extension GestureRecognizerDelegate {
 ///
 /// Discrete gestures go possible → recognized (`.ended`) or failed; continuous ones go possible →
 /// began → changed… → ended or cancelled (or possible → failed). Every state change sends the
-/// action messages, except changes to failed and cancelled. After a final state the recognizer is
+/// action messages, except changes to failed (a continuous gesture's action method sees
+/// cancelled, to throw its changes away, as seed 000's rotation sample does). After a final state the recognizer is
 /// reset to possible once the touches it was tracking are over (no action for that).
 ///
 /// The window it belongs to arbitrates between recognizers: a recognizer that requires another to
@@ -231,7 +232,7 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
 
   // MARK: Target-action
 
-  /// Sends `action` to `target` on every state change (except to failed and cancelled).
+  /// Sends `action` to `target` on every state change (except to failed).
   public func addTarget(_ target: Responder, action: Action) {
     targets.append(Target(responder: target, action: action))
   }
@@ -243,7 +244,7 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
     }
   }
 
-  /// Calls `handler` on every state change (except to failed and cancelled).
+  /// Calls `handler` on every state change (except to failed).
   public func addHandler(_ handler: @escaping (GestureRecognizer) -> Void) {
     handlers.append(handler)
   }
@@ -416,7 +417,7 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   private func applyDetached(_ newValue: State) {
     guard Self.isLegal(from: storedState, to: newValue) else { return }
     storedState = newValue
-    if newValue != .failed && newValue != .cancelled { sendActions() }
+    if newValue != .failed { sendActions() }
   }
 
   static func isLegal(from old: State, to new: State) -> Bool {

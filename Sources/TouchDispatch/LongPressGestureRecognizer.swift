@@ -44,10 +44,9 @@ open class LongPressGestureRecognizer: GestureRecognizer {
   private var tapTimer: ScheduledTimer?
 
   open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
-    guard state == .possible else {
-      forEachInSlotOrder(touches) { ignore($0, for: event) }
-      return
-    }
+    // Once the press has begun, later fingers are the press's too: they do not reach the view
+    // (seed 000), and do not change when it ends.
+    guard state == .possible else { return }
     intervalTimer?.cancel()
     intervalTimer = nil
     forEachInSlotOrder(touches) { touch in
@@ -79,7 +78,7 @@ open class LongPressGestureRecognizer: GestureRecognizer {
       }
       if tooFar { state = .failed }
     case .began, .changed:
-      state = .changed
+      if down.contains(where: { touches.contains($0) }) { state = .changed }
     default:
       break
     }
@@ -100,7 +99,8 @@ open class LongPressGestureRecognizer: GestureRecognizer {
         state = .failed
       }
     case .began, .changed:
-      if activeTouches.count < numberOfTouchesRequired { state = .ended }
+      // The press ends when one of its own fingers lifts.
+      if down.contains(where: { touches.contains($0) }) { state = .ended }
     default:
       break
     }

@@ -1,7 +1,8 @@
 import ResponderCore
 
-/// The two fingers a pinch or a rotation follows: the first two that come down; later ones are
-/// ignored.
+/// The two fingers a pinch or a rotation follows: the first two that come down. Later ones are
+/// ignored while the gesture has not begun; once it has, they are the gesture's too (they do not
+/// reach the view, seed 000) but change nothing.
 struct FingerPair {
   var first: Touch?
   var second: Touch?
@@ -15,7 +16,7 @@ struct FingerPair {
         first = touch
       } else if second == nil {
         second = touch
-      } else {
+      } else if recognizer.state == .possible {
         recognizer.ignore(touch, for: event)
       }
     }
@@ -92,6 +93,7 @@ open class PinchGestureRecognizer: GestureRecognizer {
   }
 
   open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
+    guard pair.isBroken(byLifting: touches) else { return }
     endContinuous(cancelled: true)
   }
 
@@ -150,6 +152,7 @@ open class RotationGestureRecognizer: GestureRecognizer {
   }
 
   open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
+    guard pair.isBroken(byLifting: touches) else { return }
     endContinuous(cancelled: true)
   }
 

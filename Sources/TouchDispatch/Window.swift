@@ -367,18 +367,26 @@ open class Window: View, EventWindow {
   }
 
   /// Ends the open touches `selected` picks: those their views had begun (and not suppressed) get
-  /// touchesCancelled, together, in touch order.
+  /// touchesCancelled, together, in touch order. While their views hear of it the touches have
+  /// phase cancelled (seed 003: a touch found to be part of a gesture is forced to cancelled);
+  /// then they get their own phase back, for the recognizer that took them still follows them.
+  /// Their `view` stays (seed 004: the view is the one property of a touch that never changes).
   private func cancelRecords(where selected: (TouchRecord) -> Bool) {
     var batch = DeliveryBatch()
+    var phases: [(touch: Touch, phase: TouchPhase)] = []
     for record in recordList where !record.done && selected(record) {
       if record.beganDelivered, let view = record.view, !record.suppressed {
         batch.add(record, to: view)
+        phases.append((record.touch, record.touch.phase))
+        record.touch.phase = .cancelled
       }
       record.done = true
       record.beganWithheld = false
       record.endWithheld = false
     }
+    guard !phases.isEmpty else { return }
     deliver(batch, with: .touchesCancelled)
+    for (touch, phase) in phases { touch.phase = phase }
   }
 
   private func record(of touch: Touch) -> TouchRecord? {

@@ -61,15 +61,15 @@ import Testing
   }
 
   /// A tap on a button in a panel with a tap recognizer: the button's action, the recognizer fails
-  /// (the iOS 6 rule); a tap beside it: the recognizer; a press held 0.5 s: the long press, a
-  /// second finger goes to the panel; dropped events cancel the press and the touch.
+  /// (the iOS 6 rule); a tap beside it: the recognizer; a press held 0.5 s: the long press, and a
+  /// second finger goes to the press, not the panel (seed 000: once a continuous recognizer has
+  /// begun, later touches go to it); dropped events cancel the press, whose action method hears
+  /// of it.
   @Test func buttonAndDroppedEvents() throws {
     let lines = try Self.replay("button.evemu", "button.json")
     try Self.expectLines(lines, "button.expected")
-    #expect(
-      lines.last
-        == "{\"t\":3.9, \"kind\":\"touches\", \"method\":\"touchesCancelled\", \"view\":\"panel\", \"touches\":[{\"slot\":1,\"phase\":\"cancelled\",\"x\":150,\"y\":300,\"tapCount\":1}]}"
-    )
+    #expect(!lines.contains { $0.hasPrefix("{\"t\":3.7, \"kind\":\"touches\"") })
+    #expect(lines.contains("{\"t\":3.9, \"kind\":\"action\", \"id\":\"hold\", \"state\":\"cancelled\"}"))
   }
 
   /// Timers left at the end of the file run: a single tap whose double-tap window is still open

@@ -145,14 +145,11 @@ final class SceneWorld {
       }
     }
     window.addDeliveryObserver { [unowned self] delivery in
-      // In touchesCancelled every touch is reported cancelled, as UIKit sets it when a recognizer
-      // takes it (the touch itself goes on for the recognizers).
-      let cancelled = delivery.method == .touchesCancelled
+      // The phase the view sees (cancelled in touchesCancelled: the window sets it).
       let touches = delivery.touches.map { touch -> JSON in
         let p = touch.locationInWindow
-        let phase = cancelled ? TouchPhase.cancelled : touch.phase
         return .object([
-          ("slot", .number(Double(touch.identifier))), ("phase", .string(phase.description)),
+          ("slot", .number(Double(touch.identifier))), ("phase", .string(touch.phase.description)),
           ("x", .raw(formatNumber(p.x, decimals: 3))), ("y", .raw(formatNumber(p.y, decimals: 3))),
           ("tapCount", .number(Double(touch.tapCount))),
         ])
