@@ -95,14 +95,7 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   var pendingState: State?
   /// The arena of the window while the recognizer is engaged there (the arena clears it at reset
   /// and when it goes away).
-  var arena: GestureArena? {
-    get { arenaLink?.object }
-    set {
-      var link = newValue.map(UnownedReference.init)
-      swap(&link, &arenaLink)
-    }
-  }
-  private var arenaLink: UnownedReference<GestureArena>?
+  unowned var arena: GestureArena?
   /// Whether the recognizer has received touches since its last reset.
   var isEngaged = false
   /// The touches received since the last reset (ignored ones removed), in arrival order.
@@ -130,13 +123,10 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   /// The view the recognizer is attached to (unowned, as `View.superview`: the view owns the
   /// recognizer and clears this when it goes away).
   public internal(set) var view: View? {
-    get { viewStorage?.object }
-    set {
-      var link = newValue.map(UnownedReference.init)
-      swap(&link, &viewStorage)
-    }
+    get { viewStorage }
+    set { viewStorage = newValue }
   }
-  private var viewStorage: UnownedReference<View>?
+  private unowned var viewStorage: View?
   /// The delegate, asked about beginning, receiving touches and relations to other recognizers.
   public var delegate: (any GestureRecognizerDelegate)? {
     get { delegateStorage }

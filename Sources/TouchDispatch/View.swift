@@ -10,13 +10,10 @@ open class View: Responder, TouchCoordinateSpace {
   /// side table, which makes each retain of it slower): the superview owns this view and clears it
   /// when it goes away, and reading it after that would stop the program, not read freed memory.
   public private(set) var superview: View? {
-    get { superviewStorage?.object }
-    set {
-      var link = newValue.map(UnownedReference.init)
-      swap(&link, &superviewStorage)
-    }
+    get { superviewStorage }
+    set { superviewStorage = newValue }
   }
-  private var superviewStorage: UnownedReference<View>?
+  private unowned var superviewStorage: View?
   /// The subviews, back to front: the last one is drawn on top and hit-tested first.
   public var subviews: [View] { subviewList }
   private var subviewList: [View] = []
@@ -93,13 +90,10 @@ open class View: Responder, TouchCoordinateSpace {
   /// The view controller whose root view this is (unowned, as `superview`: the controller clears it
   /// when it goes away).
   public internal(set) var viewController: ViewController? {
-    get { viewControllerStorage?.object }
-    set {
-      var link = newValue.map(UnownedReference.init)
-      swap(&link, &viewControllerStorage)
-    }
+    get { viewControllerStorage }
+    set { viewControllerStorage = newValue }
   }
-  private var viewControllerStorage: UnownedReference<ViewController>?
+  private unowned var viewControllerStorage: ViewController?
 
   /// A view with the given frame (in its future superview's coordinates).
   public init(frame: Rect = .zero) {
