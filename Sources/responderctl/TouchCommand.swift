@@ -6,8 +6,9 @@ import Responderd
 struct TouchCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "touch",
-    abstract: "Touchscreen tools: replay a recording into a scene of views and recognizers.",
-    subcommands: [TouchReplayCommand.self])
+    abstract:
+      "Touchscreen tools: replay a recording into a scene of views and recognizers; make a recording from strokes.",
+    subcommands: [TouchReplayCommand.self, TouchSynthCommand.self])
 }
 
 /// `responderctl touch replay FILE.evemu --scene SCENE.json`.
@@ -55,5 +56,37 @@ struct TouchReplayCommand: ParsableCommand {
       throw ExitCode(65)
     }
     return text
+  }
+}
+
+/// `responderctl touch synth STROKES.json`.
+struct TouchSynthCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "synth",
+    abstract: "Write a touchscreen recording (evemu format) of timed finger strokes, for `touch replay`.",
+    discussion: """
+      STROKES.json: {"screen":{"width":W,"height":H}, "hz":60, "strokes":[{"slot":0,"points":[[t,x,y], …]}, …]}. \
+      Each stroke is a finger in a slot (0…9), down at its first point and lifted at its last, moving in a \
+      straight line between its points (seconds, screen points), sampled hz times a second. Replayed into a \
+      scene of the same screen, the fingers are where the strokes say.
+      """)
+
+  @Argument(help: "The strokes (JSON).")
+  var strokes: String
+
+  func run() throws {
+    guard let data = FileManager.default.contents(atPath: strokes),
+      let text = String(data: data, encoding: .utf8)
+    else {
+      FileHandle.standardError.write(
+        Data("responderctl: \(strokes): cannot read the file as UTF-8 text\n".utf8))
+      throw ExitCode(66)
+    }
+    do {
+      print(TouchSynth.recording(try TouchSynth.parse(text, file: strokes)), terminator: "")
+    } catch let error as ToolInputError {
+      FileHandle.standardError.write(Data("responderctl: \(error)\n".utf8))
+      throw ExitCode(65)
+    }
   }
 }

@@ -259,7 +259,7 @@ func didYouMean(_ word: String, _ candidates: [String]) -> String {
 }
 
 /// Reads one JSON object of the scene, remembering which keys were read.
-private struct Reader {
+struct Reader {
   let node: TouchSceneJSON.Node
   let members: [TouchSceneJSON.Member]
   let path: String
