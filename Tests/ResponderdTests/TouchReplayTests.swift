@@ -60,6 +60,23 @@ import Testing
     #expect(lines.contains("{\"t\":3.4, \"kind\":\"recognizer\", \"id\":\"pan\", \"state\":\"began\"}"))
   }
 
+  /// The scene's view features, on a recording `touch synth` makes: a row of a list scrolled by
+  /// its bounds origin gets a tap at the top of the screen (in its own coordinates, 200,50); a view
+  /// turned 90° gets its touch turned back; a pan on the window gives way to a drag along a
+  /// switch's knob (the switch flips) but takes a slider's drag (only a swipe is the slider's
+  /// default action, seed 000); the list itself gets a touch at 1300 in its scrolled coordinates.
+  @Test func boundsOriginTransformControlsAndTheWindow() throws {
+    let strokes = try TouchSynth.parse(try Self.text("scene-extensions.strokes.json"), file: "strokes")
+    var lines: [String] = []
+    try TouchReplay.run(
+      recording: TouchSynth.recording(strokes), recordingFile: "synth.evemu",
+      scene: try Self.text("scene-extensions.json"), sceneFile: "scene-extensions.json"
+    ) { lines.append($0) }
+    try Self.expectLines(lines, "scene-extensions.expected")
+    #expect(lines[0].contains("\"view\":\"row\"") && lines[0].contains("\"viewX\":200,\"viewY\":50"))
+    #expect(lines.contains("{\"t\":3.1, \"kind\":\"control\", \"view\":\"s\", \"event\":\"valueChanged\"}"))
+  }
+
   /// A tap on a button in a panel with a tap recognizer: the button's action, the recognizer fails
   /// (the iOS 6 rule); a tap beside it: the recognizer; a press held 0.5 s: the long press, and a
   /// second finger goes to the press, not the panel (seed 000: once a continuous recognizer has

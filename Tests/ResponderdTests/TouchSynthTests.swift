@@ -32,7 +32,7 @@ import Testing
     let touches = lines.filter { $0.contains("\"kind\":\"touches\"") }
     #expect(
       touches.first
-        == "{\"t\":1, \"kind\":\"touches\", \"method\":\"touchesBegan\", \"view\":\"A\", \"touches\":[{\"slot\":0,\"phase\":\"began\",\"x\":100,\"y\":200,\"tapCount\":1}]}"
+        == "{\"t\":1, \"kind\":\"touches\", \"method\":\"touchesBegan\", \"view\":\"A\", \"touches\":[{\"slot\":0,\"phase\":\"began\",\"x\":100,\"y\":200,\"viewX\":100,\"viewY\":200,\"tapCount\":1}]}"
     )
     // The tap (0.08 s in place) is recognized at its lift.
     #expect(lines.contains("{\"t\":1.08, \"kind\":\"recognizer\", \"id\":\"t\", \"state\":\"recognized\"}"))
@@ -40,11 +40,11 @@ import Testing
     // at 300,650; both move together in between (frames at 60 Hz).
     #expect(
       touches.contains(
-        "{\"t\":2.2, \"kind\":\"touches\", \"method\":\"touchesEnded\", \"view\":\"A\", \"touches\":[{\"slot\":1,\"phase\":\"ended\",\"x\":300,\"y\":650,\"tapCount\":1}]}"
+        "{\"t\":2.2, \"kind\":\"touches\", \"method\":\"touchesEnded\", \"view\":\"A\", \"touches\":[{\"slot\":1,\"phase\":\"ended\",\"x\":300,\"y\":650,\"viewX\":300,\"viewY\":650,\"tapCount\":1}]}"
       ))
     #expect(
       touches.last
-        == "{\"t\":2.3, \"kind\":\"touches\", \"method\":\"touchesEnded\", \"view\":\"A\", \"touches\":[{\"slot\":0,\"phase\":\"ended\",\"x\":250,\"y\":400,\"tapCount\":1}]}"
+        == "{\"t\":2.3, \"kind\":\"touches\", \"method\":\"touchesEnded\", \"view\":\"A\", \"touches\":[{\"slot\":0,\"phase\":\"ended\",\"x\":250,\"y\":400,\"viewX\":250,\"viewY\":400,\"tapCount\":1}]}"
     )
     #expect(touches.contains { $0.contains("\"slot\":0,\"phase\":\"moved\"") && $0.contains("\"slot\":1") })
     let moves = touches.filter { $0.hasPrefix("{\"t\":2.") && $0.contains("touchesMoved") }

@@ -88,8 +88,16 @@ final class SceneWorld {
       application: application)
     var views: [String: View] = [:]
     for spec in scene.views {
-      let view: View = spec.control ? Button(frame: spec.frame) : View(frame: spec.frame)
+      let view: View =
+        switch spec.control {
+        case .button: Button(frame: spec.frame)
+        case .switch: Switch(frame: spec.frame)
+        case .slider: Slider(frame: spec.frame)
+        case nil: View(frame: spec.frame)
+        }
       view.identifier = spec.id
+      view.bounds.origin = spec.boundsOrigin
+      view.transform = spec.transform
       view.isHidden = spec.hidden
       view.isUserInteractionEnabled = spec.interactive
       view.alpha = spec.alpha
@@ -118,7 +126,7 @@ final class SceneWorld {
       recognizer.cancelsTouchesInView = spec.cancelsTouchesInView
       recognizer.delaysTouchesBegan = spec.delaysTouchesBegan
       recognizer.delaysTouchesEnded = spec.delaysTouchesEnded
-      views[spec.view]!.addGestureRecognizer(recognizer)
+      (views[spec.view] ?? window).addGestureRecognizer(recognizer)
       recognizers[spec.id] = recognizer
     }
     for spec in scene.recognizers {
@@ -145,12 +153,16 @@ final class SceneWorld {
       }
     }
     window.addDeliveryObserver { [unowned self] delivery in
-      // The phase the view sees (cancelled in touchesCancelled: the window sets it).
+      // The phase the view sees (cancelled in touchesCancelled: the window sets it); the point on
+      // the screen, and in the view's coordinates.
       let touches = delivery.touches.map { touch -> JSON in
         let p = touch.locationInWindow
+        let local = touch.location(in: delivery.view)
         return .object([
           ("slot", .number(Double(touch.identifier))), ("phase", .string(touch.phase.description)),
           ("x", .raw(formatNumber(p.x, decimals: 3))), ("y", .raw(formatNumber(p.y, decimals: 3))),
+          ("viewX", .raw(formatNumber(local.x, decimals: 3))),
+          ("viewY", .raw(formatNumber(local.y, decimals: 3))),
           ("tapCount", .number(Double(touch.tapCount))),
         ])
       }

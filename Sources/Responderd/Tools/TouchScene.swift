@@ -29,13 +29,16 @@ public struct ToolInputError: Error, Equatable, CustomStringConvertible {
 /// ```
 /// {"screen":{"width":W,"height":H,"rotation":0},
 ///  "views":[{"id":"A","parent":null,"frame":[x,y,w,h],"hidden":false,"interactive":true,"alpha":1,
-///            "clipsToBounds":false,"multipleTouch":false,"exclusiveTouch":false,"control":false}, …],
+///            "clipsToBounds":false,"multipleTouch":false,"exclusiveTouch":false,"control":false,
+///            "boundsOrigin":[x,y],"transform":[a,b,c,d,tx,ty]}, …],
 ///  "recognizers":[{"id":"t2","kind":"tap","view":"A","taps":2,"touches":1,"direction":"right",
 ///                  "cancelsTouchesInView":true,"delaysTouchesBegan":false,"delaysTouchesEnded":true,
 ///                  "requireToFail":["…"],"simultaneousWith":["…"]}, …]}
 /// ```
 /// Views with a null (or no) parent are subviews of the window; siblings are in z-order, the
 /// order they appear in. Absent keys take UIKit's defaults (`multipleTouch` false among them).
+/// `control` is "button" (or true), "switch" or "slider". A recognizer's `view` may be "window",
+/// the window itself.
 public struct TouchScene: Equatable {
   public struct Screen: Equatable {
     public var width: Double
@@ -53,8 +56,20 @@ public struct TouchScene: Equatable {
     public var clipsToBounds = false
     public var multipleTouch = false
     public var exclusiveTouch = false
-    public var control = false
+    /// The control the view is, if any.
+    public var control: ControlKind?
+    /// The origin of the view's bounds (a scrolled view), and its transform.
+    public var boundsOrigin = ResponderCore.Point.zero
+    public var transform = AffineTransform.identity
   }
+
+  /// The controls a view can be.
+  public enum ControlKind: String, CaseIterable, Equatable {
+    case button, `switch`, slider
+  }
+
+  /// The id that names the window itself in a recognizer's `view`.
+  public static let windowID = "window"
 
   public enum Kind: String, CaseIterable, Equatable {
     case tap, longPress, pan, swipe, pinch, rotation
@@ -112,6 +127,9 @@ public struct TouchScene: Equatable {
     for (index, node) in try top.array("views").enumerated() {
       var reader = try Reader(node: node, path: "views[\(index)]", file: file)
       let id = try reader.requiredString("id")
+      guard id != windowID else {
+        throw reader.error("id: '\(windowID)' names the window itself (a recognizer's view may be it)")
+      }
       if let previous = viewNodes[id] {
         throw reader.error("duplicate view id '\(id)' (first at line \(previous.line))")
       }
@@ -141,7 +159,30 @@ public struct TouchScene: Equatable {
       view.clipsToBounds = try reader.bool("clipsToBounds", default: false)
       view.multipleTouch = try reader.bool("multipleTouch", default: false)
       view.exclusiveTouch = try reader.bool("exclusiveTouch", default: false)
-      view.control = try reader.bool("control", default: false)
+      if let node = reader.take("control") {
+        switch node.value {
+        case .bool(let flag): view.control = flag ? .button : nil
+        case .string(let name):
+          guard let kind = ControlKind(rawValue: name) else {
+            let names = ControlKind.allCases.map(\.rawValue)
+            throw reader.error(
+              at: node,
+              "control: unknown control '\(name)'\(didYouMean(name, names)) (one of \(names.joined(separator: ", ")))"
+            )
+          }
+          view.control = kind
+        default:
+          throw reader.error(at: node, "control: expected \"button\", \"switch\", \"slider\" or true/false")
+        }
+      }
+      if let node = reader.take("boundsOrigin") {
+        let numbers = try reader.numbers(node, "boundsOrigin", count: 2, shape: "[x, y]")
+        view.boundsOrigin = ResponderCore.Point(x: numbers[0], y: numbers[1])
+      }
+      if let node = reader.take("transform") {
+        let n = try reader.numbers(node, "transform", count: 6, shape: "[a, b, c, d, tx, ty]")
+        view.transform = AffineTransform(a: n[0], b: n[1], c: n[2], d: n[3], tx: n[4], ty: n[5])
+      }
       try reader.finish()
       views.append(view)
     }
@@ -184,7 +225,7 @@ public struct TouchScene: Equatable {
       }
       guard let viewNode = reader.take("view") else { throw reader.error("missing key 'view'") }
       let viewID = try reader.string(viewNode, "view")
-      guard viewNodes[viewID] != nil else {
+      guard viewNodes[viewID] != nil || viewID == windowID else {
         throw reader.error(at: viewNode, "view: no view '\(viewID)' in the scene")
       }
       var spec = RecognizerSpec(id: id, kind: kind, view: viewID)
@@ -346,6 +387,17 @@ struct Reader {
     guard let node = take(key) else { return value }
     guard case .bool(let flag) = node.value else { throw error(at: node, "\(key): expected true or false") }
     return flag
+  }
+
+  /// A list of exactly `count` numbers (`shape` names them in errors).
+  func numbers(_ node: TouchSceneJSON.Node, _ key: String, count: Int, shape: String) throws -> [Double] {
+    guard case .array(let items) = node.value, items.count == count else {
+      throw error(at: node, "\(key): expected \(shape)")
+    }
+    return try items.map { item in
+      guard case .number(let value) = item.value else { throw error(at: item, "\(key): expected numbers") }
+      return value
+    }
   }
 
   mutating func array(_ key: String) throws -> [TouchSceneJSON.Node] {
