@@ -77,6 +77,26 @@ import Testing
     #expect(lines.contains("{\"t\":3.1, \"kind\":\"control\", \"view\":\"s\", \"event\":\"valueChanged\"}"))
   }
 
+  /// Delegate answers and a hit area: a tap whose delegate says it may not begin fails; a tap
+  /// receiving touches on the left half only waits for a double tap its delegate names
+  /// (`shouldRequireFailureOf`), and never hears of a tap on the right half; a tab bar whose hit
+  /// area overhangs by 20 points lets its centre button take a tap above the bar (seed 002's
+  /// overhanging tab bar button).
+  @Test func delegateAnswersAndAHitArea() throws {
+    let strokes = try TouchSynth.parse(try Self.text("scene-delegates.strokes.json"), file: "strokes")
+    var lines: [String] = []
+    try TouchReplay.run(
+      recording: TouchSynth.recording(strokes), recordingFile: "synth.evemu",
+      scene: try Self.text("scene-delegates.json"), sceneFile: "scene-delegates.json"
+    ) { lines.append($0) }
+    try Self.expectLines(lines, "scene-delegates.expected")
+    #expect(!lines.contains { $0.contains("\"id\":\"never\", \"state\":\"recognized\"") })
+    #expect(
+      lines.filter { $0.contains("\"kind\":\"recognizer\", \"id\":\"left\", \"state\":\"recognized\"") }.count
+        == 1)
+    #expect(lines.last?.contains("\"view\":\"center\"") == true)
+  }
+
   /// A tap on a button in a panel with a tap recognizer: the button's action, the recognizer fails
   /// (the iOS 6 rule); a tap beside it: the recognizer; a press held 0.5 s: the long press, and a
   /// second finger goes to the press, not the panel (seed 000: once a continuous recognizer has

@@ -78,7 +78,7 @@ final class SceneWorld {
   let application: Application
   let window: Window
   var emit: (String) -> Void = { _ in }
-  private var delegates: [SimultaneityDelegate] = []
+  private var delegates: [SceneDelegate] = []
 
   init(scene: TouchScene, scheduler: VirtualScheduler) {
     self.scheduler = scheduler
@@ -93,7 +93,7 @@ final class SceneWorld {
         case .button: Button(frame: spec.frame)
         case .switch: Switch(frame: spec.frame)
         case .slider: Slider(frame: spec.frame)
-        case nil: View(frame: spec.frame)
+        case nil: spec.hitArea.map { HitAreaView(frame: spec.frame, hitArea: $0) } ?? View(frame: spec.frame)
         }
       view.identifier = spec.id
       view.bounds.origin = spec.boundsOrigin
@@ -132,8 +132,14 @@ final class SceneWorld {
     for spec in scene.recognizers {
       let recognizer = recognizers[spec.id]!
       for other in spec.requireToFail { recognizer.require(toFail: recognizers[other]!) }
-      if !spec.simultaneousWith.isEmpty {
-        let delegate = SimultaneityDelegate(spec.simultaneousWith.compactMap { recognizers[$0] })
+      if !spec.simultaneousWith.isEmpty || !spec.shouldBegin || spec.receiveArea != nil
+        || !spec.requireFailureOf.isEmpty
+      {
+        let delegate = SceneDelegate(
+          simultaneousWith: spec.simultaneousWith.compactMap { recognizers[$0] },
+          shouldBegin: spec.shouldBegin,
+          receiveArea: spec.receiveArea,
+          requireFailureOf: spec.requireFailureOf.compactMap { recognizers[$0] })
         recognizer.delegate = delegate
         delegates.append(delegate)
       }
@@ -213,13 +219,52 @@ final class SceneWorld {
   }
 }
 
-/// A delegate that lets its recognizer recognize simultaneously with the listed ones.
-final class SimultaneityDelegate: GestureRecognizerDelegate {
-  private let others: [ObjectIdentifier]
-  init(_ others: [GestureRecognizer]) { self.others = others.map(ObjectIdentifier.init) }
+/// A recognizer's delegate with the scene's answers: recognizing simultaneously with the listed
+/// ones, beginning at all, receiving touches in an area of the screen only, waiting for the
+/// listed ones to fail.
+final class SceneDelegate: GestureRecognizerDelegate {
+  private let simultaneousWith: [ObjectIdentifier]
+  private let shouldBegin: Bool
+  private let receiveArea: Rect?
+  private let requireFailureOf: [ObjectIdentifier]
+
+  init(
+    simultaneousWith: [GestureRecognizer], shouldBegin: Bool, receiveArea: Rect?,
+    requireFailureOf: [GestureRecognizer]
+  ) {
+    self.simultaneousWith = simultaneousWith.map(ObjectIdentifier.init)
+    self.shouldBegin = shouldBegin
+    self.receiveArea = receiveArea
+    self.requireFailureOf = requireFailureOf.map(ObjectIdentifier.init)
+  }
+
+  func gestureRecognizerShouldBegin(_ gestureRecognizer: GestureRecognizer) -> Bool { shouldBegin }
+
+  func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, shouldReceive touch: Touch) -> Bool {
+    receiveArea?.contains(touch.locationInWindow) ?? true
+  }
+
   func gestureRecognizer(
     _ gestureRecognizer: GestureRecognizer, shouldRecognizeSimultaneouslyWith other: GestureRecognizer
   ) -> Bool {
-    others.contains(ObjectIdentifier(other))
+    simultaneousWith.contains(ObjectIdentifier(other))
+  }
+
+  func gestureRecognizer(
+    _ gestureRecognizer: GestureRecognizer, shouldRequireFailureOf other: GestureRecognizer
+  ) -> Bool {
+    requireFailureOf.contains(ObjectIdentifier(other))
+  }
+}
+
+/// A view whose `point(inside:)` is an area of its own rather than its bounds.
+final class HitAreaView: View {
+  let hitArea: Rect
+  init(frame: Rect, hitArea: Rect) {
+    self.hitArea = hitArea
+    super.init(frame: frame)
+  }
+  override func point(inside point: ResponderCore.Point, with event: Event?) -> Bool {
+    hitArea.contains(point)
   }
 }

@@ -37,8 +37,10 @@ public struct ToolInputError: Error, Equatable, CustomStringConvertible {
 /// ```
 /// Views with a null (or no) parent are subviews of the window; siblings are in z-order, the
 /// order they appear in. Absent keys take UIKit's defaults (`multipleTouch` false among them).
-/// `control` is "button" (or true), "switch" or "slider". A recognizer's `view` may be "window",
-/// the window itself.
+/// `control` is "button" (or true), "switch" or "slider"; `hitArea` ([x, y, w, h] in the view's
+/// coordinates) replaces the bounds in `point(inside:)`. A recognizer's `view` may be "window", the
+/// window itself; `shouldBegin`, `receiveArea` ([x, y, w, h] on the screen) and `requireFailureOf`
+/// are its delegate's answers.
 public struct TouchScene: Equatable {
   public struct Screen: Equatable {
     public var width: Double
@@ -61,6 +63,9 @@ public struct TouchScene: Equatable {
     /// The origin of the view's bounds (a scrolled view), and its transform.
     public var boundsOrigin = ResponderCore.Point.zero
     public var transform = AffineTransform.identity
+    /// The area, in the view's coordinates, where points are inside it (`point(inside:)`
+    /// overridden): larger than the bounds for a hit area that overhangs; the bounds when nil.
+    public var hitArea: Rect?
   }
 
   /// The controls a view can be.
@@ -92,6 +97,11 @@ public struct TouchScene: Equatable {
     public var delaysTouchesEnded = true
     public var requireToFail: [String] = []
     public var simultaneousWith: [String] = []
+    /// The delegate's answers: whether the recognizer may begin, where (screen coordinates) it
+    /// receives touches, and which recognizers it waits for (`shouldRequireFailureOf`).
+    public var shouldBegin = true
+    public var receiveArea: Rect?
+    public var requireFailureOf: [String] = []
   }
 
   public var screen: Screen
@@ -179,6 +189,11 @@ public struct TouchScene: Equatable {
         let numbers = try reader.numbers(node, "boundsOrigin", count: 2, shape: "[x, y]")
         view.boundsOrigin = ResponderCore.Point(x: numbers[0], y: numbers[1])
       }
+      if let node = reader.take("hitArea") {
+        let n = try reader.numbers(node, "hitArea", count: 4, shape: "[x, y, width, height]")
+        guard view.control == nil else { throw reader.error(at: node, "hitArea: not for a control") }
+        view.hitArea = Rect(x: n[0], y: n[1], width: n[2], height: n[3])
+      }
       if let node = reader.take("transform") {
         let n = try reader.numbers(node, "transform", count: 6, shape: "[a, b, c, d, tx, ty]")
         view.transform = AffineTransform(a: n[0], b: n[1], c: n[2], d: n[3], tx: n[4], ty: n[5])
@@ -257,7 +272,12 @@ public struct TouchScene: Equatable {
       spec.cancelsTouchesInView = try reader.bool("cancelsTouchesInView", default: true)
       spec.delaysTouchesBegan = try reader.bool("delaysTouchesBegan", default: false)
       spec.delaysTouchesEnded = try reader.bool("delaysTouchesEnded", default: true)
-      for key in ["requireToFail", "simultaneousWith"] {
+      spec.shouldBegin = try reader.bool("shouldBegin", default: true)
+      if let node = reader.take("receiveArea") {
+        let n = try reader.numbers(node, "receiveArea", count: 4, shape: "[x, y, width, height]")
+        spec.receiveArea = Rect(x: n[0], y: n[1], width: n[2], height: n[3])
+      }
+      for key in ["requireToFail", "simultaneousWith", "requireFailureOf"] {
         guard let listNode = reader.take(key) else { continue }
         guard case .array(let items) = listNode.value else {
           throw reader.error(at: listNode, "\(key): expected a list of recognizer ids")
@@ -265,7 +285,11 @@ public struct TouchScene: Equatable {
         var ids: [String] = []
         for item in items { ids.append(try reader.string(item, key)) }
         references.append((reader, listNode, key, ids))
-        if key == "requireToFail" { spec.requireToFail = ids } else { spec.simultaneousWith = ids }
+        switch key {
+        case "requireToFail": spec.requireToFail = ids
+        case "simultaneousWith": spec.simultaneousWith = ids
+        default: spec.requireFailureOf = ids
+        }
       }
       try reader.finish(kind: kind)
       recognizers.append(spec)
