@@ -21,8 +21,9 @@ struct TouchReplayCommand: ParsableCommand {
       The recording is what evemu-record writes (its A: lines give the ABS_MT_POSITION_X/Y ranges, \
       which map linearly onto the scene's screen). The scene is JSON: {"screen":{"width":W,"height":H,\
       "rotation":0}, "views":[{"id":"A","parent":null,"frame":[x,y,w,h],"boundsOrigin":[x,y],\
-      "transform":[a,b,c,d,tx,ty],"control":"button|switch|slider", …}], "recognizers":[{"id":"t",\
-      "kind":"tap","view":"A" (or "window"), …}]}. Output: one JSON object per line, t on the \
+      "transform":[a,b,c,d,tx,ty],"hitArea":[x,y,w,h],"control":"button|switch|slider", …}], \
+      "recognizers":[{"id":"t","kind":"tap","view":"A" (or "window"),"shouldBegin":true,\
+      "receiveArea":[x,y,w,h],"requireFailureOf":["…"], …}]}. Output: one JSON object per line, t on the \
       recording's clock; touches give the screen point (x, y) and the point in the view (viewX, viewY). \
       At the end of the file, time runs on until every pending timer has fired.
       """)
