@@ -65,6 +65,8 @@ import Testing
   /// turned 90° gets its touch turned back; a pan on the window gives way to a drag along a
   /// switch's knob (the switch flips) but takes a slider's drag (only a swipe is the slider's
   /// default action, seed 000); the list itself gets a touch at 1300 in its scrolled coordinates.
+  /// The row's touches go on up the responder chain to the list and to the list's view controller,
+  /// each reported as a responder the touch method reached.
   @Test func boundsOriginTransformControlsAndTheWindow() throws {
     let strokes = try TouchSynth.parse(try Self.text("scene-extensions.strokes.json"), file: "strokes")
     var lines: [String] = []
@@ -75,13 +77,19 @@ import Testing
     try Self.expectLines(lines, "scene-extensions.expected")
     #expect(lines[0].contains("\"view\":\"row\"") && lines[0].contains("\"viewX\":200,\"viewY\":50"))
     #expect(lines.contains("{\"t\":3.1, \"kind\":\"control\", \"view\":\"s\", \"event\":\"valueChanged\"}"))
+    #expect(
+      lines[1...2] == [
+        "{\"t\":1, \"kind\":\"responder\", \"method\":\"touchesBegan\", \"responder\":\"list\", \"slots\":[0]}",
+        "{\"t\":1, \"kind\":\"responder\", \"method\":\"touchesBegan\", \"responder\":\"listController\", \"slots\":[0]}",
+      ])
   }
 
   /// Delegate answers and a hit area: a tap whose delegate says it may not begin fails; a tap
   /// receiving touches on the left half only waits for a double tap its delegate names
   /// (`shouldRequireFailureOf`), and never hears of a tap on the right half; a tab bar whose hit
   /// area overhangs by 20 points lets its centre button take a tap above the bar (seed 002's
-  /// overhanging tab bar button).
+  /// overhanging tab bar button); the button keeps its touches (`passesTouches` false), so the bar
+  /// never hears of them.
   @Test func delegateAnswersAndAHitArea() throws {
     let strokes = try TouchSynth.parse(try Self.text("scene-delegates.strokes.json"), file: "strokes")
     var lines: [String] = []
@@ -95,6 +103,7 @@ import Testing
       lines.filter { $0.contains("\"kind\":\"recognizer\", \"id\":\"left\", \"state\":\"recognized\"") }.count
         == 1)
     #expect(lines.last?.contains("\"view\":\"center\"") == true)
+    #expect(!lines.contains { $0.contains("\"responder\":\"tabBar\"") })
   }
 
   /// A tap on a button in a panel with a tap recognizer: the button's action, the recognizer fails

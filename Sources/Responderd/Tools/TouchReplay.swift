@@ -79,6 +79,7 @@ final class SceneWorld {
   let window: Window
   var emit: (String) -> Void = { _ in }
   private var delegates: [SceneDelegate] = []
+  private var controllers: [ViewController] = []
 
   init(scene: TouchScene, scheduler: VirtualScheduler) {
     self.scheduler = scheduler
@@ -93,7 +94,10 @@ final class SceneWorld {
         case .button: Button(frame: spec.frame)
         case .switch: Switch(frame: spec.frame)
         case .slider: Slider(frame: spec.frame)
-        case nil: spec.hitArea.map { HitAreaView(frame: spec.frame, hitArea: $0) } ?? View(frame: spec.frame)
+        case nil:
+          SceneView(frame: spec.frame, hitArea: spec.hitArea, passesTouches: spec.passesTouches) {
+            [unowned self] responder, method, touches in self.reached(responder, method, touches)
+          }
         }
       view.identifier = spec.id
       view.bounds.origin = spec.boundsOrigin
@@ -117,6 +121,14 @@ final class SceneWorld {
     for spec in scene.views {
       let parent = spec.parent.flatMap { views[$0] } ?? window
       parent.addSubview(views[spec.id]!)
+    }
+    for spec in scene.viewControllers {
+      let controller = SceneViewController { [unowned self] responder, method, touches in
+        self.reached(responder, method, touches)
+      }
+      controller.identifier = spec.id
+      controller.view = views[spec.view]!
+      controllers.append(controller)
     }
     var recognizers: [String: GestureRecognizer] = [:]
     for spec in scene.recognizers {
@@ -181,6 +193,16 @@ final class SceneWorld {
   }
 
   private var time: JSON { .raw(formatNumber(scheduler.now, decimals: 6)) }
+
+  /// A touch method reached `responder` up the responder chain (past the view the window
+  /// delivered the touches to).
+  private func reached(_ responder: Responder, _ method: TouchMethod, _ touches: Set<Touch>) {
+    let slots = touches.map(\.identifier).sorted().map { JSON.number(Double($0)) }
+    line([
+      ("t", time), ("kind", .string("responder")), ("method", .string(method.rawValue)),
+      ("responder", .string(responder.responderName)), ("slots", .raw(JSON.array(slots).text(.compact))),
+    ])
+  }
 
   /// One line: members separated by ", ", keys and values by ":".
   private func line(_ fields: [(String, JSON)]) {
@@ -257,14 +279,70 @@ final class SceneDelegate: GestureRecognizerDelegate {
   }
 }
 
-/// A view whose `point(inside:)` is an area of its own rather than its bounds.
-final class HitAreaView: View {
-  let hitArea: Rect
-  init(frame: Rect, hitArea: Rect) {
+/// A view of a scene: `point(inside:)` may be an area of its own rather than its bounds; touches
+/// that reach it up the responder chain are reported, and go on up unless it keeps them.
+final class SceneView: View {
+  let hitArea: Rect?
+  let passesTouches: Bool
+  let report: (Responder, TouchMethod, Set<Touch>) -> Void
+
+  init(
+    frame: Rect, hitArea: Rect?, passesTouches: Bool,
+    report: @escaping (Responder, TouchMethod, Set<Touch>) -> Void
+  ) {
     self.hitArea = hitArea
+    self.passesTouches = passesTouches
+    self.report = report
     super.init(frame: frame)
   }
+
   override func point(inside point: ResponderCore.Point, with event: Event?) -> Bool {
-    hitArea.contains(point)
+    hitArea?.contains(point) ?? super.point(inside: point, with: event)
+  }
+
+  /// Reports a touch method that came up the chain; whether to pass it on.
+  private func reached(_ method: TouchMethod, _ touches: Set<Touch>) -> Bool {
+    if touches.contains(where: { $0.view !== self }) { report(self, method, touches) }
+    return passesTouches
+  }
+
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
+    if reached(.touchesBegan, touches) { super.touchesBegan(touches, with: event) }
+  }
+  override func touchesMoved(_ touches: Set<Touch>, with event: Event?) {
+    if reached(.touchesMoved, touches) { super.touchesMoved(touches, with: event) }
+  }
+  override func touchesEnded(_ touches: Set<Touch>, with event: Event?) {
+    if reached(.touchesEnded, touches) { super.touchesEnded(touches, with: event) }
+  }
+  override func touchesCancelled(_ touches: Set<Touch>, with event: Event?) {
+    if reached(.touchesCancelled, touches) { super.touchesCancelled(touches, with: event) }
+  }
+}
+
+/// A view controller of a scene: the touch methods that reach it are reported, and go on up.
+final class SceneViewController: ViewController {
+  let report: (Responder, TouchMethod, Set<Touch>) -> Void
+
+  init(report: @escaping (Responder, TouchMethod, Set<Touch>) -> Void) {
+    self.report = report
+    super.init()
+  }
+
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
+    report(self, .touchesBegan, touches)
+    super.touchesBegan(touches, with: event)
+  }
+  override func touchesMoved(_ touches: Set<Touch>, with event: Event?) {
+    report(self, .touchesMoved, touches)
+    super.touchesMoved(touches, with: event)
+  }
+  override func touchesEnded(_ touches: Set<Touch>, with event: Event?) {
+    report(self, .touchesEnded, touches)
+    super.touchesEnded(touches, with: event)
+  }
+  override func touchesCancelled(_ touches: Set<Touch>, with event: Event?) {
+    report(self, .touchesCancelled, touches)
+    super.touchesCancelled(touches, with: event)
   }
 }

@@ -37,6 +37,9 @@ public struct ToolInputError: Error, Equatable, CustomStringConvertible {
 /// ```
 /// Views with a null (or no) parent are subviews of the window; siblings are in z-order, the
 /// order they appear in. Absent keys take UIKit's defaults (`multipleTouch` false among them).
+/// `"viewControllers":[{"id":"vc","view":"A"}]` makes view controllers whose root views are views of
+/// the scene (their next responders). A view with `"passesTouches":false` keeps the touches it
+/// gets instead of passing them up the responder chain.
 /// `control` is "button" (or true), "switch" or "slider"; `hitArea` ([x, y, w, h] in the view's
 /// coordinates) replaces the bounds in `point(inside:)`. A recognizer's `view` may be "window", the
 /// window itself; `shouldBegin`, `receiveArea` ([x, y, w, h] on the screen) and `requireFailureOf`
@@ -66,6 +69,14 @@ public struct TouchScene: Equatable {
     /// The area, in the view's coordinates, where points are inside it (`point(inside:)`
     /// overridden): larger than the bounds for a hit area that overhangs; the bounds when nil.
     public var hitArea: Rect?
+    /// Whether touches the view gets go on up the responder chain (as UIView's do by default).
+    public var passesTouches = true
+  }
+
+  /// A view controller whose root view is a view of the scene (its next responder).
+  public struct ControllerSpec: Equatable {
+    public var id: String
+    public var view: String
   }
 
   /// The controls a view can be.
@@ -106,6 +117,7 @@ public struct TouchScene: Equatable {
 
   public var screen: Screen
   public var views: [ViewSpec]
+  public var viewControllers: [ControllerSpec] = []
   public var recognizers: [RecognizerSpec]
 
   /// Reads a scene; errors name the file, line and column, the key and the problem.
@@ -189,6 +201,7 @@ public struct TouchScene: Equatable {
         let numbers = try reader.numbers(node, "boundsOrigin", count: 2, shape: "[x, y]")
         view.boundsOrigin = ResponderCore.Point(x: numbers[0], y: numbers[1])
       }
+      view.passesTouches = try reader.bool("passesTouches", default: true)
       if let node = reader.take("hitArea") {
         let n = try reader.numbers(node, "hitArea", count: 4, shape: "[x, y, width, height]")
         guard view.control == nil else { throw reader.error(at: node, "hitArea: not for a control") }
@@ -217,6 +230,25 @@ public struct TouchScene: Equatable {
         }
         current = views.first { $0.id == ancestor }?.parent
       }
+    }
+
+    var controllers: [ControllerSpec] = []
+    for (index, node) in try top.array("viewControllers").enumerated() {
+      var reader = try Reader(node: node, path: "viewControllers[\(index)]", file: file)
+      let id = try reader.requiredString("id")
+      guard viewNodes[id] == nil, !controllers.contains(where: { $0.id == id }) else {
+        throw reader.error("duplicate id '\(id)' (views and view controllers share ids)")
+      }
+      guard let viewNode = reader.take("view") else { throw reader.error("missing key 'view'") }
+      let viewID = try reader.string(viewNode, "view")
+      guard viewNodes[viewID] != nil else {
+        throw reader.error(at: viewNode, "view: no view '\(viewID)' in the scene")
+      }
+      if let other = controllers.first(where: { $0.view == viewID }) {
+        throw reader.error(at: viewNode, "view: '\(viewID)' is already the view of '\(other.id)'")
+      }
+      try reader.finish()
+      controllers.append(ControllerSpec(id: id, view: viewID))
     }
 
     var recognizers: [RecognizerSpec] = []
@@ -301,7 +333,7 @@ public struct TouchScene: Equatable {
       }
     }
     try top.finish()
-    return TouchScene(screen: screen, views: views, recognizers: recognizers)
+    return TouchScene(screen: screen, views: views, viewControllers: controllers, recognizers: recognizers)
   }
 }
 
