@@ -66,7 +66,9 @@ import Testing
   /// switch's knob (the switch flips) but takes a slider's drag (only a swipe is the slider's
   /// default action, seed 000); the list itself gets a touch at 1300 in its scrolled coordinates.
   /// The row's touches go on up the responder chain to the list and to the list's view controller,
-  /// each reported as a responder the touch method reached.
+  /// each reported as a responder the touch method reached; the switch's valueChanged action, sent
+  /// to a nil target, is performed by the panel holding it (seed 004: with a nil target, UIKit walks
+  /// the responder chain until an object implements the action).
   @Test func boundsOriginTransformControlsAndTheWindow() throws {
     let strokes = try TouchSynth.parse(try Self.text("scene-extensions.strokes.json"), file: "strokes")
     var lines: [String] = []
@@ -77,6 +79,10 @@ import Testing
     try Self.expectLines(lines, "scene-extensions.expected")
     #expect(lines[0].contains("\"view\":\"row\"") && lines[0].contains("\"viewX\":200,\"viewY\":50"))
     #expect(lines.contains("{\"t\":3.1, \"kind\":\"control\", \"view\":\"s\", \"event\":\"valueChanged\"}"))
+    #expect(
+      lines.contains(
+        "{\"t\":3.1, \"kind\":\"performed\", \"action\":\"toggled\", \"responder\":\"panel\", \"sender\":\"s\"}"
+      ))
     #expect(
       lines[1...2] == [
         "{\"t\":1, \"kind\":\"responder\", \"method\":\"touchesBegan\", \"responder\":\"list\", \"slots\":[0]}",

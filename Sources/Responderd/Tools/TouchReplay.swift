@@ -116,6 +116,13 @@ final class SceneWorld {
           ])
         }
       }
+      if let control = view as? Control {
+        for (event, action) in spec.actions {
+          control.addTarget(
+            nil, action: Action(action), for: TouchScene.controlEventNames[event]!)
+        }
+      }
+      performs(spec.performs, by: view)
       views[spec.id] = view
     }
     for spec in scene.views {
@@ -128,6 +135,7 @@ final class SceneWorld {
       }
       controller.identifier = spec.id
       controller.view = views[spec.view]!
+      performs(spec.performs, by: controller)
       controllers.append(controller)
     }
     var recognizers: [String: GestureRecognizer] = [:]
@@ -193,6 +201,19 @@ final class SceneWorld {
   }
 
   private var time: JSON { .raw(formatNumber(scheduler.now, decimals: 6)) }
+
+  /// `responder` performs `actions`, each reported when performed.
+  private func performs(_ actions: [String], by responder: Responder) {
+    for action in actions {
+      responder.registerAction(Action(action)) { [unowned self, unowned responder] sender, _ in
+        self.line([
+          ("t", self.time), ("kind", .string("performed")), ("action", .string(action)),
+          ("responder", .string(responder.responderName)),
+          ("sender", .string((sender as? Responder)?.responderName ?? "")),
+        ])
+      }
+    }
+  }
 
   /// A touch method reached `responder` up the responder chain (past the view the window
   /// delivered the touches to).

@@ -39,7 +39,9 @@ public struct ToolInputError: Error, Equatable, CustomStringConvertible {
 /// order they appear in. Absent keys take UIKit's defaults (`multipleTouch` false among them).
 /// `"viewControllers":[{"id":"vc","view":"A"}]` makes view controllers whose root views are views of
 /// the scene (their next responders). A view with `"passesTouches":false` keeps the touches it
-/// gets instead of passing them up the responder chain.
+/// gets instead of passing them up the responder chain. A control sends action messages to nil
+/// targets, up the responder chain, with `"actions":[{"event":"touchUpInside","action":"save"}]`;
+/// views and controllers perform those they list in `"performs":["save"]`.
 /// `control` is "button" (or true), "switch" or "slider"; `hitArea` ([x, y, w, h] in the view's
 /// coordinates) replaces the bounds in `point(inside:)`. A recognizer's `view` may be "window", the
 /// window itself; `shouldBegin`, `receiveArea` ([x, y, w, h] on the screen) and `requireFailureOf`
@@ -71,13 +73,39 @@ public struct TouchScene: Equatable {
     public var hitArea: Rect?
     /// Whether touches the view gets go on up the responder chain (as UIView's do by default).
     public var passesTouches = true
+    /// A control's action messages, each sent to a nil target (up the responder chain) for one
+    /// control event.
+    public var actions: [(event: String, action: String)] = []
+    /// The action messages the view performs.
+    public var performs: [String] = []
+
+    public static func == (a: ViewSpec, b: ViewSpec) -> Bool {
+      a.id == b.id && a.parent == b.parent && a.frame == b.frame && a.hidden == b.hidden
+        && a.interactive == b.interactive && a.alpha == b.alpha && a.clipsToBounds == b.clipsToBounds
+        && a.multipleTouch == b.multipleTouch && a.exclusiveTouch == b.exclusiveTouch
+        && a.control == b.control && a.boundsOrigin == b.boundsOrigin && a.transform == b.transform
+        && a.hitArea == b.hitArea && a.passesTouches == b.passesTouches
+        && a.actions.elementsEqual(b.actions, by: ==) && a.performs == b.performs
+    }
   }
 
   /// A view controller whose root view is a view of the scene (its next responder).
   public struct ControllerSpec: Equatable {
     public var id: String
     public var view: String
+    /// The action messages the controller performs.
+    public var performs: [String] = []
   }
+
+  /// The control events an action can be sent for, by name ("touchUpInside").
+  static let controlEventNames: [String: ControlEvents] = {
+    var names: [String: ControlEvents] = [:]
+    for bit in 0..<32 {
+      let event = ControlEvents(rawValue: 1 << UInt(bit))
+      if let name = event.names.first { names[name] = event }
+    }
+    return names
+  }()
 
   /// The controls a view can be.
   public enum ControlKind: String, CaseIterable, Equatable {
@@ -202,6 +230,23 @@ public struct TouchScene: Equatable {
         view.boundsOrigin = ResponderCore.Point(x: numbers[0], y: numbers[1])
       }
       view.passesTouches = try reader.bool("passesTouches", default: true)
+      view.performs = try reader.strings("performs")
+      for (actionIndex, actionNode) in try reader.array("actions").enumerated() {
+        guard view.control != nil else {
+          throw reader.error(at: actionNode, "actions: only a control sends actions")
+        }
+        var actionReader = try Reader(
+          node: actionNode, path: "views[\(index)].actions[\(actionIndex)]", file: file)
+        let eventName = try actionReader.requiredString("event")
+        guard TouchScene.controlEventNames[eventName] != nil else {
+          let names = TouchScene.controlEventNames.keys.sorted()
+          throw actionReader.error(
+            "event: unknown control event '\(eventName)'\(didYouMean(eventName, names)) (one of \(names.joined(separator: ", ")))"
+          )
+        }
+        view.actions.append((eventName, try actionReader.requiredString("action")))
+        try actionReader.finish()
+      }
       if let node = reader.take("hitArea") {
         let n = try reader.numbers(node, "hitArea", count: 4, shape: "[x, y, width, height]")
         guard view.control == nil else { throw reader.error(at: node, "hitArea: not for a control") }
@@ -247,8 +292,9 @@ public struct TouchScene: Equatable {
       if let other = controllers.first(where: { $0.view == viewID }) {
         throw reader.error(at: viewNode, "view: '\(viewID)' is already the view of '\(other.id)'")
       }
+      let performs = try reader.strings("performs")
       try reader.finish()
-      controllers.append(ControllerSpec(id: id, view: viewID))
+      controllers.append(ControllerSpec(id: id, view: viewID, performs: performs))
     }
 
     var recognizers: [RecognizerSpec] = []
@@ -443,6 +489,11 @@ struct Reader {
     guard let node = take(key) else { return value }
     guard case .bool(let flag) = node.value else { throw error(at: node, "\(key): expected true or false") }
     return flag
+  }
+
+  /// A list of strings (empty when the key is absent).
+  mutating func strings(_ key: String) throws -> [String] {
+    try array(key).map { try string($0, key) }
   }
 
   /// A list of exactly `count` numbers (`shape` names them in errors).
