@@ -23,7 +23,7 @@ struct TouchReplayCommand: ParsableCommand {
       "rotation":0}, "views":[{"id":"A","parent":null,"frame":[x,y,w,h],"boundsOrigin":[x,y],\
       "transform":[a,b,c,d,tx,ty],"hitArea":[x,y,w,h],"control":"button|switch|slider", …}], \
       "recognizers":[{"id":"t","kind":"tap","view":"A" (or "window"),"shouldBegin":true,\
-      "receiveArea":[x,y,w,h],"requireFailureOf":["…"], …}], "viewControllers":[{"id":"vc","view":"A"}]}. \
+      "receiveArea":[x,y,w,h],"requireFailureOf":["…"],"cannotPrevent":["…"],"ignoreArea":[x,y,w,h], …}], "viewControllers":[{"id":"vc","view":"A"}]}. \
       Output: one JSON object per line, t on the \
       recording's clock; touches give the screen point (x, y) and the point in the view (viewX, viewY). \
       At the end of the file, time runs on until every pending timer has fired.

@@ -112,6 +112,24 @@ import Testing
     #expect(!lines.contains { $0.contains("\"responder\":\"tabBar\"") })
   }
 
+  /// One-way prevention and ignored touches: of two single taps on one view, the first engaged
+  /// would win; with `"cannotPrevent": ["b"]` on the first, the second wins (it can prevent the
+  /// first, which cannot prevent it, so it is served first). A pan ignoring touches that begin in
+  /// the top 100 points lets a drag there reach the view whole; lower down, it takes the drag.
+  @Test func oneWayPreventionAndIgnoredTouches() throws {
+    let strokes = try TouchSynth.parse(try Self.text("scene-prevention.strokes.json"), file: "strokes")
+    var lines: [String] = []
+    try TouchReplay.run(
+      recording: TouchSynth.recording(strokes), recordingFile: "synth.evemu",
+      scene: try Self.text("scene-prevention.json"), sceneFile: "scene-prevention.json"
+    ) { lines.append($0) }
+    try Self.expectLines(lines, "scene-prevention.expected")
+    #expect(lines[1] == "{\"t\":1.05, \"kind\":\"recognizer\", \"id\":\"b\", \"state\":\"recognized\"}")
+    let drag = lines.filter { $0.hasPrefix("{\"t\":2") }
+    #expect(!drag.contains { $0.contains("\"id\":\"pan\"") || $0.contains("touchesCancelled") })
+    #expect(drag.contains { $0.contains("touchesEnded") })
+  }
+
   /// A tap on a button in a panel with a tap recognizer: the button's action, the recognizer fails
   /// (the iOS 6 rule); a tap beside it: the recognizer; a press held 0.5 s: the long press, and a
   /// second finger goes to the press, not the panel (seed 000: once a continuous recognizer has

@@ -152,6 +152,12 @@ final class SceneWorld {
     for spec in scene.recognizers {
       let recognizer = recognizers[spec.id]!
       for other in spec.requireToFail { recognizer.require(toFail: recognizers[other]!) }
+      if let rules = (recognizer as? SceneRuled)?.rules {
+        rules.cannotPrevent = spec.cannotPrevent.compactMap { recognizers[$0].map(ObjectIdentifier.init) }
+        rules.cannotBePreventedBy = spec.cannotBePreventedBy.compactMap {
+          recognizers[$0].map(ObjectIdentifier.init)
+        }
+      }
       if !spec.simultaneousWith.isEmpty || !spec.shouldBegin || spec.receiveArea != nil
         || !spec.requireFailureOf.isEmpty
       {
@@ -231,35 +237,38 @@ final class SceneWorld {
   }
 
   private static func make(_ spec: TouchScene.RecognizerSpec) -> GestureRecognizer {
+    // With rules of its own (one-way prevention, ignored touches), a subclass of the kind.
+    let rules = spec.hasOwnRules ? SceneRules(ignoreArea: spec.ignoreArea) : nil
     switch spec.kind {
     case .tap:
-      let tap = TapGestureRecognizer()
+      let tap = rules.map(SceneTapGestureRecognizer.init) ?? TapGestureRecognizer()
       if let taps = spec.taps { tap.numberOfTapsRequired = taps }
       if let touches = spec.touches { tap.numberOfTouchesRequired = touches }
       return tap
     case .longPress:
-      let press = LongPressGestureRecognizer()
+      let press = rules.map(SceneLongPressGestureRecognizer.init) ?? LongPressGestureRecognizer()
       if let taps = spec.taps { press.numberOfTapsRequired = taps }
       if let touches = spec.touches { press.numberOfTouchesRequired = touches }
       if let duration = spec.minimumPressDuration { press.minimumPressDuration = duration }
       if let movement = spec.allowableMovement { press.allowableMovement = movement }
       return press
     case .pan:
-      let pan = PanGestureRecognizer()
+      let pan = rules.map(ScenePanGestureRecognizer.init) ?? PanGestureRecognizer()
       if let minimum = spec.minimumTouches { pan.minimumNumberOfTouches = minimum }
       if let maximum = spec.maximumTouches { pan.maximumNumberOfTouches = maximum }
       return pan
     case .swipe:
-      let swipe = SwipeGestureRecognizer()
+      let swipe = rules.map(SceneSwipeGestureRecognizer.init) ?? SwipeGestureRecognizer()
       if let direction = spec.direction { swipe.direction = direction }
       if let touches = spec.touches { swipe.numberOfTouchesRequired = touches }
       return swipe
     case .pinch:
-      return PinchGestureRecognizer()
+      return rules.map(ScenePinchGestureRecognizer.init) ?? PinchGestureRecognizer()
     case .rotation:
-      return RotationGestureRecognizer()
+      return rules.map(SceneRotationGestureRecognizer.init) ?? RotationGestureRecognizer()
     }
   }
+
 }
 
 /// A recognizer's delegate with the scene's answers: recognizing simultaneously with the listed
@@ -365,5 +374,144 @@ final class SceneViewController: ViewController {
   override func touchesCancelled(_ touches: Set<Touch>, with event: Event?) {
     report(self, .touchesCancelled, touches)
     super.touchesCancelled(touches, with: event)
+  }
+}
+
+/// The rules a scene gives a recognizer beyond its kind's: one-way prevention, touches ignored.
+final class SceneRules {
+  let ignoreArea: Rect?
+  var cannotPrevent: [ObjectIdentifier] = []
+  var cannotBePreventedBy: [ObjectIdentifier] = []
+
+  init(ignoreArea: Rect?) { self.ignoreArea = ignoreArea }
+
+  func canPrevent(_ other: GestureRecognizer) -> Bool { !cannotPrevent.contains(ObjectIdentifier(other)) }
+
+  func canBePrevented(by other: GestureRecognizer) -> Bool {
+    !cannotBePreventedBy.contains(ObjectIdentifier(other))
+  }
+
+  /// The touches `recognizer` keeps: those beginning in the ignore area it ignores.
+  func keep(_ touches: Set<Touch>, for recognizer: GestureRecognizer, event: Event) -> Set<Touch> {
+    guard let ignoreArea else { return touches }
+    var kept = touches
+    for touch in touches where ignoreArea.contains(touch.locationInWindow) {
+      recognizer.ignore(touch, for: event)
+      kept.remove(touch)
+    }
+    return kept
+  }
+}
+
+/// A recognizer of a scene with rules of its own.
+protocol SceneRuled: GestureRecognizer {
+  var rules: SceneRules { get }
+}
+
+final class SceneTapGestureRecognizer: TapGestureRecognizer, SceneRuled {
+  let rules: SceneRules
+  init(rules: SceneRules) {
+    self.rules = rules
+    super.init()
+  }
+  override func canPrevent(_ other: GestureRecognizer) -> Bool {
+    rules.canPrevent(other) && super.canPrevent(other)
+  }
+  override func canBePrevented(by other: GestureRecognizer) -> Bool {
+    rules.canBePrevented(by: other) && super.canBePrevented(by: other)
+  }
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let kept = rules.keep(touches, for: self, event: event)
+    if !kept.isEmpty { super.touchesBegan(kept, with: event) }
+  }
+}
+
+final class SceneLongPressGestureRecognizer: LongPressGestureRecognizer, SceneRuled {
+  let rules: SceneRules
+  init(rules: SceneRules) {
+    self.rules = rules
+    super.init()
+  }
+  override func canPrevent(_ other: GestureRecognizer) -> Bool {
+    rules.canPrevent(other) && super.canPrevent(other)
+  }
+  override func canBePrevented(by other: GestureRecognizer) -> Bool {
+    rules.canBePrevented(by: other) && super.canBePrevented(by: other)
+  }
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let kept = rules.keep(touches, for: self, event: event)
+    if !kept.isEmpty { super.touchesBegan(kept, with: event) }
+  }
+}
+
+final class ScenePanGestureRecognizer: PanGestureRecognizer, SceneRuled {
+  let rules: SceneRules
+  init(rules: SceneRules) {
+    self.rules = rules
+    super.init()
+  }
+  override func canPrevent(_ other: GestureRecognizer) -> Bool {
+    rules.canPrevent(other) && super.canPrevent(other)
+  }
+  override func canBePrevented(by other: GestureRecognizer) -> Bool {
+    rules.canBePrevented(by: other) && super.canBePrevented(by: other)
+  }
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let kept = rules.keep(touches, for: self, event: event)
+    if !kept.isEmpty { super.touchesBegan(kept, with: event) }
+  }
+}
+
+final class SceneSwipeGestureRecognizer: SwipeGestureRecognizer, SceneRuled {
+  let rules: SceneRules
+  init(rules: SceneRules) {
+    self.rules = rules
+    super.init()
+  }
+  override func canPrevent(_ other: GestureRecognizer) -> Bool {
+    rules.canPrevent(other) && super.canPrevent(other)
+  }
+  override func canBePrevented(by other: GestureRecognizer) -> Bool {
+    rules.canBePrevented(by: other) && super.canBePrevented(by: other)
+  }
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let kept = rules.keep(touches, for: self, event: event)
+    if !kept.isEmpty { super.touchesBegan(kept, with: event) }
+  }
+}
+
+final class ScenePinchGestureRecognizer: PinchGestureRecognizer, SceneRuled {
+  let rules: SceneRules
+  init(rules: SceneRules) {
+    self.rules = rules
+    super.init()
+  }
+  override func canPrevent(_ other: GestureRecognizer) -> Bool {
+    rules.canPrevent(other) && super.canPrevent(other)
+  }
+  override func canBePrevented(by other: GestureRecognizer) -> Bool {
+    rules.canBePrevented(by: other) && super.canBePrevented(by: other)
+  }
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let kept = rules.keep(touches, for: self, event: event)
+    if !kept.isEmpty { super.touchesBegan(kept, with: event) }
+  }
+}
+
+final class SceneRotationGestureRecognizer: RotationGestureRecognizer, SceneRuled {
+  let rules: SceneRules
+  init(rules: SceneRules) {
+    self.rules = rules
+    super.init()
+  }
+  override func canPrevent(_ other: GestureRecognizer) -> Bool {
+    rules.canPrevent(other) && super.canPrevent(other)
+  }
+  override func canBePrevented(by other: GestureRecognizer) -> Bool {
+    rules.canBePrevented(by: other) && super.canBePrevented(by: other)
+  }
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let kept = rules.keep(touches, for: self, event: event)
+    if !kept.isEmpty { super.touchesBegan(kept, with: event) }
   }
 }

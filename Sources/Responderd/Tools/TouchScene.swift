@@ -45,7 +45,8 @@ public struct ToolInputError: Error, Equatable, CustomStringConvertible {
 /// `control` is "button" (or true), "switch" or "slider"; `hitArea` ([x, y, w, h] in the view's
 /// coordinates) replaces the bounds in `point(inside:)`. A recognizer's `view` may be "window", the
 /// window itself; `shouldBegin`, `receiveArea` ([x, y, w, h] on the screen) and `requireFailureOf`
-/// are its delegate's answers.
+/// are its delegate's answers; `cannotPrevent` and `cannotBePreventedBy` make prevention one-way,
+/// and touches beginning in `ignoreArea` ([x, y, w, h] on the screen) are ignored once received.
 public struct TouchScene: Equatable {
   public struct Screen: Equatable {
     public var width: Double
@@ -141,6 +142,17 @@ public struct TouchScene: Equatable {
     public var shouldBegin = true
     public var receiveArea: Rect?
     public var requireFailureOf: [String] = []
+    /// One-way prevention: recognizing, this one does not make these fail; these, recognizing,
+    /// do not make this one fail.
+    public var cannotPrevent: [String] = []
+    public var cannotBePreventedBy: [String] = []
+    /// Touches that begin here (screen coordinates) are ignored (`ignore(_:for:)`) once received.
+    public var ignoreArea: Rect?
+
+    /// Whether the recognizer needs rules of a subclass (prevention, ignoring touches).
+    public var hasOwnRules: Bool {
+      !cannotPrevent.isEmpty || !cannotBePreventedBy.isEmpty || ignoreArea != nil
+    }
   }
 
   public var screen: Screen
@@ -355,7 +367,13 @@ public struct TouchScene: Equatable {
         let n = try reader.numbers(node, "receiveArea", count: 4, shape: "[x, y, width, height]")
         spec.receiveArea = Rect(x: n[0], y: n[1], width: n[2], height: n[3])
       }
-      for key in ["requireToFail", "simultaneousWith", "requireFailureOf"] {
+      if let node = reader.take("ignoreArea") {
+        let n = try reader.numbers(node, "ignoreArea", count: 4, shape: "[x, y, width, height]")
+        spec.ignoreArea = Rect(x: n[0], y: n[1], width: n[2], height: n[3])
+      }
+      for key in [
+        "requireToFail", "simultaneousWith", "requireFailureOf", "cannotPrevent", "cannotBePreventedBy",
+      ] {
         guard let listNode = reader.take(key) else { continue }
         guard case .array(let items) = listNode.value else {
           throw reader.error(at: listNode, "\(key): expected a list of recognizer ids")
@@ -366,7 +384,9 @@ public struct TouchScene: Equatable {
         switch key {
         case "requireToFail": spec.requireToFail = ids
         case "simultaneousWith": spec.simultaneousWith = ids
-        default: spec.requireFailureOf = ids
+        case "requireFailureOf": spec.requireFailureOf = ids
+        case "cannotPrevent": spec.cannotPrevent = ids
+        default: spec.cannotBePreventedBy = ids
         }
       }
       try reader.finish(kind: kind)
