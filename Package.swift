@@ -25,51 +25,56 @@ let package = Package(
     // libiio (libiio-dev's header), loaded with dlopen when a sensor is first wanted.
     .target(name: "CIIO"),
     .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
-    .systemLibrary(
-      name: "CUmockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
     // Linux calls the Glibc module does not import (epoll, timerfd, signalfd, eventfd).
     .target(name: "CSystemShims"),
 
+    // Pure Swift, below everything: seconds, the Scheduler protocol and virtual time.
+    .target(name: "EventTime", swiftSettings: strict),
+    // Pure Swift: Linux input event codes (the one key-code table), device identity, evemu recordings.
+    .target(name: "InputCodes", dependencies: ["EventTime"], swiftSettings: strict),
+
     // Pure Swift core: no C modules.
     .target(
-      name: "ResponderCore",
+      name: "ResponderCore", dependencies: ["EventTime"],
       swiftSettings: strict),
     .target(
-      name: "TouchDispatch", dependencies: ["ResponderCore"],
+      name: "TouchDispatch", dependencies: ["ResponderCore", "EventTime", "InputCodes"],
       swiftSettings: strict),
     .target(
-      name: "RemoteControl", dependencies: ["ResponderCore"],
+      name: "RemoteControl", dependencies: ["ResponderCore", "EventTime", "InputCodes"],
       swiftSettings: strict),
     .target(
-      name: "Motion", dependencies: ["ResponderCore"],
+      name: "Motion", dependencies: ["ResponderCore", "EventTime"],
       swiftSettings: strict),
 
     // Adapters.
     .target(
       name: "EventLoop",
       dependencies: [
-        "ResponderCore", "CSystemShims",
+        "EventTime", "CSystemShims",
         .product(name: "HeapModule", package: "swift-collections"),
       ],
       swiftSettings: strict),
     .target(
-      name: "DBus", dependencies: ["CDBus", "EventLoop"],
+      name: "DBus", dependencies: ["CDBus", "EventLoop", "EventTime"],
       swiftSettings: strict),
     .target(
       name: "MPRIS",
-      dependencies: ["DBus", "ResponderCore", "EventLoop", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "DBus", "EventTime", "ResponderCore", .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: strict),
     .target(
       name: "EvdevInput",
       dependencies: [
-        "CEvdev", "CUdev", "EventLoop", "RemoteControl", "TouchDispatch",
+        "CEvdev", "CUdev", "EventLoop", "EventTime", "InputCodes", "RemoteControl", "TouchDispatch",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     .target(
       name: "IIOInput",
       dependencies: [
-        "CIIO", "CUdev", "EventLoop", "Motion", .product(name: "Logging", package: "swift-log"),
+        "CIIO", "CUdev", "EventLoop", "EventTime", "Motion", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
 
@@ -78,13 +83,13 @@ let package = Package(
       name: "Responderd",
       dependencies: [
         "ResponderCore", "TouchDispatch", "RemoteControl", "Motion", "EventLoop", "DBus", "MPRIS",
-        "EvdevInput", "IIOInput", "ResponderClient",
+        "EvdevInput", "IIOInput", "ResponderClient", "EventTime", "InputCodes",
         .product(name: "Logging", package: "swift-log"),
 
       ],
       swiftSettings: strict),
     .target(
-      name: "ResponderClient", dependencies: ["DBus", "EventLoop", "ResponderCore"],
+      name: "ResponderClient", dependencies: ["DBus", "EventLoop", "EventTime", "ResponderCore"],
       swiftSettings: strict),
     .executableTarget(
       name: "responderd",
@@ -156,8 +161,11 @@ let package = Package(
       swiftSettings: strict),
 
     // Tests: one target per module.
-    .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
-    .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
+    .testTarget(name: "EventTimeTests", dependencies: ["EventTime"], swiftSettings: strict),
+    .testTarget(name: "InputCodesTests", dependencies: ["InputCodes"], swiftSettings: strict),
+    .testTarget(
+      name: "ResponderCoreTests", dependencies: ["ResponderCore", "EventTime"], swiftSettings: strict),
+    .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "EventTime"], swiftSettings: strict),
     .testTarget(name: "MotionTests", dependencies: ["Motion"], swiftSettings: strict),
     .testTarget(name: "IIOInputTests", dependencies: ["IIOInput"], swiftSettings: strict),
     .testTarget(name: "TouchDispatchTests", dependencies: ["TouchDispatch"], swiftSettings: strict),
@@ -204,9 +212,13 @@ let package = Package(
       name: "DBusTestSupport", dependencies: ["DBus", "EventLoop", "CDBus", "CSystemShims"],
       path: "Tests/DBusTestSupport",
       swiftSettings: strict),
+    // libumockdev, for the device tests and benchmarks only.
+    .systemLibrary(
+      name: "CUmockdev", path: "Tests/CUmockdev", pkgConfig: "umockdev-1.0",
+      providers: [.apt(["libumockdev-dev"])]),
     // umockdev testbed for the device tests (emulated evdev devices).
     .target(
-      name: "DeviceTestSupport", dependencies: ["CUmockdev", "ResponderCore"],
+      name: "DeviceTestSupport", dependencies: ["CUmockdev", "InputCodes"],
       path: "Tests/DeviceTestSupport",
       swiftSettings: strict),
     .executableTarget(

@@ -1,3 +1,4 @@
+import EventTime
 import Logging
 import ResponderCore
 

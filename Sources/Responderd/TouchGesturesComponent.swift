@@ -1,5 +1,6 @@
 import EvdevInput
 import EventLoop
+import EventTime
 import Logging
 import ResponderCore
 import TouchDispatch

@@ -1,5 +1,6 @@
 import DeviceTestSupport
 import EventLoop
+import EventTime
 import Logging
 import ResponderCore
 import Responderd

@@ -1,4 +1,5 @@
 import EventLoop
+import EventTime
 import Foundation
 import IIOInput
 import Logging

@@ -1,6 +1,7 @@
 import DBus
 import DBusTestSupport
 import EventLoop
+import EventTime
 import Foundation
 import MPRIS
 import ResponderCore

@@ -1,3 +1,4 @@
+import InputCodes
 import RemoteControl
 import ResponderCore
 import Responderd
@@ -81,7 +82,7 @@ struct KeysConfigTests {
         DeviceRule(match: DeviceMatch(bustype: 3, vendor: 0x046d), ignore: true),
         DeviceRule(
           match: DeviceMatch(name: "Logitech USB Headset*", phys: "usb-*"), ignore: false,
-          headsetKeys: [MediaKey.playPause],
+          headsetKeys: [InputCode.KEY_PLAYPAUSE],
           keys: [
             207: .onPress(.remoteControlPlay), 166: .onPress(.remoteControlTogglePlayPause),
             0x104: .skip(.forward),
@@ -92,7 +93,7 @@ struct KeysConfigTests {
       phys: "usb-0000:00:14.0-2/input3")
     let profile = keys.settings.profile(for: headset)
     #expect(!profile.isIgnored)
-    #expect(profile.role(of: MediaKey.playPause) == .headsetButton)
+    #expect(profile.role(of: InputCode.KEY_PLAYPAUSE) == .headsetButton)
     #expect(profile.role(of: 207) == .onPress(.remoteControlPlay))
     #expect(
       keys.settings.profile(for: InputDeviceIdentity(name: "K120", bustype: 3, vendor: 0x046d)).isIgnored)

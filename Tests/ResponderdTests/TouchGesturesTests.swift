@@ -1,3 +1,4 @@
+import EventTime
 import Foundation
 import ResponderCore
 import Responderd

@@ -1,4 +1,5 @@
 import EventLoop
+import InputCodes
 import Logging
 import ResponderCore
 import Responderd

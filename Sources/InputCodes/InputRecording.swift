@@ -1,3 +1,5 @@
+import EventTime
+
 /// One raw input event as the kernel's evdev interface reports it (struct input_event).
 /// Both the live readers and the offline replay tools produce these.
 public struct RawInputEvent: Hashable, Sendable {
@@ -31,18 +33,41 @@ public enum InputCode {
   public static let ABS_MT_TRACKING_ID: UInt16 = 0x39
   public static let ABS_MT_PRESSURE: UInt16 = 0x3a
 
+  // Media and remote-control keys: the one table of their codes in the project.
+  public static let KEY_MUTE: UInt16 = 113
+  public static let KEY_VOLUMEDOWN: UInt16 = 114
+  public static let KEY_VOLUMEUP: UInt16 = 115
+  public static let KEY_PAUSE: UInt16 = 119
+  public static let KEY_STOP: UInt16 = 128
+  public static let KEY_NEXTSONG: UInt16 = 163
+  public static let KEY_PLAYPAUSE: UInt16 = 164
+  public static let KEY_PREVIOUSSONG: UInt16 = 165
+  public static let KEY_STOPCD: UInt16 = 166
+  public static let KEY_REWIND: UInt16 = 168
+  public static let KEY_PLAYCD: UInt16 = 200
+  public static let KEY_PAUSECD: UInt16 = 201
+  public static let KEY_PLAY: UInt16 = 207
+  public static let KEY_FASTFORWARD: UInt16 = 208
+  /// KEY_MEDIA; the kernel's KEY_HEADSETHOOK is the same code.
+  public static let KEY_MEDIA: UInt16 = 226
+  public static let KEY_HEADSETHOOK: UInt16 = KEY_MEDIA
+  public static let BTN_0: UInt16 = 0x100
+  public static let BTN_1: UInt16 = 0x101
+
   /// Media and remote-control key codes by name.
   public static let keys: [String: UInt16] = [
-    "KEY_MUTE": 113, "KEY_VOLUMEDOWN": 114, "KEY_VOLUMEUP": 115,
-    "KEY_NEXTSONG": 163, "KEY_PLAYPAUSE": 164, "KEY_PREVIOUSSONG": 165, "KEY_STOPCD": 166,
-    "KEY_PLAYCD": 200, "KEY_PAUSECD": 201, "KEY_FASTFORWARD": 208, "KEY_REWIND": 168,
-    "KEY_PLAY": 207, "KEY_PAUSE": 119, "KEY_MEDIA": 226, "KEY_STOP": 128,
-    "BTN_0": 0x100, "BTN_1": 0x101, "KEY_HEADSETHOOK": 226,
+    "KEY_MUTE": KEY_MUTE, "KEY_VOLUMEDOWN": KEY_VOLUMEDOWN, "KEY_VOLUMEUP": KEY_VOLUMEUP,
+    "KEY_NEXTSONG": KEY_NEXTSONG, "KEY_PLAYPAUSE": KEY_PLAYPAUSE, "KEY_PREVIOUSSONG": KEY_PREVIOUSSONG,
+    "KEY_STOPCD": KEY_STOPCD, "KEY_PLAYCD": KEY_PLAYCD, "KEY_PAUSECD": KEY_PAUSECD,
+    "KEY_FASTFORWARD": KEY_FASTFORWARD, "KEY_REWIND": KEY_REWIND, "KEY_PLAY": KEY_PLAY,
+    "KEY_PAUSE": KEY_PAUSE,
+    "KEY_MEDIA": KEY_MEDIA, "KEY_STOP": KEY_STOP, "BTN_0": BTN_0, "BTN_1": BTN_1,
+    "KEY_HEADSETHOOK": KEY_HEADSETHOOK,
   ]
 
   /// The name of a key code when it is one of `keys`, else "KEY_<code>".
   public static func keyName(_ code: UInt16) -> String {
-    if code == 226 { return "KEY_MEDIA" }
+    if code == KEY_MEDIA { return "KEY_MEDIA" }
     return keys.first { $0.value == code }?.key ?? "KEY_\(code)"
   }
 

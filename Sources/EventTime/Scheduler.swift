@@ -1,3 +1,6 @@
+/// Seconds, as TimeInterval: timestamps are seconds since boot (CLOCK_MONOTONIC).
+public typealias Seconds = Double
+
 /// A timer scheduled on a `Scheduler`; cancel it to keep it from firing.
 public final class ScheduledTimer {
   /// When the timer fires, in the scheduler's seconds.
