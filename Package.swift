@@ -12,6 +12,8 @@ let package = Package(
     .library(name: "ResponderCore", targets: ["ResponderCore"]),
     .library(name: "TouchDispatch", targets: ["TouchDispatch"]),
     .library(name: "ResponderClient", targets: ["ResponderClient"]),
+    // A daemon of one's own: the service, its components, the handler chain, the config reader.
+    .library(name: "ResponderdKit", targets: ["ResponderdKit", "ResponderConfig"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -78,14 +80,32 @@ let package = Package(
       ],
       swiftSettings: strict),
 
-    // Wiring and executables.
+    // The config file: the TOML reader and the sections of responderd.toml (pure Swift).
     .target(
-      name: "Responderd",
+      name: "ResponderConfig",
       dependencies: [
-        "ResponderCore", "TouchDispatch", "RemoteControl", "Motion", "EventLoop", "DBus", "MPRIS",
-        "EvdevInput", "IIOInput", "ResponderClient", "EventTime", "InputCodes",
+        "ResponderCore", "EventTime", "InputCodes", "TouchDispatch", "RemoteControl", "Motion", "MPRIS",
+      ],
+      swiftSettings: strict),
+    // The service: components, handler chain, built-in handlers, the responder D-Bus API. The
+    // responderd executable is this kit's standard components and a command line.
+    .target(
+      name: "ResponderdKit",
+      dependencies: [
+        "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
+        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient",
         .product(name: "Logging", package: "swift-log"),
-
+      ],
+      swiftSettings: strict),
+    // responderctl's tools (key and touch replay, motion analyze/record/plot, scenes, JSON); they
+    // use the kit (motion record opens the accelerometer as the daemon does); the daemon does not
+    // link them.
+    .target(
+      name: "ResponderTools",
+      dependencies: [
+        "ResponderdKit", "ResponderConfig", "ResponderCore", "EventTime", "InputCodes", "TouchDispatch",
+        "RemoteControl", "Motion", "EventLoop", "DBus", "IIOInput",
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     .target(
@@ -94,7 +114,9 @@ let package = Package(
     .executableTarget(
       name: "responderd",
       // No swift-argument-parser here: it brings Foundation (DaemonCommandLine parses by hand).
-      dependencies: ["Responderd", "EventLoop", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "ResponderdKit", "ResponderConfig", "EventLoop", .product(name: "Logging", package: "swift-log"),
+      ],
       exclude: ["link"],
       swiftSettings: strict,
       // Resident memory (release; see README, Benchmarks): no dynamic export of every symbol (the
@@ -115,7 +137,8 @@ let package = Package(
     .executableTarget(
       name: "responderctl",
       dependencies: [
-        "Responderd", "ResponderClient", "DBus", "EventLoop", "ResponderCore",
+        "ResponderTools", "ResponderdKit", "ResponderConfig", "ResponderClient", "DBus", "EventLoop",
+        "EventTime", "ResponderCore", "MPRIS", "Motion", .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: strict),
@@ -130,7 +153,7 @@ let package = Package(
       dependencies: [
         "BenchmarkSupport", "DBusTestSupport", "DeviceTestSupport", "EventLoop", "EvdevInput",
         "ResponderCore",
-        "Responderd",
+        "ResponderdKit", "ResponderConfig",
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/KeyLatency",
@@ -173,14 +196,14 @@ let package = Package(
       name: "TouchDispatchDeviceTests",
       dependencies: [
         "DeviceTestSupport", "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev",
-        "Responderd",
+        "ResponderdKit", "ResponderConfig",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     .testTarget(
       name: "IIOInputDeviceTests",
       dependencies: [
-        "IIOInput", "CUmockdev", "EventLoop", "Motion", "Responderd",
+        "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -190,15 +213,26 @@ let package = Package(
       name: "EvdevInputDeviceTests",
       dependencies: [
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
-        "Responderd",
+        "ResponderdKit", "ResponderConfig",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     .testTarget(
       name: "ResponderdTests",
       dependencies: [
-        "Responderd", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "EventLoop",
+        "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore",
+        "EventLoop",
         "RemoteControl",
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "ResponderConfigTests",
+      dependencies: ["ResponderConfig", "ResponderCore", "InputCodes", "RemoteControl"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "ResponderToolsTests",
+      dependencies: [
+        "ResponderTools", "ResponderConfig", "ResponderCore", "EventTime", "RemoteControl", "Motion",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -230,13 +264,15 @@ let package = Package(
     .executableTarget(
       name: "MPRISRoundTrip",
       dependencies: [
-        "MPRIS", "Responderd", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
+        "MPRIS", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/MPRISRoundTrip", swiftSettings: strict),
     .testTarget(
       name: "MPRISTests",
-      dependencies: ["MPRIS", "Responderd", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore"],
+      dependencies: [
+        "MPRIS", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "DBusTests",

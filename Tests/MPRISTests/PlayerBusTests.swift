@@ -4,8 +4,9 @@ import EventLoop
 import EventTime
 import Foundation
 import MPRIS
+import ResponderConfig
 import ResponderCore
-import Responderd
+import ResponderdKit
 import Testing
 
 /// The `mpris` handler, the proxy player and `responderctl players` against two real mpv

@@ -1,5 +1,6 @@
 import EventLoop
 import Logging
+import ResponderConfig
 import ResponderCore
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import DBus
 import EventLoop
 import Logging
+import ResponderConfig
 
 #if canImport(Glibc)
   import Glibc

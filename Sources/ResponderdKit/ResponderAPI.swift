@@ -2,6 +2,7 @@ import DBus
 import EventTime
 import Logging
 import ResponderClient
+import ResponderConfig
 import ResponderCore
 
 #if canImport(Glibc)

@@ -1,3 +1,5 @@
+import ResponderCore
+
 /// The command line of `responderd`, parsed by hand: the daemon's few options do not need
 /// swift-argument-parser, which would bring Foundation (a few MiB of resident memory) into it.
 ///

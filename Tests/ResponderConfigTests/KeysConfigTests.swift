@@ -1,7 +1,7 @@
 import InputCodes
 import RemoteControl
+import ResponderConfig
 import ResponderCore
-import Responderd
 import Testing
 
 @Suite("[keys] config section")
@@ -147,4 +147,11 @@ struct KeysConfigTests {
       "\(error)" == message
     }
   }
+}
+
+/// A path in the repository ("config/config.toml").
+func repositoryPath(_ relative: String) -> String {
+  var path = #filePath
+  while let slash = path.lastIndex(of: "/"), !path.hasSuffix("/Tests") { path = String(path[..<slash]) }
+  return String(path.dropLast("/Tests".count)) + "/" + relative
 }

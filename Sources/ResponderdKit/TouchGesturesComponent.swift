@@ -2,6 +2,7 @@ import EvdevInput
 import EventLoop
 import EventTime
 import Logging
+import ResponderConfig
 import ResponderCore
 import TouchDispatch
 

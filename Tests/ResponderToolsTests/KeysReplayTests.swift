@@ -1,6 +1,8 @@
+import EventTime
 import RemoteControl
+import ResponderConfig
 import ResponderCore
-import Responderd
+import ResponderTools
 import Testing
 
 /// A path in the repository ("config/config.toml").

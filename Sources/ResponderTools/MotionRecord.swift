@@ -2,7 +2,9 @@ import EventLoop
 import IIOInput
 import Logging
 import Motion
+import ResponderConfig
 import ResponderCore
+import ResponderdKit
 
 /// Records the real accelerometer to a trace (`t,x,y,z` lines, the format `motion analyze`
 /// reads), so that users can tune the shake settings on their own device.
@@ -54,22 +56,6 @@ public final class MotionRecorder {
     if let seconds { loop.scheduler.schedule(after: seconds) { [loop] in loop.stop() } }
     loop.run()
     input.setWanted(false)
-  }
-}
-
-extension MotionSettings {
-  /// The settings of the IIO input.
-  public var inputSettings: IIOInput.Settings {
-    var settings = IIOInput.Settings()
-    settings.samplingRate = samplingRate
-    settings.rotation = rotation
-    settings.device = device
-    switch capture {
-    case .auto: settings.capture = .auto
-    case .buffered: settings.capture = .buffered
-    case .polled: settings.capture = .polled
-    }
-    return settings
   }
 }
 

@@ -1,4 +1,4 @@
-import Responderd
+import ResponderTools
 import Testing
 
 @Suite struct JSONTests {

@@ -1,6 +1,7 @@
 import EventTime
 import InputCodes
 import RemoteControl
+import ResponderConfig
 import ResponderCore
 
 /// `responderctl keys replay FILE.evemu`: runs the daemon's key interpreter on an evemu recording,

@@ -1,6 +1,8 @@
+import EventTime
 import IIOInput
 import Logging
 import Motion
+import ResponderConfig
 import ResponderCore
 
 /// Shakes from the accelerometer into the application: the IIO input and the shake detector, with
@@ -86,5 +88,21 @@ extension Service {
   /// The motion component, when the service has one.
   public var motion: MotionComponent? {
     components.lazy.compactMap { $0 as? MotionComponent }.first
+  }
+}
+
+extension MotionSettings {
+  /// The settings of the IIO input.
+  public var inputSettings: IIOInput.Settings {
+    var settings = IIOInput.Settings()
+    settings.samplingRate = samplingRate
+    settings.rotation = rotation
+    settings.device = device
+    switch capture {
+    case .auto: settings.capture = .auto
+    case .buffered: settings.capture = .buffered
+    case .polled: settings.capture = .polled
+    }
+    return settings
   }
 }

@@ -1,4 +1,5 @@
 import Logging
+import ResponderConfig
 
 #if canImport(Glibc)
   import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-import Responderd
+import ResponderConfig
 import Testing
 
 @Suite struct TOMLTests {
@@ -105,9 +105,7 @@ import Testing
   }
 
   @Test func theShippedConfigIsTheBuiltInDefaults() throws {
-    let path = #filePath.replacingOccurrences(
-      of: "Tests/ResponderdTests/ConfigTests.swift", with: "config/config.toml")
-    let shipped = try ResponderdConfig.load(path: path)
+    let shipped = try ResponderdConfig.load(path: repositoryPath("config/config.toml"))
     let builtIn = ResponderdConfig()
     #expect(shipped.chain == builtIn.chain)
     #expect(shipped.responders == builtIn.responders)

@@ -1,4 +1,5 @@
 import EventTime
+import ResponderConfig
 import ResponderCore
 import TouchDispatch
 

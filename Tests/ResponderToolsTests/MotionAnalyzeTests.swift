@@ -1,7 +1,8 @@
 import Foundation
 import Motion
+import ResponderConfig
 import ResponderCore
-import Responderd
+import ResponderTools
 import Testing
 
 #if canImport(FoundationXML)
