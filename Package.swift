@@ -144,7 +144,7 @@ let package = Package(
       swiftSettings: strict),
     // Examples.
     .executableTarget(
-      name: "shake-to-undo", dependencies: ["ResponderClient", "DBus", "EventLoop", "ResponderCore"],
+      name: "shake-to-undo", dependencies: ["ResponderClient"],
       path: "examples/shake-to-undo", swiftSettings: strict),
 
     // Benchmarks (release mode).
