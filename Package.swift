@@ -11,6 +11,7 @@ let package = Package(
     .executable(name: "responderctl", targets: ["responderctl"]),
     .library(name: "ResponderCore", targets: ["ResponderCore"]),
     .library(name: "TouchDispatch", targets: ["TouchDispatch"]),
+    // For applications: `import ResponderClient` and nothing else.
     .library(name: "ResponderClient", targets: ["ResponderClient"]),
     // A daemon of one's own: the service, its components, the handler chain, the config reader.
     .library(name: "ResponderdKit", targets: ["ResponderdKit", "ResponderConfig"]),
@@ -35,7 +36,8 @@ let package = Package(
     // Pure Swift: Linux input event codes (the one key-code table), device identity, evemu recordings.
     .target(name: "InputCodes", dependencies: ["EventTime"], swiftSettings: strict),
 
-    // Pure Swift core: no C modules.
+    // Pure Swift core: no C modules. ResponderCore also holds the chain's `Handler` protocol (MPRIS
+    // implements it for the mpris handler; ResponderdKit chains handlers).
     .target(
       name: "ResponderCore", dependencies: ["EventTime"],
       swiftSettings: strict),
@@ -49,7 +51,7 @@ let package = Package(
       name: "Motion", dependencies: ["ResponderCore", "EventTime"],
       swiftSettings: strict),
 
-    // Adapters.
+    // Adapters. EventLoop and DBus know time (EventTime), not the event model.
     .target(
       name: "EventLoop",
       dependencies: [

@@ -15,6 +15,7 @@ public final class BusComponent: ServiceComponent {
   public let componentName = "bus"
   /// The daemon's well-known name.
   public static let daemonName = "org.responderd.Daemon1"
+  /// The session-bus connection, once started.
   public private(set) var connection: DBusConnection?
   /// The address used (from the environment, else `/run/user/UID/bus`).
   public private(set) var address = ""

@@ -2,6 +2,7 @@ import ResponderCore
 
 /// A responder that puts a `Handler` in the responder chain.
 public final class HandlerResponder: OfferingResponder {
+  /// The handler it asks.
   public let handler: Handler
   /// The responder after this one in the chain.
   public var nextInChain: Responder?
@@ -24,6 +25,7 @@ public final class HandlerResponder: OfferingResponder {
 /// The built-in handlers, in the order the config's `chain` gives, linked as responders; the
 /// application starts motion and remote-control events here when there is no first responder.
 public final class HandlerChain {
+  /// The handlers as responders, in chain order.
   public private(set) var responders: [HandlerResponder] = []
   private let application: Application
 

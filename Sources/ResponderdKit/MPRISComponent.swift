@@ -10,9 +10,12 @@ public final class MPRISComponent: ServiceComponent {
   public let componentName = "mpris"
   /// The object `responderctl players` asks.
   public static let playersPath = "/org/responderd/Daemon1/Players"
+  /// The interface of that object.
   public static let playersInterface = "org.responderd.Players1"
 
+  /// The MPRIS players of the session bus.
   public let tracker: PlayerTracker
+  /// Performs remote-control events on the selected player (what the `mpris` handler calls).
   public let controller: PlayerController
   /// The proxy player, once the bus connection exists (nil when `proxy = false`).
   public private(set) var proxy: ProxyPlayer?

@@ -21,11 +21,17 @@ public protocol ServiceComponent: AnyObject {
 /// The responderd service: one event loop, the application and its chain of handlers, and the
 /// components that feed it.
 public final class Service {
+  /// The configuration the service was started with.
   public let config: ResponderdConfig
+  /// The one event loop every component and timer runs on.
   public let loop: EventLoop
+  /// The application: event queue, first responder, dispatch.
   public let application: Application
+  /// The handlers after the first responder, in the config's `chain` order.
   public let chain: HandlerChain
+  /// Where components and handlers log.
   public var logger: Logger
+  /// The components, in the order they were added (and started).
   public private(set) var components: [ServiceComponent] = []
   /// The session-bus connection, when the service has one (the standard components add it).
   public var bus: BusComponent?
@@ -34,6 +40,7 @@ public final class Service {
   private var dispatchListeners: [(DispatchRecord) -> Void] = []
   private var motionInterestListeners: [(Bool) -> Void] = []
 
+  /// A service without components; add them (`add(_:)`, `Components.addStandard(to:)`) and start it.
   public init(config: ResponderdConfig, loop: EventLoop, logger: Logger) {
     self.config = config
     self.loop = loop
