@@ -163,6 +163,7 @@ let package = Package(
     .executableTarget(
       name: "MotionCost",
       dependencies: [
+        "EventTime",
         "Motion", "IIOInput", "EventLoop", "CUmockdev", "ResponderCore",
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -172,17 +173,20 @@ let package = Package(
     .executableTarget(
       name: "EndToEnd",
       dependencies: [
+        "EventTime",
         "BenchmarkSupport", "CBenchmarkShims", "DBus", "DBusTestSupport", "DeviceTestSupport", "EventLoop",
       ],
       path: "Benchmarks/EndToEnd", swiftSettings: strict),
     // What the benchmarks share: umockdev testbed and fixtures, statistics.
     .target(
-      name: "BenchmarkSupport", dependencies: ["CUmockdev", "DeviceTestSupport", "ResponderCore"],
+      name: "BenchmarkSupport",
+      dependencies: ["InputCodes", "CUmockdev", "DeviceTestSupport", "ResponderCore"],
       path: "Benchmarks/BenchmarkSupport",
       swiftSettings: strict),
     .target(name: "CBenchmarkShims", path: "Benchmarks/CBenchmarkShims"),
     .executableTarget(
-      name: "TouchFrame", dependencies: ["TouchDispatch", "ResponderCore"], path: "Benchmarks/TouchFrame",
+      name: "TouchFrame", dependencies: ["EventTime", "TouchDispatch", "ResponderCore"],
+      path: "Benchmarks/TouchFrame",
       swiftSettings: strict),
 
     // Tests: one target per module.
@@ -190,13 +194,17 @@ let package = Package(
     .testTarget(name: "InputCodesTests", dependencies: ["InputCodes"], swiftSettings: strict),
     .testTarget(
       name: "ResponderCoreTests", dependencies: ["ResponderCore", "EventTime"], swiftSettings: strict),
-    .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "EventTime"], swiftSettings: strict),
-    .testTarget(name: "MotionTests", dependencies: ["Motion"], swiftSettings: strict),
+    .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
+    .testTarget(
+      name: "MotionTests", dependencies: ["EventTime", "ResponderCore", "Motion"], swiftSettings: strict),
     .testTarget(name: "IIOInputTests", dependencies: ["IIOInput"], swiftSettings: strict),
-    .testTarget(name: "TouchDispatchTests", dependencies: ["TouchDispatch"], swiftSettings: strict),
+    .testTarget(
+      name: "TouchDispatchTests",
+      dependencies: ["EventTime", "InputCodes", "ResponderCore", "TouchDispatch"], swiftSettings: strict),
     .testTarget(
       name: "TouchDispatchDeviceTests",
       dependencies: [
+        "EventTime", "InputCodes",
         "DeviceTestSupport", "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev",
         "ResponderdKit", "ResponderConfig",
         .product(name: "Logging", package: "swift-log"),
@@ -205,15 +213,18 @@ let package = Package(
     .testTarget(
       name: "IIOInputDeviceTests",
       dependencies: [
+        "EventTime",
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "RemoteControlTests", dependencies: ["RemoteControl", "ResponderCore"], swiftSettings: strict),
+      name: "RemoteControlTests",
+      dependencies: ["EventTime", "InputCodes", "RemoteControl", "ResponderCore"], swiftSettings: strict),
     .testTarget(
       name: "EvdevInputDeviceTests",
       dependencies: [
+        "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
         "ResponderdKit", "ResponderConfig",
         .product(name: "Logging", package: "swift-log"),
@@ -222,6 +233,7 @@ let package = Package(
     .testTarget(
       name: "ResponderdTests",
       dependencies: [
+        "EventTime", "TouchDispatch",
         "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore",
         "EventLoop",
         "RemoteControl",
@@ -245,7 +257,7 @@ let package = Package(
     // D-Bus test harness (private dbus-daemon, child processes), reusable by any test target,
     // and a peer process exporting an echo object.
     .target(
-      name: "DBusTestSupport", dependencies: ["DBus", "EventLoop", "CDBus", "CSystemShims"],
+      name: "DBusTestSupport", dependencies: ["EventTime", "DBus", "EventLoop", "CDBus", "CSystemShims"],
       path: "Tests/DBusTestSupport",
       swiftSettings: strict),
     // libumockdev, for the device tests and benchmarks only.
@@ -273,12 +285,13 @@ let package = Package(
     .testTarget(
       name: "MPRISTests",
       dependencies: [
+        "EventTime",
         "MPRIS", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
       ],
       swiftSettings: strict),
     .testTarget(
       name: "DBusTests",
-      dependencies: ["DBus", "DBusTestSupport", "DBusEchoPeer", "EventLoop", "ResponderCore"],
+      dependencies: ["DBus", "DBusTestSupport", "DBusEchoPeer", "EventLoop"],
       swiftSettings: strict),
   ]
 )
