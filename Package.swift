@@ -86,7 +86,7 @@ let package = Package(
     .target(
       name: "ResponderConfig",
       dependencies: [
-        "ResponderCore", "EventTime", "InputCodes", "TouchDispatch", "RemoteControl", "Motion", "MPRIS",
+        "ResponderCore", "InputCodes", "TouchDispatch", "RemoteControl", "Motion", "MPRIS",
       ],
       swiftSettings: strict),
     // The service: components, handler chain, built-in handlers, the responder D-Bus API. The

@@ -1,5 +1,4 @@
 import EventTime
-import InputCodes
 import Motion
 import ResponderCore
 
