@@ -133,6 +133,10 @@ public final class ShakeDetector {
     /// Whether the current swing was counted as vigorous.
     var currentCounted = false
     var previousDirection: Vector3?
+    /// The direction of its first strong swing: every swing must go along it, one way or the other.
+    var axis: Vector3?
+    /// The share of the last finished swing at or above the sustain level.
+    var previousDuty = 0.0
   }
   private var chain: Chain?
   /// Whether the chain under way is the shake that began (samples keep it going).
@@ -201,7 +205,9 @@ public final class ShakeDetector {
     if let current = swing, chain != nil, t - current.start > settings.maximumSwing {
       breakChain(.slow, at: t)
     }
-    if m >= sustainLevel, state == .waitingForQuiet || (chainIsShake && chain != nil) { lastSustained = t }
+    if isStrong, state == .waitingForQuiet || (chainIsShake && chain != nil && swingsAreStrong(along: d)) {
+      lastSustained = t
+    }
 
     if isStrong, !chainIsShake, state != .waitingForQuiet, let current = chain, let currentSwing = swing,
       current.reversals >= 1, current.vigorousSwings >= 2, t - current.start >= settings.minimumDuration,
@@ -294,7 +300,13 @@ public final class ShakeDetector {
   private func finishSwing(_ finished: Swing, at end: Seconds) {
     guard chain != nil else { return }
     var problem: ShakeRejection?
-    if let previous = chain!.previousDirection, previous.dot(finished.direction) > -settings.axisConsistency {
+    if end - finished.start > settings.maximumSwing {
+      problem = .slow
+    } else if let previous = chain!.previousDirection,
+      previous.dot(finished.direction) > -settings.axisConsistency
+    {
+      problem = .axis
+    } else if let axis = chain!.axis, abs(axis.dot(finished.direction)) < settings.axisConsistency {
       problem = .axis
     } else if finished.heldTime > settings.maximumSwing / 2,
       finished.strongTime < settings.minimumSwingDuty * finished.heldTime
@@ -311,7 +323,21 @@ public final class ShakeDetector {
     chain!.heldTime += finished.heldTime
     chain!.reversals += 1
     chain!.previousDirection = finished.direction
+    if chain!.axis == nil, finished.peak >= sustainLevel { chain!.axis = finished.direction }
+    if finished.peak >= sustainLevel || finished.heldTime > settings.maximumSwing / 2 {
+      chain!.previousDuty = finished.heldTime > 0 ? finished.strongTime / finished.heldTime : 0
+    }
     chain!.currentCounted = false
+  }
+
+  /// Whether the last finished swing was strong for much of its time, and the one under way so
+  /// far, and `d` points along the shake's axis (a shake goes on; a step soon after a shake does
+  /// not keep it going).
+  private func swingsAreStrong(along d: Vector3) -> Bool {
+    guard let chain, let swing else { return false }
+    return chain.previousDuty >= settings.minimumSwingDuty
+      && swing.strongTime >= settings.minimumSwingDuty * swing.heldTime
+      && abs((chain.axis ?? swing.direction).dot(d)) >= settings.axisConsistency * d.length
   }
 
   /// The chain under way cannot be (or go on being) a shake.

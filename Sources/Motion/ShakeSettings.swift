@@ -31,18 +31,18 @@ public struct ShakeSettings: Equatable, Sendable {
   /// Time constant of the low-pass filter that estimates gravity (as a vector).
   public var gravityTimeConstant: Seconds = 0.3
   /// How long a back-and-forth shake must be under way before `began`.
-  public var minimumDuration: Seconds = 0.35
+  public var minimumDuration: Seconds = 0.3
   /// The shortest swing that counts as a reversal (faster ones are vibration or ringing, as from a
   /// tap on a table): about 1 / (2 × the fastest shake frequency).
   public var minimumSwing: Seconds = 0.06
   /// The longest swing of a shake: about 1 / (2 × the slowest shake frequency). Slower motion
   /// (a sway, a stride, a turn) is not shaking.
-  public var maximumSwing: Seconds = 0.4
+  public var maximumSwing: Seconds = 0.35
   /// The longest pause (below `activityThreshold`) within a shake.
   public var maximumGap: Seconds = 0.25
   /// The share of a shake's time the acceleration is at or above `sustainThreshold` (a sine shake:
   /// 2/3 at 1.5 g, 5/6 at 3 g; steps: a tenth to a quarter).
-  public var minimumDuty: Double = 0.45
+  public var minimumDuty: Double = 0.55
   /// The same share within each swing of a shake.
   public var minimumSwingDuty: Double = 0.3
   /// How well a reversal must point back along the shake's axis: the cosine of the angle between
@@ -67,7 +67,7 @@ public struct ShakeSettings: Equatable, Sendable {
       minimumDuty = 0.45
       minimumSwingDuty = 0.3
       axisConsistency = 0.4
-      minimumDuration = 0.3
+      minimumDuration = 0.25
     case .medium:
       break
     case .hard:
@@ -77,7 +77,7 @@ public struct ShakeSettings: Equatable, Sendable {
       minimumDuty = 0.55
       minimumSwingDuty = 0.45
       axisConsistency = 0.7
-      minimumDuration = 0.45
+      minimumDuration = 0.4
     }
   }
 
