@@ -114,6 +114,14 @@ public final class ShakeDetector {
     /// Time its samples stand for, and the part of it at or above the sustain level.
     var heldTime: Seconds = 0
     var strongTime: Seconds = 0
+    /// The sum of its active samples' dynamic acceleration: its axis, less swayed by one jolt than
+    /// the peak's direction.
+    var sum: Vector3 = .zero
+
+    var axis: Vector3 {
+      let length = sum.length
+      return length > 0 ? sum * (1 / length) : direction
+    }
 
     mutating func add(_ time: Seconds, strong: Bool) {
       heldTime += time
@@ -212,7 +220,8 @@ public final class ShakeDetector {
     if isStrong, !chainIsShake, state != .waitingForQuiet, let current = chain, let currentSwing = swing,
       current.reversals >= 1, current.vigorousSwings >= 2, t - current.start >= settings.minimumDuration,
       current.strongTime + currentSwing.strongTime
-        >= settings.minimumDuty * (current.heldTime + currentSwing.heldTime)
+        >= settings.minimumDuty * (current.heldTime + currentSwing.heldTime),
+      followsAxis(currentSwing.axis)
     {
       chainIsShake = true
       lastSustained = t
@@ -266,6 +275,7 @@ public final class ShakeDetector {
         // Back after a lull in the same direction: the shortest-swing clock starts again, so
         // the ringing after a second tap is not taken for a reversal.
         if !wasActive { current.firstSample = t }
+        current.sum = current.sum + d
         if m > current.peak {
           current.peak = m
           current.direction = direction
@@ -281,12 +291,12 @@ public final class ShakeDetector {
           if before > 0 && after < 0 { start = lastTime + (t - lastTime) * before / (before - after) }
         }
         finishSwing(current, at: start)
-        swing = Swing(direction: direction, firstSample: t, start: start, peak: m)
+        swing = Swing(direction: direction, firstSample: t, start: start, peak: m, sum: d)
       } else {
         return  // Faster than any shake: ringing or vibration, not a reversal.
       }
     } else {
-      swing = Swing(direction: direction, firstSample: t, start: crossing, peak: m)
+      swing = Swing(direction: direction, firstSample: t, start: crossing, peak: m, sum: d)
       chain = Chain(start: crossing)
     }
     if chain == nil { chain = Chain(start: swing!.start) }
@@ -302,11 +312,7 @@ public final class ShakeDetector {
     var problem: ShakeRejection?
     if end - finished.start > settings.maximumSwing {
       problem = .slow
-    } else if let previous = chain!.previousDirection,
-      previous.dot(finished.direction) > -settings.axisConsistency
-    {
-      problem = .axis
-    } else if let axis = chain!.axis, abs(axis.dot(finished.direction)) < settings.axisConsistency {
+    } else if !followsAxis(finished.axis) {
       problem = .axis
     } else if finished.heldTime > settings.maximumSwing / 2,
       finished.strongTime < settings.minimumSwingDuty * finished.heldTime
@@ -322,8 +328,8 @@ public final class ShakeDetector {
     chain!.strongTime += finished.strongTime
     chain!.heldTime += finished.heldTime
     chain!.reversals += 1
-    chain!.previousDirection = finished.direction
-    if chain!.axis == nil, finished.peak >= sustainLevel { chain!.axis = finished.direction }
+    chain!.previousDirection = finished.axis
+    if chain!.axis == nil, finished.peak >= sustainLevel { chain!.axis = finished.axis }
     if finished.peak >= sustainLevel || finished.heldTime > settings.maximumSwing / 2 {
       chain!.previousDuty = finished.heldTime > 0 ? finished.strongTime / finished.heldTime : 0
     }
@@ -338,6 +344,16 @@ public final class ShakeDetector {
     return chain.previousDuty >= settings.minimumSwingDuty
       && swing.strongTime >= settings.minimumSwingDuty * swing.heldTime
       && abs((chain.axis ?? swing.direction).dot(d)) >= settings.axisConsistency * d.length
+  }
+
+  /// Whether a swing in `direction` goes back along the chain's axis.
+  private func followsAxis(_ direction: Vector3) -> Bool {
+    guard let chain else { return false }
+    if let previous = chain.previousDirection, previous.dot(direction) > -settings.axisConsistency {
+      return false
+    }
+    if let axis = chain.axis, abs(axis.dot(direction)) < settings.axisConsistency { return false }
+    return true
   }
 
   /// The chain under way cannot be (or go on being) a shake.

@@ -3,9 +3,9 @@ import ResponderCore
 
 /// The labelled motion corpus (`Tests/Fixtures/Motion/real/corpus.tsv`): per trace, stretches of
 /// activity (walking, stairs-up, ...) and the ground truth of its shakes (label `shake`).
-public struct MotionCorpus {
+public struct MotionCorpus: Sendable {
   /// One labelled stretch of a trace.
-  public struct Stretch: Equatable {
+  public struct Stretch: Equatable, Sendable {
     public var file: String
     public var placement: String
     public var label: String

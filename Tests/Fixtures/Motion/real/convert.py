@@ -191,9 +191,13 @@ def main():
     acc = np.array(values, float) * G
     write_trace("gaitpy-lowerback-50hz.csv", acc, 50)
     total = len(acc) / 50
-    rows += [("gaitpy-lowerback-50hz.csv", "lower-back", "handling", 0.0, 12.0),
-             ("gaitpy-lowerback-50hz.csv", "lower-back", "walking", 12.0, 148.0),
-             ("gaitpy-lowerback-50hz.csv", "lower-back", "handling", 148.0, total)]
+    # Labelled by eye from the signal (the demo has no labels): the sensor strapped on (knocks up
+    # to 9 g), walking bouts with turns, pauses standing, a knock at 112 s, the sensor taken off.
+    gaitpy_stretches = [("handling", 0.0, 18.0), ("walking", 18.0, 54.0), ("standing", 54.0, 62.0),
+                        ("walking", 62.0, 92.0), ("standing", 92.0, 98.0), ("walking", 98.0, 114.0),
+                        ("standing", 114.0, 122.0), ("walking", 122.0, 152.0),
+                        ("standing", 152.0, 157.5), ("handling", 157.5, total)]
+    rows += [("gaitpy-lowerback-50hz.csv", "lower-back", label, a, b) for label, a, b in gaitpy_stretches]
 
     # seglearn's smartwatch set: wrist, 50 Hz, in g; shoulder exercises, 20 repetitions each.
     watch = np.load(io.BytesIO(member(archive(packages, "seglearn"), "watch_dataset.npy")),
