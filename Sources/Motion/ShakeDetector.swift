@@ -32,6 +32,8 @@ public enum ShakeRejection: String, Equatable, Sendable, CaseIterable {
   case pause
   /// Back-and-forth, but it stopped before `minimumDuration`.
   case brief
+  /// Fewer than two swings reached `threshold`: not vigorous enough.
+  case weak
 }
 
 /// A stretch of vigorous motion the detector turned down, and why.
@@ -138,6 +140,8 @@ public final class ShakeDetector {
     var strongTime: Seconds = 0
     var reversals = 0
     var vigorousSwings = 0
+    /// Its highest dynamic acceleration (m/s²).
+    var peak = 0.0
     /// Whether the current swing was counted as vigorous.
     var currentCounted = false
     var previousDirection: Vector3?
@@ -300,6 +304,7 @@ public final class ShakeDetector {
       chain = Chain(start: crossing)
     }
     if chain == nil { chain = Chain(start: swing!.start) }
+    chain!.peak = max(chain!.peak, m)
     if !chain!.currentCounted, swing!.peak >= vigorousLevel {
       chain!.currentCounted = true
       chain!.vigorousSwings += 1
@@ -362,8 +367,13 @@ public final class ShakeDetector {
     chain = nil
     if chainIsShake {
       chainIsShake = false
-    } else if current.vigorousSwings >= 1, let onRejection {
-      let why = current.vigorousSwings >= 2 && reason == .pause && current.reversals >= 1 ? .brief : reason
+    } else if current.peak >= sustainLevel, let onRejection {
+      var why = reason
+      if current.vigorousSwings < 2 && (reason == .pause || reason == .slow) {
+        why = .weak
+      } else if reason == .pause && current.reversals >= 1 {
+        why = .brief
+      }
       onRejection(ShakeRejectionNote(reason: why, start: current.start, time: t))
     }
   }
