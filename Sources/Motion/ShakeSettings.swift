@@ -8,14 +8,16 @@ import ResponderCore
 public struct ShakeSettings: Equatable, Sendable {
   /// How readily a shake is recognized: presets of the thresholds below.
   public enum Sensitivity: String, Equatable, Sendable, CaseIterable {
-    /// A light shake (1.5 g and up) is enough, even a somewhat irregular one; still turns down
-    /// steps, stairs, sitting down and standing up, bumps and taps.
+    /// A lighter or less regular shake is enough (swings of 0.8 g, shorter, wobblier). Still turns
+    /// down walking, sitting down and standing up, lying down, bumps and taps; takes some jolty
+    /// stair descents and brisk arm movements for shakes (Benchmarks/ShakeAccuracy).
     case light
-    /// The default: a brisk shake back and forth along one axis; also turns down the hard jolts of
-    /// steps and stairs with the device at the hip, in a pocket or in a hand, and arm movements.
+    /// The default: a shake back and forth along one axis, at least two swings of 1 g, strong for
+    /// more than half the time. Also turns down stairs, arm exercises at the wrist and a device being
+    /// strapped on or knocked.
     case medium
-    /// Only a vigorous, regular shake (2 g and up, 0.5 s): also turns down most of what a device
-    /// goes through in a bag or while running.
+    /// Only a vigorous, regular shake: swings of 1.5 g along a steady axis for 0.4 s; turns down
+    /// light shakes too.
     case hard
   }
 
