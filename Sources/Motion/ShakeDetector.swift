@@ -54,8 +54,8 @@ public struct ShakeRejectionNote: Equatable, Sendable {
 /// acceleration at or above `sustainThreshold` for at least `minimumDuty` of the time (a hand's
 /// shake is a sustained oscillation; steps and bumps are short impulses with little in between),
 /// and at least two swings reaching `threshold`. It begins once such a chain has been under way
-/// for `minimumDuration`, ends once no sample of the chain reached `sustainThreshold` for
-/// `quietTime`, and is cancelled when it goes on longer than `maximumDuration` or the sensor goes
+/// for `minimumDuration`, ends once for `quietTime` no sample kept it going (one reaching
+/// `sustainThreshold` along the shake's axis, in swings that are still strong), and is cancelled when it goes on longer than `maximumDuration` or the sensor goes
 /// away. After a cancel no new shake begins until the shaking has stopped.
 ///
 /// Everything is decided on the samples' timestamps, never on sample counts (durations are
