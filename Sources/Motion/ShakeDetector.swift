@@ -77,6 +77,8 @@ public final class ShakeDetector {
   }
 
   public let settings: ShakeSettings
+  /// A shake's swings are alike: a jolt and its rebound are not (4 g one way, 1 g back).
+  static let maximumPeakRatio = 3.0
   /// How long after a decision falls due the timer takes it when no sample arrives: the latest a
   /// sample may arrive after its timestamp (the buffer's latency for buffered capture).
   public var lateSampleAllowance: Seconds
@@ -116,6 +118,8 @@ public final class ShakeDetector {
     /// Time its samples stand for, and the part of it at or above the sustain level.
     var heldTime: Seconds = 0
     var strongTime: Seconds = 0
+    /// Whether it went quiet and came back the same way (a second jolt, not one swing of a shake).
+    var resumed = false
     /// The sum of its active samples' dynamic acceleration: its axis, less swayed by one jolt than
     /// the peak's direction.
     var sum: Vector3 = .zero
@@ -147,8 +151,9 @@ public final class ShakeDetector {
     var previousDirection: Vector3?
     /// The direction of its first strong swing: every swing must go along it, one way or the other.
     var axis: Vector3?
-    /// The share of the last finished swing at or above the sustain level.
+    /// The share of the last finished swing at or above the sustain level, and its peak.
     var previousDuty = 0.0
+    var previousPeak = 0.0
   }
   private var chain: Chain?
   /// Whether the chain under way is the shake that began (samples keep it going).
@@ -225,7 +230,9 @@ public final class ShakeDetector {
       current.reversals >= 1, current.vigorousSwings >= 2, t - current.start >= settings.minimumDuration,
       current.strongTime + currentSwing.strongTime
         >= settings.minimumDuty * (current.heldTime + currentSwing.heldTime),
-      followsAxis(currentSwing.axis)
+      followsAxis(currentSwing.axis), !currentSwing.resumed,
+      max(current.previousPeak, currentSwing.peak) <= Self.maximumPeakRatio
+        * min(current.previousPeak, currentSwing.peak)
     {
       chainIsShake = true
       lastSustained = t
@@ -278,7 +285,10 @@ public final class ShakeDetector {
       if d.dot(current.direction) >= 0 {
         // Back after a lull in the same direction: the shortest-swing clock starts again, so
         // the ringing after a second tap is not taken for a reversal.
-        if !wasActive { current.firstSample = t }
+        if !wasActive {
+          current.firstSample = t
+          current.resumed = true
+        }
         current.sum = current.sum + d
         if m > current.peak {
           current.peak = m
@@ -334,6 +344,7 @@ public final class ShakeDetector {
     chain!.heldTime += finished.heldTime
     chain!.reversals += 1
     chain!.previousDirection = finished.axis
+    chain!.previousPeak = finished.peak
     if chain!.axis == nil, finished.peak >= sustainLevel { chain!.axis = finished.axis }
     if finished.peak >= sustainLevel || finished.heldTime > settings.maximumSwing / 2 {
       chain!.previousDuty = finished.heldTime > 0 ? finished.strongTime / finished.heldTime : 0
