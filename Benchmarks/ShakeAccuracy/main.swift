@@ -6,8 +6,8 @@
 //   swift run -c release ShakeAccuracy [CORPUS_DIR] [--verbose: list the default's false shakes]
 import EventTime
 import Motion
-import ResponderCore
 import ResponderConfig
+import ResponderCore
 import ResponderTools
 
 #if canImport(Glibc)

@@ -1,8 +1,8 @@
-import Foundation
 import EventTime
+import Foundation
 import Motion
-import ResponderCore
 import ResponderConfig
+import ResponderCore
 import ResponderTools
 import Testing
 
