@@ -220,6 +220,7 @@ let package = Package(
       dependencies: [
         "EventTime",
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
+        "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),

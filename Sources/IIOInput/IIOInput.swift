@@ -46,6 +46,8 @@ public final class IIOInput {
     public var rate: Double
     /// Samples per delivered block (1 when polled).
     public var blockSamples: Int
+    /// The sampling frequencies the sensor offers, in Hz, lowest first (empty when it does not say).
+    public var availableRates: [Double] = []
     public var description: String {
       "\(id) (\(name)), \(mode) at \(formatFrequency(rate)) Hz"
         + (blockSamples > 1 ? " in blocks of \(blockSamples)" : "")
@@ -53,6 +55,10 @@ public final class IIOInput {
   }
 
   public let settings: Settings
+  /// Hz asked from the sensor now (`settings.samplingRate` until `setSamplingRate(_:)`).
+  public private(set) var samplingRate: Double
+  /// How long a block of buffered samples lasts now (`settings.blockDuration` until changed).
+  public private(set) var blockDuration: Seconds
   private let loop: EventLoop
   private let scheduler: any Scheduler
   private var logger: Logger
@@ -83,12 +89,47 @@ public final class IIOInput {
     self.loop = loop
     self.scheduler = loop.scheduler
     self.settings = settings
+    self.samplingRate = settings.samplingRate
+    self.blockDuration = settings.blockDuration
     self.logger = logger
+  }
+
+  /// Asks the sensor for `rate` Hz (the lowest it offers at or above it), delivered in blocks of
+  /// about `blockDuration` (0: each sample as it comes); an open sensor is reopened when that
+  /// changes how it runs.
+  public func setSampling(rate: Double, blockDuration: Seconds) {
+    guard rate != samplingRate || blockDuration != self.blockDuration else { return }
+    samplingRate = rate
+    self.blockDuration = blockDuration
+    guard let sensor else { return }
+    let offered = sensor.availableRates.first { $0 >= rate - 1e-6 } ?? sensor.availableRates.last ?? rate
+    let block = sensor.mode == "buffered" ? Self.blockSamples(rate: sensor.rate, duration: blockDuration) : 1
+    guard abs(offered - sensor.rate) > 1e-6 || block != sensor.blockSamples else { return }
+    logger.info(
+      "iio: \(sensor.id): sampling at \(formatFrequency(offered)) Hz, blocks of \(formatSeconds(blockDuration))"
+    )
+    close(reason: "sampling change")
+    open()
+  }
+
+  private static func blockSamples(rate: Double, duration: Seconds) -> Int {
+    max(1, Int((rate * duration).rounded()))
+  }
+
+  /// The accelerometer this input would open (the configured one, else the first), with the
+  /// rates it offers; nil when there is none. Reads sysfs without opening the sensor.
+  public func probe() -> (id: String, name: String, availableRates: [Double])? {
+    if let sensor { return (sensor.id, sensor.name, sensor.availableRates) }
+    guard let context = try? IIOContext() else { return nil }
+    let accelerometer = Accelerometer.all(in: context).first { accelerometer in
+      settings.device.isEmpty || accelerometer.name == settings.device || accelerometer.id == settings.device
+    }
+    return accelerometer.map { ($0.id, $0.name, $0.availableFrequencies) }
   }
 
   /// How late a sample may be delivered after its timestamp (a block, and a period of slack).
   public var latency: Seconds {
-    guard let sensor else { return settings.blockDuration }
+    guard let sensor else { return blockDuration }
     return Double(sensor.blockSamples + 1) / sensor.rate
   }
 
@@ -145,7 +186,8 @@ public final class IIOInput {
     }
     reportedMissing = false
     let converter = accelerometer.converter(rotation: settings.rotation)
-    let rate = accelerometer.setSamplingFrequency(atLeast: settings.samplingRate)
+    let rate = accelerometer.setSamplingFrequency(atLeast: samplingRate)
+    let availableRates = accelerometer.availableFrequencies
     let useBuffer: Bool
     switch settings.capture {
     case .auto: useBuffer = accelerometer.canBuffer
@@ -164,7 +206,7 @@ public final class IIOInput {
     let fail: (IIOError) -> Void = { [weak self] error in self?.failed(error) }
     var opened: Sensor?
     if useBuffer {
-      let block = max(1, Int((rate * settings.blockDuration).rounded()))
+      let block = Self.blockSamples(rate: rate, duration: blockDuration)
       if let capture = BufferedCapture(
         accelerometer: accelerometer, loop: loop, rate: rate, blockSamples: block, converter: converter,
         onSample: deliver, onFailure: fail)
@@ -174,7 +216,8 @@ public final class IIOInput {
           try capture.start()
           buffered = capture
           opened = Sensor(
-            id: accelerometer.id, name: accelerometer.name, mode: "buffered", rate: rate, blockSamples: block)
+            id: accelerometer.id, name: accelerometer.name, mode: "buffered", rate: rate, blockSamples: block,
+            availableRates: availableRates)
         } catch {
           logger.error("iio: \(accelerometer.id): buffered capture failed (\(error))")
         }
@@ -191,7 +234,8 @@ public final class IIOInput {
       capture.start()
       polled = capture
       opened = Sensor(
-        id: accelerometer.id, name: accelerometer.name, mode: "polled", rate: rate, blockSamples: 1)
+        id: accelerometer.id, name: accelerometer.name, mode: "polled", rate: rate, blockSamples: 1,
+        availableRates: availableRates)
     }
     guard let opened else { return }
     sensor = opened
@@ -233,6 +277,10 @@ public final class IIOInput {
 public final class ShakeInput {
   public let input: IIOInput
   public let detector: ShakeDetector
+  /// Called with each sample after the detector took it, with its estimate of gravity (m/s²).
+  public var onSample: ((MotionSample, Vector3) -> Void)?
+  /// Called when the sensor stops delivering (see `IIOInput.onSensorClosed`).
+  public var onSensorClosed: (() -> Void)?
 
   /// - Parameter onShake: called with each began, ended and cancelled.
   public init(
@@ -241,12 +289,18 @@ public final class ShakeInput {
   ) {
     input = IIOInput(loop: loop, settings: settings, logger: logger)
     detector = ShakeDetector(settings: shake, scheduler: loop.scheduler, onEvent: onShake)
-    input.onSample = { [detector] sample in detector.process(sample) }
+    input.onSample = { [weak self, detector] sample in
+      detector.process(sample)
+      self?.onSample?(sample, detector.gravity)
+    }
     input.onSensorOpened = { [detector, input] _ in
       detector.reset()
       detector.lateSampleAllowance = input.latency
     }
-    input.onSensorClosed = { [detector] time in detector.sensorLost(at: time) }
+    input.onSensorClosed = { [weak self, detector] time in
+      detector.sensorLost(at: time)
+      self?.onSensorClosed?()
+    }
   }
 
   /// Samples while `wanted`; a shake under way when it stops is cancelled.

@@ -10,6 +10,7 @@ public enum Components {
     service.add(MPRISComponent(service: service))
     service.add(KeysComponent())
     service.add(MotionComponent())
+    service.add(MotionAPI())
     service.add(TouchGesturesComponent())
   }
 }

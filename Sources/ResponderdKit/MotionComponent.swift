@@ -55,13 +55,24 @@ public final class MotionComponent: ServiceComponent {
     }
     let apps = service.motionApplications
     if apps > 0 { names.append(apps == 1 ? "1 registered application" : "\(apps) registered applications") }
+    let streams = service.motionStreams.streams
+    if streams > 0 { names.append(streams == 1 ? "1 motion stream" : "\(streams) motion streams") }
+    if service.motionStreams.orientationWatchers > 0 { names.append("orientation notifications") }
     return names.isEmpty ? nil : names.joined(separator: ", ")
   }
 
-  /// Opens or closes the sensor according to who wants motion now.
+  /// Opens or closes the sensor according to who wants motion now, at the rate they want: the
+  /// configured rate for shake detection, the fastest a stream asks for, 10 Hz for orientation
+  /// alone. While streams are served, buffered samples are delivered one by one (no blocks).
   public func refresh() {
-    guard let shake else { return }
+    guard let shake, let service else { return }
     let reason = wantedBy
+    let demand = service.motionStreams
+    let forShakes = service.chain.wants(.motion) || service.motionApplications > 0
+    var rate = max(forShakes ? service.config.motion.samplingRate : 0, demand.fastestRate)
+    if rate == 0 { rate = forShakes ? service.config.motion.samplingRate : Self.orientationRate }
+    let block = demand.streams > 0 ? 0 : IIOInput.Settings().blockDuration
+    if reason != nil { shake.input.setSampling(rate: rate, blockDuration: block) }
     if reason != lastReason {
       if let reason {
         logger.info("iio: motion wanted by \(reason): sampling the accelerometer")
@@ -73,7 +84,11 @@ public final class MotionComponent: ServiceComponent {
       lastReason = reason
     }
     shake.setWanted(reason != nil)
+    if reason == nil { shake.input.setSampling(rate: rate, blockDuration: block) }
   }
+
+  /// Hz asked from the sensor when only orientation notifications want it.
+  static let orientationRate = 10.0
 
   private func post(_ event: ShakeEvent) {
     guard let service else { return }

@@ -184,38 +184,9 @@ public final class ResponderAPI: ServiceComponent {
 
   // MARK: Methods
 
-  private struct Caller {
-    var uid: UInt32
-    var pid: UInt32?
-  }
-
   /// Runs `body` when the caller runs as the daemon's user; answers AccessDenied otherwise.
-  private func checkCaller(_ call: DBusMethodCall, then body: @escaping (Caller) -> Void) {
-    guard let connection else { return call.reply(error: .disconnected()) }
-    let sender = call.sender
-    connection.call(
-      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-      method: "GetConnectionCredentials", arguments: [.string(sender)], timeout: 5
-    ) { [weak self] result in
-      guard case .success(let values) = result, let credentials = values.first?.dictionary,
-        let uid = credentials["UnixUserID"]?.uint32
-      else {
-        call.reply(
-          error: DBusError(
-            DBusError.Name.accessDenied, "responderd cannot tell which user \(sender) runs as"))
-        return
-      }
-      guard uid == getuid() else {
-        self?.logger.warning(
-          "responders: refused \(call.member) from \(sender): it runs as uid \(uid), not as uid \(getuid())")
-        call.reply(
-          error: DBusError(
-            DBusError.Name.accessDenied,
-            "\(sender) runs as uid \(uid): responderd (uid \(getuid())) answers its own user only"))
-        return
-      }
-      body(Caller(uid: uid, pid: credentials["ProcessID"]?.uint32))
-    }
+  private func checkCaller(_ call: DBusMethodCall, then body: @escaping (BusCaller) -> Void) {
+    checkBusCaller(call, connection: connection, logger: logger, then: body)
   }
 
   /// Runs `body` with the responder `id` when the caller is its owner.
@@ -418,6 +389,44 @@ public final class ResponderAPI: ServiceComponent {
       let send = pendingSends.remove(at: index)
       send.call.reply([.string(record.handledBy ?? "")])
     }
+  }
+}
+
+/// A D-Bus caller, as the bus vouches for it.
+struct BusCaller {
+  var uid: UInt32
+  var pid: UInt32?
+}
+
+/// Runs `body` when the caller of `call` runs as the daemon's user (`GetConnectionCredentials`);
+/// answers AccessDenied otherwise.
+func checkBusCaller(
+  _ call: DBusMethodCall, connection: DBusConnection?, logger: Logger,
+  then body: @escaping (BusCaller) -> Void
+) {
+  guard let connection else { return call.reply(error: .disconnected()) }
+  let sender = call.sender
+  connection.call(
+    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+    method: "GetConnectionCredentials", arguments: [.string(sender)], timeout: 5
+  ) { result in
+    guard case .success(let values) = result, let credentials = values.first?.dictionary,
+      let uid = credentials["UnixUserID"]?.uint32
+    else {
+      call.reply(
+        error: DBusError(DBusError.Name.accessDenied, "responderd cannot tell which user \(sender) runs as"))
+      return
+    }
+    guard uid == getuid() else {
+      logger.warning(
+        "responders: refused \(call.member) from \(sender): it runs as uid \(uid), not as uid \(getuid())")
+      call.reply(
+        error: DBusError(
+          DBusError.Name.accessDenied,
+          "\(sender) runs as uid \(uid): responderd (uid \(getuid())) answers its own user only"))
+      return
+    }
+    body(BusCaller(uid: uid, pid: credentials["ProcessID"]?.uint32))
   }
 }
 

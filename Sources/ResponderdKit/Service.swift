@@ -125,8 +125,18 @@ public final class Service {
     didSet { updateMotionInterest() }
   }
 
+  /// What applications ask of the accelerometer through the motion API (kept by `MotionAPI`):
+  /// sample streams and orientation notifications. Any of them makes `motionInterest` true.
+  public internal(set) var motionStreams = MotionStreamDemand() {
+    didSet {
+      guard motionStreams != oldValue else { return }
+      updateMotionInterest()
+      motion?.refresh()
+    }
+  }
+
   func updateMotionInterest() {
-    let wanted = chain.wants(.motion) || motionApplications > 0
+    let wanted = chain.wants(.motion) || motionApplications > 0 || !motionStreams.isEmpty
     guard wanted != motionInterest else { return }
     motionInterest = wanted
     logger.info("motion: \(wanted ? "wanted" : "no longer wanted") by the chain")
@@ -139,4 +149,23 @@ public final class Service {
     logger.debug("dispatch: \(record)")
     for listener in dispatchListeners { listener(record) }
   }
+}
+
+/// What the motion API's clients ask of the accelerometer.
+public struct MotionStreamDemand: Equatable, Sendable {
+  /// Sample streams open now.
+  public var streams = 0
+  /// Connections generating device-orientation notifications.
+  public var orientationWatchers = 0
+  /// The fastest rate a stream asks for, in Hz (0 without streams).
+  public var fastestRate: Double = 0
+
+  public init(streams: Int = 0, orientationWatchers: Int = 0, fastestRate: Double = 0) {
+    self.streams = streams
+    self.orientationWatchers = orientationWatchers
+    self.fastestRate = fastestRate
+  }
+
+  /// Nobody asks for anything.
+  public var isEmpty: Bool { streams == 0 && orientationWatchers == 0 }
 }

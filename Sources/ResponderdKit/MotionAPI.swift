@@ -1,0 +1,421 @@
+import DBus
+import EventLoop
+import EventTime
+import Logging
+import Motion
+import ResponderClient
+import ResponderCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Motion data for applications (`org.responderd.Motion1` on `/org/responderd/Daemon1`), as Core
+/// Motion gives them: accelerometer and device-motion samples on a `SOCK_SEQPACKET` socket per
+/// stream, at the interval each client asks for, and the device orientation as a property.
+///
+/// One capture serves everyone: the sensor runs at the fastest rate a stream asks for (and the
+/// configured rate while shakes are wanted); each stream gets its own interval by decimation. A
+/// stream ends when its client closes its socket, stops it, or leaves the bus; with no stream, no
+/// orientation watcher and no shake responder the sensor is closed. Only the daemon's user is
+/// answered, and a stream can be stopped only by the connection that started it.
+public final class MotionAPI: ServiceComponent {
+  public let componentName = "motion-api"
+
+  /// The kind of samples a stream carries.
+  public enum StreamKind: String, Sendable {
+    case accelerometer
+    case deviceMotion
+  }
+
+  /// One client's stream.
+  final class Stream {
+    let id: UInt32
+    let kind: StreamKind
+    let busName: String
+    let interval: Seconds
+    let fd: Int32
+    var source: IOSource?
+    var nextDue: Seconds?
+    var sent = 0
+    var dropped = 0
+    init(id: UInt32, kind: StreamKind, busName: String, interval: Seconds, fd: Int32) {
+      self.id = id
+      self.kind = kind
+      self.busName = busName
+      self.interval = interval
+      self.fd = fd
+    }
+
+    /// Whether the sample at `t` goes to this stream: one per interval, on average exactly the
+    /// interval apart, the sensor's period taken as tolerance.
+    func isDue(_ t: Seconds, period: Seconds) -> Bool {
+      guard let next = nextDue else {
+        nextDue = t + interval
+        return true
+      }
+      if t + min(period, interval) / 2 < next { return false }
+      // Fell behind (a gap in the samples): start again from this one.
+      nextDue = next + interval <= t ? t + interval : next + interval
+      return true
+    }
+  }
+
+  private weak var service: Service?
+  private var connection: DBusConnection?
+  private var object: DBusExportedObject?
+  private var logger = Logger(label: "responderd")
+  private var streams: [UInt32: Stream] = [:]
+  private var nextID: UInt32 = 1
+  /// Orientation notifications asked for, by connection.
+  private var orientationWatchers: [String: Int] = [:]
+  private var watches: [String: DBusSubscription] = [:]
+  private var estimator = OrientationEstimator()
+  private var lastSensorInterval: Seconds = 0
+  /// The time of the last sample (to measure the sensor's actual period).
+  private var lastSampleTime: Seconds?
+
+  public init() {}
+
+  /// The streams served now, by id.
+  public var streamCount: Int { streams.count }
+  /// The device orientation now (unknown while the sensor is closed).
+  public var deviceOrientation: DeviceOrientation { estimator.orientation }
+
+  public func start(in service: Service) throws {
+    self.service = service
+    logger = service.logger
+    if let shake = service.motion?.shake {
+      shake.onSample = { [weak self] sample, gravity in self?.deliver(sample, gravity: gravity) }
+      shake.onSensorClosed = { [weak self] in self?.sensorClosed() }
+    }
+    guard let bus = service.bus else { return }
+    bus.withConnection { [weak self] connection in self?.attach(connection) }
+    bus.onConnected { [weak self] _ in
+      // Streams belong to connections of the bus we had before: all gone.
+      self?.releaseAll(reason: "responderd reconnected to the bus")
+    }
+  }
+
+  public func stop() {
+    releaseAll(reason: "responderd stops")
+    object?.remove(interface: MotionBusAPI.interface)
+  }
+
+  private func attach(_ connection: DBusConnection) {
+    self.connection = connection
+    do {
+      if let object = connection.exportedObject(at: ResponderBusAPI.daemonPath) {
+        try object.add(interface())
+        self.object = object
+      } else {
+        object = try connection.export(path: ResponderBusAPI.daemonPath, interfaces: [interface()])
+      }
+    } catch {
+      logger.error("motion-api: cannot export \(MotionBusAPI.interface): \(error)")
+    }
+  }
+
+  // MARK: The interface
+
+  private func interface() -> DBusInterface {
+    DBusInterface(
+      MotionBusAPI.interface,
+      methods: [
+        .replyLater(
+          "StartAccelerometerUpdates", in: "d", out: "hu", inNames: ["interval"], outNames: ["samples", "id"]
+        ) { [weak self] call in self?.startUpdates(call, kind: .accelerometer) },
+        .replyLater(
+          "StartDeviceMotionUpdates", in: "d", out: "hu", inNames: ["interval"], outNames: ["samples", "id"]
+        ) { [weak self] call in self?.startUpdates(call, kind: .deviceMotion) },
+        .replyLater("StopUpdates", in: "u", inNames: ["id"]) { [weak self] call in self?.stopUpdates(call) },
+        .replyLater("BeginGeneratingDeviceOrientationNotifications") { [weak self] call in
+          self?.beginOrientation(call)
+        },
+        .replyLater("EndGeneratingDeviceOrientationNotifications") { [weak self] call in
+          self?.endOrientation(call)
+        },
+      ],
+      properties: [
+        DBusProperty(
+          "AccelerometerAvailable", changeSignal: .invalidates, get: { [weak self] in self?.probe() != nil }),
+        DBusProperty(
+          "AccelerometerName", changeSignal: .invalidates, get: { [weak self] in self?.probe()?.name ?? "" }),
+        DBusProperty(
+          "AvailableIntervals", changeSignal: .invalidates,
+          get: { [weak self] in self?.availableIntervals ?? [] }),
+        DBusProperty(
+          "ShortestInterval", changeSignal: .invalidates, get: { [weak self] in self?.shortestInterval ?? 0 }),
+        DBusProperty("LongestInterval", changeSignal: .constant, get: { MotionBusAPI.longestInterval }),
+        DBusProperty("MaxStreams", changeSignal: .constant, get: { UInt32(MotionBusAPI.maxStreams) }),
+        DBusProperty("Streams", get: { [weak self] in UInt32(self?.streams.count ?? 0) }),
+        DBusProperty("SensorInterval", get: { [weak self] in self?.sensorInterval ?? 0 }),
+        DBusProperty(
+          "DeviceOrientation", get: { [weak self] in self?.estimator.orientation.rawValue ?? "unknown" }),
+      ])
+  }
+
+  private func probe() -> (id: String, name: String, availableRates: [Double])? {
+    service?.motion?.shake?.input.probe()
+  }
+
+  /// The sampling intervals the sensor offers within the limits, shortest first.
+  private var availableIntervals: [Double] {
+    let rates = probe()?.availableRates ?? []
+    return rates.reversed().map { 1 / $0 }.filter {
+      $0 >= MotionBusAPI.shortestInterval - 1e-9 && $0 <= MotionBusAPI.longestInterval
+    }
+  }
+
+  /// The shortest interval a client may ask for: the API's limit, or the sensor's fastest period
+  /// when that is longer.
+  private var shortestInterval: Seconds {
+    let fastest = probe()?.availableRates.last.map { 1 / $0 } ?? 0
+    return max(MotionBusAPI.shortestInterval, fastest)
+  }
+
+  /// The period of the sensor now (0 while it is closed).
+  private var sensorInterval: Seconds {
+    guard let rate = service?.motion?.shake?.input.sensor?.rate, rate > 0 else { return 0 }
+    return 1 / rate
+  }
+
+  // MARK: Methods
+
+  private func checkCaller(_ call: DBusMethodCall, then body: @escaping (BusCaller) -> Void) {
+    checkBusCaller(call, connection: connection, logger: logger, then: body)
+  }
+
+  private func startUpdates(_ call: DBusMethodCall, kind: StreamKind) {
+    let interval = call.arguments.first?.double ?? .nan
+    guard interval.isFinite, interval > 0 else {
+      return call.reply(error: .invalidArgs("interval \(interval) s: it must be a number of seconds above 0"))
+    }
+    guard interval <= MotionBusAPI.longestInterval else {
+      return call.reply(
+        error: .invalidArgs(
+          "interval \(interval) s is longer than the longest, \(formatSeconds(MotionBusAPI.longestInterval)) s"
+        ))
+    }
+    checkCaller(call) { [weak self] _ in
+      guard let self else { return }
+      guard self.service?.motion?.shake != nil, self.probe() != nil else {
+        return call.reply(
+          error: DBusError(
+            MotionBusAPI.ErrorName.noAccelerometer,
+            self.service?.motion?.shake == nil
+              ? "motion is disabled in responderd's config ([motion] enabled = false)"
+              : "responderd finds no accelerometer"))
+      }
+      let shortest = self.shortestInterval
+      guard interval >= shortest - 1e-9 else {
+        return call.reply(
+          error: .invalidArgs(
+            "interval \(interval) s is shorter than the shortest, \(formatSeconds(shortest, decimals: 4)) s"))
+      }
+      guard self.streams.count < MotionBusAPI.maxStreams else {
+        return call.reply(
+          error: DBusError(
+            MotionBusAPI.ErrorName.tooManyStreams,
+            "responderd serves \(MotionBusAPI.maxStreams) motion streams already, the most it serves"))
+      }
+      do {
+        let (stream, clientEnd) = try self.open(kind: kind, busName: call.sender, interval: interval)
+        // The reply duplicates the descriptor: the client gets its own, ours is closed.
+        call.reply([.unixFD(clientEnd), .uint32(stream.id)])
+        close(clientEnd)
+        self.logger.info(
+          "motion-api: \(call.sender) streams \(kind.rawValue) every \(formatSeconds(interval, decimals: 4)) s (stream \(stream.id))"
+        )
+      } catch {
+        call.reply(error: DBusError(DBusError.Name.failed, "cannot create the stream's socket: \(error)"))
+      }
+    }
+  }
+
+  private func open(kind: StreamKind, busName: String, interval: Seconds) throws -> (Stream, Int32) {
+    var fds: [Int32] = [-1, -1]
+    let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+    guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { throw SystemError("socketpair") }
+    let id = nextID
+    nextID &+= 1
+    let stream = Stream(id: id, kind: kind, busName: busName, interval: interval, fd: fds[0])
+    do {
+      stream.source = try service?.loop.register(fd: fds[0], events: .readable) { [weak self] events in
+        self?.clientSide(of: id, events)
+      }
+    } catch {
+      close(fds[0])
+      close(fds[1])
+      throw error
+    }
+    streams[id] = stream
+    watch(busName)
+    demandChanged()
+    return (stream, fds[1])
+  }
+
+  /// The client wrote on its socket (ignored) or closed it (the stream ends).
+  private func clientSide(of id: UInt32, _ events: IOEvents) {
+    guard let stream = streams[id] else { return }
+    if events.isGone { return release(stream, reason: "its client closed the socket") }
+    var buffer = [UInt8](repeating: 0, count: 64)
+    let n = buffer.withUnsafeMutableBytes { recv(stream.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+    if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) {
+      release(stream, reason: "its client closed the socket")
+    }
+  }
+
+  private func stopUpdates(_ call: DBusMethodCall) {
+    let id = call.arguments.first?.uint32 ?? 0
+    checkCaller(call) { [weak self] _ in
+      guard let self else { return }
+      guard let stream = self.streams[id], stream.busName == call.sender else {
+        return call.reply(
+          error: DBusError(
+            MotionBusAPI.ErrorName.unknownStream, "this connection has no motion stream with id \(id)"))
+      }
+      self.release(stream, reason: "stopped")
+      call.reply([])
+    }
+  }
+
+  private func beginOrientation(_ call: DBusMethodCall) {
+    checkCaller(call) { [weak self] _ in
+      guard let self else { return }
+      self.orientationWatchers[call.sender, default: 0] += 1
+      self.watch(call.sender)
+      self.demandChanged()
+      call.reply([])
+    }
+  }
+
+  private func endOrientation(_ call: DBusMethodCall) {
+    checkCaller(call) { [weak self] _ in
+      guard let self else { return }
+      if let count = self.orientationWatchers[call.sender] {
+        self.orientationWatchers[call.sender] = count > 1 ? count - 1 : nil
+      }
+      self.unwatchIfUnused(call.sender)
+      self.demandChanged()
+      call.reply([])
+    }
+  }
+
+  // MARK: Clients
+
+  /// Releases the streams and orientation notifications of `busName` as soon as it leaves the bus.
+  private func watch(_ busName: String) {
+    guard watches[busName] == nil, let connection else { return }
+    watches[busName] = connection.watchNameOwner(busName) { [weak self] owner in
+      guard owner == nil, let self else { return }
+      self.watches.removeValue(forKey: busName)?.cancel()
+      for stream in self.streams.values where stream.busName == busName {
+        self.release(stream, reason: "\(busName) left the bus")
+      }
+      if self.orientationWatchers.removeValue(forKey: busName) != nil { self.demandChanged() }
+    }
+  }
+
+  private func unwatchIfUnused(_ busName: String) {
+    guard orientationWatchers[busName] == nil, !streams.values.contains(where: { $0.busName == busName })
+    else { return }
+    watches.removeValue(forKey: busName)?.cancel()
+  }
+
+  private func release(_ stream: Stream, reason: String) {
+    guard streams.removeValue(forKey: stream.id) != nil else { return }
+    stream.source?.remove()
+    close(stream.fd)
+    let dropped = stream.dropped > 0 ? ", \(stream.dropped) dropped (client too slow)" : ""
+    logger.info(
+      "motion-api: stream \(stream.id) of \(stream.busName) ended (\(reason)) after \(stream.sent) samples\(dropped)"
+    )
+    unwatchIfUnused(stream.busName)
+    demandChanged()
+  }
+
+  private func releaseAll(reason: String) {
+    for stream in streams.values { release(stream, reason: reason) }
+    for watch in watches.values { watch.cancel() }
+    watches.removeAll()
+    orientationWatchers.removeAll()
+    demandChanged()
+  }
+
+  private func demandChanged() {
+    guard let service else { return }
+    let fastest = streams.values.map { 1 / $0.interval }.max() ?? 0
+    service.motionStreams = MotionStreamDemand(
+      streams: streams.count, orientationWatchers: orientationWatchers.count, fastestRate: fastest)
+    var changed = ["Streams"]
+    let interval = sensorInterval
+    if interval != lastSensorInterval {
+      lastSensorInterval = interval
+      changed.append("SensorInterval")
+    }
+    try? object?.propertiesChanged(interface: MotionBusAPI.interface, changed)
+  }
+
+  // MARK: Samples
+
+  private func deliver(_ sample: MotionSample, gravity: Vector3) {
+    let previous = estimator.orientation
+    if estimator.update(gravity: gravity) != previous {
+      logger.info("motion-api: device orientation \(estimator.orientation)")
+      try? object?.propertiesChanged(interface: MotionBusAPI.interface, ["DeviceOrientation"])
+    }
+    // The tolerance of decimation: the actual spacing of samples, else the sensor's nominal one.
+    var period = sensorInterval
+    if let last = lastSampleTime, sample.t > last, sample.t - last < 1 { period = sample.t - last }
+    lastSampleTime = sample.t
+    guard !streams.isEmpty else { return }
+    let timestamp = UInt64(max(0, (sample.t * 1e9).rounded()))
+    // Core Motion's signs: the reading's opposite, in g (lying face up reads z = -1).
+    let toG = -1 / standardGravity
+    let a = sample.acceleration * toG
+    let g = gravity * toG
+    let user = a - g
+    var accelerometer: [UInt8]?
+    var deviceMotion: [UInt8]?
+    var gone: [Stream] = []
+    for stream in streams.values where stream.isDue(sample.t, period: period) {
+      let bytes: [UInt8]
+      switch stream.kind {
+      case .accelerometer:
+        if accelerometer == nil {
+          accelerometer = AccelerometerRecord(timestamp: timestamp, x: a.x, y: a.y, z: a.z).bytes
+        }
+        bytes = accelerometer!
+      case .deviceMotion:
+        if deviceMotion == nil {
+          deviceMotion =
+            DeviceMotionRecord(
+              timestamp: timestamp, gravity: (g.x, g.y, g.z), userAcceleration: (user.x, user.y, user.z)
+            ).bytes
+        }
+        bytes = deviceMotion!
+      }
+      let n = bytes.withUnsafeBytes {
+        send(stream.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+      }
+      if n == bytes.count {
+        stream.sent += 1
+      } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
+        stream.dropped += 1
+      } else {
+        gone.append(stream)
+      }
+    }
+    for stream in gone { release(stream, reason: "its socket failed") }
+  }
+
+  private func sensorClosed() {
+    if estimator.orientation != .unknown {
+      estimator.reset()
+      try? object?.propertiesChanged(interface: MotionBusAPI.interface, ["DeviceOrientation"])
+    }
+    for stream in streams.values { stream.nextDue = nil }
+    lastSampleTime = nil
+  }
+}

@@ -1,0 +1,316 @@
+import DBus
+import DBusTestSupport
+import EventLoop
+import EventTime
+import Foundation
+import IIOInput
+import Motion
+import ResponderClient
+import ResponderCore
+import Testing
+
+@testable import ResponderConfig
+@testable import ResponderdKit
+
+/// The daemon with the motion API on a private bus, sampling the emulated accelerometer.
+private final class MotionDaemon {
+  let bed: Testbed
+  let bus: PrivateBus
+  let loop: EventLoop
+  let service: Service
+  let api = MotionAPI()
+  let baseline: Int
+  /// Realtime minus monotonic seconds (the emulated sensor stamps scans on the realtime clock).
+  let offset: Double
+
+  init(chain: [String] = ["log"]) throws {
+    bed = try Testbed()
+    bus = try PrivateBus()
+    loop = try EventLoop()
+    var config = ResponderdConfig()
+    config.chain = chain
+    service = Service(config: config, loop: loop, logger: testLogger)
+    let busComponent = BusComponent(address: bus.address)
+    service.bus = busComponent
+    service.add(busComponent)
+    service.add(ResponderAPI())
+    service.add(MotionComponent())
+    service.add(api)
+    baseline = loop.registeredCount
+    offset = Double(realtimeNanoseconds()) / 1e9 - monotonicNow()
+    service.start()
+  }
+
+  var input: IIOInput? { service.motion?.shake?.input }
+
+  func connect() throws -> DBusConnection {
+    let connection = try bus.connect(loop: loop)
+    var owner: String?
+    let watch = connection.watchNameOwner(ResponderBusAPI.daemonName) { owner = $0 }
+    defer { watch.cancel() }
+    guard loop.run(until: { owner != nil }, timeout: 5) else { throw TestbedError(description: "no daemon") }
+    return connection
+  }
+
+  func call(_ connection: DBusConnection, _ method: String, _ arguments: [DBusValue] = []) throws(DBusError)
+    -> [DBusValue]
+  {
+    try connection.callAndWait(
+      destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
+      interface: MotionBusAPI.interface,
+      method: method, arguments: arguments, timeout: 5)
+  }
+
+  func property(_ connection: DBusConnection, _ name: String) throws -> DBusValue {
+    var result: Result<DBusValue, DBusError>?
+    connection.getProperty(
+      name, interface: MotionBusAPI.interface, path: ResponderBusAPI.daemonPath,
+      destination: ResponderBusAPI.daemonName, timeout: 5
+    ) { result = $0 }
+    _ = loop.run(until: { result != nil }, timeout: 6)
+    return try #require(result).get()
+  }
+
+  /// Starts a stream; its socket (non-blocking) and id.
+  func start(_ connection: DBusConnection, _ method: String = "StartAccelerometerUpdates", interval: Double)
+    throws -> (fd: Int32, id: UInt32)
+  {
+    let reply = try call(connection, method, [.double(interval)])
+    guard reply.count == 2, case .unixFD(let fd) = reply[0], let id = reply[1].uint32 else {
+      throw TestbedError(description: "unexpected reply \(reply)")
+    }
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    return (fd, id)
+  }
+
+  /// Feeds scans at `rate` Hz for `duration` s as they happen, with `raw(t)` (t from the start);
+  /// `each` runs every loop turn. Returns the monotonic start time.
+  @discardableResult
+  func feed(
+    rate: Double, duration: Double, raw: (Double) -> (Int, Int, Int) = { _ in (0, 0, 1023) },
+    each: () -> Void = {}
+  ) -> Double {
+    let start = monotonicNow()
+    var next = start
+    _ = loop.run(
+      until: {
+        var block: [UInt8] = []
+        while next <= monotonicNow(), next < start + duration {
+          let (x, y, z) = raw(next - start)
+          block += scan(x: x, y: y, z: z, timestamp: Int64((next + offset) * 1e9))
+          next += 1 / rate
+        }
+        if !block.isEmpty { bed.feed(block) }
+        each()
+        return monotonicNow() > start + duration + 0.05
+      }, timeout: duration + 5)
+    return start
+  }
+
+  func stop() {
+    for component in service.components.reversed() { component.stop() }
+  }
+}
+
+/// Every record waiting on a stream's socket.
+private func drain(_ fd: Int32, size: Int) -> [[UInt8]] {
+  var records: [[UInt8]] = []
+  var buffer = [UInt8](repeating: 0, count: 256)
+  while true {
+    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+    if n <= 0 { return records }
+    records.append(Array(buffer[0..<n]))
+  }
+}
+
+/// Whether the other end of a stream's socket was closed: end of file once the records waiting
+/// are read.
+private func isClosed(_ fd: Int32) -> Bool {
+  var buffer = [UInt8](repeating: 0, count: 256)
+  while true {
+    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+    if n <= 0 { return n == 0 }
+  }
+}
+
+extension IIOInputDeviceTests {
+  @Test("motion API: accelerometer samples at the interval asked, with the sensor's timestamps, in g")
+  func motionStreamInterval() throws {
+    let daemon = try MotionDaemon()
+    let client = try daemon.connect()
+    #expect(try daemon.property(client, "AccelerometerAvailable") == .bool(true))
+    #expect(try daemon.property(client, "AccelerometerName") == .string("bmc150_accel"))
+    #expect(try daemon.property(client, "ShortestInterval") == .double(0.005))
+    let intervals = try #require([Double](dbusValue: try daemon.property(client, "AvailableIntervals")))
+    let expected: [Double] = [125, 62.5, 31.25, 15.63, 7.81].map { 1 / $0 }
+    #expect(intervals == expected)
+    #expect(daemon.input?.sensor == nil, "properties are read without opening the sensor")
+
+    let (fd, _) = try daemon.start(client, interval: 0.05)
+    defer { close(fd) }
+    #expect(daemon.input?.sensor?.rate == 31.25, "the lowest rate at or above 20 Hz")
+    #expect(daemon.input?.sensor?.blockSamples == 1)
+    var records: [AccelerometerRecord] = []
+    let start = daemon.feed(
+      rate: 100, duration: 1,
+      each: {
+        records += drain(fd, size: AccelerometerRecord.size).compactMap { AccelerometerRecord(bytes: $0) }
+      })
+    #expect((19...21).contains(records.count), "\(records.count) samples in 1 s at 0.05 s")
+    let gaps = zip(records.dropFirst(), records).map { $0.seconds - $1.seconds }
+    #expect(gaps.allSatisfy { abs($0 - 0.05) < 0.0051 }, "\(gaps)")
+    // Timestamps are the scans' (fed every 10 ms from `start`), on CLOCK_MONOTONIC.
+    for record in records {
+      let k = ((record.seconds - start) * 100).rounded()
+      #expect(abs(record.seconds - (start + k / 100)) < 0.0005)
+    }
+    // Lying face up: Core Motion reads (0, 0, -1).
+    let last = try #require(records.last)
+    #expect(last.x == 0 && last.y == 0 && abs(last.z - (-1023 * 0.009582 / standardGravity)) < 1e-9)
+    daemon.stop()
+  }
+
+  @Test("motion API: two clients at different rates share one capture at the faster one")
+  func motionTwoClients() throws {
+    let daemon = try MotionDaemon()
+    let slow = try daemon.connect()
+    let fast = try daemon.connect()
+    let a = try daemon.start(slow, interval: 0.1)
+    let b = try daemon.start(fast, "StartDeviceMotionUpdates", interval: 0.02)
+    defer {
+      close(a.fd)
+      close(b.fd)
+    }
+    #expect(daemon.input?.sensor?.rate == 62.5)
+    #expect(try daemon.property(slow, "SensorInterval") == .double(0.016))
+    #expect(try daemon.property(slow, "Streams") == .uint32(2))
+    var slowRecords: [AccelerometerRecord] = []
+    var fastRecords: [DeviceMotionRecord] = []
+    daemon.feed(
+      rate: 62.5, duration: 1,
+      each: {
+        slowRecords += drain(a.fd, size: 32).compactMap { AccelerometerRecord(bytes: $0) }
+        fastRecords += drain(b.fd, size: 56).compactMap { DeviceMotionRecord(bytes: $0) }
+      })
+    #expect((9...11).contains(slowRecords.count), "\(slowRecords.count) at 0.1 s")
+    #expect((48...52).contains(fastRecords.count), "\(fastRecords.count) at 0.02 s")
+    // Still: gravity is the whole reading, no user acceleration.
+    let last = try #require(fastRecords.last)
+    #expect(abs(last.gravity.z - (-1023 * 0.009582 / standardGravity)) < 1e-6)
+    #expect(abs(last.userAcceleration.z) < 1e-6)
+
+    // The fast client stops: the sensor slows down to what the other asks.
+    _ = try daemon.call(fast, "StopUpdates", [.uint32(b.id)])
+    #expect(isClosed(b.fd))
+    #expect(daemon.input?.sensor?.rate == 15.63)
+    daemon.stop()
+  }
+
+  @Test(
+    "motion API: a client that closes its socket or leaves the bus is released; the last closes the sensor")
+  func motionClientsLeave() throws {
+    let daemon = try MotionDaemon()
+    let first = try daemon.connect()
+    let second = try daemon.connect()
+    let a = try daemon.start(first, interval: 0.05)
+    let b = try daemon.start(second, interval: 0.01)
+    defer { close(b.fd) }
+    #expect(daemon.api.streamCount == 2)
+    #expect(daemon.service.motion?.wantedBy == "2 motion streams")
+
+    // Killed mid-stream: its socket is closed; the daemon sees the hang-up at once.
+    daemon.feed(rate: 100, duration: 0.2)
+    close(a.fd)
+    _ = daemon.loop.run(until: { daemon.api.streamCount == 1 }, timeout: 2)
+    #expect(daemon.api.streamCount == 1)
+    #expect(daemon.input?.sensor?.rate == 125)
+
+    // Leaving the bus ends its streams: its socket reads end of file.
+    second.close()
+    _ = daemon.loop.run(until: { daemon.api.streamCount == 0 }, timeout: 3)
+    #expect(daemon.api.streamCount == 0)
+    #expect(isClosed(b.fd))
+    #expect(daemon.input?.sensor == nil, "the last client gone, the sensor is closed")
+    #expect(daemon.service.motion?.wantedBy == nil)
+    #expect(!daemon.service.motionInterest)
+    #expect(daemon.bed.attribute("buffer/enable") == "0")
+    daemon.stop()
+  }
+
+  @Test("motion API: bad requests get errors and change nothing")
+  func motionBadRequests() throws {
+    let daemon = try MotionDaemon()
+    let client = try daemon.connect()
+    for interval in [0, -1, 1e9, 0.001, Double.nan, .infinity] {
+      #expect(throws: DBusError.self, "interval \(interval)") {
+        try daemon.call(client, "StartAccelerometerUpdates", [.double(interval)])
+      }
+      do {
+        _ = try daemon.call(client, "StartDeviceMotionUpdates", [.double(interval)])
+      } catch {
+        #expect(error.name == DBusError.Name.invalidArgs, "\(interval): \(error)")
+        #expect(error.message.contains("interval"))
+      }
+    }
+    #expect(daemon.api.streamCount == 0 && daemon.input?.sensor == nil)
+    #expect(throws: DBusError.self) { try daemon.call(client, "StopUpdates", [.uint32(7)]) }
+
+    var fds: [Int32] = []
+    defer { for fd in fds { close(fd) } }
+    for _ in 0..<MotionBusAPI.maxStreams { fds.append(try daemon.start(client, interval: 0.1).fd) }
+    do {
+      _ = try daemon.call(client, "StartAccelerometerUpdates", [.double(0.1)])
+      Issue.record("one stream more than the most was served")
+    } catch {
+      #expect(error.name == MotionBusAPI.ErrorName.tooManyStreams)
+    }
+    #expect(daemon.api.streamCount == MotionBusAPI.maxStreams)
+    // Another connection cannot stop this one's streams.
+    let other = try daemon.connect()
+    do {
+      _ = try daemon.call(other, "StopUpdates", [.uint32(1)])
+      Issue.record("a stranger stopped a stream")
+    } catch {
+      #expect(error.name == MotionBusAPI.ErrorName.unknownStream)
+    }
+    #expect(daemon.api.streamCount == MotionBusAPI.maxStreams)
+    daemon.stop()
+  }
+
+  @Test("motion API: orientation follows a recorded turn, without flicker at 45°")
+  func motionOrientation() throws {
+    let daemon = try MotionDaemon()
+    let client = try daemon.connect()
+    var seen: [String] = []
+    client.onPropertiesChanged(path: ResponderBusAPI.daemonPath, interface: MotionBusAPI.interface) {
+      _, changed, _ in
+      if let value = changed["DeviceOrientation"]?.string { seen.append(value) }
+    }
+    #expect(try daemon.property(client, "DeviceOrientation") == .string("unknown"))
+    _ = try daemon.call(client, "BeginGeneratingDeviceOrientationNotifications")
+    #expect(daemon.input?.sensor != nil)
+    // Upright for 0.5 s, turned over 1 s to 45° and held there with ±3° of wobble for 1 s, then on
+    // to its side (the right edge up), held 0.5 s.
+    let g = 1023.0
+    daemon.feed(rate: 62.5, duration: 3) { t in
+      let degrees: Double
+      switch t {
+      case ..<0.5: degrees = 0
+      case ..<1.5: degrees = 45 * (t - 0.5)
+      case ..<2.5: degrees = 45 + 3 * sin(2 * .pi * 4 * t)
+      default: degrees = 90
+      }
+      let angle = degrees * .pi / 180
+      // The fixture's mount matrix reads the screen's x from raw y and its y from raw -x.
+      return (Int((-g * cos(angle)).rounded()), Int((g * sin(angle)).rounded()), 0)
+    }
+    _ = daemon.loop.run(until: { seen.count >= 2 }, timeout: 1)
+    #expect(seen == ["portrait", "landscapeLeft"])
+    #expect(try daemon.property(client, "DeviceOrientation") == .string("landscapeLeft"))
+    _ = try daemon.call(client, "EndGeneratingDeviceOrientationNotifications")
+    #expect(daemon.input?.sensor == nil)
+    _ = daemon.loop.run(until: { seen.count >= 3 }, timeout: 1)
+    #expect(seen.last == "unknown")
+    daemon.stop()
+  }
+}
