@@ -12,6 +12,10 @@ let package = Package(
     .library(name: "ResponderCore", targets: ["ResponderCore"]),
     .library(name: "TouchDispatch", targets: ["TouchDispatch"]),
     .library(name: "ResponderClient", targets: ["ResponderClient"]),
+    // Test doubles and testbeds for tests of downstream packages: the in-memory bus, the private
+    // dbus-daemon harness, the umockdev testbed.
+    .library(
+      name: "ResponderdTestKit", targets: ["ResponderdTestKit", "DBusTestSupport", "DeviceTestSupport"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -190,7 +194,7 @@ let package = Package(
       name: "ResponderdTests",
       dependencies: [
         "Responderd", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "EventLoop",
-        "RemoteControl",
+        "RemoteControl", "ResponderdTestKit",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -203,6 +207,10 @@ let package = Package(
     .target(
       name: "DBusTestSupport", dependencies: ["DBus", "EventLoop", "CDBus", "CSystemShims"],
       path: "Tests/DBusTestSupport",
+      swiftSettings: strict),
+    // The in-memory bus (MessageBus on virtual time, no dbus-daemon).
+    .target(
+      name: "ResponderdTestKit", dependencies: ["DBus", "ResponderCore"], path: "Tests/ResponderdTestKit",
       swiftSettings: strict),
     // umockdev testbed for the device tests (emulated evdev devices).
     .target(
@@ -224,7 +232,9 @@ let package = Package(
       path: "Benchmarks/MPRISRoundTrip", swiftSettings: strict),
     .testTarget(
       name: "MPRISTests",
-      dependencies: ["MPRIS", "Responderd", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore"],
+      dependencies: [
+        "MPRIS", "Responderd", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore", "ResponderdTestKit",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "DBusTests",

@@ -129,7 +129,7 @@ final class AppResponderRegistry {
   private let chain: HandlerChain
   let deadline: Double
   let logger: Logger
-  weak var connection: DBusConnection?
+  weak var connection: (any MessageBus)?
   private var lastID: UInt32 = 0
   /// Runs after every change of the registrations or the order.
   var onChange: (() -> Void)?

@@ -115,7 +115,8 @@ struct RespondCommand: ParsableCommand {
 
     var failureCode: ExitCode?
     var unregistered = false
-    link.bus.onDisconnected = { error in
+    link.bus.addObserver { event in
+      guard case .disconnected(let error) = event else { return }
       failureCode = DaemonLinkFailure.lostBus(error)
       link.loop.stop()
     }

@@ -37,7 +37,7 @@ extension IIOInputDeviceTests {
     let recorder = ShakeRecorder()
     let service = service(chain: [recorder.name], loop: loop, recorder: recorder)
     var records: [DispatchRecord] = []
-    service.onDispatch { records.append($0) }
+    service.addDispatchObserver { records.append($0) }
     service.start()
     let motion = try #require(service.motion)
     #expect(motion.wantedBy == recorder.name)
