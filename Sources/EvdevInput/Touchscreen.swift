@@ -107,8 +107,7 @@ public final class TouchscreenSource {
   public let input: TouchscreenInput
   private let window: Window
   private var source: IOSource?
-  /// Called once when reading stops: the device went away (unplugged, failing) or `close()`.
-  public var onGone: (() -> Void)?
+  private var goneObservers: [() -> Void] = []
 
   /// Opens `path` and starts reading it on `loop` into `window`, the screen being the window's
   /// bounds turned by `rotation`.
@@ -134,6 +133,10 @@ public final class TouchscreenSource {
     }
   }
 
+  /// Calls `observer` once when reading stops: the device went away (unplugged, failing) or
+  /// `close()`.
+  public func addGoneObserver(_ observer: @escaping () -> Void) { goneObservers.append(observer) }
+
   private func readable(_ events: IOEvents) {
     let restamp = !device.clockIsMonotonic
     let now = window.scheduler.now
@@ -152,6 +155,8 @@ public final class TouchscreenSource {
     source = nil
     input.cancel(at: window.scheduler.now)
     device.close()
-    onGone?()
+    let observers = goneObservers
+    goneObservers.removeAll()
+    for observer in observers { observer() }
   }
 }

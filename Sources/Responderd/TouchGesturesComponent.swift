@@ -51,9 +51,9 @@ public final class TouchGesturesComponent: ServiceComponent {
   public func stop() {
     watcher?.stop()
     watcher = nil
-    source?.onGone = nil
-    source?.close()
+    let closing = source
     source = nil
+    closing?.close()
     gestures = nil
   }
 
@@ -88,7 +88,7 @@ public final class TouchGesturesComponent: ServiceComponent {
     do {
       let source = try TouchscreenSource(
         device: device, window: gestures.window, loop: service.loop, rotation: config.rotation)
-      source.onGone = { [weak self] in self?.closed(path) }
+      source.addGoneObserver { [weak self] in self?.closed(path) }
       self.source = source
       self.gestures = gestures
       logger.info(
@@ -106,6 +106,7 @@ public final class TouchGesturesComponent: ServiceComponent {
   }
 
   private func closed(_ path: String) {
+    guard source != nil else { return }  // stopped, not gone
     logger.info("touch: touchscreen \(path) gone; waiting for one")
     source = nil
     gestures = nil

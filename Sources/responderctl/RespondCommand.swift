@@ -82,14 +82,15 @@ struct RespondCommand: ParsableCommand {
         return false
       }
     }
-    client.onDaemonLost = {
-      writeText("responderctl respond: responderd went away; registering again when it is back\n", to: 2)
-    }
-    client.onRegistered = { id in
-      writeText("responderctl respond: registered as responder \(id) for \(self.events)\n", to: 2)
-    }
-    client.onFirstResponderChanged = { isFirst in
-      writeText("responderctl respond: \(isFirst ? "is" : "is no longer") the first responder\n", to: 2)
+    client.addObserver { event in
+      switch event {
+      case .daemonLost:
+        writeText("responderctl respond: responderd went away; registering again when it is back\n", to: 2)
+      case .registered(let id):
+        writeText("responderctl respond: registered as responder \(id) for \(self.events)\n", to: 2)
+      case .firstResponderChanged(let isFirst):
+        writeText("responderctl respond: \(isFirst ? "is" : "is no longer") the first responder\n", to: 2)
+      }
     }
 
     var registration: Result<UInt32, DBusError>?

@@ -165,7 +165,7 @@ extension TouchDispatchDeviceTests {
     @Test func unplugCancelsTheTouch() throws {
       let rig = try Rig()
       var gone = false
-      rig.source.onGone = { gone = true }
+      rig.source.addGoneObserver { gone = true }
       #expect(try rig.send(finger(0, id: 20, x: 200, y: 400, at: 1) + [syn(at: 1)]) { !rig.left.log.isEmpty })
       #expect(rig.loop.registeredCount == rig.baseline + 1)
       rig.testbed.hangUp()
