@@ -1,26 +1,5 @@
 import ResponderCore
 
-/// A direction of seeking: forward (fast-forward, next held) or backward (rewind, previous held).
-public enum SeekDirection: Hashable, Sendable {
-  case forward
-  case backward
-
-  /// The event that starts seeking in this direction.
-  public var begin: EventSubtype {
-    self == .forward ? .remoteControlBeginSeekingForward : .remoteControlBeginSeekingBackward
-  }
-
-  /// The event that ends seeking in this direction.
-  public var end: EventSubtype {
-    self == .forward ? .remoteControlEndSeekingForward : .remoteControlEndSeekingBackward
-  }
-
-  /// The track-change event of a skip key in this direction (next or previous track).
-  public var skip: EventSubtype {
-    self == .forward ? .remoteControlNextTrack : .remoteControlPreviousTrack
-  }
-}
-
 /// What a mapped key does (DESIGN.md section 3).
 public enum KeyRole: Hashable, Sendable {
   /// Emits the event when the key goes down (play/pause, play, pause, stop).
@@ -58,38 +37,4 @@ public enum KeyRole: Hashable, Sendable {
     guard let role = Self.all.first(where: { $0.name.lowercased() == folded }) else { return nil }
     self = role
   }
-}
-
-/// Key codes of the media and remote-control keys (linux/input-event-codes.h).
-public enum MediaKey {
-  public static let playPause: UInt16 = 164  // KEY_PLAYPAUSE
-  public static let playCD: UInt16 = 200  // KEY_PLAYCD
-  public static let pauseCD: UInt16 = 201  // KEY_PAUSECD
-  public static let stopCD: UInt16 = 166  // KEY_STOPCD
-  public static let nextSong: UInt16 = 163  // KEY_NEXTSONG
-  public static let previousSong: UInt16 = 165  // KEY_PREVIOUSSONG
-  public static let fastForward: UInt16 = 208  // KEY_FASTFORWARD
-  public static let rewind: UInt16 = 168  // KEY_REWIND
-  public static let media: UInt16 = 226  // KEY_MEDIA (also KEY_HEADSETHOOK)
-}
-
-/// Which key code does what. The standard map is DESIGN.md section 3's table; headset keys are
-/// added on top of it per device (see `KeySettings.profile(for:)`).
-public struct KeyMap: Hashable, Sendable {
-  public var roles: [UInt16: KeyRole]
-
-  public init(roles: [UInt16: KeyRole]) { self.roles = roles }
-
-  /// KEY_PLAYPAUSE → togglePlayPause, KEY_PLAYCD → play, KEY_PAUSECD → pause, KEY_STOPCD → stop,
-  /// KEY_NEXTSONG / KEY_PREVIOUSSONG → skip or seek, KEY_FASTFORWARD / KEY_REWIND → seek.
-  public static let standard = KeyMap(roles: [
-    MediaKey.playPause: .onPress(.remoteControlTogglePlayPause),
-    MediaKey.playCD: .onPress(.remoteControlPlay),
-    MediaKey.pauseCD: .onPress(.remoteControlPause),
-    MediaKey.stopCD: .onPress(.remoteControlStop),
-    MediaKey.nextSong: .skip(.forward),
-    MediaKey.previousSong: .skip(.backward),
-    MediaKey.fastForward: .seek(.forward),
-    MediaKey.rewind: .seek(.backward),
-  ])
 }

@@ -133,10 +133,3 @@ public final class TouchGesturesComponent: ServiceComponent {
     }
   }
 }
-
-extension Service {
-  /// The touch gestures component, when the service has one.
-  public var touchGestures: TouchGesturesComponent? {
-    components.lazy.compactMap { $0 as? TouchGesturesComponent }.first
-  }
-}
