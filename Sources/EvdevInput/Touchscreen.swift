@@ -42,8 +42,6 @@ public final class TouchscreenDevice {
   public let isDirect: Bool
   /// Whether event times are on CLOCK_MONOTONIC (the device accepted EVIOCSCLOCKID).
   public var clockIsMonotonic: Bool { device.clockIsMonotonic }
-  /// How many SYN_DROPPED the device reported.
-  public var droppedCount: Int { device.droppedCount }
 
   /// Opens `path` and checks that it is a protocol B multitouch device.
   public init(path: String) throws(TouchscreenError) {

@@ -81,10 +81,6 @@ public final class IIOInput {
   public private(set) var isWanted = false
   /// The sensor being sampled, if any.
   public private(set) var sensor: Sensor?
-  /// Samples delivered since creation.
-  public private(set) var sampleCount = 0
-  /// Times a libiio context was created (each open and each hotplug rescan).
-  public private(set) var contextCount = 0
 
   private var context: IIOContext?
   private var polled: PolledCapture?
@@ -141,7 +137,6 @@ public final class IIOInput {
     let context: IIOContext
     do {
       context = try IIOContext()
-      contextCount += 1
     } catch {
       report("iio: no IIO context (\(error)); waiting for a sensor")
       return
@@ -171,7 +166,6 @@ public final class IIOInput {
     case .polled: useBuffer = false
     }
     let deliver: (MotionSample) -> Void = { [weak self] sample in
-      self?.sampleCount += 1
       guard let self else { return }
       for observer in self.sampleObservers { observer(sample) }
     }

@@ -83,7 +83,7 @@ extension IIOInputDeviceTests {
     let input = try #require(motion.shake?.input)
     #expect(motion.wantedBy == nil)
     #expect(!input.isWanted)
-    #expect(input.contextCount == 0)
+    #expect(input.sensor == nil)
     #expect(loop.registeredCount == baseline)
 
     // What the responder API does when an application registers for motion, then leaves.

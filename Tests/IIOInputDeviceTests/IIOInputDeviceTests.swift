@@ -209,14 +209,15 @@ struct IIOInputDeviceTests {
     let shake = ShakeInput(loop: loop, settings: settings, shake: ShakeSettings(), logger: testLogger) { _ in
     }
     shake.input.addSampleObserver { _ in samples += 1 }
+    var wakeups = 0
+    loop.addWakeupObserver { _ in wakeups += 1 }
     _ = watch.drain()
-    let wakeups = loop.wakeups
     loop.run(until: { false }, timeout: 0.5)
+    // No libiio context either: it would have read the sensor's sysfs files.
     #expect(watch.drain() == 0, "the sensor's files were opened or read")
-    #expect(loop.wakeups - wakeups <= 6, "the loop woke up \(loop.wakeups - wakeups) times")
+    #expect(wakeups <= 6, "the loop woke up \(wakeups) times")
     #expect(loop.registeredCount == baseline)
     #expect(loop.scheduler.pendingCount == 0)
-    #expect(shake.input.contextCount == 0)
     #expect(samples == 0)
 
     // Wanted: it is opened and read (so the watch above would have seen it).
