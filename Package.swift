@@ -238,7 +238,9 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "DBusTests",
-      dependencies: ["DBus", "DBusTestSupport", "DBusEchoPeer", "EventLoop", "ResponderCore"],
+      dependencies: [
+        "DBus", "DBusTestSupport", "DBusEchoPeer", "EventLoop", "ResponderCore", "ResponderdTestKit",
+      ],
       swiftSettings: strict),
   ]
 )
