@@ -45,7 +45,7 @@ public final class ResponderAPI: ServiceComponent {
       application: service.application, chain: service.chain, deadline: service.config.responders.deadline,
       logger: service.logger)
     self.registry = registry
-    registry.onChange = { [weak self] in self?.registrationsChanged() }
+    registry.addChangeObserver { [weak self] in self?.registrationsChanged() }
     service.application.addFirstResponderObserver { [weak self] _ in self?.registrationsChanged() }
     service.addDispatchObserver { [weak self] record in self?.published(record) }
     service.addMotionInterestObserver { [weak self] _ in
