@@ -1,4 +1,4 @@
-import ResponderCore
+import EventTime
 
 /// A method call waiting for its reply. `cancel()` drops it (the reply handler never runs).
 public final class DBusPendingCall {

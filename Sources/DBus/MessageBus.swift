@@ -1,4 +1,4 @@
-import ResponderCore
+import EventTime
 
 /// What happened to a bus connection, for its observers.
 public enum MessageBusEvent: Sendable, Equatable {

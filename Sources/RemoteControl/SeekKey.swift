@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// A fast-forward/rewind key: seeking from press to release.

@@ -1,5 +1,6 @@
 import DBus
 import EventLoop
+import EventTime
 import ResponderCore
 
 /// What happened to a `ResponderClient`, for its observers.

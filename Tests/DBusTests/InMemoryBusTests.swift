@@ -1,5 +1,5 @@
 import DBus
-import ResponderCore
+import EventTime
 import ResponderdTestKit
 import Testing
 

@@ -1,4 +1,5 @@
 import DBus
+import EventTime
 import MPRIS
 import ResponderCore
 import ResponderdTestKit

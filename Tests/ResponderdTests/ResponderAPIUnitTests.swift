@@ -1,8 +1,10 @@
 import DBus
 import EventLoop
+import EventTime
 import ResponderClient
+import ResponderConfig
 import ResponderCore
-import Responderd
+import ResponderdKit
 import ResponderdTestKit
 import Testing
 

@@ -1,0 +1,143 @@
+import EventLoop
+import EventTime
+import Logging
+import ResponderConfig
+import ResponderCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A part of the service with a life of its own: an input source, the bus connection, the API.
+public protocol ServiceComponent: AnyObject {
+  /// A short name for logs ("evdev", "iio", "bus").
+  var componentName: String { get }
+  /// Starts the component. It logs, in one line, what it found or did not find, and keeps
+  /// running when what it needs is missing (a device plugged in later, a bus that appears).
+  func start(in service: Service) throws
+  /// Stops it and releases its descriptors.
+  func stop()
+}
+
+/// The responderd service: one event loop, the application and its chain of handlers, and the
+/// components that feed it.
+public final class Service {
+  /// The configuration the service was started with.
+  public let config: ResponderdConfig
+  /// The one event loop every component and timer runs on.
+  public let loop: EventLoop
+  /// The clock of every timer of the service (the loop's; virtual time in tests).
+  public let scheduler: Scheduler
+  /// The application: event queue, first responder, dispatch.
+  public let application: Application
+  /// The handlers after the first responder, in the config's `chain` order.
+  public let chain: HandlerChain
+  /// Where components and handlers log.
+  public var logger: Logger
+  /// The components, in the order they were added (and started).
+  public private(set) var components: [ServiceComponent] = []
+  /// The session-bus connection, when the service has one (the standard components add it).
+  public var bus: BusComponent?
+  private var dispatchObservers: [(DispatchRecord) -> Void] = []
+  private var motionInterestObservers: [(Bool) -> Void] = []
+
+  /// A service without components; add them (`add(_:)`, `Components.addStandard(to:)`) and start it.
+  /// Its timers run on `scheduler` (the loop's when nil).
+  public init(config: ResponderdConfig, loop: EventLoop, scheduler: Scheduler? = nil, logger: Logger) {
+    self.config = config
+    self.loop = loop
+    self.scheduler = scheduler ?? loop.scheduler
+    self.logger = logger
+    application = Application(scheduler: self.scheduler)
+    application.beginReceivingRemoteControlEvents()
+    chain = HandlerChain(application: application)
+    application.addDispatchObserver { [weak self] record in self?.dispatched(record) }
+  }
+
+  /// Adds a component; it is started by `start()` (or at once when the service already runs).
+  public func add(_ component: ServiceComponent) {
+    components.append(component)
+  }
+
+  /// Calls `observer` with the record of every dispatched event.
+  public func addDispatchObserver(_ observer: @escaping (DispatchRecord) -> Void) {
+    dispatchObservers.append(observer)
+  }
+
+  /// Handlers by name, for the config's `chain`; components add theirs (`mpris`, `command`).
+  public var handlerFactories: [String: (Service) -> Handler] = [
+    "log": { service in EventLogHandler(settings: service.config.log, logger: service.logger) },
+    "command": { service in
+      CommandHandler(settings: service.config.command, children: service.children, logger: service.logger)
+    },
+  ]
+
+  /// The programs the service started (the `command` handler's), reaped on the loop.
+  public private(set) lazy var children = ChildProcesses(loop: loop)
+
+  /// Builds the chain from the config and starts every component. A component that fails to
+  /// start is logged and left out; the service keeps running.
+  public func start() {
+    var handlers: [Handler] = []
+    for name in config.chain {
+      if let make = handlerFactories[name] {
+        handlers.append(make(self))
+      } else {
+        logger.notice("handler '\(name)' is not available in this build; left out of the chain")
+      }
+    }
+    chain.setHandlers(handlers)
+    logger.info("chain: \(chain.responders.map(\.responderName).joined(separator: " → ")) → dropped")
+    updateMotionInterest()
+    for component in components {
+      do {
+        try component.start(in: self)
+      } catch {
+        logger.error("\(component.componentName): \(error)")
+      }
+    }
+  }
+
+  /// Runs until SIGTERM or SIGINT, then stops every component and returns.
+  public func run() throws {
+    try loop.onSignals([SIGTERM, SIGINT]) { [weak self] signal in
+      self?.logger.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"), stopping")
+      self?.loop.stop()
+    }
+    start()
+    loop.run()
+    for component in components.reversed() { component.stop() }
+  }
+
+  // MARK: Motion interest
+
+  /// Whether someone wants motion events now: a handler of the chain that asks for them (`command`
+  /// with a `shake…` command; see `Handler.wantedEventTypes`) or an application registered over
+  /// D-Bus for `motion`. The motion source samples the accelerometer only while this is true.
+  /// Set once the chain is built in `start()`, before the components start.
+  public private(set) var motionInterest = false
+
+  /// Calls `observer` with the new value each time `motionInterest` changes (not for the value it
+  /// has when the observer is added: read `motionInterest` then).
+  public func addMotionInterestObserver(_ observer: @escaping (Bool) -> Void) {
+    motionInterestObservers.append(observer)
+  }
+
+  /// How many applications registered over D-Bus take motion events (kept by the responder API).
+  public internal(set) var motionApplications = 0 {
+    didSet { updateMotionInterest() }
+  }
+
+  func updateMotionInterest() {
+    let wanted = chain.wants(.motion) || motionApplications > 0
+    guard wanted != motionInterest else { return }
+    motionInterest = wanted
+    logger.info("motion: \(wanted ? "wanted" : "no longer wanted") by the chain")
+    for observer in motionInterestObservers { observer(wanted) }
+  }
+
+  private func dispatched(_ record: DispatchRecord) {
+    logger.debug("dispatch: \(record)")
+    for observer in dispatchObservers { observer(record) }
+  }
+}
