@@ -62,7 +62,7 @@ public final class MotionAPI: ServiceComponent {
   }
 
   private weak var service: Service?
-  private var connection: DBusConnection?
+  private var connection: (any MessageBus)?
   private var object: DBusExportedObject?
   private var logger = Logger(label: "responderd")
   private var streams: [UInt32: Stream] = [:]
@@ -86,14 +86,22 @@ public final class MotionAPI: ServiceComponent {
     self.service = service
     logger = service.logger
     if let shake = service.motion?.shake {
-      shake.onSample = { [weak self] sample, gravity in self?.deliver(sample, gravity: gravity) }
-      shake.onSensorClosed = { [weak self] in self?.sensorClosed() }
+      // After the shake detector's observer: its gravity estimate includes the sample.
+      shake.input.addSampleObserver { [weak self, detector = shake.detector] sample in
+        self?.deliver(sample, gravity: detector.gravity)
+      }
+      shake.input.addSensorObserver { [weak self] change in
+        if case .closed = change { self?.sensorClosed() }
+      }
     }
     guard let bus = service.bus else { return }
-    bus.withConnection { [weak self] connection in self?.attach(connection) }
-    bus.onConnected { [weak self] _ in
-      // Streams belong to connections of the bus we had before: all gone.
-      self?.releaseAll(reason: "responderd reconnected to the bus")
+    bus.withConnection { [weak self] connection in
+      self?.attach(connection)
+      connection.addObserver { [weak self] event in
+        guard case .connected = event else { return }
+        // Streams belong to connections of the bus we had before: all gone.
+        self?.releaseAll(reason: "responderd reconnected to the bus")
+      }
     }
   }
 
@@ -102,7 +110,7 @@ public final class MotionAPI: ServiceComponent {
     object?.remove(interface: MotionBusAPI.interface)
   }
 
-  private func attach(_ connection: DBusConnection) {
+  private func attach(_ connection: any MessageBus) {
     self.connection = connection
     do {
       if let object = connection.exportedObject(at: ResponderBusAPI.daemonPath) {
