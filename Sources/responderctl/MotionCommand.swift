@@ -10,8 +10,8 @@ import ResponderdKit
 struct MotionCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "motion",
-    abstract: "Analyze accelerometer traces with the shake detector, or record one.",
-    subcommands: [MotionAnalyzeCommand.self, MotionRecordCommand.self])
+    abstract: "Analyze accelerometer traces with the shake detector, record one, or watch live samples.",
+    subcommands: [MotionAnalyzeCommand.self, MotionRecordCommand.self, MotionWatchCommand.self])
 }
 
 /// `responderctl motion analyze FILE.csv [--config F] [--plot OUT.svg]`.

@@ -314,3 +314,77 @@ extension IIOInputDeviceTests {
     daemon.stop()
   }
 }
+
+extension IIOInputDeviceTests {
+  @Test("responderctl motion watch prints samples live; killed mid-stream, its stream is released")
+  func motionWatchCommand() throws {
+    let daemon = try MotionDaemon()
+    let responderctl = try BuiltProducts.path(of: "responderctl")
+    let watch = try ChildProcess(
+      [responderctl, "motion", "watch", "--interval", "0.05", "--json", "--count", "10"],
+      environment: daemon.bus.environment, stdout: .capture, stderr: .capture)
+    var text = ""
+    daemon.feed(
+      rate: 100, duration: 1,
+      each: {
+        watch.readAvailable()
+        text += watch.takeBufferedOutput()
+      })
+    _ = try watch.waitForExit(timeout: 5)
+    text += try watch.readToEnd(timeout: 2)
+    let lines = text.split(separator: "\n")
+    #expect(lines.count == 10, "\(text)")
+    #expect(
+      lines.allSatisfy { $0.hasPrefix("{\"timestamp\": ") && $0.hasSuffix("\"z\": -0.999565}") }, "\(text)")
+    _ = daemon.loop.run(until: { daemon.api.streamCount == 0 }, timeout: 2)
+    #expect(daemon.api.streamCount == 0)
+
+    // A client killed mid-stream.
+    let victim = try ChildProcess(
+      [responderctl, "motion", "watch", "--interval", "0.01"], environment: daemon.bus.environment,
+      stdout: .null, stderr: .null)
+    daemon.feed(rate: 100, duration: 0.5, each: {})
+    _ = daemon.loop.run(until: { daemon.api.streamCount == 1 }, timeout: 3)
+    #expect(daemon.api.streamCount == 1)
+    #expect(daemon.input?.sensor?.rate == 125)
+    victim.signal(SIGKILL)
+    _ = try victim.waitForExit(timeout: 5)
+    #expect(daemon.loop.run(until: { daemon.api.streamCount == 0 }, timeout: 2), "released at once")
+    #expect(daemon.input?.sensor == nil)
+    daemon.stop()
+  }
+
+  @Test("MotionManager: device motion at its interval, and the orientation with its observer")
+  func motionManager() throws {
+    let daemon = try MotionDaemon()
+    let manager = MotionManager(connection: try daemon.connect())
+    var orientations: [DeviceOrientation] = []
+    manager.addDeviceOrientationObserver { orientations.append($0) }
+    manager.beginGeneratingDeviceOrientationNotifications()
+    manager.deviceMotionUpdateInterval = 0.1
+    var samples: [DeviceMotion] = []
+    var errors: [DBusError] = []
+    manager.startDeviceMotionUpdates { data, error in
+      if let data { samples.append(data) }
+      if let error { errors.append(error) }
+    }
+    _ = daemon.loop.run(until: { daemon.api.streamCount == 1 }, timeout: 3)
+    // Face up, then a push along x for 0.2 s.
+    daemon.feed(rate: 100, duration: 1) { t in t >= 0.5 && t < 0.7 ? (0, 300, 1023) : (0, 0, 1023) }
+    #expect(errors.isEmpty)
+    #expect((9...11).contains(samples.count), "\(samples.count)")
+    #expect(manager.isDeviceMotionActive)
+    #expect(manager.deviceOrientation == .faceUp && orientations == [.faceUp])
+    let pushed = samples.filter { $0.timestamp - (samples.first?.timestamp ?? 0) > 0.45 }.prefix(2)
+    // Core Motion's signs: a push toward the right edge reads negative x.
+    #expect(pushed.contains { $0.userAcceleration.x < -0.1 }, "\(samples.map(\.userAcceleration))")
+    #expect(samples.allSatisfy { abs($0.gravity.z + 1) < 0.05 })
+
+    manager.stopDeviceMotionUpdates()
+    manager.endGeneratingDeviceOrientationNotifications()
+    #expect(manager.deviceOrientation == .unknown)
+    _ = daemon.loop.run(until: { daemon.input?.sensor == nil }, timeout: 3)
+    #expect(daemon.api.streamCount == 0 && daemon.input?.sensor == nil)
+    daemon.stop()
+  }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import DBus
+import EventLoop
+import ResponderClient
+import ResponderTools
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `responderctl motion watch`: samples from the running responderd, live, through the motion API.
+struct MotionWatchCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "watch",
+    abstract: "Print accelerometer (or device-motion) samples from the running responderd, live.",
+    discussion: """
+      Asks responderd for a stream (org.responderd.Motion1) and prints one line per sample: the \
+      timestamp (CLOCK_MONOTONIC seconds) and x y z in g, Core Motion's axes and signs (lying face \
+      up reads 0 0 -1); with --device-motion, gravity then user acceleration. Stops after --count \
+      samples, --seconds, or Ctrl-C.
+      """)
+
+  @Option(help: "Seconds between samples.")
+  var interval: Double = 0.1
+
+  @Flag(help: "Device motion (gravity and user acceleration) instead of the raw accelerometer.")
+  var deviceMotion = false
+
+  @Flag(help: "One JSON object per line.")
+  var json = false
+
+  @Option(help: "Stop after this many samples.")
+  var count: Int?
+
+  @Option(help: "Stop after this many seconds.")
+  var seconds: Double?
+
+  func validate() throws {
+    if !(interval > 0) { throw ValidationError("--interval must be positive") }
+    if let count, count <= 0 { throw ValidationError("--count must be positive") }
+    if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be positive") }
+  }
+
+  func run() throws {
+    let link = try DaemonLink.connect()
+    let loop = link.loop
+    try loop.onSignals([SIGINT, SIGTERM]) { _ in loop.stop() }
+    let manager = MotionManager(connection: link.bus)
+    var received = 0
+    var failed: DBusError?
+    func printed(_ line: String) {
+      // Samples read together arrive together: none after the count.
+      if let count, received >= count { return }
+      output(line)
+      received += 1
+      if let count, received >= count { loop.stop() }
+    }
+    func number(_ value: Double) -> String { formatNumber(value, decimals: 6) }
+    if deviceMotion {
+      manager.deviceMotionUpdateInterval = interval
+      manager.startDeviceMotionUpdates { data, error in
+        guard let data else {
+          failed = error
+          return loop.stop()
+        }
+        let g = data.gravity
+        let u = data.userAcceleration
+        if json {
+          printed(
+            JSON.object([
+              ("timestamp", .raw(formatNumber(data.timestamp, decimals: 9))),
+              ("gravity", .array([g.x, g.y, g.z].map { .raw(number($0)) })),
+              ("userAcceleration", .array([u.x, u.y, u.z].map { .raw(number($0)) })),
+            ]).text)
+        } else {
+          printed(
+            ([formatNumber(data.timestamp, decimals: 6)] + [g.x, g.y, g.z, u.x, u.y, u.z].map(number))
+              .joined(separator: " "))
+        }
+      }
+    } else {
+      manager.accelerometerUpdateInterval = interval
+      manager.startAccelerometerUpdates { data, error in
+        guard let data else {
+          failed = error
+          return loop.stop()
+        }
+        let a = data.acceleration
+        if json {
+          printed(
+            JSON.object([
+              ("timestamp", .raw(formatNumber(data.timestamp, decimals: 9))), ("x", .raw(number(a.x))),
+              ("y", .raw(number(a.y))), ("z", .raw(number(a.z))),
+            ]).text)
+        } else {
+          printed(
+            ([formatNumber(data.timestamp, decimals: 6)] + [a.x, a.y, a.z].map(number)).joined(separator: " ")
+          )
+        }
+      }
+    }
+    var timer: ScheduledTimer?
+    if let seconds { timer = loop.scheduler.schedule(after: seconds) { loop.stop() } }
+    defer { timer?.cancel() }
+    loop.run()
+    manager.stopAccelerometerUpdates()
+    manager.stopDeviceMotionUpdates()
+    link.bus.flush()
+    if let failed {
+      throw failure(failed.message.isEmpty ? failed.name : failed.message)
+    }
+  }
+}
