@@ -243,7 +243,9 @@ public final class MotionAPI: ServiceComponent {
 
   private func open(kind: StreamKind, busName: String, interval: Seconds) throws -> (Stream, Int32) {
     var fds: [Int32] = [-1, -1]
-    let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+    // Blocking for the client (its end is its own to read as it likes); the daemon never waits on
+    // its end: every send and recv is MSG_DONTWAIT.
+    let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
     guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { throw SystemError("socketpair") }
     let id = nextID
     nextID &+= 1
@@ -381,9 +383,10 @@ public final class MotionAPI: ServiceComponent {
     let timestamp = UInt64(max(0, (sample.t * 1e9).rounded()))
     // Core Motion's signs: the reading's opposite, in g (lying face up reads z = -1).
     let toG = -1 / standardGravity
-    let a = sample.acceleration * toG
-    let g = gravity * toG
-    let user = a - g
+    // (+ .zero: an axis reading 0 reads +0, not -0.)
+    let a = sample.acceleration * toG + .zero
+    let g = gravity * toG + .zero
+    let user = a - g + .zero
     var accelerometer: [UInt8]?
     var deviceMotion: [UInt8]?
     var gone: [Stream] = []

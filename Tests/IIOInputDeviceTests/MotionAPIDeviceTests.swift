@@ -388,3 +388,37 @@ extension IIOInputDeviceTests {
     daemon.stop()
   }
 }
+
+extension IIOInputDeviceTests {
+  @Test("the Python example (python3-gi) reads the stream")
+  func motionPythonExample() throws {
+    let python = "/usr/bin/python3"
+    guard access(python, X_OK) == 0 else {
+      Issue.record("\(python) is missing: install python3-gi (scripts/packages.txt)")
+      return
+    }
+    let daemon = try MotionDaemon()
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("examples/python-motion/motion_watch.py").path
+    let example = try ChildProcess(
+      [python, script, "--interval", "0.05", "--count", "5"], environment: daemon.bus.environment,
+      stdout: .capture, stderr: .capture)
+    var text = ""
+    daemon.feed(
+      rate: 100, duration: 1,
+      each: {
+        example.readAvailable()
+        text += example.takeBufferedOutput()
+      })
+    #expect(ChildProcess.exitCode(try example.waitForExit(timeout: 5)) == 0)
+    text += try example.readToEnd(timeout: 2)
+    let lines = text.split(separator: "\n")
+    #expect(lines.count == 5, "\(text)")
+    let times = lines.compactMap { $0.split(separator: " ").first.flatMap { Double($0) } }
+    #expect(zip(times.dropFirst(), times).allSatisfy { abs($0 - $1 - 0.05) < 0.006 }, "\(text)")
+    #expect(lines.allSatisfy { $0.hasSuffix(" 0.000000 0.000000 -0.999565") }, "\(text)")
+    _ = daemon.loop.run(until: { daemon.api.streamCount == 0 }, timeout: 2)
+    #expect(daemon.api.streamCount == 0, "the example's exit ends its stream")
+    daemon.stop()
+  }
+}
