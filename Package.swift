@@ -172,6 +172,15 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/MotionCost", swiftSettings: strict),
+    // What the motion API costs the daemon: 1 and 10 clients at 100 Hz beside sampling alone.
+    .executableTarget(
+      name: "MotionStreams",
+      dependencies: [
+        "CUmockdev", "DBus", "DBusTestSupport", "EventLoop", "ResponderClient", "ResponderConfig",
+        "ResponderdKit",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Benchmarks/MotionStreams", swiftSettings: strict),
     // Shake accuracy over the real-motion corpus, responderd against seismic's algorithm.
     .executableTarget(
       name: "ShakeAccuracy",
