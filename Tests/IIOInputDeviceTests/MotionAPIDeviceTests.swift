@@ -23,8 +23,9 @@ private final class MotionDaemon {
   /// Realtime minus monotonic seconds (the emulated sensor stamps scans on the realtime clock).
   let offset: Double
 
-  init(chain: [String] = ["log"]) throws {
+  init(chain: [String] = ["log"], prepare: (Testbed) throws -> Void = { _ in }) throws {
     bed = try Testbed()
+    try prepare(bed)
     bus = try PrivateBus()
     loop = try EventLoop()
     var config = ResponderdConfig()
@@ -419,6 +420,37 @@ extension IIOInputDeviceTests {
     #expect(lines.allSatisfy { $0.hasSuffix(" 0.000000 0.000000 -0.999565") }, "\(text)")
     _ = daemon.loop.run(until: { daemon.api.streamCount == 0 }, timeout: 2)
     #expect(daemon.api.streamCount == 0, "the example's exit ends its stream")
+    daemon.stop()
+  }
+}
+
+extension IIOInputDeviceTests {
+  @Test("motion API: with the buffer held by another (iio-sensor-proxy), streams go on through polled capture")
+  func motionStreamsBesideSensorProxy() throws {
+    let daemon = try MotionDaemon { bed in
+      // What iio-sensor-proxy leaves behind: the buffer is enabled and cannot be taken (the
+      // kernel answers EBUSY; here writing buffer/enable fails because it is a directory).
+      let enable = bed.root + Testbed.sysPath + "/buffer/enable"
+      try FileManager.default.removeItem(atPath: enable)
+      try FileManager.default.createDirectory(atPath: enable, withIntermediateDirectories: false)
+    }
+    let client = try daemon.connect()
+    let (fd, _) = try daemon.start(client, interval: 0.05)
+    defer { close(fd) }
+    #expect(daemon.input?.sensor?.mode == "polled")
+    var records: [AccelerometerRecord] = []
+    let start = monotonicNow()
+    _ = daemon.loop.run(
+      until: {
+        records += drain(fd, size: AccelerometerRecord.size).compactMap { AccelerometerRecord(bytes: $0) }
+        return monotonicNow() > start + 1
+      }, timeout: 3)
+    #expect((18...22).contains(records.count), "\(records.count) samples in 1 s at 0.05 s")
+    #expect(zip(records.dropFirst(), records).allSatisfy { $0.timestamp > $1.timestamp })
+    // The fixture's raw (12, -987, 51) through the mount matrix, in Core Motion's signs.
+    let last = try #require(records.last)
+    #expect(abs(last.x - 987 * 0.009582 / standardGravity) < 1e-9, "\(last)")
+    #expect(abs(last.y - 12 * 0.009582 / standardGravity) < 1e-9, "\(last)")
     daemon.stop()
   }
 }
