@@ -425,7 +425,8 @@ extension IIOInputDeviceTests {
 }
 
 extension IIOInputDeviceTests {
-  @Test("motion API: with the buffer held by another (iio-sensor-proxy), streams go on through polled capture")
+  @Test(
+    "motion API: with the buffer held by another (iio-sensor-proxy), streams go on through polled capture")
   func motionStreamsBesideSensorProxy() throws {
     let daemon = try MotionDaemon { bed in
       // What iio-sensor-proxy leaves behind: the buffer is enabled and cannot be taken (the
