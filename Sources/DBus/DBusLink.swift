@@ -1,6 +1,6 @@
 internal import CDBus
 import EventLoop
-import ResponderCore
+import EventTime
 
 /// One libdbus connection (one socket) wired into the event loop: watches become epoll
 /// registrations, timeouts become scheduler timers, and incoming messages are queued for the

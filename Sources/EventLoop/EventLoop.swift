@@ -1,6 +1,6 @@
 import CSystemShims
+import EventTime
 import HeapModule
-import ResponderCore
 
 #if canImport(Glibc)
   import Glibc

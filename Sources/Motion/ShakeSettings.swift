@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// The thresholds of the shake detector. Accelerations are in g (9.80665 m/s²), times in seconds.

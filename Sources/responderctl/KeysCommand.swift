@@ -1,5 +1,6 @@
 import ArgumentParser
-import Responderd
+import ResponderConfig
+import ResponderTools
 
 /// `responderctl keys`: the headset and media key tools.
 struct KeysCommand: ParsableCommand {

@@ -2,7 +2,9 @@ import ArgumentParser
 import EventLoop
 import Logging
 import Motion
-import Responderd
+import ResponderConfig
+import ResponderTools
+import ResponderdKit
 
 /// `responderctl motion`: the offline shake tools.
 struct MotionCommand: ParsableCommand {

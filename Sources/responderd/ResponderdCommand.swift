@@ -1,6 +1,7 @@
 import EventLoop
 import Logging
-import Responderd
+import ResponderConfig
+import ResponderdKit
 
 #if canImport(Glibc)
   import Glibc

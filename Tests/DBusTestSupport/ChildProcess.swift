@@ -1,5 +1,6 @@
 import CDBus
 import CSystemShims
+import EventTime
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,5 @@
 import EventLoop
 import Glibc
-import ResponderCore
 import Testing
 
 @Suite(.serialized) struct EventLoopTests {

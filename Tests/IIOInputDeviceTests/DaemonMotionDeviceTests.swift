@@ -1,4 +1,5 @@
 import EventLoop
+import EventTime
 import Foundation
 import IIOInput
 import Logging
@@ -6,7 +7,8 @@ import Motion
 import ResponderCore
 import Testing
 
-@testable import Responderd
+@testable import ResponderConfig
+@testable import ResponderdKit
 
 /// A handler that takes motion events and remembers them.
 private final class ShakeRecorder: Handler {
