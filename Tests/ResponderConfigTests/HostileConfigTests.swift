@@ -1,4 +1,4 @@
-import Responderd
+import ResponderConfig
 import Testing
 
 /// Configs written to break the reader (issue 16): they are refused with the file and line, and
