@@ -83,7 +83,8 @@ public final class AppResponder: OfferingResponder {
       case .failure(let error):
         let reason =
           error.name == DBusError.Name.noReply
-          ? "no answer to \(method) within \(formatMilliseconds(deadline))" : "\(method) failed: \(error)"
+          ? "no answer to \(method) within \(formatMilliseconds(deadline))"
+          : "\(method) failed: \(error.name.loggable): \(error.message.loggable)"
         self.noteFailure(reason)
         decision.resolve(handled: false)
       }
@@ -210,7 +211,7 @@ final class AppResponderRegistry {
     apps.removeAll { $0 === app }
     stack.removeAll { $0 === app }
     app.markRemoved(successor: successor)
-    logger.info("responders: \(app.name) (\(app.busName) \(app.path)) removed: \(reason)")
+    logger.info("responders: \(app.name) (\(app.busName.loggable) \(app.path.loggable)) removed: \(reason)")
     if wasFirst {
       _ = app.resignFirstResponder()
       restorePreviousFirstResponder()

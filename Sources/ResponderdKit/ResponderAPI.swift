@@ -207,7 +207,8 @@ public final class ResponderAPI: ServiceComponent {
       }
       guard uid == getuid() else {
         self?.logger.warning(
-          "responders: refused \(call.member) from \(sender): it runs as uid \(uid), not as uid \(getuid())")
+          "responders: refused \(call.member) from \(sender.loggable): it runs as uid \(uid), not as uid \(getuid())"
+        )
         call.reply(
           error: DBusError(
             DBusError.Name.accessDenied,
@@ -228,7 +229,8 @@ public final class ResponderAPI: ServiceComponent {
             ResponderBusAPI.ErrorName.unknownResponder, "no responder is registered with id \(id)"))
       }
       guard app.busName == call.sender else {
-        self?.logger.notice("responders: refused \(call.member)(\(id)) from \(call.sender): not its owner")
+        self?.logger.notice(
+          "responders: refused \(call.member)(\(id)) from \(call.sender.loggable): not its owner")
         return call.reply(
           error: DBusError(
             ResponderBusAPI.ErrorName.notOwner,
@@ -265,7 +267,8 @@ public final class ResponderAPI: ServiceComponent {
       let app = registry.add(
         busName: sender, path: path, eventTypes: types, processName: caller.pid.flatMap(processName(of:)))
       self.logger.info(
-        "responders: \(app.name) registered (\(sender) \(path)) for \(Self.names(types).stringArray ?? [])")
+        "responders: \(app.name) registered (\(sender.loggable) \(path.loggable)) for \(Self.names(types).stringArray ?? [])"
+      )
       self.watch(sender)
       call.reply([.uint32(app.id)])
     }
@@ -298,10 +301,13 @@ public final class ResponderAPI: ServiceComponent {
     checkOwner(call) { [weak self] app in
       guard let self, let registry = self.registry else { return }
       if registry.firstResponder === app { return call.reply([.bool(true)]) }
-      self.readFlag("CanBecomeFirstResponder", of: app, default: false) { canBecome in
+      self.readFlag("CanBecomeFirstResponder", of: app, default: false) { canBecome, answered in
         app.canBecome = canBecome
         guard canBecome else {
-          self.logger.info("responders: \(app.name) cannot become first responder (CanBecomeFirstResponder)")
+          if answered {
+            self.logger.info(
+              "responders: \(app.name) cannot become first responder (CanBecomeFirstResponder)")
+          }
           return call.reply([.bool(false)])
         }
         let finish = {
@@ -310,7 +316,7 @@ public final class ResponderAPI: ServiceComponent {
           call.reply([.bool(accepted)])
         }
         guard let current = registry.firstResponder, current !== app else { return finish() }
-        self.readFlag("CanResignFirstResponder", of: current, default: true) { canResign in
+        self.readFlag("CanResignFirstResponder", of: current, default: true) { canResign, _ in
           current.canResign = canResign
           if !canResign {
             self.logger.info("responders: \(current.name) refuses to resign first responder for \(app.name)")
@@ -327,7 +333,7 @@ public final class ResponderAPI: ServiceComponent {
       guard registry.firstResponder === app else {
         return call.reply([.bool(registry.resignFirstResponder(app))])
       }
-      self.readFlag("CanResignFirstResponder", of: app, default: true) { canResign in
+      self.readFlag("CanResignFirstResponder", of: app, default: true) { canResign, _ in
         app.canResign = canResign
         call.reply([.bool(registry.resignFirstResponder(app))])
       }
@@ -335,16 +341,33 @@ public final class ResponderAPI: ServiceComponent {
   }
 
   /// Reads a boolean property of an application's responder object, with the deadline; `default`
-  /// when it is absent, unreadable or late.
+  /// when it is absent, unreadable or late, which is logged as such (not as the app's answer).
+  /// `body` gets the value and whether the application gave it.
   private func readFlag(
-    _ property: String, of app: AppResponder, default value: Bool, then body: @escaping (Bool) -> Void
+    _ property: String, of app: AppResponder, default value: Bool,
+    then body: @escaping (_ flag: Bool, _ answered: Bool) -> Void
   ) {
-    guard let connection, let registry else { return body(value) }
+    guard let connection, let registry else { return body(value, false) }
+    let deadline = registry.deadline
     connection.getProperty(
       property, interface: ResponderBusAPI.responderInterface, path: app.path, destination: app.busName,
-      timeout: registry.deadline
-    ) { result in
-      if case .success(.bool(let flag)) = result { body(flag) } else { body(value) }
+      timeout: deadline
+    ) { [weak self] result in
+      switch result {
+      case .success(.bool(let flag)):
+        body(flag, true)
+      case .success(let other):
+        self?.logger.notice(
+          "responders: \(app.name)'s \(property) is '\(other.signature)', not a boolean; taken as \(value)")
+        body(value, false)
+      case .failure(let error):
+        let what =
+          error.name == DBusError.Name.noReply
+          ? "did not answer \(property) within \(formatMilliseconds(deadline))"
+          : "\(property) could not be read (\(error.message.loggable))"
+        self?.logger.notice("responders: \(app.name) \(what); taken as \(value)")
+        body(value, false)
+      }
     }
   }
 
