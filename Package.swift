@@ -168,6 +168,11 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/MotionCost", swiftSettings: strict),
+    // Shake accuracy over the real-motion corpus, responderd against seismic's algorithm.
+    .executableTarget(
+      name: "ShakeAccuracy",
+      dependencies: ["Motion", "ResponderConfig", "ResponderTools", "ResponderCore", "EventTime"],
+      path: "Benchmarks/ShakeAccuracy", swiftSettings: strict),
     // End to end against the peer setup, in one run (scripts/bench): responderd, thd + playerctl,
     // playerctld, mpv on a private bus, devices emulated by umockdev.
     .executableTarget(

@@ -11,8 +11,11 @@ import Motion
 /// device = ""             # a sensor name or iio:deviceN; empty: the first accelerometer
 ///
 /// [motion.shake]
-/// threshold = 1.0         # g: the peak a vigorous swing reaches
+/// sensitivity = "medium"  # "light", "medium" (default) or "hard": how vigorous a shake must be
 /// max-duration = 5        # s: a longer shake is cancelled
+/// # Expert thresholds (override the sensitivity's): threshold, sustain-threshold,
+/// # activity-threshold (g); min-duty, min-swing-duty (0–1); axis-consistency (cosine);
+/// # gravity-time-constant, min-duration, min-swing, max-swing, max-gap, quiet-time (s)
 /// ```
 public struct MotionSettings: Equatable {
   /// How samples are captured.
@@ -49,7 +52,10 @@ public struct MotionSettings: Equatable {
   }
 
   static func shakeSettings(_ section: ConfigSection) throws -> ShakeSettings {
-    var shake = ShakeSettings()
+    let level = try section.string(
+      "sensitivity", default: ShakeSettings.Sensitivity.medium.rawValue,
+      allowed: ShakeSettings.Sensitivity.allCases.map(\.rawValue))
+    var shake = ShakeSettings(sensitivity: ShakeSettings.Sensitivity(rawValue: level) ?? .medium)
     let g = 0.01...16.0
     shake.threshold = try section.double("threshold", default: shake.threshold, range: g)
     shake.sustainThreshold = try section.double(
@@ -60,6 +66,13 @@ public struct MotionSettings: Equatable {
       "gravity-time-constant", default: shake.gravityTimeConstant)
     shake.minimumDuration = try section.seconds("min-duration", default: shake.minimumDuration)
     shake.minimumSwing = try section.seconds("min-swing", default: shake.minimumSwing)
+    shake.maximumSwing = try section.seconds("max-swing", default: shake.maximumSwing)
+    shake.maximumGap = try section.seconds("max-gap", default: shake.maximumGap)
+    shake.minimumDuty = try section.double("min-duty", default: shake.minimumDuty, range: 0...1)
+    shake.minimumSwingDuty = try section.double(
+      "min-swing-duty", default: shake.minimumSwingDuty, range: 0...1)
+    shake.axisConsistency = try section.double(
+      "axis-consistency", default: shake.axisConsistency, range: -1...1)
     shake.quietTime = try section.seconds("quiet-time", default: shake.quietTime)
     shake.maximumDuration = try section.seconds("max-duration", default: shake.maximumDuration)
     try section.finish()

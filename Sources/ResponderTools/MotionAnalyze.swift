@@ -74,6 +74,8 @@ public struct MotionAnalysis {
   /// For each sample: its time and the magnitude of its dynamic acceleration (gravity removed),
   /// in m/s².
   public var dynamicMagnitudes: [(t: Seconds, magnitude: Double)] = []
+  /// The stretches of vigorous motion the detector turned down, and why.
+  public var rejections: [ShakeRejectionNote] = []
   /// The settings used.
   public var settings: ShakeSettings
 
@@ -85,6 +87,8 @@ public struct MotionAnalysis {
     let scheduler = VirtualScheduler(now: samples.first?.t ?? 0)
     var events: [ShakeEvent] = []
     let detector = ShakeDetector(settings: settings, scheduler: scheduler) { events.append($0) }
+    var rejections: [ShakeRejectionNote] = []
+    detector.onRejection = { rejections.append($0) }
     dynamicMagnitudes.reserveCapacity(samples.count)
     for sample in samples {
       scheduler.advance(to: sample.t)
@@ -93,6 +97,7 @@ public struct MotionAnalysis {
     }
     scheduler.runUntilIdle()
     self.events = events
+    self.rejections = rejections
   }
 
   /// The shakes as intervals: from began to ended or cancelled.

@@ -127,6 +127,10 @@ private final class SVGReader: NSObject, XMLParserDelegate {
   var thresholdLines = 0
   var polylinePoints: [String] = []
   var texts: [String] = []
+  /// Labels of shakes and of rejections: class, x, y and text.
+  var labels: [(cls: String, x: Double, y: Double, text: String)] = []
+  var rejectionRects: [[String: String]] = []
+  private var label: (cls: String, x: Double, y: Double)?
   private var text = ""
 
   func parser(
@@ -135,6 +139,10 @@ private final class SVGReader: NSObject, XMLParserDelegate {
   ) {
     let classes = (attributes["class"] ?? "").split(separator: " ")
     if name == "rect", classes.contains("shake") { shakeRects.append(attributes) }
+    if name == "rect", classes.contains("rejection") { rejectionRects.append(attributes) }
+    if name == "text", let cls = attributes["class"], cls.hasSuffix("-label") {
+      label = (cls, Double(attributes["x"] ?? "") ?? .nan, Double(attributes["y"] ?? "") ?? .nan)
+    }
     if name == "line", classes.contains("threshold") { thresholdLines += 1 }
     if name == "polyline" {
       polylinePoints = (attributes["points"] ?? "").split(separator: " ").map(String.init)
@@ -145,7 +153,11 @@ private final class SVGReader: NSObject, XMLParserDelegate {
   func parser(
     _ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?
   ) {
-    if name == "text" { texts.append(text) }
+    if name == "text" {
+      texts.append(text)
+      if let label { labels.append((label.cls, label.x, label.y, text)) }
+      label = nil
+    }
   }
 
   static func read(_ svg: String) throws -> SVGReader {
@@ -202,6 +214,58 @@ struct MotionPlotTests {
     let rect = try #require(reader.shakeRects.first)
     #expect(abs(Double(rect["x"]!)! - x(analysis.events[0].time)) < 0.2)
     #expect(abs(Double(rect["x"]!)! + Double(rect["width"]!)! - x(analysis.events[1].time)) < 0.3)
+  }
+}
+
+extension MotionPlotTests {
+  /// Three shakes 0.6 s apart in a minute of real walking (the GaitPy demo at the lower back).
+  private func closeShakes() throws -> MotionAnalysis {
+    let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Fixtures/Motion/real/gaitpy-lowerback-50hz.csv").path
+    let samples = try MotionTrace.parse(try readTextFile(path), file: path).filter { $0.t >= 18 && $0.t < 78 }
+    return MotionAnalysis(
+      samples: samples.map { sample in
+        var shaken = sample
+        for start in [38.0, 40.2, 42.0] where sample.t >= start && sample.t < start + 1.2 {
+          shaken.z += 2 * standardGravity * sin(2 * .pi * 3.5 * (sample.t - start))
+        }
+        return shaken
+      })
+  }
+
+  @Test("Labels of shakes close together do not overlap")
+  func closeShakeLabels() throws {
+    let analysis = try closeShakes()
+    #expect(analysis.shakes.count == 3)
+    let reader = try SVGReader.read(MotionPlot(analysis: analysis, title: "close").svg())
+    let labels = reader.labels.filter { $0.cls == "shake-label" }
+    #expect(labels.count == 3, "\(labels)")
+    // Text of 11 px: about 6.2 px a character, 13 px a row.
+    for (i, a) in labels.enumerated() {
+      for b in labels[(i + 1)...] where abs(a.y - b.y) < 12 {
+        let aEnd = a.x + 6.2 * Double(a.text.count)
+        let bEnd = b.x + 6.2 * Double(b.text.count)
+        #expect(aEnd <= b.x || bEnd <= a.x, "\(a.text) and \(b.text) overlap")
+      }
+    }
+  }
+
+  @Test("The plot marks why vigorous motion was not a shake")
+  func rejectionsMarked() throws {
+    let analysis = try closeShakes()
+    let reader = try SVGReader.read(MotionPlot(analysis: analysis, title: "walking").svg())
+    #expect(!analysis.rejections.isEmpty)
+    #expect(reader.rejectionRects.count == analysis.rejections.count)
+    let reasons = Set(analysis.rejections.map(\.reason.rawValue))
+    #expect(
+      Set(reader.rejectionRects.compactMap { $0["class"]?.split(separator: " ").last.map(String.init) })
+        == reasons)
+    #expect(reader.texts.contains("not a shake:"))
+    for reason in reasons { #expect(reader.texts.contains { $0.hasPrefix(reason) }, "legend: \(reason)") }
+    // No mark inside a shake: what became a shake was not turned down.
+    for note in analysis.rejections {
+      #expect(!analysis.shakes.contains { note.time > $0.began && note.start < $0.end - 0.5 }, "\(note)")
+    }
   }
 }
 
