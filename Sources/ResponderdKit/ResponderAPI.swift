@@ -187,38 +187,15 @@ public final class ResponderAPI: ServiceComponent {
 
   // MARK: Methods
 
-  private struct Caller {
-    var uid: UInt32
-    var pid: UInt32?
-  }
-
-  /// Runs `body` when the caller runs as the daemon's user; answers AccessDenied otherwise.
-  private func checkCaller(_ call: DBusMethodCall, then body: @escaping (Caller) -> Void) {
-    guard let connection else { return call.reply(error: .disconnected()) }
-    let sender = call.sender
-    connection.call(
-      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-      method: "GetConnectionCredentials", arguments: [.string(sender)], timeout: 5
-    ) { [weak self] result in
-      guard case .success(let values) = result, let credentials = values.first?.dictionary,
-        let uid = credentials["UnixUserID"]?.uint32
-      else {
-        call.reply(
-          error: DBusError(
-            DBusError.Name.accessDenied, "responderd cannot tell which user \(sender) runs as"))
-        return
+  /// Runs `body` with the caller (its pid names the app) when it runs as the daemon's user, as
+  /// the bus's caller check already made sure; answers AccessDenied otherwise.
+  private func checkCaller(_ call: DBusMethodCall, then body: @escaping (SameUserCallers.Caller) -> Void) {
+    guard let callers = service?.bus?.callers else { return call.reply(error: .disconnected()) }
+    callers.caller(call.sender, member: call.member) { result in
+      switch result {
+      case .success(let caller): body(caller)
+      case .failure(let error): call.reply(error: error)
       }
-      guard uid == getuid() else {
-        self?.logger.warning(
-          "responders: refused \(call.member) from \(sender.loggable): it runs as uid \(uid), not as uid \(getuid())"
-        )
-        call.reply(
-          error: DBusError(
-            DBusError.Name.accessDenied,
-            "\(sender) runs as uid \(uid): responderd (uid \(getuid())) answers its own user only"))
-        return
-      }
-      body(Caller(uid: uid, pid: credentials["ProcessID"]?.uint32))
     }
   }
 

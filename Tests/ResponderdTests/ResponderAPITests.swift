@@ -294,15 +294,27 @@ let commandAndLog = """
   @Test(.enabled(if: getuid() == 0, "needs root to run a client as another user (setpriv)"))
   func callsFromAnotherUserAreRefused() throws {
     let fixture = try DaemonFixture(config: commandAndLog, busForAllUsers: true)
-    for (method, arguments) in [
-      ("SendEvent", ["string:remoteControl", "string:nextTrack", "string:"]),
-      ("RegisterResponder", ["objpath:/x", "array:string:motion"]),
+    // Every interface the daemon exports, its properties and the MPRIS proxy player included:
+    // another user could dispatch events through the proxy and read the chain (issue 16).
+    let daemon = ["org.responderd.Daemon1", "/org/responderd/Daemon1"]
+    let proxy = ["org.mpris.MediaPlayer2.responderd", "/org/mpris/MediaPlayer2"]
+    for (object, method, arguments) in [
+      (daemon, "org.responderd.Daemon1.SendEvent", ["string:remoteControl", "string:nextTrack", "string:"]),
+      (daemon, "org.responderd.Daemon1.RegisterResponder", ["objpath:/x", "array:string:motion"]),
+      (daemon, "org.freedesktop.DBus.Properties.Get", ["string:org.responderd.Daemon1", "string:Chain"]),
+      (daemon, "org.freedesktop.DBus.Properties.GetAll", ["string:org.responderd.Daemon1"]),
+      (daemon, "org.freedesktop.DBus.Introspectable.Introspect", []),
+      (proxy, "org.mpris.MediaPlayer2.Player.Next", []),
+      (proxy, "org.mpris.MediaPlayer2.Player.PlayPause", []),
+      (
+        proxy, "org.freedesktop.DBus.Properties.Get",
+        ["string:org.mpris.MediaPlayer2.Player", "string:Metadata"]
+      ),
     ] {
       let result = try fixture.run(
         [
           "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "dbus-send",
-          "--bus=\(fixture.bus.address)", "--print-reply", "--dest=org.responderd.Daemon1",
-          "/org/responderd/Daemon1", "org.responderd.Daemon1.\(method)",
+          "--bus=\(fixture.bus.address)", "--print-reply", "--dest=\(object[0])", object[1], method,
         ] + arguments)
       #expect(result.exitCode != 0)
       #expect(
@@ -310,7 +322,9 @@ let commandAndLog = """
           && result.output.contains("runs as uid 65534: responderd (uid 0) answers its own user only"),
         "\(method): \(result.output)")
     }
-    #expect(fixture.log.contains("refused SendEvent from :1."))
+    // Logged once per connection, naming the call; nothing was dispatched.
+    #expect(fixture.log.contains("refused org.responderd.Daemon1.SendEvent from :1."))
+    #expect(!fixture.log.contains("nextTrack"))
     // Its own user still gets an answer.
     #expect(try fixture.send("remoteControl", "nextTrack") == "command")
   }
