@@ -25,7 +25,8 @@ public final class ResponderAPI: ServiceComponent {
   private var watches: [String: DBusSubscription] = [:]
   private var pendingSends: [PendingSend] = []
   private var lastFirstResponder: UInt32 = 0
-  private var lastChain: DBusValue?
+  /// Whether the registrations or their order changed since `Chain` was last announced.
+  private var chainChanged = false
   private var changeAnnouncementScheduled = false
   private var logger = Logger(label: "responderd")
 
@@ -108,8 +109,10 @@ public final class ResponderAPI: ServiceComponent {
       ],
       properties: [
         DBusProperty("FirstResponder", get: { [weak self] in self?.registry?.firstResponder?.id ?? 0 }),
+        // Announced as invalidated, not with its value: a registration costs the same however
+        // many there are.
         DBusProperty(
-          "Chain", signature: "aa{sv}",
+          "Chain", signature: "aa{sv}", changeSignal: .invalidates,
           get: { [weak self] in self?.chainValue() ?? .array(elementSignature: "a{sv}", []) }),
         DBusProperty("MotionInterest", get: { [weak self] in self?.service?.motionInterest ?? false }),
         DBusProperty("Version", changeSignal: .constant, get: { responderdVersion }),
@@ -158,7 +161,8 @@ public final class ResponderAPI: ServiceComponent {
 
   private func registrationsChanged() {
     guard let registry, let service else { return }
-    service.motionApplications = registry.apps.filter { $0.eventTypes.contains(.motion) }.count
+    service.motionApplications = registry.motionApplications
+    chainChanged = true
     // Once per loop turn, so that a handover (the old first responder resigns, the new one takes
     // over) is announced as one change, without the state in between.
     guard !changeAnnouncementScheduled else { return }
@@ -175,9 +179,8 @@ public final class ResponderAPI: ServiceComponent {
       lastFirstResponder = first
       changed.append("FirstResponder")
     }
-    let chain = chainValue()
-    if chain != lastChain {
-      lastChain = chain
+    if chainChanged {
+      chainChanged = false
       changed.append("Chain")
     }
     if !changed.isEmpty {
@@ -238,10 +241,18 @@ public final class ResponderAPI: ServiceComponent {
     checkCaller(call) { [weak self] caller in
       guard let self, let registry = self.registry else { return }
       let sender = call.sender
-      guard !registry.apps.contains(where: { $0.busName == sender && $0.path == path }) else {
+      guard registry.registrationCount(of: sender) < ResponderBusAPI.maximumRespondersPerConnection else {
         return call.reply(
           error: DBusError(
-            ResponderBusAPI.ErrorName.alreadyRegistered, "\(sender) already registered a responder at \(path)"
+            ResponderBusAPI.ErrorName.tooManyResponders,
+            "\(sender) already registered \(ResponderBusAPI.maximumRespondersPerConnection) responders, as many as one connection may; unregister one first"
+          ))
+      }
+      guard !registry.isRegistered(sender, at: path) else {
+        return call.reply(
+          error: DBusError(
+            ResponderBusAPI.ErrorName.alreadyRegistered,
+            "\(sender) already registered a responder at \(path.loggable)"
           ))
       }
       let app = registry.add(
