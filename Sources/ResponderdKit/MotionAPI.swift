@@ -190,8 +190,16 @@ public final class MotionAPI: ServiceComponent {
 
   // MARK: Methods
 
-  private func checkCaller(_ call: DBusMethodCall, then body: @escaping (BusCaller) -> Void) {
-    checkBusCaller(call, connection: connection, logger: logger, then: body)
+  /// Runs `body` when the caller runs as the daemon's user (the responder API's check, through
+  /// the bus's `SameUserCallers`); answers AccessDenied otherwise.
+  private func checkCaller(_ call: DBusMethodCall, then body: @escaping (SameUserCallers.Caller) -> Void) {
+    guard let callers = service?.bus?.callers else { return call.reply(error: .disconnected()) }
+    callers.caller(call.sender, member: call.member) { result in
+      switch result {
+      case .success(let caller): body(caller)
+      case .failure(let error): call.reply(error: error)
+      }
+    }
   }
 
   private func startUpdates(_ call: DBusMethodCall, kind: StreamKind) {
