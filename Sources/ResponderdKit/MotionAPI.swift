@@ -430,11 +430,15 @@ public final class MotionAPI: ServiceComponent {
   }
 
   private func sensorClosed() {
-    if estimator.orientation != .unknown {
-      estimator.reset()
-      try? object?.propertiesChanged(interface: MotionBusAPI.interface, ["DeviceOrientation"])
-    }
     for stream in streams.values { stream.nextDue = nil }
     lastSampleTime = nil
+    // A sensor reopened at another rate (a stream came or went) keeps the orientation: it is
+    // forgotten only when the sensor stays closed.
+    service?.loop.runSoon { [weak self] in
+      guard let self, self.service?.motion?.shake?.input.sensor == nil, self.estimator.orientation != .unknown
+      else { return }
+      self.estimator.reset()
+      try? self.object?.propertiesChanged(interface: MotionBusAPI.interface, ["DeviceOrientation"])
+    }
   }
 }
