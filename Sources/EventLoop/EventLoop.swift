@@ -80,8 +80,7 @@ public final class EventLoop {
   /// The timers of this loop, on CLOCK_MONOTONIC through one timerfd.
   public private(set) var scheduler: TimerScheduler!
 
-  /// Counts epoll wake-ups (for tests and benchmarks that check idleness).
-  public private(set) var wakeups = 0
+  private var wakeupObservers: [(Int) -> Void] = []
 
   public init() throws {
     epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -171,7 +170,7 @@ public final class EventLoop {
       epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), waitTimeout)
     }
     if count < 0 { return 0 }  // EINTR
-    wakeups += 1
+    for observer in wakeupObservers { observer(Int(count)) }
     for index in 0..<Int(count) {
       let ready = events[index]
       guard let source = sources[ready.data.fd], source.isRegistered else { continue }
@@ -180,6 +179,10 @@ public final class EventLoop {
     }
     return Int(count)
   }
+
+  /// Calls `observer` after every wake-up from epoll, with the number of descriptors ready (for
+  /// tests and benchmarks that check idleness).
+  public func addWakeupObserver(_ observer: @escaping (Int) -> Void) { wakeupObservers.append(observer) }
 
   /// Runs the loop until `condition` holds, `timeout` seconds pass or `stop()` is called; returns
   /// whether the condition held. For tests and tools that wait for a real process or bus

@@ -29,7 +29,6 @@ final class BufferedCapture {
   private var lastTime: Seconds = -.infinity
   var logger: ((String) -> Void)?
   /// Samples decoded so far.
-  private(set) var sampleCount = 0
 
   init?(
     accelerometer: Accelerometer, loop: EventLoop, rate: Double, blockSamples: Int,
@@ -156,7 +155,6 @@ final class BufferedCapture {
       }
       t = max(t, lastTime)
       lastTime = t
-      sampleCount += 1
       onSample(converter.sample(t: t, raw: raw))
     }
   }

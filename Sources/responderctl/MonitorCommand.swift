@@ -50,7 +50,8 @@ struct MonitorCommand: ParsableCommand {
         writeText("responderctl monitor: responderd left the bus; waiting for it to come back\n", to: 2)
       }
     }
-    link.bus.onDisconnected = { error in
+    link.bus.addObserver { event in
+      guard case .disconnected(let error) = event else { return }
       failure = DaemonLinkFailure.lostBus(error)
       link.loop.stop()
     }
