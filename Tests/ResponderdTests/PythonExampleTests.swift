@@ -79,6 +79,36 @@ import Testing
     #expect(ChildProcess.exitedSuccessfully(try stop(app)))
   }
 
+  /// A handler that never replies, and one that raises: the module answers "not handled" itself,
+  /// before the daemon's deadline, so the event goes on and the daemon never waits it out.
+  @Test func theModuleAnswersNotHandledForAHandlerThatIsLateOrBroken() throws {
+    let fixture = try DaemonFixture(config: "chain = [\"command\", \"log\"]\n[responders]\ndeadline = 0.5\n")
+    let script = """
+      import sys; sys.path.insert(0, "\(Self.examples)")
+      from responder import GLib, Responder, run_until_signalled
+      def on_event(event):
+          if event.subtype == "nextTrack":
+              return None  # "I will reply later", and never does
+          raise RuntimeError("broken handler")
+      app = Responder("/org/example/Slow", ["remoteControl"], on_event, name="slow-app")
+      app.register(); app.become_first_responder()
+      print("ready:", app.id, flush=True)
+      run_until_signalled(GLib.MainLoop(), app.close)
+      """
+    let app = try ChildProcess(
+      ["/usr/bin/python3", "-c", script], environment: fixture.bus.environment, stdout: .capture,
+      stderr: .capture)
+    #expect(try app.readLine(timeout: 10)?.hasPrefix("ready:") == true)
+    #expect(try send(fixture, "remoteControl", "nextTrack") == "")
+    #expect(
+      try app.readLine(timeout: 5)?.contains("no answer to remoteControl/nextTrack before the deadline")
+        == true)
+    #expect(try send(fixture, "remoteControl", "togglePlayPause") == "")
+    #expect(try app.readLine(timeout: 5)?.contains("the handler failed") == true)
+    #expect(!fixture.log.contains("no answer to RemoteControlReceived"))
+    #expect(ChildProcess.exitedSuccessfully(try stop(app)))
+  }
+
   func firstResponder(_ fixture: DaemonFixture) throws -> UInt32 {
     try fixture.connection.callAndWait(
       destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
