@@ -59,6 +59,21 @@ import Testing
     #expect(try firstResponder(fixture) == 0)
   }
 
+  @Test func aResponderRegistersAgainWithARestartedDaemon() throws {
+    let fixture = try DaemonFixture()
+    let app = try start("shake_to_undo.py", ["one", "two"], on: fixture)
+    #expect(try send(fixture, "motion", "motionShake", "began").hasPrefix("shake-to-undo#"))
+    #expect(try app.readLine(timeout: 5) == "undo: two (edits: one)")
+    try fixture.stopDaemon()
+    try fixture.startDaemonAgain()
+    try fixture.waitFor("shake-to-undo to be first responder again") {
+      fixture.log.contains("registered") && fixture.log.contains("is first responder")
+    }
+    #expect(try send(fixture, "motion", "motionShake", "began").hasPrefix("shake-to-undo#"))
+    #expect(try app.readLine(timeout: 5) == "undo: one (edits: )")
+    #expect(ChildProcess.exitedSuccessfully(try stop(app)))
+  }
+
   @Test func aRingingCallTakesTheHeadsetButtonAndGivesItBack() throws {
     let fixture = try DaemonFixture()
     let app = try start("calls.py", on: fixture)

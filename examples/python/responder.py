@@ -15,6 +15,8 @@
 The interface comes from org.responderd.Responder1.xml, the interface file responderd installs
 under /usr/share/dbus-1/interfaces (or packaging/dbus/interfaces in a source tree).
 
+Registrations are kept: a restarted responderd gets them again.
+
 Deadline-safe: responderd waits at most its Deadline (seconds, a property of the daemon) for an
 answer and then passes the event on. A handler returns True/False at once, or returns None and
 calls event.reply(handled) later; an exception, or no reply within the deadline less a margin,
@@ -106,14 +108,23 @@ class Responder:
         self.on_first_responder_changed = None  # called with True/False
         self.id = None
         self.is_first_responder = False
+        self.on_registered = None  # called with the id after each registration
         self._daemon = None  # the unique name of responderd, the only caller accepted
         self._deadline = 1.0
+        self._wants_registration = False
+        self._wants_first_responder = False
+        self._registering = False
         self._registration = self.connection.register_object(
             path, interface_info(RESPONDER_INTERFACE), self._method_call, self._get_property, None
         )
         self._subscription = self.connection.signal_subscribe(
             None, "org.freedesktop.DBus.Properties", "PropertiesChanged", DAEMON_PATH,
             DAEMON_INTERFACE, Gio.DBusSignalFlags.NONE, self._properties_changed,
+        )
+        # A restarted responderd has forgotten every registration: register again with it.
+        self._watch = Gio.bus_watch_name_on_connection(
+            self.connection, DAEMON_NAME, Gio.BusNameWatcherFlags.NONE, self._daemon_appeared,
+            self._daemon_vanished,
         )
 
     # -- calls to responderd ------------------------------------------------------------------
@@ -135,32 +146,43 @@ class Responder:
         return self.connection.call_finish(result[0]).unpack()
 
     def register(self):
-        """Registers with responderd; returns the id."""
-        (self._daemon,) = self._call(
-            "GetNameOwner", "(s)", (DAEMON_NAME,), "(s)", destination="org.freedesktop.DBus",
-            path="/org/freedesktop/DBus", interface="org.freedesktop.DBus",
-        )
-        (self.id,) = self._call("RegisterResponder", "(oas)", (self.path, self.event_types), "(u)")
-        (deadline,) = self._call(
-            "Get", "(ss)", (DAEMON_INTERFACE, "Deadline"), "(v)", interface="org.freedesktop.DBus.Properties"
-        )
+        """Registers with responderd; returns the id. Kept: after a restart of responderd the
+        responder registers again (and becomes first responder again when it was)."""
+        self._wants_registration = True
+        self._registering = True
+        try:
+            (self._daemon,) = self._call(
+                "GetNameOwner", "(s)", (DAEMON_NAME,), "(s)", destination="org.freedesktop.DBus",
+                path="/org/freedesktop/DBus", interface="org.freedesktop.DBus",
+            )
+            (self.id,) = self._call("RegisterResponder", "(oas)", (self.path, self.event_types), "(u)")
+            (deadline,) = self._call(
+                "Get", "(ss)", (DAEMON_INTERFACE, "Deadline"), "(v)", interface="org.freedesktop.DBus.Properties"
+            )
+        finally:
+            self._registering = False
         self._deadline = deadline or 1.0
+        if self.on_registered:
+            self.on_registered(self.id)
         return self.id
 
     def become_first_responder(self):
         """Asks to become first responder; True when responderd accepted."""
+        self._wants_first_responder = True
         (accepted,) = self._call("BecomeFirstResponder", "(u)", (self.id,), "(b)")
         self._set_first_responder(accepted or self.is_first_responder)
         return accepted
 
     def resign_first_responder(self):
         """Gives the first responder back; True when resigned."""
+        self._wants_first_responder = False
         (resigned,) = self._call("ResignFirstResponder", "(u)", (self.id,), "(b)")
         if resigned:
             self._set_first_responder(False)
         return resigned
 
     def unregister(self):
+        self._wants_registration = self._wants_first_responder = False
         if self.id is not None:
             try:
                 self._call("UnregisterResponder", "(u)", (self.id,), "()")
@@ -178,6 +200,29 @@ class Responder:
         if self._subscription:
             self.connection.signal_unsubscribe(self._subscription)
             self._subscription = 0
+        if self._watch:
+            Gio.bus_unwatch_name(self._watch)
+            self._watch = 0
+
+    def _daemon_appeared(self, connection, name, owner):
+        if owner != self._daemon and self._wants_registration:
+            GLib.idle_add(self._register_again)
+
+    def _register_again(self):
+        if self._wants_registration and self.id is None and not self._registering:
+            try:
+                self.register()
+                if self._wants_first_responder:
+                    self.become_first_responder()
+            except GLib.Error as error:
+                print(f"responder: cannot register again: {error.message}", file=sys.stderr, flush=True)
+        return GLib.SOURCE_REMOVE
+
+    def _daemon_vanished(self, connection, name):
+        if self._daemon is not None:
+            self._daemon = None
+            self.id = None
+            self._set_first_responder(False)
 
     # -- calls from responderd ----------------------------------------------------------------
 
