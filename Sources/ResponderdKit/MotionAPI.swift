@@ -126,41 +126,66 @@ public final class MotionAPI: ServiceComponent {
 
   // MARK: The interface
 
-  private func interface() -> DBusInterface {
+  /// The interface's descriptor, with its documentation (also written as its interface file).
+  func interface() -> DBusInterface {
     DBusInterface(
       MotionBusAPI.interface,
       methods: [
         .replyLater(
           "StartAccelerometerUpdates", in: "d", out: "hu", inNames: ["interval"], outNames: ["samples", "id"]
-        ) { [weak self] call in self?.startUpdates(call, kind: .accelerometer) },
+        ) { [weak self] call in self?.startUpdates(call, kind: .accelerometer) }
+        .documented(
+          "Starts accelerometer updates every interval seconds. Returns a SOCK_SEQPACKET socket on which each sample arrives as a 32-byte little-endian record (uint64 timestamp in ns on CLOCK_MONOTONIC, float64 x, y, z in g, Core Motion's axes and signs: face up reads z = -1), and the stream's id. Closing the socket ends the stream. InvalidArgs for an interval not above 0 or outside ShortestInterval..LongestInterval; TooManyStreams beyond MaxStreams; NoAccelerometer."
+        ),
         .replyLater(
           "StartDeviceMotionUpdates", in: "d", out: "hu", inNames: ["interval"], outNames: ["samples", "id"]
-        ) { [weak self] call in self?.startUpdates(call, kind: .deviceMotion) },
-        .replyLater("StopUpdates", in: "u", inNames: ["id"]) { [weak self] call in self?.stopUpdates(call) },
+        ) { [weak self] call in self?.startUpdates(call, kind: .deviceMotion) }
+        .documented(
+          "Starts device-motion updates every interval seconds: 56-byte little-endian records (uint64 timestamp in ns, float64 gravity x, y, z, then user acceleration x, y, z, in g). Otherwise as StartAccelerometerUpdates."
+        ),
+        .replyLater("StopUpdates", in: "u", inNames: ["id"]) { [weak self] call in self?.stopUpdates(call) }
+          .documented(
+            "Ends the stream id started by this connection (UnknownStream otherwise) and closes its socket."),
         .replyLater("BeginGeneratingDeviceOrientationNotifications") { [weak self] call in
           self?.beginOrientation(call)
-        },
+        }
+        .documented("Keeps the accelerometer sampling so that DeviceOrientation is kept up to date."),
         .replyLater("EndGeneratingDeviceOrientationNotifications") { [weak self] call in
           self?.endOrientation(call)
-        },
+        }
+        .documented("Ends what BeginGeneratingDeviceOrientationNotifications started for this connection."),
       ],
       properties: [
         DBusProperty(
-          "AccelerometerAvailable", changeSignal: .invalidates, get: { [weak self] in self?.probe() != nil }),
+          "AccelerometerAvailable", changeSignal: .invalidates, get: { [weak self] in self?.probe() != nil }
+        ).documented("Whether there is an accelerometer to stream from."),
         DBusProperty(
-          "AccelerometerName", changeSignal: .invalidates, get: { [weak self] in self?.probe()?.name ?? "" }),
+          "AccelerometerName", changeSignal: .invalidates, get: { [weak self] in self?.probe()?.name ?? "" }
+        ).documented("The IIO name of the accelerometer (\"bmc150_accel\"); empty without one."),
         DBusProperty(
           "AvailableIntervals", changeSignal: .invalidates,
-          get: { [weak self] in self?.availableIntervals ?? [] }),
+          get: { [weak self] in self?.availableIntervals ?? [] }
+        ).documented("The sampling periods the sensor offers within the limits, in seconds, shortest first."),
         DBusProperty(
-          "ShortestInterval", changeSignal: .invalidates, get: { [weak self] in self?.shortestInterval ?? 0 }),
-        DBusProperty("LongestInterval", changeSignal: .constant, get: { MotionBusAPI.longestInterval }),
-        DBusProperty("MaxStreams", changeSignal: .constant, get: { UInt32(MotionBusAPI.maxStreams) }),
-        DBusProperty("Streams", get: { [weak self] in UInt32(self?.streams.count ?? 0) }),
-        DBusProperty("SensorInterval", get: { [weak self] in self?.sensorInterval ?? 0 }),
+          "ShortestInterval", changeSignal: .invalidates, get: { [weak self] in self?.shortestInterval ?? 0 }
+        ).documented("The shortest interval a stream may ask for: 0.005 s, or the sensor's fastest period."),
+        DBusProperty("LongestInterval", changeSignal: .constant, get: { MotionBusAPI.longestInterval })
+          .documented("The longest interval a stream may ask for, in seconds."),
+        DBusProperty("MaxStreams", changeSignal: .constant, get: { UInt32(MotionBusAPI.maxStreams) })
+          .documented("The most streams served at once, all clients together."),
+        DBusProperty("Streams", get: { [weak self] in UInt32(self?.streams.count ?? 0) })
+          .documented("The streams served now."),
+        DBusProperty("SensorInterval", get: { [weak self] in self?.sensorInterval ?? 0 })
+          .documented("The sensor's sampling period now, in seconds (0 while it is closed)."),
         DBusProperty(
-          "DeviceOrientation", get: { [weak self] in self?.estimator.orientation.rawValue ?? "unknown" }),
-      ])
+          "DeviceOrientation", get: { [weak self] in self?.estimator.orientation.rawValue ?? "unknown" }
+        ).documented(
+          "UIDeviceOrientation's case: unknown, portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp or faceDown, with hysteresis at 45 degrees; unknown while the sensor is closed."
+        ),
+      ]
+    ).documented(
+      "Motion data for applications, as Core Motion gives them: accelerometer and device-motion samples on a socket per stream (never on the bus), and the device orientation. Served on /org/responderd/Daemon1 beside org.responderd.Daemon1."
+    )
   }
 
   private func probe() -> (id: String, name: String, availableRates: [Double])? {
