@@ -17,6 +17,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
   ],
   targets: [
     // System libraries (module.modulemap + shim.h).
@@ -27,7 +28,8 @@ let package = Package(
     .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
     .systemLibrary(
       name: "CUmockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
-    // Linux calls the Glibc module does not import (epoll, timerfd, signalfd, eventfd).
+    // Linux calls the Glibc module does not import (epoll, timerfd, signalfd, eventfd, pidfd, spawn);
+    // EventLoop wraps them in swift-system's style (FileDescriptor, Errno).
     .target(name: "CSystemShims"),
 
     // Pure Swift core: no C modules.
@@ -50,10 +52,12 @@ let package = Package(
       dependencies: [
         "ResponderCore", "CSystemShims",
         .product(name: "HeapModule", package: "swift-collections"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
     .target(
-      name: "DBus", dependencies: ["CDBus", "EventLoop"],
+      name: "DBus",
+      dependencies: ["CDBus", "EventLoop", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: strict),
     .target(
       name: "MPRIS",
@@ -64,12 +68,14 @@ let package = Package(
       dependencies: [
         "CEvdev", "CUdev", "EventLoop", "RemoteControl", "TouchDispatch",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
     .target(
       name: "IIOInput",
       dependencies: [
         "CIIO", "CUdev", "EventLoop", "Motion", .product(name: "Logging", package: "swift-log"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
 
@@ -80,6 +86,7 @@ let package = Package(
         "ResponderCore", "TouchDispatch", "RemoteControl", "Motion", "EventLoop", "DBus", "MPRIS",
         "EvdevInput", "IIOInput", "ResponderClient",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "SystemPackage", package: "swift-system"),
 
       ],
       swiftSettings: strict),
@@ -127,6 +134,7 @@ let package = Package(
         "ResponderCore",
         "Responderd",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Benchmarks/KeyLatency",
       swiftSettings: strict),
@@ -143,11 +151,13 @@ let package = Package(
       name: "EndToEnd",
       dependencies: [
         "BenchmarkSupport", "CBenchmarkShims", "DBus", "DBusTestSupport", "DeviceTestSupport", "EventLoop",
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Benchmarks/EndToEnd", swiftSettings: strict),
     // What the benchmarks share: umockdev testbed and fixtures, statistics.
     .target(
-      name: "BenchmarkSupport", dependencies: ["CUmockdev", "DeviceTestSupport", "ResponderCore"],
+      name: "BenchmarkSupport",
+      dependencies: ["CUmockdev", "DeviceTestSupport", "EventLoop", "ResponderCore"],
       path: "Benchmarks/BenchmarkSupport",
       swiftSettings: strict),
     .target(name: "CBenchmarkShims", path: "Benchmarks/CBenchmarkShims"),
@@ -157,7 +167,10 @@ let package = Package(
 
     // Tests: one target per module.
     .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
-    .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
+    .testTarget(
+      name: "EventLoopTests",
+      dependencies: ["EventLoop", .product(name: "SystemPackage", package: "swift-system")],
+      swiftSettings: strict),
     .testTarget(name: "MotionTests", dependencies: ["Motion"], swiftSettings: strict),
     .testTarget(name: "IIOInputTests", dependencies: ["IIOInput"], swiftSettings: strict),
     .testTarget(name: "TouchDispatchTests", dependencies: ["TouchDispatch"], swiftSettings: strict),
@@ -174,6 +187,7 @@ let package = Package(
       dependencies: [
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "Responderd",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
     .testTarget(
@@ -201,12 +215,19 @@ let package = Package(
     // D-Bus test harness (private dbus-daemon, child processes), reusable by any test target,
     // and a peer process exporting an echo object.
     .target(
-      name: "DBusTestSupport", dependencies: ["DBus", "EventLoop", "CDBus", "CSystemShims"],
+      name: "DBusTestSupport",
+      dependencies: [
+        "DBus", "EventLoop", "CDBus", "CSystemShims",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
       path: "Tests/DBusTestSupport",
       swiftSettings: strict),
     // umockdev testbed for the device tests (emulated evdev devices).
     .target(
-      name: "DeviceTestSupport", dependencies: ["CUmockdev", "ResponderCore"],
+      name: "DeviceTestSupport",
+      dependencies: [
+        "CUmockdev", "EventLoop", "ResponderCore", .product(name: "SystemPackage", package: "swift-system"),
+      ],
       path: "Tests/DeviceTestSupport",
       swiftSettings: strict),
     .executableTarget(
@@ -224,7 +245,10 @@ let package = Package(
       path: "Benchmarks/MPRISRoundTrip", swiftSettings: strict),
     .testTarget(
       name: "MPRISTests",
-      dependencies: ["MPRIS", "Responderd", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore"],
+      dependencies: [
+        "MPRIS", "Responderd", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "DBusTests",

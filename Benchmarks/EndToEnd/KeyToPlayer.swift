@@ -171,7 +171,7 @@ final class KeyToPlayer {
           csv += "\"\(setup.name)\",\(round),\(latency)\n"
         }
       }
-      try writeTextFile(csv, to: path)
+      try writeTextFile(path, csv)
     }
   }
 }

@@ -32,7 +32,7 @@ do {
   options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
 } catch let error as OptionError {
   if let message = error.message {
-    writeText("EndToEnd: \(message)\n\(Options.usage)\n", to: 2)
+    writeText("EndToEnd: \(message)\n\(Options.usage)\n", to: .standardError)
     exit(64)
   }
   print(Options.usage)

@@ -175,7 +175,7 @@ public final class MediaKeyInput {
     }
     resyncCount += reader.device.droppedCount - dropped
     if case .gone(let error) = status {
-      remove(path, reason: "gone (\(String(cString: strerror(error))))")
+      remove(path, reason: "gone (\(error))")
     } else if events.isGone {
       remove(path, reason: "gone (hang-up)")
     }

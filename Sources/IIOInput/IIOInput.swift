@@ -160,7 +160,7 @@ public final class IIOInput {
       self?.sampleCount += 1
       self?.onSample?(sample)
     }
-    let fail: (IIOError) -> Void = { [weak self] error in self?.failed(error) }
+    let fail: (SystemError) -> Void = { [weak self] error in self?.failed(error) }
     var opened: Sensor?
     if useBuffer {
       let block = max(1, Int((rate * settings.blockDuration).rounded()))
@@ -199,7 +199,7 @@ public final class IIOInput {
     onSensorOpened?(opened)
   }
 
-  private func failed(_ error: IIOError) {
+  private func failed(_ error: SystemError) {
     guard let sensor else { return }
     logger.notice("iio: \(sensor.id) (\(sensor.name)) stopped: \(error)")
     // Stop from the loop, not from inside the capture's own callback.

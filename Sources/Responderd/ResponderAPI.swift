@@ -1,4 +1,5 @@
 import DBus
+import EventLoop
 import Logging
 import ResponderClient
 import ResponderCore

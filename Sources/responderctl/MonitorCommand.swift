@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBus
+import EventLoop
 import ResponderClient
 import Responderd
 
@@ -44,9 +45,10 @@ struct MonitorCommand: ParsableCommand {
       guard owner != announcedOwner else { return }
       announcedOwner = owner
       if let owner {
-        writeText("responderctl monitor: responderd is back on the bus (\(owner))\n", to: 2)
+        writeText("responderctl monitor: responderd is back on the bus (\(owner))\n", to: .standardError)
       } else {
-        writeText("responderctl monitor: responderd left the bus; waiting for it to come back\n", to: 2)
+        writeText(
+          "responderctl monitor: responderd left the bus; waiting for it to come back\n", to: .standardError)
       }
     }
     link.bus.onDisconnected = { error in
@@ -59,7 +61,8 @@ struct MonitorCommand: ParsableCommand {
       destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
       method: "GetNameOwner", arguments: [.string(ResponderBusAPI.daemonName)], timeout: 5)
     writeText(
-      "responderctl monitor: following events dispatched by responderd (\(link.owner)); Ctrl-C stops\n", to: 2
+      "responderctl monitor: following events dispatched by responderd (\(link.owner)); Ctrl-C stops\n",
+      to: .standardError
     )
     if count.map({ $0 > 0 }) ?? true { link.loop.run() }
     if let failure { throw failure }

@@ -1,4 +1,5 @@
 import DeviceTestSupport
+import EventLoop
 import ResponderCore
 import Testing
 
@@ -22,7 +23,7 @@ func touchscreenFixture(_ name: String) -> String {
 
 /// The events of an evemu fixture.
 func fixtureEvents(_ name: String) throws -> [RawInputEvent] {
-  try EvemuRecording(text: try readText(touchscreenFixture(name))).events
+  try EvemuRecording(text: try readTextFile(touchscreenFixture(name))).events
 }
 
 /// A umockdev testbed with the emulated touchscreen: /sys and /dev redirected to a temporary tree,

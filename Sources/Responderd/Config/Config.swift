@@ -1,3 +1,4 @@
+import EventLoop
 import MPRIS
 import ResponderCore
 

@@ -1,3 +1,4 @@
+import EventLoop
 import RemoteControl
 import ResponderCore
 
@@ -65,8 +66,7 @@ public enum KeysReplay {
     do {
       text = try readTextFile(path)
     } catch {
-      throw Error(
-        file: path, line: 0, message: "cannot read the file: \((error as? FileError)?.reason ?? "\(error)")")
+      throw Error(file: path, line: 0, message: "cannot read the file: \(error.errno)")
     }
     return try run(text: text, file: path, settings: settings)
   }
