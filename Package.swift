@@ -28,6 +28,11 @@ let package = Package(
     .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
     .systemLibrary(
       name: "CUmockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
+    // System calls as swift-system makes them: one error type naming the call and the file, and
+    // whole-file reads and writes (for the adapters, the config and the tools).
+    .target(
+      name: "SystemCalls", dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+      swiftSettings: strict),
     // Linux calls the Glibc module does not import (epoll, timerfd, signalfd, eventfd, pidfd, spawn);
     // EventLoop wraps them in swift-system's style (FileDescriptor, Errno).
     .target(name: "CSystemShims"),
@@ -50,7 +55,7 @@ let package = Package(
     .target(
       name: "EventLoop",
       dependencies: [
-        "ResponderCore", "CSystemShims",
+        "ResponderCore", "CSystemShims", "SystemCalls",
         .product(name: "HeapModule", package: "swift-collections"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -66,6 +71,7 @@ let package = Package(
     .target(
       name: "EvdevInput",
       dependencies: [
+        "SystemCalls",
         "CEvdev", "CUdev", "EventLoop", "RemoteControl", "TouchDispatch",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),
@@ -74,6 +80,7 @@ let package = Package(
     .target(
       name: "IIOInput",
       dependencies: [
+        "SystemCalls",
         "CIIO", "CUdev", "EventLoop", "Motion", .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -83,6 +90,7 @@ let package = Package(
     .target(
       name: "Responderd",
       dependencies: [
+        "SystemCalls",
         "ResponderCore", "TouchDispatch", "RemoteControl", "Motion", "EventLoop", "DBus", "MPRIS",
         "EvdevInput", "IIOInput", "ResponderClient",
         .product(name: "Logging", package: "swift-log"),
@@ -96,7 +104,9 @@ let package = Package(
     .executableTarget(
       name: "responderd",
       // No swift-argument-parser here: it brings Foundation (DaemonCommandLine parses by hand).
-      dependencies: ["Responderd", "EventLoop", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "SystemCalls", "Responderd", "EventLoop", .product(name: "Logging", package: "swift-log"),
+      ],
       exclude: ["link"],
       swiftSettings: strict,
       // Resident memory (release; see README, Benchmarks): no dynamic export of every symbol (the
@@ -117,6 +127,7 @@ let package = Package(
     .executableTarget(
       name: "responderctl",
       dependencies: [
+        "SystemCalls",
         "Responderd", "ResponderClient", "DBus", "EventLoop", "ResponderCore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
@@ -130,6 +141,7 @@ let package = Package(
     .executableTarget(
       name: "KeyLatency",
       dependencies: [
+        "SystemCalls",
         "BenchmarkSupport", "DBusTestSupport", "DeviceTestSupport", "EventLoop", "EvdevInput",
         "ResponderCore",
         "Responderd",
@@ -150,6 +162,7 @@ let package = Package(
     .executableTarget(
       name: "EndToEnd",
       dependencies: [
+        "SystemCalls",
         "BenchmarkSupport", "CBenchmarkShims", "DBus", "DBusTestSupport", "DeviceTestSupport", "EventLoop",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -157,7 +170,7 @@ let package = Package(
     // What the benchmarks share: umockdev testbed and fixtures, statistics.
     .target(
       name: "BenchmarkSupport",
-      dependencies: ["CUmockdev", "DeviceTestSupport", "EventLoop", "ResponderCore"],
+      dependencies: ["CUmockdev", "DeviceTestSupport", "ResponderCore", "SystemCalls"],
       path: "Benchmarks/BenchmarkSupport",
       swiftSettings: strict),
     .target(name: "CBenchmarkShims", path: "Benchmarks/CBenchmarkShims"),
@@ -169,7 +182,7 @@ let package = Package(
     .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
     .testTarget(
       name: "EventLoopTests",
-      dependencies: ["EventLoop", .product(name: "SystemPackage", package: "swift-system")],
+      dependencies: ["EventLoop", "SystemCalls", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: strict),
     .testTarget(name: "MotionTests", dependencies: ["Motion"], swiftSettings: strict),
     .testTarget(name: "IIOInputTests", dependencies: ["IIOInput"], swiftSettings: strict),
@@ -177,6 +190,7 @@ let package = Package(
     .testTarget(
       name: "TouchDispatchDeviceTests",
       dependencies: [
+        "SystemCalls",
         "DeviceTestSupport", "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev",
         "Responderd",
         .product(name: "Logging", package: "swift-log"),
@@ -185,6 +199,7 @@ let package = Package(
     .testTarget(
       name: "IIOInputDeviceTests",
       dependencies: [
+        "SystemCalls",
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "Responderd",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),
@@ -203,6 +218,7 @@ let package = Package(
     .testTarget(
       name: "ResponderdTests",
       dependencies: [
+        "SystemCalls",
         "Responderd", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "EventLoop",
         "RemoteControl",
       ],
@@ -217,7 +233,7 @@ let package = Package(
     .target(
       name: "DBusTestSupport",
       dependencies: [
-        "DBus", "EventLoop", "CDBus", "CSystemShims",
+        "DBus", "EventLoop", "CDBus", "CSystemShims", "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Tests/DBusTestSupport",
@@ -226,7 +242,7 @@ let package = Package(
     .target(
       name: "DeviceTestSupport",
       dependencies: [
-        "CUmockdev", "EventLoop", "ResponderCore", .product(name: "SystemPackage", package: "swift-system"),
+        "CUmockdev", "ResponderCore", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Tests/DeviceTestSupport",
       swiftSettings: strict),
@@ -246,7 +262,7 @@ let package = Package(
     .testTarget(
       name: "MPRISTests",
       dependencies: [
-        "MPRIS", "Responderd", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
+        "MPRIS", "Responderd", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore", "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),

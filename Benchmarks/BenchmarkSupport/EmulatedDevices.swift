@@ -2,8 +2,8 @@
 // testbed (DeviceTestSupport) for live injection, and statistics.
 import CUmockdev
 import DeviceTestSupport
-import EventLoop
 import ResponderCore
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc

@@ -3,6 +3,7 @@ import DBus
 import DBusTestSupport
 import DeviceTestSupport
 import EventLoop
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc

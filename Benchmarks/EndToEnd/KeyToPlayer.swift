@@ -2,6 +2,7 @@ import BenchmarkSupport
 import DBus
 import DBusTestSupport
 import EventLoop
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc

@@ -3,6 +3,7 @@ import CBenchmarkShims
 import DBusTestSupport
 import DeviceTestSupport
 import EventLoop
+import SystemCalls
 import SystemPackage
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import DBus
 import EventLoop
+import SystemCalls
 import SystemPackage
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import BenchmarkSupport
 import DeviceTestSupport
-import EventLoop
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc

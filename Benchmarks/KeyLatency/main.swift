@@ -21,6 +21,7 @@ import EventLoop
 import Logging
 import ResponderCore
 import Responderd
+import SystemCalls
 import SystemPackage
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import CEvdev
-import EventLoop
 import ResponderCore
+import SystemCalls
 import SystemPackage
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import EventLoop
 import ResponderCore
+import SystemCalls
 import SystemPackage
 import TouchDispatch
 

@@ -1,5 +1,6 @@
 import CUdev
 import EventLoop
+import SystemCalls
 import SystemPackage
 
 /// Finds evdev nodes (/dev/input/event*) through libudev and follows hotplug with a udev monitor

@@ -1,6 +1,7 @@
 import CSystemShims
 import HeapModule
 import ResponderCore
+import SystemCalls
 import SystemPackage
 
 #if canImport(Glibc)

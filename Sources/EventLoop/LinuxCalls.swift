@@ -1,5 +1,6 @@
 import CSystemShims
 import ResponderCore
+import SystemCalls
 import SystemPackage
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import CSystemShims
 import EventLoop
 import Motion
 import ResponderCore
+import SystemCalls
 import SystemPackage
 
 #if canImport(Glibc)

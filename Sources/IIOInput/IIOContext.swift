@@ -1,5 +1,5 @@
 import CIIO
-import EventLoop
+import SystemCalls
 import SystemPackage
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import CUdev
 import EventLoop
+import SystemCalls
 import SystemPackage
 
 /// Watches udev for IIO devices coming and going (subsystem `iio`), on the event loop.

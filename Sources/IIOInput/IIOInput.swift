@@ -2,6 +2,7 @@ import EventLoop
 import Logging
 import Motion
 import ResponderCore
+import SystemCalls
 
 /// Accelerometer samples from IIO through libiio, only while someone wants them.
 ///

@@ -1,6 +1,6 @@
-import EventLoop
 import Motion
 import ResponderCore
+import SystemCalls
 import SystemPackage
 
 #if canImport(Glibc)

@@ -1,8 +1,8 @@
 import DBus
-import EventLoop
 import Logging
 import ResponderClient
 import ResponderCore
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc

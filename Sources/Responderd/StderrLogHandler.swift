@@ -1,5 +1,5 @@
-import EventLoop
 import Logging
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,4 @@
-import EventLoop
+import SystemCalls
 import SystemPackage
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import DBus
 import EventLoop
 import ResponderClient
 import Responderd
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc

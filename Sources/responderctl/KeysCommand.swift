@@ -1,6 +1,6 @@
 import ArgumentParser
-import EventLoop
 import Responderd
+import SystemCalls
 
 /// `responderctl keys`: the headset and media key tools.
 struct KeysCommand: ParsableCommand {

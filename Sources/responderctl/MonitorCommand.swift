@@ -1,8 +1,8 @@
 import ArgumentParser
 import DBus
-import EventLoop
 import ResponderClient
 import Responderd
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc

@@ -3,6 +3,7 @@ import EventLoop
 import Logging
 import Motion
 import Responderd
+import SystemCalls
 
 /// `responderctl motion`: the offline shake tools.
 struct MotionCommand: ParsableCommand {

@@ -4,6 +4,7 @@ import EventLoop
 import ResponderClient
 import ResponderCore
 import Responderd
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc

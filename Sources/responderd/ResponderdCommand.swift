@@ -1,6 +1,7 @@
 import EventLoop
 import Logging
 import Responderd
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc

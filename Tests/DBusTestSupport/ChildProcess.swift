@@ -1,6 +1,7 @@
 import CDBus
 import CSystemShims
 import EventLoop
+import SystemCalls
 import SystemPackage
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import DBus
 import EventLoop
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,7 @@
 import CSystemShims
 import DBus
 import EventLoop
+import SystemCalls
 import SystemPackage
 
 #if canImport(Glibc)

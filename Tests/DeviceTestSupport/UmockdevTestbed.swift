@@ -1,6 +1,6 @@
 import CUmockdev
-import EventLoop
 import ResponderCore
+import SystemCalls
 import SystemPackage
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import EventLoop
 import Glibc
+import SystemCalls
 import SystemPackage
 import Testing
 

@@ -4,6 +4,7 @@ import Foundation
 import IIOInput
 import Logging
 import Motion
+import SystemCalls
 import SystemPackage
 import Testing
 

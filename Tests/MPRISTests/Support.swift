@@ -6,6 +6,7 @@ import Logging
 import MPRIS
 import ResponderCore
 import Responderd
+import SystemCalls
 import SystemPackage
 import Testing
 

@@ -1,8 +1,8 @@
-import EventLoop
 import Foundation
 import Motion
 import ResponderCore
 import Responderd
+import SystemCalls
 import Testing
 
 #if canImport(FoundationXML)

@@ -1,6 +1,6 @@
 import DeviceTestSupport
-import EventLoop
 import ResponderCore
+import SystemCalls
 import Testing
 
 #if canImport(Glibc)

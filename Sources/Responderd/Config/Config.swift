@@ -1,6 +1,6 @@
-import EventLoop
 import MPRIS
 import ResponderCore
+import SystemCalls
 
 /// responderd's configuration: the chain of handlers and the settings of each part.
 ///

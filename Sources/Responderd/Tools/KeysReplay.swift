@@ -1,6 +1,6 @@
-import EventLoop
 import RemoteControl
 import ResponderCore
+import SystemCalls
 
 /// `responderctl keys replay FILE.evemu`: runs the daemon's key interpreter on an evemu recording,
 /// on the recording's clock (virtual time), and reports every remote-control event it emits.
