@@ -11,7 +11,10 @@ let package = Package(
     .executable(name: "responderctl", targets: ["responderctl"]),
     .library(name: "ResponderCore", targets: ["ResponderCore"]),
     .library(name: "TouchDispatch", targets: ["TouchDispatch"]),
+    // For applications: `import ResponderClient` and nothing else.
     .library(name: "ResponderClient", targets: ["ResponderClient"]),
+    // A daemon of one's own: the service, its components, the handler chain, the config reader.
+    .library(name: "ResponderdKit", targets: ["ResponderdKit", "ResponderConfig"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -26,8 +29,6 @@ let package = Package(
     // libiio (libiio-dev's header), loaded with dlopen when a sensor is first wanted.
     .target(name: "CIIO"),
     .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
-    .systemLibrary(
-      name: "CUmockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
     // System calls as swift-system makes them: one error type naming the call and the file, and
     // whole-file reads and writes (for the adapters, the config and the tools).
     .target(
@@ -37,75 +38,101 @@ let package = Package(
     // EventLoop wraps them in swift-system's style (FileDescriptor, Errno).
     .target(name: "CSystemShims"),
 
-    // Pure Swift core: no C modules.
+    // Pure Swift, below everything: seconds, the Scheduler protocol and virtual time.
+    .target(name: "EventTime", swiftSettings: strict),
+    // Pure Swift: Linux input event codes (the one key-code table), device identity, evemu recordings.
+    .target(name: "InputCodes", dependencies: ["EventTime"], swiftSettings: strict),
+
+    // Pure Swift core: no C modules. ResponderCore also holds the chain's `Handler` protocol (MPRIS
+    // implements it for the mpris handler; ResponderdKit chains handlers).
     .target(
-      name: "ResponderCore",
+      name: "ResponderCore", dependencies: ["EventTime"],
       swiftSettings: strict),
     .target(
-      name: "TouchDispatch", dependencies: ["ResponderCore"],
+      name: "TouchDispatch", dependencies: ["ResponderCore", "EventTime", "InputCodes"],
       swiftSettings: strict),
     .target(
-      name: "RemoteControl", dependencies: ["ResponderCore"],
+      name: "RemoteControl", dependencies: ["ResponderCore", "EventTime", "InputCodes"],
       swiftSettings: strict),
     .target(
-      name: "Motion", dependencies: ["ResponderCore"],
+      name: "Motion", dependencies: ["ResponderCore", "EventTime"],
       swiftSettings: strict),
 
-    // Adapters.
+    // Adapters. EventLoop and DBus know time (EventTime), not the event model.
     .target(
       name: "EventLoop",
       dependencies: [
-        "ResponderCore", "CSystemShims", "SystemCalls",
-        .product(name: "HeapModule", package: "swift-collections"),
+        "EventTime", "CSystemShims",
+        .product(name: "HeapModule", package: "swift-collections"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
     .target(
       name: "DBus",
-      dependencies: ["CDBus", "EventLoop", .product(name: "SystemPackage", package: "swift-system")],
+      dependencies: [
+        "CDBus", "EventLoop", "EventTime", .product(name: "SystemPackage", package: "swift-system"),
+      ],
       swiftSettings: strict),
     .target(
       name: "MPRIS",
-      dependencies: ["DBus", "ResponderCore", "EventLoop", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "DBus", "EventTime", "ResponderCore", .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: strict),
     .target(
       name: "EvdevInput",
       dependencies: [
-        "SystemCalls",
-        "CEvdev", "CUdev", "EventLoop", "RemoteControl", "TouchDispatch",
-        .product(name: "Logging", package: "swift-log"),
+        "CEvdev", "CUdev", "EventLoop", "EventTime", "InputCodes", "RemoteControl", "TouchDispatch",
+        .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
     .target(
       name: "IIOInput",
       dependencies: [
-        "SystemCalls",
-        "CIIO", "CUdev", "EventLoop", "Motion", .product(name: "Logging", package: "swift-log"),
-        .product(name: "SystemPackage", package: "swift-system"),
+        "CIIO", "CUdev", "EventLoop", "EventTime", "Motion", .product(name: "Logging", package: "swift-log"),
+        "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
 
-    // Wiring and executables.
+    // The config file: the TOML reader and the sections of responderd.toml (pure Swift).
     .target(
-      name: "Responderd",
+      name: "ResponderConfig",
       dependencies: [
-        "SystemCalls",
-        "ResponderCore", "TouchDispatch", "RemoteControl", "Motion", "EventLoop", "DBus", "MPRIS",
-        "EvdevInput", "IIOInput", "ResponderClient",
-        .product(name: "Logging", package: "swift-log"),
+        "ResponderCore", "InputCodes", "TouchDispatch", "RemoteControl", "Motion", "MPRIS", "SystemCalls",
+      ],
+      swiftSettings: strict),
+    // The service: components, handler chain, built-in handlers, the responder D-Bus API. The
+    // responderd executable is this kit's standard components and a command line.
+    .target(
+      name: "ResponderdKit",
+      dependencies: [
+        "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
+        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient",
+        .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
-
+      ],
+      swiftSettings: strict),
+    // responderctl's tools (key and touch replay, motion analyze/record/plot, scenes, JSON); they
+    // use the kit (motion record opens the accelerometer as the daemon does); the daemon does not
+    // link them.
+    .target(
+      name: "ResponderTools",
+      dependencies: [
+        "ResponderdKit", "ResponderConfig", "ResponderCore", "EventTime", "InputCodes", "TouchDispatch",
+        "RemoteControl", "Motion", "EventLoop", "DBus", "IIOInput",
+        .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
       swiftSettings: strict),
     .target(
-      name: "ResponderClient", dependencies: ["DBus", "EventLoop", "ResponderCore"],
+      name: "ResponderClient", dependencies: ["DBus", "EventLoop", "EventTime", "ResponderCore"],
       swiftSettings: strict),
     .executableTarget(
       name: "responderd",
       // No swift-argument-parser here: it brings Foundation (DaemonCommandLine parses by hand).
       dependencies: [
-        "SystemCalls", "Responderd", "EventLoop", .product(name: "Logging", package: "swift-log"),
+        "ResponderdKit", "ResponderConfig", "EventLoop", .product(name: "Logging", package: "swift-log"),
+        "SystemCalls",
       ],
       exclude: ["link"],
       swiftSettings: strict,
@@ -127,25 +154,24 @@ let package = Package(
     .executableTarget(
       name: "responderctl",
       dependencies: [
-        "SystemCalls",
-        "Responderd", "ResponderClient", "DBus", "EventLoop", "ResponderCore",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "ResponderTools", "ResponderdKit", "ResponderConfig", "ResponderClient", "DBus", "EventLoop",
+        "EventTime", "ResponderCore", "MPRIS", "Motion", .product(name: "Logging", package: "swift-log"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"), "SystemCalls",
       ],
       swiftSettings: strict),
     // Examples.
     .executableTarget(
-      name: "shake-to-undo", dependencies: ["ResponderClient", "DBus", "EventLoop", "ResponderCore"],
+      name: "shake-to-undo", dependencies: ["ResponderClient"],
       path: "examples/shake-to-undo", swiftSettings: strict),
 
     // Benchmarks (release mode).
     .executableTarget(
       name: "KeyLatency",
       dependencies: [
-        "SystemCalls",
         "BenchmarkSupport", "DBusTestSupport", "DeviceTestSupport", "EventLoop", "EvdevInput",
         "ResponderCore",
-        "Responderd",
-        .product(name: "Logging", package: "swift-log"),
+        "ResponderdKit", "ResponderConfig",
+        .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Benchmarks/KeyLatency",
@@ -153,74 +179,103 @@ let package = Package(
     .executableTarget(
       name: "MotionCost",
       dependencies: [
+        "EventTime",
         "Motion", "IIOInput", "EventLoop", "CUmockdev", "ResponderCore",
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/MotionCost", swiftSettings: strict),
+    // Shake accuracy over the real-motion corpus, responderd against seismic's algorithm.
+    .executableTarget(
+      name: "ShakeAccuracy",
+      dependencies: [
+        "SystemCalls", "Motion", "ResponderConfig", "ResponderTools", "ResponderCore", "EventTime",
+      ],
+      path: "Benchmarks/ShakeAccuracy", swiftSettings: strict),
     // End to end against the peer setup, in one run (scripts/bench): responderd, thd + playerctl,
     // playerctld, mpv on a private bus, devices emulated by umockdev.
     .executableTarget(
       name: "EndToEnd",
       dependencies: [
-        "SystemCalls",
+        "EventTime",
         "BenchmarkSupport", "CBenchmarkShims", "DBus", "DBusTestSupport", "DeviceTestSupport", "EventLoop",
-        .product(name: "SystemPackage", package: "swift-system"),
+        "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Benchmarks/EndToEnd", swiftSettings: strict),
     // What the benchmarks share: umockdev testbed and fixtures, statistics.
     .target(
       name: "BenchmarkSupport",
-      dependencies: ["CUmockdev", "DeviceTestSupport", "ResponderCore", "SystemCalls"],
+      dependencies: ["InputCodes", "CUmockdev", "DeviceTestSupport", "ResponderCore", "SystemCalls"],
       path: "Benchmarks/BenchmarkSupport",
       swiftSettings: strict),
     .target(name: "CBenchmarkShims", path: "Benchmarks/CBenchmarkShims"),
     .executableTarget(
-      name: "TouchFrame", dependencies: ["TouchDispatch", "ResponderCore"], path: "Benchmarks/TouchFrame",
+      name: "TouchFrame", dependencies: ["EventTime", "TouchDispatch", "ResponderCore"],
+      path: "Benchmarks/TouchFrame",
       swiftSettings: strict),
 
     // Tests: one target per module.
-    .testTarget(name: "ResponderCoreTests", dependencies: ["ResponderCore"], swiftSettings: strict),
+    .testTarget(name: "EventTimeTests", dependencies: ["EventTime"], swiftSettings: strict),
+    .testTarget(name: "InputCodesTests", dependencies: ["InputCodes"], swiftSettings: strict),
+    .testTarget(
+      name: "ResponderCoreTests", dependencies: ["ResponderCore", "EventTime"], swiftSettings: strict),
     .testTarget(
       name: "EventLoopTests",
       dependencies: ["EventLoop", "SystemCalls", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: strict),
-    .testTarget(name: "MotionTests", dependencies: ["Motion"], swiftSettings: strict),
+    .testTarget(
+      name: "MotionTests", dependencies: ["EventTime", "ResponderCore", "Motion"], swiftSettings: strict),
     .testTarget(name: "IIOInputTests", dependencies: ["IIOInput"], swiftSettings: strict),
-    .testTarget(name: "TouchDispatchTests", dependencies: ["TouchDispatch"], swiftSettings: strict),
+    .testTarget(
+      name: "TouchDispatchTests",
+      dependencies: ["EventTime", "InputCodes", "ResponderCore", "TouchDispatch"], swiftSettings: strict),
     .testTarget(
       name: "TouchDispatchDeviceTests",
       dependencies: [
-        "SystemCalls",
+        "EventTime", "InputCodes",
         "DeviceTestSupport", "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev",
-        "Responderd",
-        .product(name: "Logging", package: "swift-log"),
+        "ResponderdKit", "ResponderConfig",
+        .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
       swiftSettings: strict),
     .testTarget(
       name: "IIOInputDeviceTests",
       dependencies: [
-        "SystemCalls",
-        "IIOInput", "CUmockdev", "EventLoop", "Motion", "Responderd",
-        .product(name: "Logging", package: "swift-log"),
+        "EventTime",
+        "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
+        .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "RemoteControlTests", dependencies: ["RemoteControl", "ResponderCore"], swiftSettings: strict),
+      name: "RemoteControlTests",
+      dependencies: ["EventTime", "InputCodes", "RemoteControl", "ResponderCore"], swiftSettings: strict),
     .testTarget(
       name: "EvdevInputDeviceTests",
       dependencies: [
+        "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
-        "Responderd",
+        "ResponderdKit", "ResponderConfig",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     .testTarget(
       name: "ResponderdTests",
       dependencies: [
+        "EventTime", "TouchDispatch",
+        "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore",
+        "EventLoop",
+        "RemoteControl", "SystemCalls",
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "ResponderConfigTests",
+      dependencies: ["ResponderConfig", "ResponderCore", "InputCodes", "RemoteControl", "SystemCalls"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "ResponderToolsTests",
+      dependencies: [
+        "ResponderTools", "ResponderConfig", "ResponderCore", "EventTime", "RemoteControl", "Motion",
         "SystemCalls",
-        "Responderd", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "EventLoop",
-        "RemoteControl",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -233,16 +288,20 @@ let package = Package(
     .target(
       name: "DBusTestSupport",
       dependencies: [
-        "DBus", "EventLoop", "CDBus", "CSystemShims", "SystemCalls",
+        "EventTime", "DBus", "EventLoop", "CDBus", "CSystemShims", "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Tests/DBusTestSupport",
       swiftSettings: strict),
+    // libumockdev, for the device tests and benchmarks only.
+    .systemLibrary(
+      name: "CUmockdev", path: "Tests/CUmockdev", pkgConfig: "umockdev-1.0",
+      providers: [.apt(["libumockdev-dev"])]),
     // umockdev testbed for the device tests (emulated evdev devices).
     .target(
       name: "DeviceTestSupport",
       dependencies: [
-        "CUmockdev", "ResponderCore", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
+        "CUmockdev", "InputCodes", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Tests/DeviceTestSupport",
       swiftSettings: strict),
@@ -255,20 +314,21 @@ let package = Package(
     .executableTarget(
       name: "MPRISRoundTrip",
       dependencies: [
-        "MPRIS", "Responderd", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
+        "MPRIS", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/MPRISRoundTrip", swiftSettings: strict),
     .testTarget(
       name: "MPRISTests",
       dependencies: [
-        "MPRIS", "Responderd", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore", "SystemCalls",
-        .product(name: "SystemPackage", package: "swift-system"),
+        "EventTime",
+        "MPRIS", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
+        "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
     .testTarget(
       name: "DBusTests",
-      dependencies: ["DBus", "DBusTestSupport", "DBusEchoPeer", "EventLoop", "ResponderCore"],
+      dependencies: ["DBus", "DBusTestSupport", "DBusEchoPeer", "EventLoop"],
       swiftSettings: strict),
   ]
 )

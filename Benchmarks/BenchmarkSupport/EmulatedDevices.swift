@@ -1,7 +1,8 @@
-// Helpers shared by the benchmarks: running under umockdev, devices emulated with the tests'
-// testbed (DeviceTestSupport) for live injection, and statistics.
 import CUmockdev
 import DeviceTestSupport
+// Helpers shared by the benchmarks: running under umockdev, devices emulated with the tests'
+// testbed (DeviceTestSupport) for live injection, and statistics.
+import InputCodes
 import ResponderCore
 import SystemCalls
 

@@ -2,6 +2,7 @@ import BenchmarkSupport
 import DBusTestSupport
 import DeviceTestSupport
 import EventLoop
+import EventTime
 
 #if canImport(Glibc)
   import Glibc

@@ -1,3 +1,5 @@
+import EventTime
+
 #if canImport(Glibc)
   import Glibc
 #endif

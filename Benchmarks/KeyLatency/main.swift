@@ -19,8 +19,9 @@ import DeviceTestSupport
 import EvdevInput
 import EventLoop
 import Logging
+import ResponderConfig
 import ResponderCore
-import Responderd
+import ResponderdKit
 import SystemCalls
 import SystemPackage
 

@@ -1,3 +1,8 @@
+import DBus
+import DBusTestSupport
+import EventLoop
+import Logging
+import MPRIS
 // MPRISRoundTrip: how long a remote-control action takes to reach a real mpv player, in
 // process, next to the usual baseline, one `playerctl play-pause` process, measured in the same
 // run on the same private bus and player.
@@ -10,13 +15,9 @@
 //   chain      togglePlayPause posted to the application, through the mpris handler to mpv and
 //              back to a dispatch record "handled by mpris"
 //   playerctl  `playerctl -p <mpv> play-pause`, process start to exit (fewer runs: 50)
-import DBus
-import DBusTestSupport
-import EventLoop
-import Logging
-import MPRIS
+import ResponderConfig
 import ResponderCore
-import Responderd
+import ResponderdKit
 
 #if canImport(Glibc)
   import Glibc

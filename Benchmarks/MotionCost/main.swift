@@ -10,6 +10,7 @@
 
 import CUmockdev
 import EventLoop
+import EventTime
 import Foundation
 import IIOInput
 import Logging

@@ -5,6 +5,7 @@
 //   - 30 recognizers: the same frames with 10 pans, 10 taps and 10 long presses on the path.
 // Run: swift build -c release --product TouchFrame && .build/release/TouchFrame [sequences] [moves]
 // (a third argument `full` runs the 30-recognizer variant alone, for profiling with callgrind).
+import EventTime
 import ResponderCore
 import TouchDispatch
 

@@ -1,4 +1,4 @@
-import ResponderCore
+import EventTime
 
 /// Flags of `RequestName`.
 public struct DBusNameFlags: OptionSet, Sendable, Hashable {

@@ -1,6 +1,6 @@
 internal import CDBus
 import EventLoop
-import ResponderCore
+import EventTime
 import SystemPackage
 
 /// One libdbus connection (one socket) wired into the event loop: watches become epoll

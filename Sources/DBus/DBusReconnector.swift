@@ -1,6 +1,6 @@
 internal import CDBus
 import EventLoop
-import ResponderCore
+import EventTime
 import SystemPackage
 
 #if canImport(Glibc)

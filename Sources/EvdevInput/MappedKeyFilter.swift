@@ -1,3 +1,4 @@
+import InputCodes
 import RemoteControl
 import ResponderCore
 

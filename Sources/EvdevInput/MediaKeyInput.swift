@@ -1,4 +1,6 @@
 import EventLoop
+import EventTime
+import InputCodes
 import Logging
 import RemoteControl
 import ResponderCore

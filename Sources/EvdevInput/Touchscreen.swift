@@ -1,4 +1,5 @@
 import EventLoop
+import InputCodes
 import ResponderCore
 import SystemCalls
 import SystemPackage

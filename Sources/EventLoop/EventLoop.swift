@@ -1,6 +1,6 @@
 import CSystemShims
+import EventTime
 import HeapModule
-import ResponderCore
 import SystemCalls
 import SystemPackage
 

@@ -1,5 +1,5 @@
 import CSystemShims
-import ResponderCore
+import EventTime
 import SystemCalls
 import SystemPackage
 

@@ -1,6 +1,7 @@
 import CIIO
 import CSystemShims
 import EventLoop
+import EventTime
 import Motion
 import ResponderCore
 import SystemCalls

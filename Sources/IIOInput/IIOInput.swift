@@ -1,4 +1,5 @@
 import EventLoop
+import EventTime
 import Logging
 import Motion
 import ResponderCore

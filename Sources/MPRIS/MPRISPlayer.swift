@@ -1,4 +1,5 @@
 import DBus
+import EventTime
 import ResponderCore
 
 /// What responderd knows of one MPRIS player on the bus: its names and the properties of its

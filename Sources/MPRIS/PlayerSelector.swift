@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// The playback status of an MPRIS player.

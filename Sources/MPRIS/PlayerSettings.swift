@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// How the player to control is chosen among the MPRIS players on the bus.

@@ -1,4 +1,5 @@
 import DBus
+import EventTime
 import Logging
 import ResponderCore
 

@@ -1,4 +1,5 @@
 import DBus
+import EventTime
 import ResponderCore
 
 /// The players responderd sees, which one it controls and why: what `responderctl players`

@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// A 3×3 matrix, stored by rows; `self * v` is the row-by-vector product.

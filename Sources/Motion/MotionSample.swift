@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// Standard gravity, in m/s² (one g).

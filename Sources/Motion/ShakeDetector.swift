@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 #if canImport(Glibc)
@@ -18,20 +19,51 @@ public struct ShakeEvent: Equatable, Sendable, CustomStringConvertible {
   public var description: String { "\(phase) at \(time)" }
 }
 
+/// Why a burst of vigorous motion was not taken for a shake (for tools that show the detector's
+/// reasoning; the daemon does not ask).
+public enum ShakeRejection: String, Equatable, Sendable, CaseIterable {
+  /// Short jolts with little in between (steps, heel strikes, bumps): the acceleration was high for
+  /// too small a part of a swing (a low duty cycle).
+  case impulses
+  /// The direction did not go back and forth along one axis (it wandered between axes).
+  case axis
+  /// A swing took too long to turn back: slower than any shake (a sway, a turn, a stride).
+  case slow
+  /// A pause in the middle: the motion stopped for longer than a shake's turn-around.
+  case pause
+  /// Back-and-forth, but it stopped before `minimumDuration`.
+  case brief
+  /// Fewer than two swings reached `threshold`: not vigorous enough.
+  case weak
+}
+
+/// A stretch of vigorous motion the detector turned down, and why.
+public struct ShakeRejectionNote: Equatable, Sendable {
+  public var reason: ShakeRejection
+  /// When the stretch began and when it was turned down (seconds on the samples' clock).
+  public var start: Seconds
+  public var time: Seconds
+}
+
 /// Recognizes shakes in a stream of accelerometer samples.
 ///
 /// Gravity is removed as a vector: a low-pass estimate of it is subtracted from each sample, and
 /// the rest (the dynamic acceleration) is cut into swings, a swing lasting while the dynamic
-/// acceleration points into the same half-space. A shake is a chain of vigorous swings (peak at
-/// least `threshold`) going back and forth; it begins once such motion has been under way for
-/// `minimumDuration`, ends once no sample was vigorous for `quietTime`, and is cancelled when it
-/// goes on longer than `maximumDuration` or the sensor goes away. After a cancel no new shake
-/// begins until the shaking has stopped.
+/// acceleration points into the same half-space. A shake is a chain of swings going back and
+/// forth along one axis (each reversal within `axisConsistency` of the opposite direction), each
+/// swing turning back within `maximumSwing`, with no pause longer than `maximumGap`, the
+/// acceleration at or above `sustainThreshold` for at least `minimumDuty` of the time (a hand's
+/// shake is a sustained oscillation; steps and bumps are short impulses with little in between),
+/// and at least two swings reaching `threshold`. It begins once such a chain has been under way
+/// for `minimumDuration`, ends once for `quietTime` no sample kept it going (one reaching
+/// `sustainThreshold` along the shake's axis, in swings that are still strong), and is cancelled when it goes on longer than `maximumDuration` or the sensor goes
+/// away. After a cancel no new shake begins until the shaking has stopped.
 ///
-/// Everything is decided on the samples' timestamps, never on sample counts. Decisions that fall
-/// due while no sample arrives (the shake ended and the device is still, or the samples stopped)
-/// are taken by a timer on the scheduler, `lateSampleAllowance` after they fell due, so that
-/// samples still on their way (buffered capture) are taken into account first.
+/// Everything is decided on the samples' timestamps, never on sample counts (durations are
+/// measured with each sample standing for the time half-way to its neighbours). Decisions that
+/// fall due while no sample arrives (the shake ended and the device is still, or the samples
+/// stopped) are taken by a timer on the scheduler, `lateSampleAllowance` after they fell due, so
+/// that samples still on their way (buffered capture) are taken into account first.
 ///
 /// Not thread-safe: use it from the event loop's thread.
 public final class ShakeDetector {
@@ -46,9 +78,14 @@ public final class ShakeDetector {
   }
 
   public let settings: ShakeSettings
+  /// A shake's swings are alike: a jolt and its rebound are not (4 g one way, 1 g back).
+  static let maximumPeakRatio = 3.0
   /// How long after a decision falls due the timer takes it when no sample arrives: the latest a
   /// sample may arrive after its timestamp (the buffer's latency for buffered capture).
   public var lateSampleAllowance: Seconds
+  /// Told about each stretch of vigorous motion that was turned down (nil: nobody asks; the
+  /// daemon leaves it so).
+  public var onRejection: ((ShakeRejectionNote) -> Void)?
   private let scheduler: any Scheduler
   private let onEvent: (ShakeEvent) -> Void
 
@@ -67,7 +104,7 @@ public final class ShakeDetector {
   private var lastDynamic: Vector3 = .zero
   private var lastMagnitude: Double = 0
   private var wasActive = false
-  private var lastVigorous: Seconds = -.infinity
+  private var lastActive: Seconds = -.infinity
   /// The last sample that kept a shake under way going (see `ShakeSettings.sustainThreshold`).
   private var lastSustained: Seconds = -.infinity
 
@@ -76,24 +113,52 @@ public final class ShakeDetector {
     var direction: Vector3
     /// Time of its first sample, or of its first sample after a lull (for the shortest-swing rule).
     var firstSample: Seconds
-    /// Estimated time it started (crossing of the activity level, or the reversal).
+    /// When it started (crossing of the activity level, or the reversal).
     var start: Seconds
     var peak: Double
-    var lastActive: Seconds
-    /// When the swing this one reversed from started (a weaker swing leading into a shake).
-    var previousStart: Seconds?
-    var counted = false
+    /// Time its samples stand for, and the part of it at or above the sustain level.
+    var heldTime: Seconds = 0
+    var strongTime: Seconds = 0
+    /// Whether it went quiet and came back the same way (a second jolt, not one swing of a shake).
+    var resumed = false
+    /// The sum of its active samples' dynamic acceleration: its axis, less swayed by one jolt than
+    /// the peak's direction.
+    var sum: Vector3 = .zero
+
+    var axis: Vector3 {
+      let length = sum.length
+      return length > 0 ? sum * (1 / length) : direction
+    }
+
+    mutating func add(_ time: Seconds, strong: Bool) {
+      heldTime += time
+      if strong { strongTime += time }
+    }
   }
   private var swing: Swing?
 
-  /// A chain of vigorous swings that may become a shake.
-  private struct Run {
+  /// Swings going back and forth that may become a shake.
+  private struct Chain {
     var start: Seconds
-    var direction: Vector3
-    var sawOpposite = false
-    var activityEnd: Seconds
+    /// Time the chain's finished swings stand for, and the part at or above the sustain level.
+    var heldTime: Seconds = 0
+    var strongTime: Seconds = 0
+    var reversals = 0
+    var vigorousSwings = 0
+    /// Its highest dynamic acceleration (m/s²).
+    var peak = 0.0
+    /// Whether the current swing was counted as vigorous.
+    var currentCounted = false
+    var previousDirection: Vector3?
+    /// The direction of its first strong swing: every swing must go along it, one way or the other.
+    var axis: Vector3?
+    /// The share of the last finished swing at or above the sustain level, and its peak.
+    var previousDuty = 0.0
+    var previousPeak = 0.0
   }
-  private var run: Run?
+  private var chain: Chain?
+  /// Whether the chain under way is the shake that began (samples keep it going).
+  private var chainIsShake = false
 
   private var timer: ScheduledTimer?
   private var timerTarget: Seconds = 0
@@ -141,25 +206,43 @@ public final class ShakeDetector {
     let dt = t - lastTime
     if dt > 0 { gravity = gravity + d * (1 - exp(-dt / settings.gravityTimeConstant)) }
 
-    if run != nil, t - lastVigorous > settings.quietTime { run = nil }
+    // Each sample stands for the time half-way to its neighbours: the first half of the interval
+    // since the previous sample goes to that sample's swing, the second half to this one's.
+    let isStrong = m >= sustainLevel
+    if swing != nil, dt > 0 { swing!.add(0.5 * dt, strong: lastMagnitude >= sustainLevel) }
     let isActive = m >= activeLevel
     if isActive {
       let crossing = wasActive ? t : interpolate(level: activeLevel, from: lastMagnitude, to: m, at: t)
+      if t - lastActive > settings.maximumGap { breakChain(.pause, at: t) }
       handleActive(d, magnitude: m, at: t, crossing: crossing)
-      if run != nil { run!.activityEnd = t }
-    } else if wasActive, run != nil {
-      let end = interpolate(level: activeLevel, from: lastMagnitude, to: m, at: t)
-      run!.activityEnd = max(run!.activityEnd, end)
+      lastActive = t
+    } else if chain != nil, t - lastActive > settings.maximumGap {
+      breakChain(.pause, at: t)
     }
-    if m >= vigorousLevel { lastVigorous = t }
-    if m >= sustainLevel { lastSustained = t }
+    if swing != nil, dt > 0 { swing!.add(0.5 * dt, strong: isStrong) }
+    if let current = swing, chain != nil, t - current.start > settings.maximumSwing {
+      breakChain(.slow, at: t)
+    }
+    if isStrong, state == .waitingForQuiet || (chainIsShake && chain != nil && swingsAreStrong(along: d)) {
+      lastSustained = t
+    }
 
-    if state == .idle, let current = run, current.sawOpposite,
-      current.activityEnd - current.start >= settings.minimumDuration
+    if isStrong, !chainIsShake, state != .waitingForQuiet, let current = chain, let currentSwing = swing,
+      current.reversals >= 1, current.vigorousSwings >= 2, t - current.start >= settings.minimumDuration,
+      current.strongTime + currentSwing.strongTime
+        >= settings.minimumDuty * (current.heldTime + currentSwing.heldTime),
+      followsAxis(currentSwing.axis), !currentSwing.resumed,
+      max(current.previousPeak, currentSwing.peak) <= Self.maximumPeakRatio
+        * min(current.previousPeak, currentSwing.peak)
     {
-      state = .shaking(since: current.start)
-      onEvent(ShakeEvent(phase: .began, time: t))
-      armTimer()
+      chainIsShake = true
+      lastSustained = t
+      if state == .idle {
+        // (While shaking, a new chain after a stumble keeps the same shake going.)
+        state = .shaking(since: current.start)
+        onEvent(ShakeEvent(phase: .began, time: t))
+        armTimer()
+      }
     }
 
     lastTime = t
@@ -188,22 +271,26 @@ public final class ShakeDetector {
     lastDynamic = .zero
     lastMagnitude = 0
     wasActive = false
-    lastVigorous = -.infinity
+    lastActive = -.infinity
     lastSustained = -.infinity
     swing = nil
-    run = nil
+    chain = nil
+    chainIsShake = false
   }
 
   // MARK: Swings
 
   private func handleActive(_ d: Vector3, magnitude m: Double, at t: Seconds, crossing: Seconds) {
     let direction = d * (1 / m)
-    if var current = swing, t - current.lastActive <= settings.quietTime {
+    if var current = swing, t - lastActive <= settings.maximumGap {
       if d.dot(current.direction) >= 0 {
         // Back after a lull in the same direction: the shortest-swing clock starts again, so
         // the ringing after a second tap is not taken for a reversal.
-        if !wasActive { current.firstSample = t }
-        current.lastActive = t
+        if !wasActive {
+          current.firstSample = t
+          current.resumed = true
+        }
+        current.sum = current.sum + d
         if m > current.peak {
           current.peak = m
           current.direction = direction
@@ -218,22 +305,88 @@ public final class ShakeDetector {
           let after = d.dot(current.direction)
           if before > 0 && after < 0 { start = lastTime + (t - lastTime) * before / (before - after) }
         }
-        swing = Swing(
-          direction: direction, firstSample: t, start: start, peak: m, lastActive: t,
-          previousStart: current.start)
+        finishSwing(current, at: start)
+        swing = Swing(direction: direction, firstSample: t, start: start, peak: m, sum: d)
       } else {
         return  // Faster than any shake: ringing or vibration, not a reversal.
       }
     } else {
-      swing = Swing(direction: direction, firstSample: t, start: crossing, peak: m, lastActive: t)
+      swing = Swing(direction: direction, firstSample: t, start: crossing, peak: m, sum: d)
+      chain = Chain(start: crossing)
     }
-    if let current = swing, !current.counted, current.peak >= vigorousLevel {
-      swing!.counted = true
-      if run == nil {
-        run = Run(start: current.previousStart ?? current.start, direction: current.direction, activityEnd: t)
-      } else if current.direction.dot(run!.direction) < 0 {
-        run!.sawOpposite = true
+    if chain == nil { chain = Chain(start: swing!.start) }
+    chain!.peak = max(chain!.peak, m)
+    if !chain!.currentCounted, swing!.peak >= vigorousLevel {
+      chain!.currentCounted = true
+      chain!.vigorousSwings += 1
+    }
+  }
+
+  /// A swing turned back at `end`: the chain goes on if the swing was a shake's.
+  private func finishSwing(_ finished: Swing, at end: Seconds) {
+    guard chain != nil else { return }
+    var problem: ShakeRejection?
+    if end - finished.start > settings.maximumSwing {
+      problem = .slow
+    } else if !followsAxis(finished.axis) {
+      problem = .axis
+    } else if finished.heldTime > settings.maximumSwing / 2,
+      finished.strongTime < settings.minimumSwingDuty * finished.heldTime
+    {
+      // (A short weak swing is a turn-around seen between samples at low rates.)
+      problem = .impulses
+    }
+    if let problem {
+      breakChain(problem, at: end)
+      chain = Chain(start: end)
+      return
+    }
+    chain!.strongTime += finished.strongTime
+    chain!.heldTime += finished.heldTime
+    chain!.reversals += 1
+    chain!.previousDirection = finished.axis
+    chain!.previousPeak = finished.peak
+    if chain!.axis == nil, finished.peak >= sustainLevel { chain!.axis = finished.axis }
+    if finished.peak >= sustainLevel || finished.heldTime > settings.maximumSwing / 2 {
+      chain!.previousDuty = finished.heldTime > 0 ? finished.strongTime / finished.heldTime : 0
+    }
+    chain!.currentCounted = false
+  }
+
+  /// Whether the last finished swing was strong for much of its time, and the one under way so
+  /// far, and `d` points along the shake's axis (a shake goes on; a step soon after a shake does
+  /// not keep it going).
+  private func swingsAreStrong(along d: Vector3) -> Bool {
+    guard let chain, let swing else { return false }
+    return chain.previousDuty >= settings.minimumSwingDuty
+      && swing.strongTime >= settings.minimumSwingDuty * swing.heldTime
+      && abs((chain.axis ?? swing.direction).dot(d)) >= settings.axisConsistency * d.length
+  }
+
+  /// Whether a swing in `direction` goes back along the chain's axis.
+  private func followsAxis(_ direction: Vector3) -> Bool {
+    guard let chain else { return false }
+    if let previous = chain.previousDirection, previous.dot(direction) > -settings.axisConsistency {
+      return false
+    }
+    if let axis = chain.axis, abs(axis.dot(direction)) < settings.axisConsistency { return false }
+    return true
+  }
+
+  /// The chain under way cannot be (or go on being) a shake.
+  private func breakChain(_ reason: ShakeRejection, at t: Seconds) {
+    guard let current = chain else { return }
+    chain = nil
+    if chainIsShake {
+      chainIsShake = false
+    } else if current.peak >= sustainLevel, let onRejection {
+      var why = reason
+      if current.vigorousSwings < 2 && (reason == .pause || reason == .slow) {
+        why = .weak
+      } else if reason == .pause && current.reversals >= 1 {
+        why = .brief
       }
+      onRejection(ShakeRejectionNote(reason: why, start: current.start, time: t))
     }
   }
 
@@ -271,7 +424,8 @@ public final class ShakeDetector {
     timer?.cancel()
     timer = nil
     state = .idle
-    run = nil
+    chain = nil
+    chainIsShake = false
     swing = nil
   }
 

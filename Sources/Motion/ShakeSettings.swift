@@ -1,30 +1,88 @@
+import EventTime
 import ResponderCore
 
 /// The thresholds of the shake detector. Accelerations are in g (9.80665 m/s²), times in seconds.
 /// Every decision is on time, never on sample counts, so the same settings work from 10 Hz to 1 kHz.
+///
+/// Most users choose a `Sensitivity` (`ShakeSettings(sensitivity:)`); the individual thresholds
+/// are there for experts.
 public struct ShakeSettings: Equatable, Sendable {
-  /// Peak dynamic acceleration (gravity removed) a swing must reach to count as vigorous.
+  /// How readily a shake is recognized: presets of the thresholds below.
+  public enum Sensitivity: String, Equatable, Sendable, CaseIterable {
+    /// A lighter or less regular shake is enough (swings of 0.8 g, shorter, wobblier). Still turns
+    /// down walking, sitting down and standing up, lying down, bumps and taps; takes some jolty
+    /// stair descents and brisk arm movements for shakes (Benchmarks/ShakeAccuracy).
+    case light
+    /// The default: a shake back and forth along one axis, at least two swings of 1 g, strong for
+    /// more than half the time. Also turns down stairs, arm exercises at the wrist and a device being
+    /// strapped on or knocked.
+    case medium
+    /// Only a vigorous, regular shake: swings of 1.5 g along a steady axis for 0.4 s; turns down
+    /// light shakes too.
+    case hard
+  }
+
+  /// Peak dynamic acceleration (gravity removed) a swing must reach to count as vigorous; a shake
+  /// needs at least two.
   public var threshold: Double = 1.0
-  /// Once a shake began, samples reaching this level keep it going (hysteresis: a sampled peak
-  /// may fall short of `threshold` at low rates without ending the shake).
+  /// While shaking, samples reaching this level keep the shake going; and the acceleration must
+  /// be at or above it for at least `minimumDuty` of the time.
   public var sustainThreshold: Double = 0.75
   /// Dynamic acceleration above which the device counts as moving; a swing runs from crossing it
   /// in one direction to crossing it in the opposite direction.
   public var activityThreshold: Double = 0.5
   /// Time constant of the low-pass filter that estimates gravity (as a vector).
   public var gravityTimeConstant: Seconds = 0.3
-  /// How long a vigorous back-and-forth shake must be under way before `began`.
-  public var minimumDuration: Seconds = 0.4
+  /// How long a back-and-forth shake must be under way before `began`.
+  public var minimumDuration: Seconds = 0.3
   /// The shortest swing that counts as a reversal (faster ones are vibration or ringing, as from a
   /// tap on a table): about 1 / (2 × the fastest shake frequency).
   public var minimumSwing: Seconds = 0.06
-  /// The shaking has stopped once no sample reached `threshold` for this long.
+  /// The longest swing of a shake: about 1 / (2 × the slowest shake frequency). Slower motion
+  /// (a sway, a stride, a turn) is not shaking.
+  public var maximumSwing: Seconds = 0.35
+  /// The longest pause (below `activityThreshold`) within a shake.
+  public var maximumGap: Seconds = 0.25
+  /// The share of a shake's time the acceleration is at or above `sustainThreshold` (a sine shake:
+  /// 2/3 at 1.5 g, 5/6 at 3 g; steps: a tenth to a quarter).
+  public var minimumDuty: Double = 0.55
+  /// The same share within each swing of a shake.
+  public var minimumSwingDuty: Double = 0.3
+  /// How well a reversal must point back along the shake's axis: the cosine of the angle between
+  /// the two directions, reversed (1: exactly opposite; 0: at right angles).
+  public var axisConsistency: Double = 0.6
+  /// The shaking has stopped once no sample reached `sustainThreshold` for this long.
   public var quietTime: Seconds = 0.4
   /// A shake that goes on longer than this is cancelled (`motionCancelled`); no new shake begins
   /// until the shaking has stopped.
   public var maximumDuration: Seconds = 5
 
+  /// The default settings (`Sensitivity.medium`).
   public init() {}
+
+  /// The settings of a sensitivity level.
+  public init(sensitivity: Sensitivity) {
+    switch sensitivity {
+    case .light:
+      threshold = 0.8
+      sustainThreshold = 0.6
+      activityThreshold = 0.4
+      minimumDuty = 0.45
+      minimumSwingDuty = 0.3
+      axisConsistency = 0.4
+      minimumDuration = 0.25
+    case .medium:
+      break
+    case .hard:
+      threshold = 1.5
+      sustainThreshold = 1.0
+      activityThreshold = 0.6
+      minimumDuty = 0.55
+      minimumSwingDuty = 0.45
+      axisConsistency = 0.7
+      minimumDuration = 0.4
+    }
+  }
 
   /// What is wrong with these settings, one message per problem (empty when they are usable).
   public var problems: [String] {
@@ -37,13 +95,23 @@ public struct ShakeSettings: Equatable, Sendable {
     positive(gravityTimeConstant, "gravity-time-constant")
     positive(minimumDuration, "min-duration")
     positive(minimumSwing, "min-swing")
+    positive(maximumSwing, "max-swing")
+    positive(maximumGap, "max-gap")
     positive(quietTime, "quiet-time")
     positive(maximumDuration, "max-duration")
     positive(sustainThreshold, "sustain-threshold")
+    for (value, name) in [(minimumDuty, "min-duty"), (minimumSwingDuty, "min-swing-duty")]
+    where !(value >= 0 && value <= 1) {
+      result.append("\(name) must be between 0 and 1")
+    }
+    if !(axisConsistency >= -1 && axisConsistency <= 1) {
+      result.append("axis-consistency must be between -1 and 1")
+    }
     if sustainThreshold > threshold { result.append("sustain-threshold must not be above threshold") }
     if activityThreshold > threshold {
       result.append("activity-threshold must not be above threshold")
     }
+    if maximumSwing <= minimumSwing { result.append("max-swing must be longer than min-swing") }
     if maximumDuration <= minimumDuration {
       result.append("max-duration must be longer than min-duration")
     }

@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// The iOS click grammar of one one-button headset key (DESIGN.md section 3):

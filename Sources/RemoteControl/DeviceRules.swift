@@ -1,3 +1,4 @@
+import InputCodes
 import ResponderCore
 
 /// Which devices a rule applies to. Every criterion given must match; a match with none matches
@@ -98,7 +99,7 @@ public struct DeviceRule: Hashable, Sendable {
   public static let jackDefaults: [DeviceRule] = [
     DeviceMatch(phys: "ALSA"), DeviceMatch(name: "*Headset Jack"), DeviceMatch(name: "*Headphone Mic"),
     DeviceMatch(name: "*Headphone"),
-  ].map { DeviceRule(match: $0, headsetKeys: [MediaKey.playPause]) }
+  ].map { DeviceRule(match: $0, headsetKeys: [InputCode.KEY_PLAYPAUSE]) }
 }
 
 /// How one device's keys are read: resolved from the settings and the device's identity.

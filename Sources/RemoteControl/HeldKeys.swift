@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// A next/previous key: skips at release when released before `holdThreshold`; held that long it

@@ -1,3 +1,5 @@
+import EventTime
+import InputCodes
 import ResponderCore
 
 /// A remote-control event made from keys: what it is, when (seconds on the input clock), and from

@@ -1,3 +1,5 @@
+import EventTime
+import InputCodes
 import ResponderCore
 
 /// Key and click settings (the `[keys]` config section), with DESIGN.md's defaults.
@@ -16,7 +18,7 @@ public struct KeySettings: Hashable, Sendable {
 
   public init(
     clickInterval: Seconds = 0.4, holdThreshold: Seconds = 0.5, keyMap: KeyMap = .standard,
-    headsetKeys: Set<UInt16> = [MediaKey.media], deviceRules: [DeviceRule] = DeviceRule.jackDefaults
+    headsetKeys: Set<UInt16> = [InputCode.KEY_MEDIA], deviceRules: [DeviceRule] = DeviceRule.jackDefaults
   ) {
     self.clickInterval = clickInterval
     self.holdThreshold = holdThreshold

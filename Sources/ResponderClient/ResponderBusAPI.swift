@@ -1,4 +1,5 @@
 import DBus
+import EventTime
 import ResponderCore
 
 /// The names of responderd's D-Bus API, shared by the daemon, `responderctl` and applications.

@@ -1,5 +1,6 @@
 import DBus
 import EventLoop
+import EventTime
 import ResponderCore
 
 /// An application's link to responderd: it exports an `org.responderd.Responder1` object,

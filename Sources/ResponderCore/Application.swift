@@ -1,3 +1,5 @@
+import EventTime
+
 /// A window: the root of a view hierarchy, which delivers the touches of an event to its views.
 /// TouchDispatch's Window conforms.
 public protocol EventWindow: AnyObject {

@@ -1,3 +1,5 @@
+import EventTime
+
 /// Marks a type as a gesture recognizer, so that events can list the touches it receives.
 public protocol GestureRecognizerIdentity: AnyObject {}
 

@@ -90,6 +90,3 @@ public enum EventSubtype: Int, Sendable, CaseIterable, CustomStringConvertible {
     allCases.filter { $0.eventType == .remoteControl }
   }
 }
-
-/// Seconds, as TimeInterval: timestamps are seconds since boot (CLOCK_MONOTONIC).
-public typealias Seconds = Double

@@ -1,3 +1,5 @@
+import EventTime
+
 /// The phase of a touch, as UITouch.Phase.
 public enum TouchPhase: Int, Sendable, CustomStringConvertible {
   case began, moved, stationary, ended, cancelled

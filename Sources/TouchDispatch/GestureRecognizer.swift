@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// The delegate of a gesture recognizer, as UIGestureRecognizerDelegate. Every method is optional.

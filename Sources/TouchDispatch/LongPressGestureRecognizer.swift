@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// Recognizes touch-and-hold, as UILongPressGestureRecognizer: `numberOfTouchesRequired` fingers

@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// Recent samples of a value (a point, or a scale or angle in `x`), for velocities measured over

@@ -1,3 +1,5 @@
+import EventTime
+import InputCodes
 import ResponderCore
 
 /// One contact of a multitouch device, in device units, as evdev protocol B reports it.

@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// Recognizes dragging, as UIPanGestureRecognizer: begins once the centroid of

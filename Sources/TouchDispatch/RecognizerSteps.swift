@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// Where each touch of a recognizer went down (a handful of touches: kept in a list).

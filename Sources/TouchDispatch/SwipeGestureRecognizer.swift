@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// The directions of a swipe, as UISwipeGestureRecognizer.Direction (same raw values).

@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// Recognizes taps, as UITapGestureRecognizer: `numberOfTouchesRequired` fingers down and up,

@@ -1,3 +1,5 @@
+import EventTime
+import InputCodes
 import ResponderCore
 
 /// How the screen is rotated relative to the touch panel's natural orientation, clockwise.

@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// One finger on the surface in one input frame, in window coordinates.

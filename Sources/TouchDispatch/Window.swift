@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// The responder method a window delivered touches with.

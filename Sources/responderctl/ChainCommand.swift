@@ -1,6 +1,6 @@
 import ArgumentParser
 import ResponderClient
-import Responderd
+import ResponderTools
 
 /// `responderctl chain`: the chain of responders now, the first responder marked.
 struct ChainCommand: ParsableCommand {

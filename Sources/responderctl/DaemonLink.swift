@@ -2,7 +2,8 @@ import ArgumentParser
 import DBus
 import EventLoop
 import ResponderClient
-import Responderd
+import ResponderConfig
+import ResponderTools
 import SystemCalls
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Responderd
+import ResponderConfig
+import ResponderTools
 import SystemCalls
 
 /// `responderctl keys`: the headset and media key tools.

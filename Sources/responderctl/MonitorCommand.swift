@@ -1,7 +1,8 @@
 import ArgumentParser
 import DBus
 import ResponderClient
-import Responderd
+import ResponderConfig
+import ResponderTools
 import SystemCalls
 
 #if canImport(Glibc)

@@ -2,7 +2,9 @@ import ArgumentParser
 import EventLoop
 import Logging
 import Motion
-import Responderd
+import ResponderConfig
+import ResponderTools
+import ResponderdKit
 import SystemCalls
 
 /// `responderctl motion`: the offline shake tools.
@@ -32,11 +34,20 @@ struct MotionAnalyzeCommand: ParsableCommand {
   @Option(help: "A responderd config file whose [motion.shake] settings to use.")
   var config: String?
 
+  @Option(help: "light, medium or hard: the [motion.shake] sensitivity to use (instead of the config's).")
+  var sensitivity: String?
+
   @Option(help: "Also draw the signal, the thresholds and the shakes into this SVG file.")
   var plot: String?
 
   func run() throws {
-    let settings = try config.map { try ResponderdConfig.load(path: $0).motion.shake } ?? ShakeSettings()
+    var settings = try config.map { try ResponderdConfig.load(path: $0).motion.shake } ?? ShakeSettings()
+    if let sensitivity {
+      guard let level = ShakeSettings.Sensitivity(rawValue: sensitivity) else {
+        throw ValidationError("--sensitivity must be light, medium or hard")
+      }
+      settings = ShakeSettings(sensitivity: level)
+    }
     let samples = try MotionTrace.parse(try readTextFile(file), file: file)
     let analysis = MotionAnalysis(samples: samples, settings: settings)
     for line in analysis.jsonLines { print(line) }

@@ -1,7 +1,8 @@
 import ArgumentParser
 import DBus
 import MPRIS
-import Responderd
+import ResponderTools
+import ResponderdKit
 
 /// `responderctl players`: the MPRIS players responderd sees, which one it controls and why.
 struct PlayersCommand: ParsableCommand {

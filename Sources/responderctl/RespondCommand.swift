@@ -1,9 +1,10 @@
 import ArgumentParser
 import DBus
 import EventLoop
+import EventTime
 import ResponderClient
+import ResponderConfig
 import ResponderCore
-import Responderd
 import SystemCalls
 
 #if canImport(Glibc)

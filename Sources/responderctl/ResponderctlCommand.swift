@@ -1,5 +1,5 @@
 import ArgumentParser
-import Responderd
+import ResponderdKit
 
 /// `responderctl`: talks to the running responderd and runs its offline tools.
 @main

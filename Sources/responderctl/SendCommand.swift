@@ -2,7 +2,7 @@ import ArgumentParser
 import DBus
 import ResponderClient
 import ResponderCore
-import Responderd
+import ResponderTools
 
 /// `responderctl send`: injects an event through responderd.
 struct SendCommand: ParsableCommand {

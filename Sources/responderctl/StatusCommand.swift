@@ -1,7 +1,7 @@
 import ArgumentParser
 import DBus
 import ResponderClient
-import Responderd
+import ResponderTools
 
 /// `responderctl status`: whether responderd runs, and its state.
 struct StatusCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Responderd
+import ResponderTools
 
 /// `responderctl touch …`: touchscreen tools.
 struct TouchCommand: ParsableCommand {

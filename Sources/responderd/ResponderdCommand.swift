@@ -1,6 +1,7 @@
 import EventLoop
 import Logging
-import Responderd
+import ResponderConfig
+import ResponderdKit
 import SystemCalls
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import CDBus
 import CSystemShims
 import EventLoop
+import EventTime
 import SystemCalls
 import SystemPackage
 

@@ -1,5 +1,5 @@
 import CUmockdev
-import ResponderCore
+import InputCodes
 import SystemCalls
 import SystemPackage
 

@@ -1,8 +1,10 @@
 import DeviceTestSupport
 import EventLoop
+import EventTime
 import Logging
+import ResponderConfig
 import ResponderCore
-import Responderd
+import ResponderdKit
 import Testing
 
 #if canImport(Glibc)

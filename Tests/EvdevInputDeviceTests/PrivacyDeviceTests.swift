@@ -1,5 +1,7 @@
 import DeviceTestSupport
 import EventLoop
+import EventTime
+import InputCodes
 import RemoteControl
 import ResponderCore
 import Testing

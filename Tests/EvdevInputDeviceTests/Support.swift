@@ -1,6 +1,7 @@
 import DeviceTestSupport
 import EvdevInput
 import EventLoop
+import EventTime
 import Logging
 import RemoteControl
 import ResponderCore

@@ -1,6 +1,8 @@
 import CUmockdev
 import DeviceTestSupport
 import EventLoop
+import EventTime
+import InputCodes
 import ResponderCore
 import Testing
 

@@ -1,6 +1,5 @@
 import EventLoop
 import Glibc
-import ResponderCore
 import SystemPackage
 import Testing
 

@@ -1,12 +1,15 @@
 import EventLoop
+import EventTime
 import Foundation
 import IIOInput
 import Logging
 import Motion
 import ResponderCore
+import ResponderTools
 import Testing
 
-@testable import Responderd
+@testable import ResponderConfig
+@testable import ResponderdKit
 
 /// A handler that takes motion events and remembers them.
 private final class ShakeRecorder: Handler {
@@ -69,6 +72,54 @@ extension IIOInputDeviceTests {
     let motionRecords = records.filter { $0.type == .motion }
     #expect(motionRecords.map(\.motionPhase) == [.began, .ended])
     #expect(motionRecords.allSatisfy { $0.handledBy == recorder.name && $0.source == "iio:iio:device0" })
+    service.motion?.stop()
+  }
+
+  @Test("daemon: a real recording (walking, then a shake) gives the events `motion analyze` gives")
+  func daemonRealRecording() throws {
+    let bed = try Testbed()
+    // The ±8 g range (as a device set up for hard motion reads it): heel strikes and shakes fit.
+    let scale = 0.038326
+    bed.setAttribute("in_accel_scale", String(scale))
+    let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Fixtures/Motion/real/shake-hapt-u07-waist-50hz.csv").path
+    // Walking from 1 s, a shake from 4 s to 5.5 s, walking on to 7 s; at the sensor's 62.5 Hz.
+    let recording = MotionTrace.resampled(
+      try MotionTrace.parse(try String(contentsOfFile: path, encoding: .utf8), file: path), rate: 62.5
+    ).filter { $0.t >= 1 && $0.t < 7 }
+    let loop = try EventLoop()
+    let recorder = ShakeRecorder()
+    let service = service(chain: [recorder.name], loop: loop, recorder: recorder)
+    service.start()
+    #expect(service.motion?.shake?.input.sensor?.mode == "buffered")
+
+    // Fed as it happens; what was fed (raw values × scale, at their times) is analyzed offline.
+    let offset = Double(realtimeNanoseconds()) / 1e9 - monotonicNow()
+    let start = monotonicNow() - recording[0].t
+    var fed: [MotionSample] = []
+    var index = 0
+    _ = loop.run(
+      until: {
+        var block: [UInt8] = []
+        while index < recording.count, start + recording[index].t <= monotonicNow() {
+          let sample = recording[index]
+          let raw = [sample.x, sample.y, sample.z].map { max(-2048, min(2047, Int(($0 / scale).rounded()))) }
+          let t = start + sample.t
+          block += scan(x: raw[0], y: raw[1], z: raw[2], timestamp: Int64((t + offset) * 1e9))
+          fed.append(
+            MotionSample(
+              t: t, x: Double(raw[0]) * scale, y: Double(raw[1]) * scale, z: Double(raw[2]) * scale))
+          index += 1
+        }
+        if !block.isEmpty { bed.feed(block) }
+        return index >= recording.count && monotonicNow() > start + recording[recording.count - 1].t + 0.6
+      }, timeout: 10)
+    let offline = MotionAnalysis(samples: fed).events
+    #expect(offline.map(\.phase) == [.began, .ended], "the recording's shake, offline")
+    #expect(recorder.received.map(\.0) == offline.map(\.phase))
+    for (live, expected) in zip(recorder.received, offline) {
+      #expect(abs(live.1 - expected.time) < 0.02, "live \(live.0) at \(live.1 - start), offline \(expected)")
+    }
     service.motion?.stop()
   }
 

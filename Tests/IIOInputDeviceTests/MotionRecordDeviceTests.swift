@@ -1,7 +1,8 @@
 import EventLoop
 import IIOInput
 import Motion
-import Responderd
+import ResponderConfig
+import ResponderTools
 import Testing
 
 // The testbed is process-wide: these run in the one serialized suite.

@@ -1,5 +1,6 @@
 import CUmockdev
 import EventLoop
+import EventTime
 import Foundation
 import IIOInput
 import Logging

@@ -3,7 +3,7 @@ import DBusTestSupport
 import EventLoop
 import Foundation
 import MPRIS
-import Responderd
+import ResponderConfig
 import Testing
 
 /// The real `responderd` binary on a bus of its own, which is restarted under it.

@@ -1,10 +1,12 @@
 import DBus
 import DBusTestSupport
 import EventLoop
+import EventTime
 import Foundation
 import MPRIS
+import ResponderConfig
 import ResponderCore
-import Responderd
+import ResponderdKit
 import Testing
 
 /// The `mpris` handler, the proxy player and `responderctl players` against two real mpv

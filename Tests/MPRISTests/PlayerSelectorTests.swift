@@ -1,3 +1,4 @@
+import EventTime
 import MPRIS
 import ResponderCore
 import Testing

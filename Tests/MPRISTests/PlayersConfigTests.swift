@@ -1,6 +1,6 @@
 import Foundation
 import MPRIS
-import Responderd
+import ResponderConfig
 import Testing
 
 @Suite struct PlayersConfigTests {

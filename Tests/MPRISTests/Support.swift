@@ -4,8 +4,9 @@ import EventLoop
 import Foundation
 import Logging
 import MPRIS
+import ResponderConfig
 import ResponderCore
-import Responderd
+import ResponderdKit
 import SystemCalls
 import SystemPackage
 import Testing

@@ -1,3 +1,4 @@
+import EventTime
 import Motion
 import ResponderCore
 

@@ -1,3 +1,5 @@
+import EventTime
+import InputCodes
 import RemoteControl
 import ResponderCore
 
@@ -83,14 +85,14 @@ final class Harness {
   }
 }
 
-let MEDIA = MediaKey.media
-let PLAYPAUSE = MediaKey.playPause
-let NEXT = MediaKey.nextSong
-let PREVIOUS = MediaKey.previousSong
-let FASTFORWARD = MediaKey.fastForward
-let REWIND = MediaKey.rewind
-let PLAYCD = MediaKey.playCD
-let PAUSECD = MediaKey.pauseCD
-let STOPCD = MediaKey.stopCD
+let MEDIA = InputCode.KEY_MEDIA
+let PLAYPAUSE = InputCode.KEY_PLAYPAUSE
+let NEXT = InputCode.KEY_NEXTSONG
+let PREVIOUS = InputCode.KEY_PREVIOUSSONG
+let FASTFORWARD = InputCode.KEY_FASTFORWARD
+let REWIND = InputCode.KEY_REWIND
+let PLAYCD = InputCode.KEY_PLAYCD
+let PAUSECD = InputCode.KEY_PAUSECD
+let STOPCD = InputCode.KEY_STOPCD
 let KEY_A: UInt16 = 30
 let KEY_VOLUMEUP: UInt16 = 115

@@ -1,8 +1,9 @@
 import EventLoop
 import Foundation
 import Logging
+import ResponderConfig
 import ResponderCore
-import Responderd
+import ResponderdKit
 import Testing
 
 /// A swift-log handler that keeps every message, for assertions on what was logged.

@@ -1,5 +1,5 @@
 import Foundation
-import Responderd
+import ResponderdKit
 import Testing
 
 @Suite struct DaemonCommandLineTests {

@@ -1,7 +1,8 @@
 import EventLoop
 import Logging
+import ResponderConfig
 import ResponderCore
-import Responderd
+import ResponderdKit
 import Testing
 
 private final class MotionHandler: Handler {

@@ -2,7 +2,8 @@ import DBus
 import DBusTestSupport
 import EventLoop
 import ResponderClient
-import Responderd
+import ResponderConfig
+import ResponderdKit
 import Testing
 
 /// `Service.motionInterest` and `onMotionInterestChanged`, with the responder API in this process on

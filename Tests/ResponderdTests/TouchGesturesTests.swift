@@ -1,6 +1,8 @@
+import EventTime
 import Foundation
+import ResponderConfig
 import ResponderCore
-import Responderd
+import ResponderdKit
 import Testing
 import TouchDispatch
 

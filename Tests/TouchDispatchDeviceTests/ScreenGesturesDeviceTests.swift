@@ -1,7 +1,9 @@
 import EventLoop
+import InputCodes
 import Logging
+import ResponderConfig
 import ResponderCore
-import Responderd
+import ResponderdKit
 import Testing
 
 /// The daemon's whole-screen gestures on the emulated touchscreen: the service finds it through

@@ -1,4 +1,5 @@
 import DeviceTestSupport
+import InputCodes
 import ResponderCore
 import SystemCalls
 import Testing

@@ -1,5 +1,7 @@
 import EvdevInput
 import EventLoop
+import EventTime
+import InputCodes
 import ResponderCore
 import Testing
 import TouchDispatch

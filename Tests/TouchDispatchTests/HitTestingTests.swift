@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 import Testing
 import TouchDispatch

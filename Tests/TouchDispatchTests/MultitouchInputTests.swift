@@ -1,3 +1,5 @@
+import EventTime
+import InputCodes
 import ResponderCore
 import Testing
 import TouchDispatch

@@ -7,10 +7,7 @@
 // (motionBegan), printing what it undoes. The events go through the app's own responder chain, as in
 // UIKit: an `Editor` responder that can become first responder and overrides motionBegan.
 // Try it with `responderctl send motion began`. Ctrl-C or SIGTERM unregisters and exits.
-import DBus
-import EventLoop
 import ResponderClient
-import ResponderCore
 
 #if canImport(Glibc)
   import Glibc
@@ -68,14 +65,13 @@ if arguments.first == "--help" || arguments.first == "-h" {
 let edits = arguments.isEmpty ? ["typed 'hello'", "made it bold", "deleted a line"] : arguments
 
 do {
-  let loop = try EventLoop()
-  let bus = try DBusConnection.session(loop: loop)
-  let app = Application(scheduler: loop.scheduler)
+  let session = try ClientSession()
+  let app = Application(scheduler: session.scheduler)
   let editor = Editor(app: app, edits: edits)
   _ = editor.becomeFirstResponder()
 
   let client = try ResponderClient(
-    connection: bus, path: "/org/responderd/examples/ShakeToUndo", eventTypes: [.motion])
+    session: session, path: "/org/responderd/examples/ShakeToUndo", eventTypes: [.motion])
   client.application = app
   client.onRegistered = { id in say("registered with responderd as responder \(id)") }
   client.onFirstResponderChanged = { isFirst in
@@ -89,14 +85,13 @@ do {
   }
   say("undo stack: \(edits.joined(separator: ", "))")
 
-  try loop.onSignals([SIGINT, SIGTERM]) { _ in
-    client.unregister { _ in loop.stop() }
+  try session.onTermination {
+    client.unregister { _ in session.stop() }
     // Also stop when the daemon does not answer.
-    loop.scheduler.schedule(after: 1) { loop.stop() }
+    session.scheduler.schedule(after: 1) { session.stop() }
   }
-  loop.run()
-  bus.flush()
-  bus.close()
+  session.run()
+  session.close()
   say("bye")
 } catch {
   say("shake-to-undo: \(error)")

@@ -1,0 +1,108 @@
+import EventTime
+import IIOInput
+import Logging
+import Motion
+import ResponderConfig
+import ResponderCore
+
+/// Shakes from the accelerometer into the application: the IIO input and the shake detector, with
+/// each began, ended and cancelled posted as a motion event (`.motionShake`) to the first
+/// responder's chain.
+///
+/// The sensor is sampled only while `Service.motionInterest` holds: a handler of the chain asks
+/// for motion (`command` when a shake command is configured; `log` only observes) or an
+/// application registered over D-Bus takes motion. With none, it is closed and nothing wakes up.
+public final class MotionComponent: ServiceComponent {
+  public let componentName = "iio"
+  /// The accelerometer and the detector (nil when motion is disabled in the config).
+  public private(set) var shake: ShakeInput?
+  private weak var service: Service?
+  private var logger = Logger(label: "responderd")
+  private var lastReason: String?
+  private var source = "iio"
+
+  public init() {}
+
+  public func start(in service: Service) throws {
+    self.service = service
+    logger = service.logger
+    if !directoryEntries("/sys/bus/iio/devices").contains(where: { $0.hasPrefix("iio:device") }) {
+      logger.notice("iio: no IIO sensors found (/sys/bus/iio/devices is empty); waiting for one")
+    }
+    let settings = service.config.motion
+    guard settings.enabled else {
+      logger.info("iio: motion disabled in the config ([motion] enabled = false)")
+      return
+    }
+    let input = ShakeInput(
+      loop: service.loop, settings: settings.inputSettings, shake: settings.shake, logger: service.logger
+    ) { [weak self] event in self?.post(event) }
+    shake = input
+    service.onMotionInterestChanged { [weak self] _ in self?.refresh() }
+    refresh()
+  }
+
+  public func stop() {
+    shake?.setWanted(false)
+  }
+
+  /// Who wants motion now ("command", "2 applications"); nil when nobody does.
+  public var wantedBy: String? {
+    guard let service else { return nil }
+    var names: [String] = []
+    for responder in service.chain.responders where responder.handler.wantedEventTypes.contains(.motion) {
+      names.append(responder.handler.name)
+    }
+    let apps = service.motionApplications
+    if apps > 0 { names.append(apps == 1 ? "1 registered application" : "\(apps) registered applications") }
+    return names.isEmpty ? nil : names.joined(separator: ", ")
+  }
+
+  /// Opens or closes the sensor according to who wants motion now.
+  public func refresh() {
+    guard let shake else { return }
+    let reason = wantedBy
+    if reason != lastReason {
+      if let reason {
+        logger.info("iio: motion wanted by \(reason): sampling the accelerometer")
+      } else if lastReason != nil {
+        logger.info("iio: no responder wants motion any more: accelerometer closed")
+      } else {
+        logger.info("iio: no responder wants motion: accelerometer left closed")
+      }
+      lastReason = reason
+    }
+    shake.setWanted(reason != nil)
+  }
+
+  private func post(_ event: ShakeEvent) {
+    guard let service else { return }
+    if let sensor = shake?.input.sensor { source = "iio:\(sensor.id)" }
+    logger.debug("iio: shake \(event.phase) at \(formatSeconds(event.time))")
+    service.application.post(
+      Event.motion(.motionShake, timestamp: event.time, source: source), phase: event.phase)
+  }
+}
+
+extension Service {
+  /// The motion component, when the service has one.
+  public var motion: MotionComponent? {
+    components.lazy.compactMap { $0 as? MotionComponent }.first
+  }
+}
+
+extension MotionSettings {
+  /// The settings of the IIO input.
+  public var inputSettings: IIOInput.Settings {
+    var settings = IIOInput.Settings()
+    settings.samplingRate = samplingRate
+    settings.rotation = rotation
+    settings.device = device
+    switch capture {
+    case .auto: settings.capture = .auto
+    case .buffered: settings.capture = .buffered
+    case .polled: settings.capture = .polled
+    }
+    return settings
+  }
+}

@@ -1,0 +1,437 @@
+import DBus
+import EventTime
+import Logging
+import ResponderClient
+import ResponderConfig
+import ResponderCore
+import SystemCalls
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The daemon's D-Bus API (`org.responderd.Daemon1` at `/org/responderd/Daemon1`): applications
+/// register as responders and become first responder; every dispatched event is published.
+/// See `ResponderBusAPI` for the names and signatures.
+///
+/// Every method checks its caller: it must run as the daemon's own user
+/// (`GetConnectionCredentials`), and only the connection that registered an id may act on it.
+public final class ResponderAPI: ServiceComponent {
+  public let componentName = "responders"
+  private weak var service: Service?
+  private var registry: AppResponderRegistry?
+  private var connection: DBusConnection?
+  private var object: DBusExportedObject?
+  /// NameOwnerChanged watches of the connections that registered responders.
+  private var watches: [String: DBusSubscription] = [:]
+  private var pendingSends: [PendingSend] = []
+  private var lastFirstResponder: UInt32 = 0
+  private var lastChain: DBusValue?
+  private var changeAnnouncementScheduled = false
+  private var logger = Logger(label: "responderd")
+
+  private struct PendingSend {
+    var source: String
+    var timestamp: Seconds
+    var call: DBusMethodCall
+  }
+
+  public init() {}
+
+  /// The applications registered now, in chain order (the first responder first).
+  public var registeredResponders: [AppResponder] { registry?.order ?? [] }
+
+  public func start(in service: Service) throws {
+    self.service = service
+    logger = service.logger
+    let registry = AppResponderRegistry(
+      application: service.application, chain: service.chain, deadline: service.config.responders.deadline,
+      logger: service.logger)
+    self.registry = registry
+    registry.onChange = { [weak self] in self?.registrationsChanged() }
+    service.application.addFirstResponderObserver { [weak self] _ in self?.registrationsChanged() }
+    service.onDispatch { [weak self] record in self?.published(record) }
+    service.onMotionInterestChanged { [weak self] _ in
+      try? self?.object?.propertiesChanged(interface: ResponderBusAPI.daemonInterface, ["MotionInterest"])
+    }
+    guard let bus = service.bus else {
+      logger.notice("responders: no bus in this service; applications cannot register")
+      return
+    }
+    bus.withConnection { [weak self] connection in self?.attach(connection) }
+    bus.onConnected { [weak self] _ in
+      // Registrations belong to connections of the bus we had before: all gone.
+      self?.registry?.removeEverything(reason: "responderd reconnected to the bus")
+    }
+  }
+
+  public func stop() {
+    for watch in watches.values { watch.cancel() }
+    watches.removeAll()
+    object?.unexport()
+    object = nil
+  }
+
+  private func attach(_ connection: DBusConnection) {
+    self.connection = connection
+    registry?.connection = connection
+    do {
+      object = try connection.export(path: ResponderBusAPI.daemonPath, interfaces: [interface()])
+    } catch {
+      logger.error("responders: cannot export \(ResponderBusAPI.daemonPath): \(error)")
+    }
+  }
+
+  // MARK: The interface
+
+  private func interface() -> DBusInterface {
+    DBusInterface(
+      ResponderBusAPI.daemonInterface,
+      methods: [
+        .replyLater(
+          "RegisterResponder", in: "oas", out: "u", inNames: ["path", "eventTypes"], outNames: ["id"]
+        ) { [weak self] call in self?.register(call) },
+        .replyLater("UnregisterResponder", in: "u", inNames: ["id"]) { [weak self] call in
+          self?.unregister(call)
+        },
+        .replyLater("BecomeFirstResponder", in: "u", out: "b", inNames: ["id"], outNames: ["accepted"]) {
+          [weak self] call in self?.becomeFirstResponder(call)
+        },
+        .replyLater("ResignFirstResponder", in: "u", out: "b", inNames: ["id"], outNames: ["resigned"]) {
+          [weak self] call in self?.resignFirstResponder(call)
+        },
+        .replyLater(
+          "SendEvent", in: "sss", out: "s", inNames: ["type", "subtype", "phase"], outNames: ["handledBy"]
+        ) { [weak self] call in self?.sendEvent(call) },
+      ],
+      properties: [
+        DBusProperty("FirstResponder", get: { [weak self] in self?.registry?.firstResponder?.id ?? 0 }),
+        DBusProperty(
+          "Chain", signature: "aa{sv}",
+          get: { [weak self] in self?.chainValue() ?? .array(elementSignature: "a{sv}", []) }),
+        DBusProperty("MotionInterest", get: { [weak self] in self?.service?.motionInterest ?? false }),
+        DBusProperty("Version", changeSignal: .constant, get: { responderdVersion }),
+        DBusProperty(
+          "ConfigFile", changeSignal: .constant, get: { [weak self] in self?.service?.config.file ?? "" }),
+        DBusProperty(
+          "Deadline", changeSignal: .constant,
+          get: { [weak self] in self?.service?.config.responders.deadline ?? 0 }),
+      ],
+      signals: [
+        DBusSignalInfo(
+          "EventDispatched", signature: "ssds", argumentNames: ["type", "subtype", "timestamp", "handledBy"]),
+        DBusSignalInfo(
+          "EventDispatchedDetails", signature: "ssdsa{sv}",
+          argumentNames: ["type", "subtype", "timestamp", "handledBy", "details"]),
+      ])
+  }
+
+  /// The `Chain` property: the registered applications in order, then the built-in handlers.
+  /// Applications: name, kind "app", id, busName, path, eventTypes, firstResponder;
+  /// handlers: name, kind "handler", eventTypes.
+  private func chainValue() -> DBusValue {
+    var entries: [DBusValue] = []
+    let first = registry?.firstResponder
+    for app in registry?.order ?? [] {
+      entries.append(
+        .vardict([
+          "name": .string(app.name), "kind": "app", "id": .uint32(app.id), "busName": .string(app.busName),
+          "path": .objectPath(app.path), "eventTypes": Self.names(app.eventTypes),
+          "firstResponder": .bool(app === first),
+        ]))
+    }
+    for responder in service?.chain.responders ?? [] {
+      entries.append(
+        .vardict([
+          "name": .string(responder.handler.name), "kind": "handler",
+          "eventTypes": Self.names(responder.handler.eventTypes),
+        ]))
+    }
+    return .array(elementSignature: "a{sv}", entries)
+  }
+
+  private static func names(_ types: Set<EventType>) -> DBusValue {
+    types.sorted { $0.rawValue < $1.rawValue }.map(\.name).dbusValue
+  }
+
+  private func registrationsChanged() {
+    guard let registry, let service else { return }
+    service.motionApplications = registry.apps.filter { $0.eventTypes.contains(.motion) }.count
+    // Once per loop turn, so that a handover (the old first responder resigns, the new one takes
+    // over) is announced as one change, without the state in between.
+    guard !changeAnnouncementScheduled else { return }
+    changeAnnouncementScheduled = true
+    service.loop.runSoon { [weak self] in self?.announceChanges() }
+  }
+
+  private func announceChanges() {
+    changeAnnouncementScheduled = false
+    guard let registry else { return }
+    var changed: [String] = []
+    let first = registry.firstResponder?.id ?? 0
+    if first != lastFirstResponder {
+      lastFirstResponder = first
+      changed.append("FirstResponder")
+    }
+    let chain = chainValue()
+    if chain != lastChain {
+      lastChain = chain
+      changed.append("Chain")
+    }
+    if !changed.isEmpty {
+      try? object?.propertiesChanged(interface: ResponderBusAPI.daemonInterface, changed)
+    }
+  }
+
+  // MARK: Methods
+
+  private struct Caller {
+    var uid: UInt32
+    var pid: UInt32?
+  }
+
+  /// Runs `body` when the caller runs as the daemon's user; answers AccessDenied otherwise.
+  private func checkCaller(_ call: DBusMethodCall, then body: @escaping (Caller) -> Void) {
+    guard let connection else { return call.reply(error: .disconnected()) }
+    let sender = call.sender
+    connection.call(
+      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+      method: "GetConnectionCredentials", arguments: [.string(sender)], timeout: 5
+    ) { [weak self] result in
+      guard case .success(let values) = result, let credentials = values.first?.dictionary,
+        let uid = credentials["UnixUserID"]?.uint32
+      else {
+        call.reply(
+          error: DBusError(
+            DBusError.Name.accessDenied, "responderd cannot tell which user \(sender) runs as"))
+        return
+      }
+      guard uid == getuid() else {
+        self?.logger.warning(
+          "responders: refused \(call.member) from \(sender): it runs as uid \(uid), not as uid \(getuid())")
+        call.reply(
+          error: DBusError(
+            DBusError.Name.accessDenied,
+            "\(sender) runs as uid \(uid): responderd (uid \(getuid())) answers its own user only"))
+        return
+      }
+      body(Caller(uid: uid, pid: credentials["ProcessID"]?.uint32))
+    }
+  }
+
+  /// Runs `body` with the responder `id` when the caller is its owner.
+  private func checkOwner(_ call: DBusMethodCall, then body: @escaping (AppResponder) -> Void) {
+    let id = call.arguments[0].uint32 ?? 0
+    checkCaller(call) { [weak self] _ in
+      guard let app = self?.registry?.app(id) else {
+        return call.reply(
+          error: DBusError(
+            ResponderBusAPI.ErrorName.unknownResponder, "no responder is registered with id \(id)"))
+      }
+      guard app.busName == call.sender else {
+        self?.logger.notice("responders: refused \(call.member)(\(id)) from \(call.sender): not its owner")
+        return call.reply(
+          error: DBusError(
+            ResponderBusAPI.ErrorName.notOwner,
+            "responder \(id) was registered by another connection: only that connection may act on it"))
+      }
+      body(app)
+    }
+  }
+
+  private func register(_ call: DBusMethodCall) {
+    let path = call.arguments[0].objectPath ?? "/"
+    let names = call.arguments[1].stringArray ?? []
+    var types = Set<EventType>()
+    for name in names {
+      guard let type = EventType(name: name), ResponderBusAPI.registrableEventTypes.contains(type) else {
+        return call.reply(
+          error: .invalidArgs(
+            "unknown event type '\(name)': applications register for remoteControl and/or motion"))
+      }
+      types.insert(type)
+    }
+    guard !types.isEmpty else {
+      return call.reply(error: .invalidArgs("no event types: register for remoteControl and/or motion"))
+    }
+    checkCaller(call) { [weak self] caller in
+      guard let self, let registry = self.registry else { return }
+      let sender = call.sender
+      guard !registry.apps.contains(where: { $0.busName == sender && $0.path == path }) else {
+        return call.reply(
+          error: DBusError(
+            ResponderBusAPI.ErrorName.alreadyRegistered, "\(sender) already registered a responder at \(path)"
+          ))
+      }
+      let app = registry.add(
+        busName: sender, path: path, eventTypes: types, processName: caller.pid.flatMap(processName(of:)))
+      self.logger.info(
+        "responders: \(app.name) registered (\(sender) \(path)) for \(Self.names(types).stringArray ?? [])")
+      self.watch(sender)
+      call.reply([.uint32(app.id)])
+    }
+  }
+
+  /// Removes the responders of `busName` as soon as it leaves the bus.
+  private func watch(_ busName: String) {
+    guard watches[busName] == nil, let connection else { return }
+    watches[busName] = connection.watchNameOwner(busName) { [weak self] owner in
+      guard owner == nil, let self else { return }
+      self.watches.removeValue(forKey: busName)?.cancel()
+      self.registry?.removeAll(of: busName, reason: "\(busName) left the bus")
+    }
+  }
+
+  private func unwatchIfUnused(_ busName: String) {
+    guard registry?.apps.contains(where: { $0.busName == busName }) != true else { return }
+    watches.removeValue(forKey: busName)?.cancel()
+  }
+
+  private func unregister(_ call: DBusMethodCall) {
+    checkOwner(call) { [weak self] app in
+      self?.registry?.remove(app, reason: "unregistered")
+      self?.unwatchIfUnused(app.busName)
+      call.reply([])
+    }
+  }
+
+  private func becomeFirstResponder(_ call: DBusMethodCall) {
+    checkOwner(call) { [weak self] app in
+      guard let self, let registry = self.registry else { return }
+      if registry.firstResponder === app { return call.reply([.bool(true)]) }
+      self.readFlag("CanBecomeFirstResponder", of: app, default: false) { canBecome in
+        app.canBecome = canBecome
+        guard canBecome else {
+          self.logger.info("responders: \(app.name) cannot become first responder (CanBecomeFirstResponder)")
+          return call.reply([.bool(false)])
+        }
+        let finish = {
+          let accepted = registry.makeFirstResponder(app)
+          if accepted { self.logger.info("responders: \(app.name) is first responder") }
+          call.reply([.bool(accepted)])
+        }
+        guard let current = registry.firstResponder, current !== app else { return finish() }
+        self.readFlag("CanResignFirstResponder", of: current, default: true) { canResign in
+          current.canResign = canResign
+          if !canResign {
+            self.logger.info("responders: \(current.name) refuses to resign first responder for \(app.name)")
+          }
+          finish()
+        }
+      }
+    }
+  }
+
+  private func resignFirstResponder(_ call: DBusMethodCall) {
+    checkOwner(call) { [weak self] app in
+      guard let self, let registry = self.registry else { return }
+      guard registry.firstResponder === app else {
+        return call.reply([.bool(registry.resignFirstResponder(app))])
+      }
+      self.readFlag("CanResignFirstResponder", of: app, default: true) { canResign in
+        app.canResign = canResign
+        call.reply([.bool(registry.resignFirstResponder(app))])
+      }
+    }
+  }
+
+  /// Reads a boolean property of an application's responder object, with the deadline; `default`
+  /// when it is absent, unreadable or late.
+  private func readFlag(
+    _ property: String, of app: AppResponder, default value: Bool, then body: @escaping (Bool) -> Void
+  ) {
+    guard let connection, let registry else { return body(value) }
+    connection.getProperty(
+      property, interface: ResponderBusAPI.responderInterface, path: app.path, destination: app.busName,
+      timeout: registry.deadline
+    ) { result in
+      if case .success(.bool(let flag)) = result { body(flag) } else { body(value) }
+    }
+  }
+
+  private func sendEvent(_ call: DBusMethodCall) {
+    let typeName = call.arguments[0].string ?? ""
+    let subtypeName = call.arguments[1].string ?? ""
+    let phaseName = call.arguments[2].string ?? ""
+    let subtype: EventSubtype
+    var phase = MotionPhase.began
+    switch EventType(name: typeName) {
+    case .remoteControl?:
+      guard let parsed = EventSubtype(name: subtypeName), parsed.eventType == .remoteControl else {
+        let valid = EventSubtype.remoteControlSubtypes.map(\.name).joined(separator: ", ")
+        return call.reply(
+          error: .invalidArgs("unknown remote-control subtype '\(subtypeName)'; one of: \(valid)"))
+      }
+      guard phaseName.isEmpty else {
+        return call.reply(error: .invalidArgs("a phase is for motion events only; give '' for remoteControl"))
+      }
+      subtype = parsed
+    case .motion?:
+      guard subtypeName.isEmpty || EventSubtype(name: subtypeName) == .motionShake || subtypeName == "shake"
+      else {
+        return call.reply(
+          error: .invalidArgs("unknown motion subtype '\(subtypeName)'; motionShake is the only one"))
+      }
+      if !phaseName.isEmpty {
+        guard let parsed = MotionPhase(rawValue: phaseName.lowercased()) else {
+          return call.reply(
+            error: .invalidArgs("unknown motion phase '\(phaseName)'; one of: began, ended, cancelled"))
+        }
+        phase = parsed
+      }
+      subtype = .motionShake
+    default:
+      return call.reply(error: .invalidArgs("cannot send '\(typeName)' events: remoteControl or motion"))
+    }
+    checkCaller(call) { [weak self] _ in
+      guard let self, let service = self.service else { return }
+      let source = "dbus \(call.sender)"
+      let event = Event(
+        type: subtype.eventType ?? .remoteControl, subtype: subtype, timestamp: service.loop.scheduler.now,
+        source: source)
+      self.pendingSends.append(PendingSend(source: source, timestamp: event.timestamp, call: call))
+      service.application.post(event, phase: phase)
+    }
+  }
+
+  // MARK: Dispatches
+
+  private func published(_ record: DispatchRecord) {
+    var details: [String: DBusValue] = [
+      "source": .string(record.source), "receivedBy": record.receivedBy.dbusValue,
+    ]
+    if let phase = record.motionPhase { details["phase"] = .string(phase.rawValue) }
+    if let reason = record.dropReason { details["dropReason"] = .string(reason) }
+    let arguments: [DBusValue] = [
+      .string(record.type.name), .string(record.subtype.name), .double(record.timestamp),
+      .string(record.handledBy ?? ""),
+    ]
+    // The documented 4-argument signal, then the same with details (motion phase, drop reason,
+    // source, path through the chain) for tools such as `responderctl monitor`.
+    try? object?.emit(
+      interface: ResponderBusAPI.daemonInterface, signal: "EventDispatched", arguments: arguments)
+    try? object?.emit(
+      interface: ResponderBusAPI.daemonInterface, signal: "EventDispatchedDetails",
+      arguments: arguments + [.vardict(details)])
+    if let index = pendingSends.firstIndex(where: {
+      $0.source == record.source && $0.timestamp == record.timestamp
+    }) {
+      let send = pendingSends.remove(at: index)
+      send.call.reply([.string(record.handledBy ?? "")])
+    }
+  }
+}
+
+/// The name of a process (`/proc/PID/comm`), nil when it cannot be read.
+func processName(of pid: UInt32) -> String? {
+  guard pid > 0, let text = try? readTextFile("/proc/\(pid)/comm") else { return nil }
+  let name = text.split(separator: "\n").first.map(String.init) ?? ""
+  return name.isEmpty ? nil : name.replacingSpaces()
+}
+
+extension String {
+  /// The text with spaces and `#` replaced by `-` (names in records are single words).
+  fileprivate func replacingSpaces() -> String {
+    String(map { $0 == " " || $0 == "#" ? "-" : $0 })
+  }
+}

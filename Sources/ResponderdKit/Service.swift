@@ -1,0 +1,142 @@
+import EventLoop
+import Logging
+import ResponderConfig
+import ResponderCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A part of the service with a life of its own: an input source, the bus connection, the API.
+public protocol ServiceComponent: AnyObject {
+  /// A short name for logs ("evdev", "iio", "bus").
+  var componentName: String { get }
+  /// Starts the component. It logs, in one line, what it found or did not find, and keeps
+  /// running when what it needs is missing (a device plugged in later, a bus that appears).
+  func start(in service: Service) throws
+  /// Stops it and releases its descriptors.
+  func stop()
+}
+
+/// The responderd service: one event loop, the application and its chain of handlers, and the
+/// components that feed it.
+public final class Service {
+  /// The configuration the service was started with.
+  public let config: ResponderdConfig
+  /// The one event loop every component and timer runs on.
+  public let loop: EventLoop
+  /// The application: event queue, first responder, dispatch.
+  public let application: Application
+  /// The handlers after the first responder, in the config's `chain` order.
+  public let chain: HandlerChain
+  /// Where components and handlers log.
+  public var logger: Logger
+  /// The components, in the order they were added (and started).
+  public private(set) var components: [ServiceComponent] = []
+  /// The session-bus connection, when the service has one (the standard components add it).
+  public var bus: BusComponent?
+  /// Every dispatch, most recent last (bounded), for status and tests.
+  public private(set) var recentDispatches: [DispatchRecord] = []
+  private var dispatchListeners: [(DispatchRecord) -> Void] = []
+  private var motionInterestListeners: [(Bool) -> Void] = []
+
+  /// A service without components; add them (`add(_:)`, `Components.addStandard(to:)`) and start it.
+  public init(config: ResponderdConfig, loop: EventLoop, logger: Logger) {
+    self.config = config
+    self.loop = loop
+    self.logger = logger
+    application = Application(scheduler: loop.scheduler)
+    application.beginReceivingRemoteControlEvents()
+    chain = HandlerChain(application: application)
+    application.addDispatchObserver { [weak self] record in self?.recordDispatch(record) }
+  }
+
+  /// Adds a component; it is started by `start()` (or at once when the service already runs).
+  public func add(_ component: ServiceComponent) {
+    components.append(component)
+  }
+
+  /// Calls `listener` with the record of every dispatched event.
+  public func onDispatch(_ listener: @escaping (DispatchRecord) -> Void) {
+    dispatchListeners.append(listener)
+  }
+
+  /// Handlers by name, for the config's `chain`; components add theirs (`mpris`, `command`).
+  public var handlerFactories: [String: (Service) -> Handler] = [
+    "log": { service in EventLogHandler(settings: service.config.log, logger: service.logger) },
+    "command": { service in
+      CommandHandler(settings: service.config.command, children: service.children, logger: service.logger)
+    },
+  ]
+
+  /// The programs the service started (the `command` handler's), reaped on the loop.
+  public private(set) lazy var children = ChildProcesses(loop: loop)
+
+  /// Builds the chain from the config and starts every component. A component that fails to
+  /// start is logged and left out; the service keeps running.
+  public func start() {
+    var handlers: [Handler] = []
+    for name in config.chain {
+      if let make = handlerFactories[name] {
+        handlers.append(make(self))
+      } else {
+        logger.notice("handler '\(name)' is not available in this build; left out of the chain")
+      }
+    }
+    chain.setHandlers(handlers)
+    logger.info("chain: \(chain.responders.map(\.responderName).joined(separator: " → ")) → dropped")
+    updateMotionInterest()
+    for component in components {
+      do {
+        try component.start(in: self)
+      } catch {
+        logger.error("\(component.componentName): \(error)")
+      }
+    }
+  }
+
+  /// Runs until SIGTERM or SIGINT, then stops every component and returns.
+  public func run() throws {
+    try loop.onSignals([SIGTERM, SIGINT]) { [weak self] signal in
+      self?.logger.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"), stopping")
+      self?.loop.stop()
+    }
+    start()
+    loop.run()
+    for component in components.reversed() { component.stop() }
+  }
+
+  // MARK: Motion interest
+
+  /// Whether someone wants motion events now: a handler of the chain that asks for them (`command`
+  /// with a `shake…` command; see `Handler.wantedEventTypes`) or an application registered over
+  /// D-Bus for `motion`. The motion source samples the accelerometer only while this is true.
+  /// Set once the chain is built in `start()`, before the components start.
+  public private(set) var motionInterest = false
+
+  /// Calls `listener` with the new value each time `motionInterest` changes (not for the value it
+  /// has when the listener is added: read `motionInterest` then).
+  public func onMotionInterestChanged(_ listener: @escaping (Bool) -> Void) {
+    motionInterestListeners.append(listener)
+  }
+
+  /// How many applications registered over D-Bus take motion events (kept by the responder API).
+  public internal(set) var motionApplications = 0 {
+    didSet { updateMotionInterest() }
+  }
+
+  func updateMotionInterest() {
+    let wanted = chain.wants(.motion) || motionApplications > 0
+    guard wanted != motionInterest else { return }
+    motionInterest = wanted
+    logger.info("motion: \(wanted ? "wanted" : "no longer wanted") by the chain")
+    for listener in motionInterestListeners { listener(wanted) }
+  }
+
+  private func recordDispatch(_ record: DispatchRecord) {
+    recentDispatches.append(record)
+    if recentDispatches.count > 256 { recentDispatches.removeFirst(recentDispatches.count - 256) }
+    logger.debug("dispatch: \(record)")
+    for listener in dispatchListeners { listener(record) }
+  }
+}

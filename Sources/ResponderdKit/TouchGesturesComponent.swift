@@ -1,0 +1,143 @@
+import EvdevInput
+import EventLoop
+import EventTime
+import Logging
+import ResponderConfig
+import ResponderCore
+import TouchDispatch
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Whole-screen gestures from the touchscreen (`[touch]`): the first touchscreen found (or the
+/// configured one) is read on the service's loop into `ScreenGestures`; a gesture posts its
+/// remote-control event to the application or runs its command. The touchscreen is opened only
+/// when gestures are configured; unplugged, it is followed by udev and taken again when it comes
+/// back.
+public final class TouchGesturesComponent: ServiceComponent {
+  public let componentName = "touch"
+  /// The gestures on the open touchscreen (nil while none is open).
+  public private(set) var gestures: ScreenGestures?
+  /// The open touchscreen's reader.
+  public private(set) var source: TouchscreenSource?
+  private var watcher: UdevInputWatcher?
+  private weak var service: Service?
+  private var logger = Logger(label: "responderd")
+
+  public init() {}
+
+  public func start(in service: Service) throws {
+    self.service = service
+    logger = service.logger
+    let config = service.config.touch
+    guard config.enabled else {
+      logger.info("touch: whole-screen gestures off ([touch] enabled = false)")
+      return
+    }
+    guard !config.gestures.isEmpty else {
+      logger.info("touch: no gestures configured ([[touch.gesture]]): touchscreen left closed")
+      return
+    }
+    let watcher = UdevInputWatcher(loop: service.loop)
+    self.watcher = watcher
+    try watcher.start(
+      onAdd: { [weak self] node in self?.consider(node.devnode) },
+      onRemove: { [weak self] node in self?.lost(node.devnode) })
+    if source == nil {
+      let wanted = config.device.isEmpty ? "no touchscreen" : "touchscreen '\(config.device)' not"
+      logger.info("touch: \(wanted) found; waiting for one")
+    }
+  }
+
+  public func stop() {
+    watcher?.stop()
+    watcher = nil
+    source?.onGone = nil
+    source?.close()
+    source = nil
+    gestures = nil
+  }
+
+  /// Whether `device` is the configured touchscreen (any direct multitouch device when none is).
+  static func matches(_ device: TouchscreenDevice, wanted: String) -> Bool {
+    if wanted.isEmpty { return device.isDirect }
+    if wanted.hasPrefix("/") { return device.path == wanted }
+    return fnmatch(wanted, device.identity.name, 0) == 0
+  }
+
+  private func consider(_ path: String) {
+    guard source == nil, let service else { return }
+    let config = service.config.touch
+    if config.device.hasPrefix("/") && config.device != path { return }
+    guard let device = try? TouchscreenDevice(path: path) else { return }
+    guard Self.matches(device, wanted: config.device) else {
+      device.close()
+      return
+    }
+    let turned = config.rotation == .degrees90 || config.rotation == .degrees270
+    let unitsWide = Double(device.xRange.upperBound) - Double(device.xRange.lowerBound) + 1
+    let unitsHigh = Double(device.yRange.upperBound) - Double(device.yRange.lowerBound) + 1
+    let screen = Size(
+      width: config.width > 0 ? config.width : (turned ? unitsHigh : unitsWide),
+      height: config.height > 0 ? config.height : (turned ? unitsWide : unitsHigh))
+    let gestures = ScreenGestures(
+      bindings: config.gestures, screen: screen, edgeWidth: config.edgeWidth,
+      scheduler: service.loop.scheduler
+    ) { [weak self] binding, time in
+      self?.perform(binding, at: time)
+    }
+    do {
+      let source = try TouchscreenSource(
+        device: device, window: gestures.window, loop: service.loop, rotation: config.rotation)
+      source.onGone = { [weak self] in self?.closed(path) }
+      self.source = source
+      self.gestures = gestures
+      logger.info(
+        "touch: \(config.gestures.count) gestures on '\(device.identity.name)' (\(path)), screen \(Int(screen.width))×\(Int(screen.height))"
+      )
+    } catch {
+      device.close()
+      logger.warning("touch: cannot read \(path): \(error)")
+    }
+  }
+
+  private func lost(_ path: String) {
+    guard let source, source.device.path == path else { return }
+    source.close()
+  }
+
+  private func closed(_ path: String) {
+    logger.info("touch: touchscreen \(path) gone; waiting for one")
+    source = nil
+    gestures = nil
+  }
+
+  private func perform(_ binding: TouchGestureBinding, at time: Seconds) {
+    guard let service else { return }
+    switch binding.action {
+    case .event(let subtype):
+      logger.debug("touch: gesture '\(binding.name)': \(subtype.name)")
+      service.application.post(.remoteControl(subtype, timestamp: time, source: "touch:\(binding.name)"))
+    case .command(let argv):
+      logger.debug("touch: gesture '\(binding.name)': running \(argv[0])")
+      do {
+        try service.children.spawn(argv, extraEnvironment: ["RESPONDERD_GESTURE": binding.name]) {
+          [logger] status in
+          if status != 0 {
+            logger.notice("touch: command of gesture '\(binding.name)' exited with status \(status)")
+          }
+        }
+      } catch {
+        logger.warning("touch: gesture '\(binding.name)': cannot start '\(argv[0])': \(error)")
+      }
+    }
+  }
+}
+
+extension Service {
+  /// The touch gestures component, when the service has one.
+  public var touchGestures: TouchGesturesComponent? {
+    components.lazy.compactMap { $0 as? TouchGesturesComponent }.first
+  }
+}

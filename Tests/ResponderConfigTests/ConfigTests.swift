@@ -1,0 +1,115 @@
+import Foundation
+import ResponderConfig
+import Testing
+
+@Suite struct TOMLTests {
+  @Test func readsTheTOMLThatConfigsUse() throws {
+    let table = try TOML.parse(
+      """
+      # comment
+      name = "a \\"quoted\\" \\u00e9"
+      literal = 'C:\\path'
+      count = 1_000
+      hex = 0x1f
+      ratio = -0.5
+      exp = 1e3
+      on = true
+      list = [
+        "a", # first
+        "b",
+      ]
+      inline = { x = 1, y.z = "deep" }
+
+      [section.sub]
+      key = 'v'
+
+      [[rule]]
+      name = "one"
+      [[rule]]
+      name = "two"
+      text = \"\"\"
+      line one
+      line two\"\"\"
+      """)
+    guard case .string(let name)? = table["name"] else { Issue.record("name"); return }
+    #expect(name == "a \"quoted\" é")
+    guard case .string(let literal)? = table["literal"] else { Issue.record("literal"); return }
+    #expect(literal == "C:\\path")
+    guard case .integer(1000)? = table["count"], case .integer(31)? = table["hex"] else {
+      Issue.record("integers")
+      return
+    }
+    guard case .float(-0.5)? = table["ratio"], case .float(1000)? = table["exp"] else {
+      Issue.record("floats")
+      return
+    }
+    guard case .array(let list, _)? = table["list"] else { Issue.record("list"); return }
+    #expect(list.count == 2)
+    guard case .table(let section)? = table["section"], case .table(let sub)? = section["sub"] else {
+      Issue.record("tables")
+      return
+    }
+    #expect(sub.line(of: "key") == 16)
+    guard case .array(let rules, _)? = table["rule"], case .table(let second)? = rules.last,
+      case .string(let text)? = second["text"]
+    else {
+      Issue.record("array of tables")
+      return
+    }
+    #expect(rules.count == 2)
+    #expect(text == "line one\nline two")
+    #expect(table.line(of: "on") == 8)
+  }
+
+  @Test func syntaxErrorsGiveLineAndColumn() {
+    #expect(
+      throws: TOML.SyntaxError(
+        line: 2, column: 8, message: "expected a value, found 'fast' (did you forget quotes around a string?)"
+      )
+    ) {
+      try TOML.parse("a = 1\nmode = fast\n")
+    }
+    #expect(throws: TOML.SyntaxError.self) { try TOML.parse("a = 1\na = 2\n") }
+    #expect(throws: TOML.SyntaxError.self) { try TOML.parse("[t]\n[t]\n") }
+    #expect(throws: TOML.SyntaxError.self) { try TOML.parse("d = 1979-05-27\n") }
+    #expect(throws: TOML.SyntaxError.self) { try TOML.parse("s = \"open\n") }
+  }
+}
+
+@Suite struct ConfigTests {
+  @Test func unknownKeyNamesFileLineAndANearMiss() {
+    let text = "chain = [\"log\"]\n\n[responders]\ndeadlin = 0.2\n"
+    #expect(
+      throws: ConfigError(
+        file: "my.toml", line: 4, key: "responders.deadlin",
+        message: "unknown key 'deadlin' in [responders] (did you mean 'deadline'?)")
+    ) { try ResponderdConfig.parse(text, file: "my.toml") }
+  }
+
+  @Test func wrongTypeNamesWhatWasExpected() {
+    let text = "[responders]\ndeadline = \"fast\"\n"
+    #expect(
+      throws: ConfigError(
+        file: "c.toml", line: 2, key: "responders.deadline",
+        message: "'responders.deadline' must be a number, not a string")
+    ) { try ResponderdConfig.parse(text, file: "c.toml") }
+  }
+
+  @Test func unknownHandlerInTheChainIsRefused() {
+    #expect(throws: ConfigError.self) { try ResponderdConfig.parse("chain = [\"mrpis\"]\n", file: "c.toml") }
+    do {
+      _ = try ResponderdConfig.parse("chain = [\"mrpis\"]\n", file: "c.toml")
+    } catch {
+      #expect("\(error)".contains("did you mean 'mpris'"))
+    }
+  }
+
+  @Test func theShippedConfigIsTheBuiltInDefaults() throws {
+    let shipped = try ResponderdConfig.load(path: repositoryPath("config/config.toml"))
+    let builtIn = ResponderdConfig()
+    #expect(shipped.chain == builtIn.chain)
+    #expect(shipped.responders == builtIn.responders)
+    #expect(shipped.log == builtIn.log)
+    #expect(shipped.logging == builtIn.logging)
+  }
+}

@@ -1,0 +1,77 @@
+import EventTime
+import Foundation
+import Motion
+import ResponderConfig
+import ResponderCore
+import ResponderTools
+import SystemCalls
+import Testing
+
+/// The real-motion corpus (Tests/Fixtures/Motion/real, see its README): every trace, resampled to
+/// each rate a sensor may run at, through the analyzer `responderctl motion analyze` runs.
+private let corpusDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+  .deletingLastPathComponent().appendingPathComponent("Fixtures/Motion/real").path
+
+private let corpus: MotionCorpus = {
+  do {
+    return try MotionCorpus(tsv: try readTextFile(corpusDirectory + "/corpus.tsv"))
+  } catch {
+    fatalError("cannot read the corpus: \(error)")
+  }
+}()
+
+private func trace(_ file: String) throws -> [MotionSample] {
+  try MotionTrace.parse(try readTextFile(corpusDirectory + "/" + file), file: file)
+}
+
+private let rates: [Double] = [12.5, 25, 50, 100, 200, 400]
+
+@Suite("Real motion corpus")
+struct MotionCorpusTests {
+  @Test("The corpus holds at least 30 minutes of real activity and shakes to find")
+  func corpusSize() throws {
+    let activityFiles = corpus.files.filter { corpus.shakes(in: $0).isEmpty }
+    let seconds = try activityFiles.reduce(0.0) { total, file in
+      let samples = try trace(file)
+      return total + (samples.last?.t ?? 0) - (samples.first?.t ?? 0)
+    }
+    #expect(seconds >= 30 * 60, "\(seconds / 60) minutes")
+    #expect(corpus.files.reduce(0) { $0 + corpus.shakes(in: $1).count } >= 10)
+  }
+
+  @Test(
+    "No shake in real activity (walking, stairs, sitting, standing, lying, arm exercises…)", arguments: rates)
+  func noShakeInActivity(rate: Double) throws {
+    for file in corpus.files where corpus.shakes(in: file).isEmpty {
+      let analysis = MotionAnalysis(samples: MotionTrace.resampled(try trace(file), rate: rate))
+      for shake in analysis.shakes {
+        let stretch = corpus.activities(in: file).last { shake.began >= $0.start && shake.began < $0.end }
+        Issue.record("\(file) at \(rate) Hz: a shake \(shake) in \(stretch?.label ?? "?")")
+      }
+    }
+  }
+
+  /// Began within 0.6 s of the shake's start and ended within 0.6 s of its end (at 12.5 Hz, where
+  /// a 6 Hz shake is near the Nyquist frequency: began within 1 s, ended from 0.4 s early).
+  @Test("Every shake on top of real motion is found, and nothing else", arguments: rates)
+  func shakesFound(rate: Double) throws {
+    let beganWithin = rate < 20 ? 1.0 : 0.6
+    let endedFrom = rate < 20 ? -0.4 : -0.1
+    for file in corpus.files {
+      let expected = corpus.shakes(in: file)
+      if expected.isEmpty { continue }
+      let found = MotionAnalysis(samples: MotionTrace.resampled(try trace(file), rate: rate)).shakes
+      #expect(
+        found.count == expected.count,
+        "\(file) at \(rate) Hz: \(found) for \(expected.map { ($0.start, $0.end) })")
+      for (shake, truth) in zip(found, expected) {
+        #expect(
+          shake.began >= truth.start && shake.began <= truth.start + beganWithin && !shake.cancelled,
+          "\(file) at \(rate) Hz: began \(shake.began) for a shake \(truth.start)–\(truth.end)")
+        #expect(
+          shake.end >= truth.end + endedFrom && shake.end <= truth.end + 0.6,
+          "\(file) at \(rate) Hz: ended \(shake.end) for a shake \(truth.start)–\(truth.end)")
+      }
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+/// `responderctl touch replay` as a program (the replay itself: ResponderToolsTests).
+@Suite struct TouchReplayCommandTests {
+  static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent()
+    .appendingPathComponent("Fixtures/TouchReplay")
+
+  /// The command line: the same output on stdout; a bad scene is refused with exit code 65 and
+  /// the error on stderr.
+  @Test func commandLine() throws {
+    let tool = builtExecutable("responderctl")
+    guard FileManager.default.isExecutableFile(atPath: tool.path) else {
+      Issue.record("build responderctl first (swift build): \(tool.path) is missing")
+      return
+    }
+    func run(_ arguments: [String]) throws -> (Int32, String, String) {
+      let process = Process()
+      process.executableURL = tool
+      process.arguments = arguments
+      let out = Pipe()
+      let err = Pipe()
+      process.standardOutput = out
+      process.standardError = err
+      try process.run()
+      let stdout = out.fileHandleForReading.readDataToEndOfFile()
+      let stderr = err.fileHandleForReading.readDataToEndOfFile()
+      let deadline = Date().addingTimeInterval(10)
+      while process.isRunning && Date() < deadline { usleep(1000) }
+      guard !process.isRunning else {
+        process.terminate()
+        throw CocoaError(.executableLoad)
+      }
+      return (
+        process.terminationStatus, String(decoding: stdout, as: UTF8.self),
+        String(decoding: stderr, as: UTF8.self)
+      )
+    }
+    let recording = TouchReplayCommandTests.fixtures.appendingPathComponent("taps.evemu").path
+    let (status, stdout, _) = try run(
+      [
+        "touch", "replay", recording, "--scene",
+        TouchReplayCommandTests.fixtures.appendingPathComponent("taps.json").path,
+      ])
+    #expect(status == 0)
+    #expect(
+      stdout
+        == (try String(
+          contentsOf: TouchReplayCommandTests.fixtures.appendingPathComponent("taps.expected"),
+          encoding: .utf8)))
+
+    let bad = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "touch-replay-bad-\(getpid()).json")
+    try "{\"screen\": {\"width\": 540, \"height\": 1170},\n \"views\": [{\"id\": \"A\"}]}".write(
+      to: bad, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: bad) }
+    let (badStatus, badOut, badErr) = try run(["touch", "replay", recording, "--scene", bad.path])
+    #expect(badStatus == 65)
+    #expect(badOut.isEmpty)
+    #expect(badErr == "responderctl: \(bad.path):2:12: views[0]: missing key 'frame'\n")
+  }
+}
