@@ -332,3 +332,27 @@ let package = Package(
       swiftSettings: strict),
   ]
 )
+
+// `scripts/test-sanitized` builds one test target alone, under the address sanitizer: with
+// RESPONDERD_ONLY_TESTS set to a test target's name, the package declares that target and the
+// targets it depends on, and nothing else.
+if let only = Context.environment["RESPONDERD_ONLY_TESTS"] {
+  var needed: Set<String> = [only]
+  var grew = true
+  while grew {
+    grew = false
+    for target in package.targets where needed.contains(target.name) {
+      for dependency in target.dependencies {
+        switch dependency {
+        case .targetItem(let name, _), .byNameItem(let name, _):
+          if needed.insert(name).inserted { grew = true }
+        default:
+          break
+        }
+      }
+    }
+  }
+  package.targets = package.targets.filter { needed.contains($0.name) }
+  package.products = []
+  package.dependencies = []
+}

@@ -8,9 +8,9 @@ public final class ScheduledTimer {
   /// Order of scheduling, so that timers with the same deadline fire in the order they were set.
   public let sequence: UInt64
   let action: () -> Void
-  @exclusivity(unchecked) public private(set) var isCancelled = false
+  public private(set) var isCancelled = false
   /// Called once when the timer is cancelled (the scheduler uses it to forget the timer).
-  @exclusivity(unchecked) var onCancel: ((ScheduledTimer) -> Void)?
+  var onCancel: ((ScheduledTimer) -> Void)?
 
   public init(deadline: Seconds, sequence: UInt64, action: @escaping () -> Void) {
     self.deadline = deadline
@@ -58,12 +58,12 @@ extension Scheduler {
 
 /// A scheduler on virtual time: time only moves when the test (or an offline tool) advances it.
 public final class VirtualScheduler: Scheduler {
-  @exclusivity(unchecked) public private(set) var now: Seconds
+  public private(set) var now: Seconds
   /// Waiting timers in firing order (deadline, then sequence); cancelled ones are dropped when
   /// they reach the front, or all at once when they pile up.
-  @exclusivity(unchecked) private var timers: [ScheduledTimer] = []
-  @exclusivity(unchecked) private var sequence: UInt64 = 0
-  @exclusivity(unchecked) private var compactionThreshold = 64
+  private var timers: [ScheduledTimer] = []
+  private var sequence: UInt64 = 0
+  private var compactionThreshold = 64
 
   public init(now: Seconds = 0) { self.now = now }
 

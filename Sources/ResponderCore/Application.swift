@@ -16,31 +16,34 @@ open class Application: Responder {
   public let scheduler: any Scheduler
 
   /// The responder motion, remote-control and (without a focused responder) press events start at.
-  @exclusivity(unchecked) public private(set) var firstResponder: Responder?
+  public private(set) var firstResponder: Responder?
 
   /// The responder with focus: where press events start (the first responder when nil).
-  @exclusivity(unchecked) public var focusedResponder: Responder?
+  public var focusedResponder: Responder?
 
   /// Where motion, remote-control and press events start when there is no first responder
   /// (UIKit: the key window). Events with neither are dropped.
-  @exclusivity(unchecked) public var keyWindow: Responder?
+  public var keyWindow: Responder?
 
   /// The application delegate. It is the application's next responder when it is a responder that
   /// is not already part of the chain (not a view, view controller, window or the application).
-  @exclusivity(unchecked) public weak var delegate: AnyObject?
+  public weak var delegate: AnyObject?
 
   /// Whether remote-control events are delivered (`beginReceivingRemoteControlEvents()`).
-  @exclusivity(unchecked) public private(set) var isReceivingRemoteControlEvents = false
+  public private(set) var isReceivingRemoteControlEvents = false
 
   private struct QueuedEvent {
     var event: Event
     var phase: MotionPhase
   }
-  @exclusivity(unchecked) private var queue: [QueuedEvent] = []
-  @exclusivity(unchecked) private var inFlight: Event?
-  @exclusivity(unchecked) private var draining = false
-  @exclusivity(unchecked) private var observers: [(DispatchRecord) -> Void] = []
-  @exclusivity(unchecked) private var firstResponderObservers: [(Responder?) -> Void] = []
+  private var queue: [QueuedEvent] = []
+  private var inFlight: Event?
+  /// The queued event being handed to `sendEvent`, with its motion phase and what to do when
+  /// its delivery is over; `sendEvent` takes it when it routes that event.
+  private var handingOver: (event: Event, phase: MotionPhase, completion: (DispatchRecord) -> Void)?
+  private var draining = false
+  private var observers: [(DispatchRecord) -> Void] = []
+  private var firstResponderObservers: [(Responder?) -> Void] = []
 
   public init(scheduler: any Scheduler) {
     self.scheduler = scheduler
@@ -96,18 +99,41 @@ open class Application: Responder {
     while inFlight == nil, !queue.isEmpty {
       let item = queue.removeFirst()
       inFlight = item.event
-      dispatch(item.event, phase: item.phase) { [weak self] _ in
+      let completion: (DispatchRecord) -> Void = { [weak self] _ in
         guard let self, self.inFlight === item.event else { return }
         self.inFlight = nil
         if !self.draining { self.drain() }
       }
+      // Through `sendEvent`, so that an application overriding it sees every event (seed 003).
+      handingOver = (item.event, item.phase, completion)
+      sendEvent(item.event)
+      if let kept = handingOver, kept.event === item.event {
+        // The override did not pass the event on: its delivery is over.
+        handingOver = nil
+        let trace = item.event.trace
+        trace.receivedBy = []
+        trace.passedOn = []
+        trace.motionPhase = item.event.type == .motion ? item.phase : nil
+        trace.dropReason = "kept by sendEvent"
+        let record = Self.record(for: item.event)
+        publish(record)
+        completion(record)
+      }
     }
   }
 
-  /// Routes an event now, as UIApplication.sendEvent: touches go to the windows of their touches,
+  /// Routes an event, as UIApplication.sendEvent: touches go to the windows of their touches,
   /// presses to the focused responder, motion and remote-control events to the first responder.
+  /// Every event goes through here, those `post` queues included: a subclass overriding it sees
+  /// them all, and routes one by calling super (seed 003: subclassing the application and
+  /// overriding sendEvent: is how an app sees every incoming event).
   open func sendEvent(_ event: Event) {
-    dispatch(event, phase: .began, completion: nil)
+    if let handed = handingOver, handed.event === event {
+      handingOver = nil
+      dispatch(event, phase: handed.phase, completion: handed.completion)
+    } else {
+      dispatch(event, phase: .began, completion: nil)
+    }
   }
 
   private func dispatch(

@@ -4,24 +4,34 @@ import EventTime
 public protocol GestureRecognizerIdentity: AnyObject {}
 
 /// An event, as UIEvent: a type, a subtype, a timestamp and, for touch and press events,
-/// the touches or presses it carries. (`allTouches`, read on every touch frame, is an accessor over
-/// a field kept without dynamic exclusivity checks, as `Touch`'s frame properties are.)
+/// the touches or presses it carries.
 public final class Event: CustomStringConvertible {
   public let type: EventType
   public let subtype: EventSubtype
   /// Seconds since boot (CLOCK_MONOTONIC) when the event happened.
-  @exclusivity(unchecked) public var timestamp: Seconds
+  public var timestamp: Seconds {
+    get { timestampStorage }
+    set { timestampStorage = newValue }
+  }
+  private var timestampStorage: Seconds
   /// The touches of a touch event (every touch of the sequence, whatever its phase).
-  @inlinable public private(set) var allTouches: Set<Touch> {
+  public private(set) var allTouches: Set<Touch> {
     get { allTouchesStorage }
     set { allTouchesStorage = newValue }
-    _modify { yield &allTouchesStorage }
   }
-  @usableFromInline @exclusivity(unchecked) var allTouchesStorage: Set<Touch>
+  private var allTouchesStorage: Set<Touch>
   /// The presses of a press event.
-  @exclusivity(unchecked) public private(set) var allPresses: Set<Press>
+  public private(set) var allPresses: Set<Press> {
+    get { allPressesStorage }
+    set { allPressesStorage = newValue }
+  }
+  private var allPressesStorage: Set<Press>
   /// Where the event came from ("evdev:/dev/input/event3", "mpris", "dbus:1.42", "test"), for records.
-  @exclusivity(unchecked) public var source: String
+  public var source: String {
+    get { sourceStorage }
+    set { sourceStorage = newValue }
+  }
+  private var sourceStorage: String
 
   /// Where the event is on its way through the responder chain.
   let trace: DeliveryTrace
@@ -32,10 +42,10 @@ public final class Event: CustomStringConvertible {
   ) {
     self.type = type
     self.subtype = subtype
-    self.timestamp = timestamp
+    self.timestampStorage = timestamp
     self.allTouchesStorage = touches
-    self.allPresses = presses
-    self.source = source
+    self.allPressesStorage = presses
+    self.sourceStorage = source
     self.trace = DeliveryTrace()
   }
 
@@ -120,15 +130,15 @@ public struct DispatchRecord: Sendable, CustomStringConvertible {
 /// The bookkeeping of one event's delivery. Internal: responders only see its effects.
 final class DeliveryTrace {
   /// Whether responders passing the event on are noted (off for touch events nobody records).
-  @exclusivity(unchecked) var isRecording = true
-  @exclusivity(unchecked) var receivedBy: [Responder] = []
-  @exclusivity(unchecked) var passedOn = Set<ObjectIdentifier>()
+  var isRecording = true
+  var receivedBy: [Responder] = []
+  var passedOn = Set<ObjectIdentifier>()
   /// Calls the event's responder method on a responder (set by the dispatcher).
-  @exclusivity(unchecked) var deliver: ((Responder) -> Void)?
+  var deliver: ((Responder) -> Void)?
   /// Set when a responder defers its decision.
-  @exclusivity(unchecked) var suspendedAt: Responder?
-  @exclusivity(unchecked) var completion: ((DispatchRecord) -> Void)?
-  @exclusivity(unchecked) var dropReason: String?
-  @exclusivity(unchecked) var motionPhase: MotionPhase?
-  @exclusivity(unchecked) var finished = false
+  var suspendedAt: Responder?
+  var completion: ((DispatchRecord) -> Void)?
+  var dropReason: String?
+  var motionPhase: MotionPhase?
+  var finished = false
 }

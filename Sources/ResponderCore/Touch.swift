@@ -30,76 +30,66 @@ public protocol TouchCoordinateSpace: AnyObject {
 }
 
 /// One finger (or pen) on the surface for the whole of its sequence, as UITouch.
-///
-/// The properties read on every touch frame are accessors over `…Storage` fields kept without
-/// dynamic exclusivity checks: another module checks every access to a public stored property,
-/// whatever the property says.
 public final class Touch: Hashable, CustomStringConvertible {
   /// The phase of the touch in the current event.
-  @inlinable public var phase: TouchPhase {
+  public var phase: TouchPhase {
     get { phaseStorage }
     set { phaseStorage = newValue }
-    _modify { yield &phaseStorage }
   }
-  @usableFromInline @exclusivity(unchecked) var phaseStorage: TouchPhase
+  private var phaseStorage: TouchPhase
   /// The number of taps at this location within the multi-tap window (1 for a first tap).
-  @exclusivity(unchecked) public var tapCount: Int
+  public var tapCount: Int {
+    get { tapCountStorage }
+    set { tapCountStorage = newValue }
+  }
+  private var tapCountStorage: Int
   /// When the touch last changed, in seconds since boot.
-  @inlinable public var timestamp: Seconds {
+  public var timestamp: Seconds {
     get { timestampStorage }
     set { timestampStorage = newValue }
-    _modify { yield &timestampStorage }
   }
-  @usableFromInline @exclusivity(unchecked) var timestampStorage: Seconds
+  private var timestampStorage: Seconds
   /// The view the touch was delivered to at touch-down; fixed for the whole sequence.
-  @inlinable public internal(set) var view: Responder? {
+  public internal(set) var view: Responder? {
     get { viewStorage }
     set { viewStorage = newValue }
-    _modify { yield &viewStorage }
   }
-  @usableFromInline @exclusivity(unchecked) var viewStorage: Responder?
+  private var viewStorage: Responder?
   /// The window the touch happened in.
-  @inlinable public var window: Responder? {
+  public var window: Responder? {
     get { windowStorage }
     set { windowStorage = newValue }
-    _modify { yield &windowStorage }
   }
-  @usableFromInline @exclusivity(unchecked) var windowStorage: Responder?
+  private var windowStorage: Responder?
   /// The radius of the touch, in points, and its tolerance.
-  @exclusivity(unchecked) public var majorRadius: Double
-  @exclusivity(unchecked) public var majorRadiusTolerance: Double
+  public var majorRadius: Double
+  public var majorRadiusTolerance: Double
   /// The force of the touch (1.0 is an average touch) and the maximum the device reports.
-  @exclusivity(unchecked) public var force: Double
-  @exclusivity(unchecked) public var maximumPossibleForce: Double
-  @exclusivity(unchecked) public var type: TouchType
+  public var force: Double
+  public var maximumPossibleForce: Double
+  public var type: TouchType
   /// The gesture recognizers that receive this touch (attached to the view and its ancestors).
-  @inlinable public var gestureRecognizers: [AnyObject] {
-    get { gestureRecognizersStorage }
-    set { gestureRecognizersStorage = newValue }
-    _modify { yield &gestureRecognizersStorage }
-  }
-  @usableFromInline @exclusivity(unchecked) var gestureRecognizersStorage: [AnyObject] = []
+  public var gestureRecognizers: [AnyObject] { gestureRecognizersStorage }
+  private var gestureRecognizersStorage: [AnyObject] = []
   /// An identifier of the input contact (the evdev slot), for tools and logs.
   public let identifier: Int
 
   /// The current and previous locations in window coordinates.
-  @inlinable public var locationInWindow: Point {
+  public var locationInWindow: Point {
     get { locationInWindowStorage }
     set { locationInWindowStorage = newValue }
-    _modify { yield &locationInWindowStorage }
   }
-  @usableFromInline @exclusivity(unchecked) var locationInWindowStorage: Point
-  @inlinable public var previousLocationInWindow: Point {
+  private var locationInWindowStorage: Point
+  public var previousLocationInWindow: Point {
     get { previousLocationInWindowStorage }
     set { previousLocationInWindowStorage = newValue }
-    _modify { yield &previousLocationInWindowStorage }
   }
-  @usableFromInline @exclusivity(unchecked) var previousLocationInWindowStorage: Point
+  private var previousLocationInWindowStorage: Point
 
   /// Touches that arrived between two events (same sequence), oldest first.
-  @exclusivity(unchecked) public var coalesced: [Touch] = []
+  public var coalesced: [Touch] = []
   /// Predicted future positions, if any.
-  @exclusivity(unchecked) public var predicted: [Touch] = []
+  public var predicted: [Touch] = []
 
   public init(
     identifier: Int = 0, phase: TouchPhase = .began, location: Point, timestamp: Seconds,
@@ -114,7 +104,7 @@ public final class Touch: Hashable, CustomStringConvertible {
     self.timestampStorage = timestamp
     self.windowStorage = window
     self.viewStorage = view
-    self.tapCount = tapCount
+    self.tapCountStorage = tapCount
     self.majorRadius = majorRadius
     self.majorRadiusTolerance = majorRadiusTolerance
     self.force = force
@@ -122,15 +112,41 @@ public final class Touch: Hashable, CustomStringConvertible {
     self.type = type
   }
 
+  /// Hands the touch to `recognizer` as well (the window does this at touch-down).
+  public func addGestureRecognizer(_ recognizer: AnyObject) {
+    // The list is changed out of place, so that the optimizer can prove that no access to it
+    // overlaps another and drop its run-time checks (see TouchDispatch's OutOfPlace.swift).
+    var list: [AnyObject] = []
+    swap(&list, &gestureRecognizersStorage)
+    list.append(recognizer)
+    swap(&list, &gestureRecognizersStorage)
+  }
+
+  /// Takes the touch away from `recognizer` (it ignored the touch, or was reset).
+  public func removeGestureRecognizer(_ recognizer: AnyObject) {
+    var list: [AnyObject] = []
+    swap(&list, &gestureRecognizersStorage)
+    list.removeAll { $0 === recognizer }
+    swap(&list, &gestureRecognizersStorage)
+  }
+
+  /// Takes the touch away from every recognizer (before the window hands it to those of its view).
+  public func removeAllGestureRecognizers() {
+    var list: [AnyObject] = []
+    swap(&list, &gestureRecognizersStorage)
+    list.removeAll(keepingCapacity: true)
+    swap(&list, &gestureRecognizersStorage)
+  }
+
   /// Fixes the touch's view (done once, at touch-down, by the window's hit-test).
-  public func assignView(_ view: Responder?) { self.viewStorage = view }
+  public func assignView(_ view: Responder?) { self.view = view }
 
   /// Moves the touch: the old location becomes the previous one.
   public func move(to location: Point, at timestamp: Seconds, phase: TouchPhase) {
     previousLocationInWindow = locationInWindow
     locationInWindow = location
-    self.timestampStorage = timestamp
-    self.phaseStorage = phase
+    self.timestamp = timestamp
+    self.phase = phase
   }
 
   /// The location in `space` (a view or window); window coordinates when nil.
@@ -162,13 +178,13 @@ public enum PressPhase: Int, Sendable {
 
 /// A press of a physical button, as UIPress.
 public final class Press: Hashable {
-  @exclusivity(unchecked) public var phase: PressPhase
-  @exclusivity(unchecked) public var type: PressType
-  @exclusivity(unchecked) public var timestamp: Seconds
+  public var phase: PressPhase
+  public var type: PressType
+  public var timestamp: Seconds
   /// The force of the press, 0 to 1 for analog buttons, 0 or 1 for digital ones.
-  @exclusivity(unchecked) public var force: Double
+  public var force: Double
   /// The responder the press was delivered to.
-  @exclusivity(unchecked) public var responder: Responder?
+  public var responder: Responder?
 
   public init(type: PressType, phase: PressPhase = .began, timestamp: Seconds, force: Double = 1) {
     self.type = type

@@ -80,7 +80,8 @@ final class SceneWorld {
   let application: Application
   let window: Window
   var emit: (String) -> Void = { _ in }
-  private var delegates: [SimultaneityDelegate] = []
+  private var delegates: [SceneDelegate] = []
+  private var controllers: [ViewController] = []
 
   init(scene: TouchScene, scheduler: VirtualScheduler) {
     self.scheduler = scheduler
@@ -90,8 +91,19 @@ final class SceneWorld {
       application: application)
     var views: [String: View] = [:]
     for spec in scene.views {
-      let view: View = spec.control ? Button(frame: spec.frame) : View(frame: spec.frame)
+      let view: View =
+        switch spec.control {
+        case .button: Button(frame: spec.frame)
+        case .switch: Switch(frame: spec.frame)
+        case .slider: Slider(frame: spec.frame)
+        case nil:
+          SceneView(frame: spec.frame, hitArea: spec.hitArea, passesTouches: spec.passesTouches) {
+            [unowned self] responder, method, touches in self.reached(responder, method, touches)
+          }
+        }
       view.identifier = spec.id
+      view.bounds.origin = spec.boundsOrigin
+      view.transform = spec.transform
       view.isHidden = spec.hidden
       view.isUserInteractionEnabled = spec.interactive
       view.alpha = spec.alpha
@@ -106,11 +118,27 @@ final class SceneWorld {
           ])
         }
       }
+      if let control = view as? Control {
+        for (event, action) in spec.actions {
+          control.addTarget(
+            nil, action: Action(action), for: TouchScene.controlEventNames[event]!)
+        }
+      }
+      performs(spec.performs, by: view)
       views[spec.id] = view
     }
     for spec in scene.views {
       let parent = spec.parent.flatMap { views[$0] } ?? window
       parent.addSubview(views[spec.id]!)
+    }
+    for spec in scene.viewControllers {
+      let controller = SceneViewController { [unowned self] responder, method, touches in
+        self.reached(responder, method, touches)
+      }
+      controller.identifier = spec.id
+      controller.view = views[spec.view]!
+      performs(spec.performs, by: controller)
+      controllers.append(controller)
     }
     var recognizers: [String: GestureRecognizer] = [:]
     for spec in scene.recognizers {
@@ -120,14 +148,26 @@ final class SceneWorld {
       recognizer.cancelsTouchesInView = spec.cancelsTouchesInView
       recognizer.delaysTouchesBegan = spec.delaysTouchesBegan
       recognizer.delaysTouchesEnded = spec.delaysTouchesEnded
-      views[spec.view]!.addGestureRecognizer(recognizer)
+      (views[spec.view] ?? window).addGestureRecognizer(recognizer)
       recognizers[spec.id] = recognizer
     }
     for spec in scene.recognizers {
       let recognizer = recognizers[spec.id]!
       for other in spec.requireToFail { recognizer.require(toFail: recognizers[other]!) }
-      if !spec.simultaneousWith.isEmpty {
-        let delegate = SimultaneityDelegate(spec.simultaneousWith.compactMap { recognizers[$0] })
+      if let rules = (recognizer as? SceneRuled)?.rules {
+        rules.cannotPrevent = spec.cannotPrevent.compactMap { recognizers[$0].map(ObjectIdentifier.init) }
+        rules.cannotBePreventedBy = spec.cannotBePreventedBy.compactMap {
+          recognizers[$0].map(ObjectIdentifier.init)
+        }
+      }
+      if !spec.simultaneousWith.isEmpty || !spec.shouldBegin || spec.receiveArea != nil
+        || !spec.requireFailureOf.isEmpty
+      {
+        let delegate = SceneDelegate(
+          simultaneousWith: spec.simultaneousWith.compactMap { recognizers[$0] },
+          shouldBegin: spec.shouldBegin,
+          receiveArea: spec.receiveArea,
+          requireFailureOf: spec.requireFailureOf.compactMap { recognizers[$0] })
         recognizer.delegate = delegate
         delegates.append(delegate)
       }
@@ -147,15 +187,16 @@ final class SceneWorld {
       }
     }
     window.addDeliveryObserver { [unowned self] delivery in
-      // In touchesCancelled every touch is reported cancelled, as UIKit sets it when a recognizer
-      // takes it (the touch itself goes on for the recognizers).
-      let cancelled = delivery.method == .touchesCancelled
+      // The phase the view sees (cancelled in touchesCancelled: the window sets it); the point on
+      // the screen, and in the view's coordinates.
       let touches = delivery.touches.map { touch -> JSON in
         let p = touch.locationInWindow
-        let phase = cancelled ? TouchPhase.cancelled : touch.phase
+        let local = touch.location(in: delivery.view)
         return .object([
-          ("slot", .number(Double(touch.identifier))), ("phase", .string(phase.description)),
+          ("slot", .number(Double(touch.identifier))), ("phase", .string(touch.phase.description)),
           ("x", .raw(formatNumber(p.x, decimals: 3))), ("y", .raw(formatNumber(p.y, decimals: 3))),
+          ("viewX", .raw(formatNumber(local.x, decimals: 3))),
+          ("viewY", .raw(formatNumber(local.y, decimals: 3))),
           ("tapCount", .number(Double(touch.tapCount))),
         ])
       }
@@ -169,50 +210,310 @@ final class SceneWorld {
 
   private var time: JSON { .raw(formatNumber(scheduler.now, decimals: 6)) }
 
+  /// `responder` performs `actions`, each reported when performed.
+  private func performs(_ actions: [String], by responder: Responder) {
+    for action in actions {
+      responder.registerAction(Action(action)) { [unowned self, unowned responder] sender, _ in
+        self.line([
+          ("t", self.time), ("kind", .string("performed")), ("action", .string(action)),
+          ("responder", .string(responder.responderName)),
+          ("sender", .string((sender as? Responder)?.responderName ?? "")),
+        ])
+      }
+    }
+  }
+
+  /// A touch method reached `responder` up the responder chain (past the view the window
+  /// delivered the touches to).
+  private func reached(_ responder: Responder, _ method: TouchMethod, _ touches: Set<Touch>) {
+    let slots = touches.map(\.identifier).sorted().map { JSON.number(Double($0)) }
+    line([
+      ("t", time), ("kind", .string("responder")), ("method", .string(method.rawValue)),
+      ("responder", .string(responder.responderName)), ("slots", .raw(JSON.array(slots).text(.compact))),
+    ])
+  }
+
   /// One line: members separated by ", ", keys and values by ":".
   private func line(_ fields: [(String, JSON)]) {
     emit(JSON.object(fields).text(JSON.Layout(comma: ", ", colon: ":")))
   }
 
   private static func make(_ spec: TouchScene.RecognizerSpec) -> GestureRecognizer {
+    // With rules of its own (one-way prevention, ignored touches), a subclass of the kind.
+    let rules = spec.hasOwnRules ? SceneRules(ignoreArea: spec.ignoreArea) : nil
     switch spec.kind {
     case .tap:
-      let tap = TapGestureRecognizer()
+      let tap = rules.map(SceneTapGestureRecognizer.init) ?? TapGestureRecognizer()
       if let taps = spec.taps { tap.numberOfTapsRequired = taps }
       if let touches = spec.touches { tap.numberOfTouchesRequired = touches }
       return tap
     case .longPress:
-      let press = LongPressGestureRecognizer()
+      let press = rules.map(SceneLongPressGestureRecognizer.init) ?? LongPressGestureRecognizer()
       if let taps = spec.taps { press.numberOfTapsRequired = taps }
       if let touches = spec.touches { press.numberOfTouchesRequired = touches }
       if let duration = spec.minimumPressDuration { press.minimumPressDuration = duration }
       if let movement = spec.allowableMovement { press.allowableMovement = movement }
       return press
     case .pan:
-      let pan = PanGestureRecognizer()
+      let pan = rules.map(ScenePanGestureRecognizer.init) ?? PanGestureRecognizer()
       if let minimum = spec.minimumTouches { pan.minimumNumberOfTouches = minimum }
       if let maximum = spec.maximumTouches { pan.maximumNumberOfTouches = maximum }
       return pan
     case .swipe:
-      let swipe = SwipeGestureRecognizer()
+      let swipe = rules.map(SceneSwipeGestureRecognizer.init) ?? SwipeGestureRecognizer()
       if let direction = spec.direction { swipe.direction = direction }
       if let touches = spec.touches { swipe.numberOfTouchesRequired = touches }
       return swipe
     case .pinch:
-      return PinchGestureRecognizer()
+      return rules.map(ScenePinchGestureRecognizer.init) ?? PinchGestureRecognizer()
     case .rotation:
-      return RotationGestureRecognizer()
+      return rules.map(SceneRotationGestureRecognizer.init) ?? RotationGestureRecognizer()
     }
   }
+
 }
 
-/// A delegate that lets its recognizer recognize simultaneously with the listed ones.
-final class SimultaneityDelegate: GestureRecognizerDelegate {
-  private let others: [ObjectIdentifier]
-  init(_ others: [GestureRecognizer]) { self.others = others.map(ObjectIdentifier.init) }
+/// A recognizer's delegate with the scene's answers: recognizing simultaneously with the listed
+/// ones, beginning at all, receiving touches in an area of the screen only, waiting for the
+/// listed ones to fail.
+final class SceneDelegate: GestureRecognizerDelegate {
+  private let simultaneousWith: [ObjectIdentifier]
+  private let shouldBegin: Bool
+  private let receiveArea: Rect?
+  private let requireFailureOf: [ObjectIdentifier]
+
+  init(
+    simultaneousWith: [GestureRecognizer], shouldBegin: Bool, receiveArea: Rect?,
+    requireFailureOf: [GestureRecognizer]
+  ) {
+    self.simultaneousWith = simultaneousWith.map(ObjectIdentifier.init)
+    self.shouldBegin = shouldBegin
+    self.receiveArea = receiveArea
+    self.requireFailureOf = requireFailureOf.map(ObjectIdentifier.init)
+  }
+
+  func gestureRecognizerShouldBegin(_ gestureRecognizer: GestureRecognizer) -> Bool { shouldBegin }
+
+  func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, shouldReceive touch: Touch) -> Bool {
+    receiveArea?.contains(touch.locationInWindow) ?? true
+  }
+
   func gestureRecognizer(
     _ gestureRecognizer: GestureRecognizer, shouldRecognizeSimultaneouslyWith other: GestureRecognizer
   ) -> Bool {
-    others.contains(ObjectIdentifier(other))
+    simultaneousWith.contains(ObjectIdentifier(other))
+  }
+
+  func gestureRecognizer(
+    _ gestureRecognizer: GestureRecognizer, shouldRequireFailureOf other: GestureRecognizer
+  ) -> Bool {
+    requireFailureOf.contains(ObjectIdentifier(other))
+  }
+}
+
+/// A view of a scene: `point(inside:)` may be an area of its own rather than its bounds; touches
+/// that reach it up the responder chain are reported, and go on up unless it keeps them.
+final class SceneView: View {
+  let hitArea: Rect?
+  let passesTouches: Bool
+  let report: (Responder, TouchMethod, Set<Touch>) -> Void
+
+  init(
+    frame: Rect, hitArea: Rect?, passesTouches: Bool,
+    report: @escaping (Responder, TouchMethod, Set<Touch>) -> Void
+  ) {
+    self.hitArea = hitArea
+    self.passesTouches = passesTouches
+    self.report = report
+    super.init(frame: frame)
+  }
+
+  override func point(inside point: ResponderCore.Point, with event: Event?) -> Bool {
+    hitArea?.contains(point) ?? super.point(inside: point, with: event)
+  }
+
+  /// Reports a touch method that came up the chain; whether to pass it on.
+  private func reached(_ method: TouchMethod, _ touches: Set<Touch>) -> Bool {
+    if touches.contains(where: { $0.view !== self }) { report(self, method, touches) }
+    return passesTouches
+  }
+
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
+    if reached(.touchesBegan, touches) { super.touchesBegan(touches, with: event) }
+  }
+  override func touchesMoved(_ touches: Set<Touch>, with event: Event?) {
+    if reached(.touchesMoved, touches) { super.touchesMoved(touches, with: event) }
+  }
+  override func touchesEnded(_ touches: Set<Touch>, with event: Event?) {
+    if reached(.touchesEnded, touches) { super.touchesEnded(touches, with: event) }
+  }
+  override func touchesCancelled(_ touches: Set<Touch>, with event: Event?) {
+    if reached(.touchesCancelled, touches) { super.touchesCancelled(touches, with: event) }
+  }
+}
+
+/// A view controller of a scene: the touch methods that reach it are reported, and go on up.
+final class SceneViewController: ViewController {
+  let report: (Responder, TouchMethod, Set<Touch>) -> Void
+
+  init(report: @escaping (Responder, TouchMethod, Set<Touch>) -> Void) {
+    self.report = report
+    super.init()
+  }
+
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
+    report(self, .touchesBegan, touches)
+    super.touchesBegan(touches, with: event)
+  }
+  override func touchesMoved(_ touches: Set<Touch>, with event: Event?) {
+    report(self, .touchesMoved, touches)
+    super.touchesMoved(touches, with: event)
+  }
+  override func touchesEnded(_ touches: Set<Touch>, with event: Event?) {
+    report(self, .touchesEnded, touches)
+    super.touchesEnded(touches, with: event)
+  }
+  override func touchesCancelled(_ touches: Set<Touch>, with event: Event?) {
+    report(self, .touchesCancelled, touches)
+    super.touchesCancelled(touches, with: event)
+  }
+}
+
+/// The rules a scene gives a recognizer beyond its kind's: one-way prevention, touches ignored.
+final class SceneRules {
+  let ignoreArea: Rect?
+  var cannotPrevent: [ObjectIdentifier] = []
+  var cannotBePreventedBy: [ObjectIdentifier] = []
+
+  init(ignoreArea: Rect?) { self.ignoreArea = ignoreArea }
+
+  func canPrevent(_ other: GestureRecognizer) -> Bool { !cannotPrevent.contains(ObjectIdentifier(other)) }
+
+  func canBePrevented(by other: GestureRecognizer) -> Bool {
+    !cannotBePreventedBy.contains(ObjectIdentifier(other))
+  }
+
+  /// The touches `recognizer` keeps: those beginning in the ignore area it ignores.
+  func keep(_ touches: Set<Touch>, for recognizer: GestureRecognizer, event: Event) -> Set<Touch> {
+    guard let ignoreArea else { return touches }
+    var kept = touches
+    for touch in touches where ignoreArea.contains(touch.locationInWindow) {
+      recognizer.ignore(touch, for: event)
+      kept.remove(touch)
+    }
+    return kept
+  }
+}
+
+/// A recognizer of a scene with rules of its own.
+protocol SceneRuled: GestureRecognizer {
+  var rules: SceneRules { get }
+}
+
+final class SceneTapGestureRecognizer: TapGestureRecognizer, SceneRuled {
+  let rules: SceneRules
+  init(rules: SceneRules) {
+    self.rules = rules
+    super.init()
+  }
+  override func canPrevent(_ other: GestureRecognizer) -> Bool {
+    rules.canPrevent(other) && super.canPrevent(other)
+  }
+  override func canBePrevented(by other: GestureRecognizer) -> Bool {
+    rules.canBePrevented(by: other) && super.canBePrevented(by: other)
+  }
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let kept = rules.keep(touches, for: self, event: event)
+    if !kept.isEmpty { super.touchesBegan(kept, with: event) }
+  }
+}
+
+final class SceneLongPressGestureRecognizer: LongPressGestureRecognizer, SceneRuled {
+  let rules: SceneRules
+  init(rules: SceneRules) {
+    self.rules = rules
+    super.init()
+  }
+  override func canPrevent(_ other: GestureRecognizer) -> Bool {
+    rules.canPrevent(other) && super.canPrevent(other)
+  }
+  override func canBePrevented(by other: GestureRecognizer) -> Bool {
+    rules.canBePrevented(by: other) && super.canBePrevented(by: other)
+  }
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let kept = rules.keep(touches, for: self, event: event)
+    if !kept.isEmpty { super.touchesBegan(kept, with: event) }
+  }
+}
+
+final class ScenePanGestureRecognizer: PanGestureRecognizer, SceneRuled {
+  let rules: SceneRules
+  init(rules: SceneRules) {
+    self.rules = rules
+    super.init()
+  }
+  override func canPrevent(_ other: GestureRecognizer) -> Bool {
+    rules.canPrevent(other) && super.canPrevent(other)
+  }
+  override func canBePrevented(by other: GestureRecognizer) -> Bool {
+    rules.canBePrevented(by: other) && super.canBePrevented(by: other)
+  }
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let kept = rules.keep(touches, for: self, event: event)
+    if !kept.isEmpty { super.touchesBegan(kept, with: event) }
+  }
+}
+
+final class SceneSwipeGestureRecognizer: SwipeGestureRecognizer, SceneRuled {
+  let rules: SceneRules
+  init(rules: SceneRules) {
+    self.rules = rules
+    super.init()
+  }
+  override func canPrevent(_ other: GestureRecognizer) -> Bool {
+    rules.canPrevent(other) && super.canPrevent(other)
+  }
+  override func canBePrevented(by other: GestureRecognizer) -> Bool {
+    rules.canBePrevented(by: other) && super.canBePrevented(by: other)
+  }
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let kept = rules.keep(touches, for: self, event: event)
+    if !kept.isEmpty { super.touchesBegan(kept, with: event) }
+  }
+}
+
+final class ScenePinchGestureRecognizer: PinchGestureRecognizer, SceneRuled {
+  let rules: SceneRules
+  init(rules: SceneRules) {
+    self.rules = rules
+    super.init()
+  }
+  override func canPrevent(_ other: GestureRecognizer) -> Bool {
+    rules.canPrevent(other) && super.canPrevent(other)
+  }
+  override func canBePrevented(by other: GestureRecognizer) -> Bool {
+    rules.canBePrevented(by: other) && super.canBePrevented(by: other)
+  }
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let kept = rules.keep(touches, for: self, event: event)
+    if !kept.isEmpty { super.touchesBegan(kept, with: event) }
+  }
+}
+
+final class SceneRotationGestureRecognizer: RotationGestureRecognizer, SceneRuled {
+  let rules: SceneRules
+  init(rules: SceneRules) {
+    self.rules = rules
+    super.init()
+  }
+  override func canPrevent(_ other: GestureRecognizer) -> Bool {
+    rules.canPrevent(other) && super.canPrevent(other)
+  }
+  override func canBePrevented(by other: GestureRecognizer) -> Bool {
+    rules.canBePrevented(by: other) && super.canBePrevented(by: other)
+  }
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    let kept = rules.keep(touches, for: self, event: event)
+    if !kept.isEmpty { super.touchesBegan(kept, with: event) }
   }
 }

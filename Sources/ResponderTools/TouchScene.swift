@@ -29,13 +29,24 @@ public struct ToolInputError: Error, Equatable, CustomStringConvertible {
 /// ```
 /// {"screen":{"width":W,"height":H,"rotation":0},
 ///  "views":[{"id":"A","parent":null,"frame":[x,y,w,h],"hidden":false,"interactive":true,"alpha":1,
-///            "clipsToBounds":false,"multipleTouch":false,"exclusiveTouch":false,"control":false}, …],
+///            "clipsToBounds":false,"multipleTouch":false,"exclusiveTouch":false,"control":false,
+///            "boundsOrigin":[x,y],"transform":[a,b,c,d,tx,ty]}, …],
 ///  "recognizers":[{"id":"t2","kind":"tap","view":"A","taps":2,"touches":1,"direction":"right",
 ///                  "cancelsTouchesInView":true,"delaysTouchesBegan":false,"delaysTouchesEnded":true,
 ///                  "requireToFail":["…"],"simultaneousWith":["…"]}, …]}
 /// ```
 /// Views with a null (or no) parent are subviews of the window; siblings are in z-order, the
 /// order they appear in. Absent keys take UIKit's defaults (`multipleTouch` false among them).
+/// `"viewControllers":[{"id":"vc","view":"A"}]` makes view controllers whose root views are views of
+/// the scene (their next responders). A view with `"passesTouches":false` keeps the touches it
+/// gets instead of passing them up the responder chain. A control sends action messages to nil
+/// targets, up the responder chain, with `"actions":[{"event":"touchUpInside","action":"save"}]`;
+/// views and controllers perform those they list in `"performs":["save"]`.
+/// `control` is "button" (or true), "switch" or "slider"; `hitArea` ([x, y, w, h] in the view's
+/// coordinates) replaces the bounds in `point(inside:)`. A recognizer's `view` may be "window", the
+/// window itself; `shouldBegin`, `receiveArea` ([x, y, w, h] on the screen) and `requireFailureOf`
+/// are its delegate's answers; `cannotPrevent` and `cannotBePreventedBy` make prevention one-way,
+/// and touches beginning in `ignoreArea` ([x, y, w, h] on the screen) are ignored once received.
 public struct TouchScene: Equatable {
   public struct Screen: Equatable {
     public var width: Double
@@ -53,8 +64,57 @@ public struct TouchScene: Equatable {
     public var clipsToBounds = false
     public var multipleTouch = false
     public var exclusiveTouch = false
-    public var control = false
+    /// The control the view is, if any.
+    public var control: ControlKind?
+    /// The origin of the view's bounds (a scrolled view), and its transform.
+    public var boundsOrigin = ResponderCore.Point.zero
+    public var transform = AffineTransform.identity
+    /// The area, in the view's coordinates, where points are inside it (`point(inside:)`
+    /// overridden): larger than the bounds for a hit area that overhangs; the bounds when nil.
+    public var hitArea: Rect?
+    /// Whether touches the view gets go on up the responder chain (as UIView's do by default).
+    public var passesTouches = true
+    /// A control's action messages, each sent to a nil target (up the responder chain) for one
+    /// control event.
+    public var actions: [(event: String, action: String)] = []
+    /// The action messages the view performs.
+    public var performs: [String] = []
+
+    public static func == (a: ViewSpec, b: ViewSpec) -> Bool {
+      a.id == b.id && a.parent == b.parent && a.frame == b.frame && a.hidden == b.hidden
+        && a.interactive == b.interactive && a.alpha == b.alpha && a.clipsToBounds == b.clipsToBounds
+        && a.multipleTouch == b.multipleTouch && a.exclusiveTouch == b.exclusiveTouch
+        && a.control == b.control && a.boundsOrigin == b.boundsOrigin && a.transform == b.transform
+        && a.hitArea == b.hitArea && a.passesTouches == b.passesTouches
+        && a.actions.elementsEqual(b.actions, by: ==) && a.performs == b.performs
+    }
   }
+
+  /// A view controller whose root view is a view of the scene (its next responder).
+  public struct ControllerSpec: Equatable {
+    public var id: String
+    public var view: String
+    /// The action messages the controller performs.
+    public var performs: [String] = []
+  }
+
+  /// The control events an action can be sent for, by name ("touchUpInside").
+  static let controlEventNames: [String: ControlEvents] = {
+    var names: [String: ControlEvents] = [:]
+    for bit in 0..<32 {
+      let event = ControlEvents(rawValue: 1 << UInt(bit))
+      if let name = event.names.first { names[name] = event }
+    }
+    return names
+  }()
+
+  /// The controls a view can be.
+  public enum ControlKind: String, CaseIterable, Equatable {
+    case button, `switch`, slider
+  }
+
+  /// The id that names the window itself in a recognizer's `view`.
+  public static let windowID = "window"
 
   public enum Kind: String, CaseIterable, Equatable {
     case tap, longPress, pan, swipe, pinch, rotation
@@ -77,10 +137,27 @@ public struct TouchScene: Equatable {
     public var delaysTouchesEnded = true
     public var requireToFail: [String] = []
     public var simultaneousWith: [String] = []
+    /// The delegate's answers: whether the recognizer may begin, where (screen coordinates) it
+    /// receives touches, and which recognizers it waits for (`shouldRequireFailureOf`).
+    public var shouldBegin = true
+    public var receiveArea: Rect?
+    public var requireFailureOf: [String] = []
+    /// One-way prevention: recognizing, this one does not make these fail; these, recognizing,
+    /// do not make this one fail.
+    public var cannotPrevent: [String] = []
+    public var cannotBePreventedBy: [String] = []
+    /// Touches that begin here (screen coordinates) are ignored (`ignore(_:for:)`) once received.
+    public var ignoreArea: Rect?
+
+    /// Whether the recognizer needs rules of a subclass (prevention, ignoring touches).
+    public var hasOwnRules: Bool {
+      !cannotPrevent.isEmpty || !cannotBePreventedBy.isEmpty || ignoreArea != nil
+    }
   }
 
   public var screen: Screen
   public var views: [ViewSpec]
+  public var viewControllers: [ControllerSpec] = []
   public var recognizers: [RecognizerSpec]
 
   /// Reads a scene; errors name the file, line and column, the key and the problem.
@@ -112,6 +189,9 @@ public struct TouchScene: Equatable {
     for (index, node) in try top.array("views").enumerated() {
       var reader = try Reader(node: node, path: "views[\(index)]", file: file)
       let id = try reader.requiredString("id")
+      guard id != windowID else {
+        throw reader.error("id: '\(windowID)' names the window itself (a recognizer's view may be it)")
+      }
       if let previous = viewNodes[id] {
         throw reader.error("duplicate view id '\(id)' (first at line \(previous.line))")
       }
@@ -141,7 +221,53 @@ public struct TouchScene: Equatable {
       view.clipsToBounds = try reader.bool("clipsToBounds", default: false)
       view.multipleTouch = try reader.bool("multipleTouch", default: false)
       view.exclusiveTouch = try reader.bool("exclusiveTouch", default: false)
-      view.control = try reader.bool("control", default: false)
+      if let node = reader.take("control") {
+        switch node.value {
+        case .bool(let flag): view.control = flag ? .button : nil
+        case .string(let name):
+          guard let kind = ControlKind(rawValue: name) else {
+            let names = ControlKind.allCases.map(\.rawValue)
+            throw reader.error(
+              at: node,
+              "control: unknown control '\(name)'\(didYouMean(name, names)) (one of \(names.joined(separator: ", ")))"
+            )
+          }
+          view.control = kind
+        default:
+          throw reader.error(at: node, "control: expected \"button\", \"switch\", \"slider\" or true/false")
+        }
+      }
+      if let node = reader.take("boundsOrigin") {
+        let numbers = try reader.numbers(node, "boundsOrigin", count: 2, shape: "[x, y]")
+        view.boundsOrigin = ResponderCore.Point(x: numbers[0], y: numbers[1])
+      }
+      view.passesTouches = try reader.bool("passesTouches", default: true)
+      view.performs = try reader.strings("performs")
+      for (actionIndex, actionNode) in try reader.array("actions").enumerated() {
+        guard view.control != nil else {
+          throw reader.error(at: actionNode, "actions: only a control sends actions")
+        }
+        var actionReader = try Reader(
+          node: actionNode, path: "views[\(index)].actions[\(actionIndex)]", file: file)
+        let eventName = try actionReader.requiredString("event")
+        guard TouchScene.controlEventNames[eventName] != nil else {
+          let names = TouchScene.controlEventNames.keys.sorted()
+          throw actionReader.error(
+            "event: unknown control event '\(eventName)'\(didYouMean(eventName, names)) (one of \(names.joined(separator: ", ")))"
+          )
+        }
+        view.actions.append((eventName, try actionReader.requiredString("action")))
+        try actionReader.finish()
+      }
+      if let node = reader.take("hitArea") {
+        let n = try reader.numbers(node, "hitArea", count: 4, shape: "[x, y, width, height]")
+        guard view.control == nil else { throw reader.error(at: node, "hitArea: not for a control") }
+        view.hitArea = Rect(x: n[0], y: n[1], width: n[2], height: n[3])
+      }
+      if let node = reader.take("transform") {
+        let n = try reader.numbers(node, "transform", count: 6, shape: "[a, b, c, d, tx, ty]")
+        view.transform = AffineTransform(a: n[0], b: n[1], c: n[2], d: n[3], tx: n[4], ty: n[5])
+      }
       try reader.finish()
       views.append(view)
     }
@@ -161,6 +287,26 @@ public struct TouchScene: Equatable {
         }
         current = views.first { $0.id == ancestor }?.parent
       }
+    }
+
+    var controllers: [ControllerSpec] = []
+    for (index, node) in try top.array("viewControllers").enumerated() {
+      var reader = try Reader(node: node, path: "viewControllers[\(index)]", file: file)
+      let id = try reader.requiredString("id")
+      guard viewNodes[id] == nil, !controllers.contains(where: { $0.id == id }) else {
+        throw reader.error("duplicate id '\(id)' (views and view controllers share ids)")
+      }
+      guard let viewNode = reader.take("view") else { throw reader.error("missing key 'view'") }
+      let viewID = try reader.string(viewNode, "view")
+      guard viewNodes[viewID] != nil else {
+        throw reader.error(at: viewNode, "view: no view '\(viewID)' in the scene")
+      }
+      if let other = controllers.first(where: { $0.view == viewID }) {
+        throw reader.error(at: viewNode, "view: '\(viewID)' is already the view of '\(other.id)'")
+      }
+      let performs = try reader.strings("performs")
+      try reader.finish()
+      controllers.append(ControllerSpec(id: id, view: viewID, performs: performs))
     }
 
     var recognizers: [RecognizerSpec] = []
@@ -184,7 +330,7 @@ public struct TouchScene: Equatable {
       }
       guard let viewNode = reader.take("view") else { throw reader.error("missing key 'view'") }
       let viewID = try reader.string(viewNode, "view")
-      guard viewNodes[viewID] != nil else {
+      guard viewNodes[viewID] != nil || viewID == windowID else {
         throw reader.error(at: viewNode, "view: no view '\(viewID)' in the scene")
       }
       var spec = RecognizerSpec(id: id, kind: kind, view: viewID)
@@ -216,7 +362,18 @@ public struct TouchScene: Equatable {
       spec.cancelsTouchesInView = try reader.bool("cancelsTouchesInView", default: true)
       spec.delaysTouchesBegan = try reader.bool("delaysTouchesBegan", default: false)
       spec.delaysTouchesEnded = try reader.bool("delaysTouchesEnded", default: true)
-      for key in ["requireToFail", "simultaneousWith"] {
+      spec.shouldBegin = try reader.bool("shouldBegin", default: true)
+      if let node = reader.take("receiveArea") {
+        let n = try reader.numbers(node, "receiveArea", count: 4, shape: "[x, y, width, height]")
+        spec.receiveArea = Rect(x: n[0], y: n[1], width: n[2], height: n[3])
+      }
+      if let node = reader.take("ignoreArea") {
+        let n = try reader.numbers(node, "ignoreArea", count: 4, shape: "[x, y, width, height]")
+        spec.ignoreArea = Rect(x: n[0], y: n[1], width: n[2], height: n[3])
+      }
+      for key in [
+        "requireToFail", "simultaneousWith", "requireFailureOf", "cannotPrevent", "cannotBePreventedBy",
+      ] {
         guard let listNode = reader.take(key) else { continue }
         guard case .array(let items) = listNode.value else {
           throw reader.error(at: listNode, "\(key): expected a list of recognizer ids")
@@ -224,7 +381,13 @@ public struct TouchScene: Equatable {
         var ids: [String] = []
         for item in items { ids.append(try reader.string(item, key)) }
         references.append((reader, listNode, key, ids))
-        if key == "requireToFail" { spec.requireToFail = ids } else { spec.simultaneousWith = ids }
+        switch key {
+        case "requireToFail": spec.requireToFail = ids
+        case "simultaneousWith": spec.simultaneousWith = ids
+        case "requireFailureOf": spec.requireFailureOf = ids
+        case "cannotPrevent": spec.cannotPrevent = ids
+        default: spec.cannotBePreventedBy = ids
+        }
       }
       try reader.finish(kind: kind)
       recognizers.append(spec)
@@ -236,7 +399,7 @@ public struct TouchScene: Equatable {
       }
     }
     try top.finish()
-    return TouchScene(screen: screen, views: views, recognizers: recognizers)
+    return TouchScene(screen: screen, views: views, viewControllers: controllers, recognizers: recognizers)
   }
 }
 
@@ -259,7 +422,7 @@ func didYouMean(_ word: String, _ candidates: [String]) -> String {
 }
 
 /// Reads one JSON object of the scene, remembering which keys were read.
-private struct Reader {
+struct Reader {
   let node: TouchSceneJSON.Node
   let members: [TouchSceneJSON.Member]
   let path: String
@@ -346,6 +509,22 @@ private struct Reader {
     guard let node = take(key) else { return value }
     guard case .bool(let flag) = node.value else { throw error(at: node, "\(key): expected true or false") }
     return flag
+  }
+
+  /// A list of strings (empty when the key is absent).
+  mutating func strings(_ key: String) throws -> [String] {
+    try array(key).map { try string($0, key) }
+  }
+
+  /// A list of exactly `count` numbers (`shape` names them in errors).
+  func numbers(_ node: TouchSceneJSON.Node, _ key: String, count: Int, shape: String) throws -> [Double] {
+    guard case .array(let items) = node.value, items.count == count else {
+      throw error(at: node, "\(key): expected \(shape)")
+    }
+    return try items.map { item in
+      guard case .number(let value) = item.value else { throw error(at: item, "\(key): expected numbers") }
+      return value
+    }
   }
 
   mutating func array(_ key: String) throws -> [TouchSceneJSON.Node] {

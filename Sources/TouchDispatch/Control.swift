@@ -42,8 +42,9 @@ public struct ControlEvents: OptionSet, Sendable, Hashable, CustomStringConverti
 /// sends touchUpInside (then primaryActionTriggered) or touchUpOutside; a cancelled touch sends
 /// touchCancel. "Inside" is the bounds grown by `touchMargin` points, as UIKit's controls are
 /// forgiving. A control keeps its default action against a gesture recognizer attached to a
-/// superview: such a recognizer that overlaps the default action (a one-finger single tap by
-/// default) fails (iOS 6 and later).
+/// superview: such a recognizer that overlaps the default action fails (iOS 6 and later; seed
+/// 000 lists them: a one-finger single tap on a button or switch, a one-finger pan on a switch's
+/// knob parallel to the switch, a one-finger swipe on a slider's knob parallel to the slider).
 open class Control: View {
   private enum Target {
     case responder(weak: WeakResponder, action: Action, events: ControlEvents)
@@ -59,6 +60,8 @@ open class Control: View {
   private var targets: [Target] = []
   private var trackingTouch: Touch?
   private var touchWasInside = false
+  /// Where the tracked touch went down, in the control's coordinates.
+  private(set) var trackingStart: Point?
 
   /// Disabled controls send no events and pass their touches on.
   public var isEnabled = true
@@ -180,6 +183,7 @@ open class Control: View {
     guard trackingTouch == nil, let touch = touches.min(by: { $0.identifier < $1.identifier }) else { return }
     guard beginTracking(touch, with: event) else { return }
     trackingTouch = touch
+    trackingStart = touch.location(in: self)
     touchWasInside = true
     isHighlighted = true
     var events: ControlEvents = .touchDown
@@ -229,17 +233,112 @@ open class Control: View {
   }
 }
 
+/// A slider, as UISlider: dragging its knob along the track moves `value` between
+/// `minimumValue` and `maximumValue` by as much as the finger moves, and sends valueChanged as
+/// the value changes (once, at the lift, when not `isContinuous`). A touch off the knob is not
+/// tracked.
+open class Slider: Control {
+  /// The value at the left end of the track (0 by default).
+  public var minimumValue: Double = 0 {
+    didSet { value = valueStorage }
+  }
+  /// The value at the right end of the track (1 by default).
+  public var maximumValue: Double = 1 {
+    didSet { value = valueStorage }
+  }
+  /// The value, kept within `minimumValue`…`maximumValue`.
+  public var value: Double {
+    get { valueStorage }
+    set { valueStorage = min(max(newValue, minimumValue), max(minimumValue, maximumValue)) }
+  }
+  private var valueStorage: Double = 0
+  /// Whether valueChanged is sent as the knob moves (true by default) or once at the lift.
+  public var isContinuous = true
+  /// The value and the finger's x when the drag began.
+  private var dragStart: (value: Double, x: Double)?
+
+  /// The knob, where the value puts it along the track.
+  public var knobRect: Rect {
+    let range = maximumValue - minimumValue
+    return knob(in: bounds, at: range > 0 ? (value - minimumValue) / range : 0)
+  }
+
+  open override func beginTracking(_ touch: Touch, with event: Event?) -> Bool {
+    let point = touch.location(in: self)
+    guard knobRect.contains(point) else { return false }
+    dragStart = (value, point.x)
+    return true
+  }
+
+  open override func continueTracking(_ touch: Touch, with event: Event?) -> Bool {
+    guard let start = dragStart else { return false }
+    let travel = bounds.width - knobRect.width
+    guard travel > 0 else { return true }
+    let old = value
+    value = start.value + (touch.location(in: self).x - start.x) / travel * (maximumValue - minimumValue)
+    if isContinuous && value != old { sendActions(for: .valueChanged, with: event) }
+    return true
+  }
+
+  open override func endTracking(_ touch: Touch?, with event: Event?) {
+    if let touch { _ = continueTracking(touch, with: event) }
+    if !isContinuous, let start = dragStart, value != start.value {
+      sendActions(for: .valueChanged, with: event)
+    }
+    dragStart = nil
+  }
+
+  open override func cancelTracking(with event: Event?) {
+    dragStart = nil
+  }
+
+  /// A one-finger swipe that starts on the knob, parallel to the slider (seed 000: "A single
+  /// finger swipe on the knob of a UISlider, in a direction parallel to the slider"). The
+  /// slider tracks only touches that start on its knob. (Taps are not its default action.)
+  open override func defaultActionOverlaps(_ gestureRecognizer: GestureRecognizer) -> Bool {
+    guard let swipe = gestureRecognizer as? SwipeGestureRecognizer, swipe.numberOfTouchesRequired == 1,
+      isTracking, let direction = swipe.recognizedDirection
+    else { return false }
+    return direction == .left || direction == .right
+  }
+}
+
 /// A push button: a control whose primary action is a tap (touchUpInside).
 open class Button: Control {}
 
-/// An on/off switch: a tap toggles `isOn` and sends valueChanged, then primaryActionTriggered.
+/// An on/off switch: a tap, or a drag of its knob, toggles `isOn` and sends valueChanged, then
+/// primaryActionTriggered.
 open class Switch: Control {
   /// The state of the switch.
   public var isOn = false
+
+  /// The knob, at the left end when off, at the right end when on.
+  public var knobRect: Rect { knob(in: bounds, at: isOn ? 1 : 0) }
+
+  /// A one-finger single tap (the button's rule), or a one-finger pan that starts on the knob and
+  /// runs parallel to the switch (seed 000: "A single finger pan gesture on the knob of a
+  /// UISwitch, in a direction parallel to the switch").
+  open override func defaultActionOverlaps(_ gestureRecognizer: GestureRecognizer) -> Bool {
+    if super.defaultActionOverlaps(gestureRecognizer) { return true }
+    guard let pan = gestureRecognizer as? PanGestureRecognizer, pan.numberOfTouches == 1, isTracking,
+      let start = trackingStart, knobRect.contains(start)
+    else { return false }
+    let moved = pan.translation(in: self)
+    return abs(moved.x) >= abs(moved.y)
+  }
 
   open override func performPrimaryAction(with event: Event?) {
     isOn.toggle()
     sendActions(for: .valueChanged, with: event)
     super.performPrimaryAction(with: event)
   }
+}
+
+/// The knob of a switch or slider: a square as high as the control (or as wide, if narrower),
+/// `fraction` of the way along it.
+private func knob(in bounds: Rect, at fraction: Double) -> Rect {
+  let side = min(bounds.width, bounds.height)
+  return Rect(
+    x: bounds.minX + (bounds.width - side) * min(max(fraction, 0), 1), y: bounds.midY - side / 2,
+    width: side, height: side)
 }

@@ -25,31 +25,31 @@ final class GestureArena {
   }
 
   /// The window owning the arena (set once, as the window is made; it outlives the arena).
-  unowned(unsafe) var window: Window!
+  unowned let window: Window
   /// Recognizers that received touches since their last reset, in the order they did.
-  @exclusivity(unchecked) private(set) var engaged: [GestureRecognizer] = []
+  private(set) var engaged: [GestureRecognizer] = []
   /// Require-to-fail relations from subclass hooks and delegates, asked once when a recognizer
   /// engages (explicit `require(toFail:)` relations are checked directly).
-  @exclusivity(unchecked) private var requirements = Set<Pair>()
+  private var requirements = Set<Pair>()
   /// Whether some engaged recognizer may wait for another one (explicit `require(toFail:)` or an
   /// answer in `requirements`); when false, the failure-requirement checks are skipped.
-  @exclusivity(unchecked) var relationsPossible = false
-  @exclusivity(unchecked) private var engagements = 0
+  var relationsPossible = false
+  private var engagements = 0
   /// The engaged recognizers that ask about failure requirements (see `engage`).
-  @exclusivity(unchecked) private var askers: [GestureRecognizer] = []
-  @exclusivity(unchecked) private var effects: [Effect] = []
-  @exclusivity(unchecked) private var depth = 0
-  @exclusivity(unchecked) private var flushing = false
+  private var askers: [GestureRecognizer] = []
+  private var effects: [Effect] = []
+  private var depth = 0
+  private var flushing = false
   /// Counts the times a recognizer stopped tracking touches (ignored one, or reset).
-  @exclusivity(unchecked) var trackedTouchesChanged = 0
+  var trackedTouchesChanged = 0
   /// Recognizers that finished (or lost their last touch) since the last look.
-  @exclusivity(unchecked) private var resetCandidates: [GestureRecognizer] = []
+  private var resetCandidates: [GestureRecognizer] = []
   /// Set when a frame ends touches: the next look checks every recognizer.
-  @exclusivity(unchecked) private var touchesEndedSinceScan = false
+  private var touchesEndedSinceScan = false
   /// Set when a recognizer reached a final state or touches ended: resets may be due.
-  @exclusivity(unchecked) private var resetsMayBeDue = false
+  private var resetsMayBeDue = false
 
-  init() {}
+  init(window: Window) { self.window = window }
 
   deinit {
     for recognizer in engaged { recognizer.arena = nil }
@@ -74,18 +74,26 @@ final class GestureArena {
         let others = asks ? engaged : askers
         for other in others {
           if asksToRequire(recognizer, other) {
-            requirements.insert(Pair(waiter: ObjectIdentifier(recognizer), required: ObjectIdentifier(other)))
+            var list = requirements.takeOut()
+            list.insert(Pair(waiter: ObjectIdentifier(recognizer), required: ObjectIdentifier(other)))
+            requirements.putBack(&list)
           }
           if asksToRequire(other, recognizer) {
-            requirements.insert(Pair(waiter: ObjectIdentifier(other), required: ObjectIdentifier(recognizer)))
+            var list = requirements.takeOut()
+            list.insert(Pair(waiter: ObjectIdentifier(other), required: ObjectIdentifier(recognizer)))
+            requirements.putBack(&list)
           }
         }
       }
-      engaged.append(recognizer)
+      var list = engaged.takeOut()
+      list.append(recognizer)
+      engaged.putBack(&list)
       if asks { askers.append(recognizer) }
       if !requirements.isEmpty { relationsPossible = true }
     }
-    recognizer.trackedTouches.append(touch)
+    var list = recognizer.trackedTouches.takeOut()
+    list.append(touch)
+    recognizer.trackedTouches.putBack(&list)
   }
 
   /// Whether `recognizer` may take a new touch: enabled, and possible (not waiting) or under way.
@@ -100,10 +108,14 @@ final class GestureArena {
 
   func ignore(_ touch: Touch, by recognizer: GestureRecognizer) {
     resetsMayBeDue = true
-    resetCandidates.append(recognizer)
+    var candidates = resetCandidates.takeOut()
+    candidates.append(recognizer)
+    resetCandidates.putBack(&candidates)
     trackedTouchesChanged += 1
-    recognizer.trackedTouches.removeAll { $0 === touch }
-    touch.gestureRecognizers.removeAll { $0 === recognizer }
+    var tracked = recognizer.trackedTouches.takeOut()
+    tracked.removeAll { $0 === touch }
+    recognizer.trackedTouches.putBack(&tracked)
+    touch.removeGestureRecognizer(recognizer)
     queueRelease()
     if depth == 0 { flush() }
   }
@@ -147,12 +159,12 @@ final class GestureArena {
     return false
   }
 
-  /// `recognizers` reordered so that a recognizer comes after those it requires to fail, and
-  /// after those sharing a touch with it that can prevent it when it cannot prevent them (a double
-  /// tap is served before a single tap, so that the one finishing both in one frame wins).
-  /// `recognizers` are those of the window's frame `frame`, each at its `frameIndex`. The result
-  /// lists indices of `recognizers`; nil when they keep their order.
-  func deliveryOrder(_ recognizers: [GestureRecognizer], frame: Int) -> [Int]? {
+  /// The recognizers of `delivery` reordered so that a recognizer comes after those it requires
+  /// to fail, and after those sharing a touch with it that can prevent it when it cannot prevent
+  /// them (a double tap is served before a single tap, so that the one finishing both in one frame
+  /// wins). The result lists indices of `delivery.slots`; nil when they keep their order.
+  func deliveryOrder(of delivery: FrameDelivery) -> [Int]? {
+    let recognizers = delivery.slots.map(\.recognizer)
     guard recognizers.count > 1 else { return nil }
     if !relationsPossible && recognizers.allSatisfy({ $0.hasDefaultPreventionRules }) { return nil }
     var after: [[Int]] = Array(repeating: [], count: recognizers.count)
@@ -162,11 +174,11 @@ final class GestureArena {
     for (i, a) in recognizers.enumerated() where !a.hasDefaultPreventionRules {
       for touch in a.trackedTouches {
         for item in touch.gestureRecognizers {
-          guard let b = item as? GestureRecognizer, b !== a, b.frameNumber == frame,
-            !(a.isBuiltInTap && b.hasDefaultPreventionRules)
+          guard let b = item as? GestureRecognizer, b !== a, !(a.isBuiltInTap && b.hasDefaultPreventionRules),
+            let j = delivery.index(of: b)
           else { continue }
           if b.canPrevent(a) && !a.canPrevent(b) {
-            after[i].append(b.frameIndex)
+            after[i].append(j)
             anyEdge = true
           }
         }
@@ -181,7 +193,7 @@ final class GestureArena {
     }
     if !requirements.isEmpty {
       var index: [ObjectIdentifier: Int] = [:]
-      for recognizer in recognizers { index[ObjectIdentifier(recognizer)] = recognizer.frameIndex }
+      for (i, recognizer) in recognizers.enumerated() { index[ObjectIdentifier(recognizer)] = i }
       for pair in requirements {
         guard let i = index[pair.waiter], let j = index[pair.required] else { continue }
         after[i].append(j)
@@ -231,12 +243,15 @@ final class GestureArena {
       fail(recognizer)
     case (.began, .changed), (.changed, .changed):
       setState(recognizer, .changed)
-      effects.append(.sendActions(recognizer))
+      queue(.sendActions(recognizer))
     case (.began, .ended), (.changed, .ended):
       setState(recognizer, .ended)
-      effects.append(.sendActions(recognizer))
+      queue(.sendActions(recognizer))
     case (.began, .cancelled), (.changed, .cancelled), (.began, .failed), (.changed, .failed):
+      // The action method sees cancelled, to throw away what the gesture changed (seed 003: use
+      // the cancelled state to discard changes; seed 000's rotation sample tests for it).
       setState(recognizer, .cancelled)
+      queue(.sendActions(recognizer))
     default:
       break
     }
@@ -263,7 +278,7 @@ final class GestureArena {
     recognizer.pendingState = nil
     if recognizer.cancelsTouchesInView {
       window.capture(recognizer.trackedTouches)
-      effects.append(.cancelCapturedTouches)
+      queue(.cancelCapturedTouches)
     }
     setState(recognizer, new)
     let candidates = relationsPossible ? engaged : sharingRecognizers(recognizer, inOrder: true)
@@ -276,7 +291,7 @@ final class GestureArena {
         fail(other)
       }
     }
-    effects.append(.sendActions(recognizer))
+    queue(.sendActions(recognizer))
   }
 
   private func fail(_ recognizer: GestureRecognizer) {
@@ -299,7 +314,9 @@ final class GestureArena {
     // says so in `endOfFrame`).
     if new.isFinal && recognizer.trackedTouches.allSatisfy({ $0.phase.isFinal }) {
       resetsMayBeDue = true
-      resetCandidates.append(recognizer)
+      var list = resetCandidates.takeOut()
+      list.append(recognizer)
+      resetCandidates.putBack(&list)
     }
     if window.hasGestureObservers { window.notify(.stateChanged(recognizer, from: old, to: new)) }
   }
@@ -363,7 +380,24 @@ final class GestureArena {
   /// right behind another finds nothing the first one left).
   private func queueRelease() {
     if case .releaseWithheldTouches? = effects.last { return }
-    effects.append(.releaseWithheldTouches)
+    queue(.releaseWithheldTouches)
+  }
+
+  /// Queues an effect. The list is taken out of the arena while it changes, as in
+  /// `takeFirstEffect`: see `GestureArena`'s documentation.
+  private func queue(_ effect: Effect) {
+    var list: [Effect] = []
+    swap(&list, &effects)
+    list.append(effect)
+    swap(&list, &effects)
+  }
+
+  private func takeFirstEffect() -> Effect {
+    var list: [Effect] = []
+    swap(&list, &effects)
+    let effect = list.removeFirst()
+    swap(&list, &effects)
+    return effect
   }
 
   private func flush() {
@@ -372,7 +406,7 @@ final class GestureArena {
     defer { flushing = false }
     repeat {
       while !effects.isEmpty {
-        let effect = effects.removeFirst()
+        let effect = takeFirstEffect()
         depth += 1
         switch effect {
         case .cancelCapturedTouches:
@@ -399,7 +433,9 @@ final class GestureArena {
       // can be due.
       guard !resetCandidates.isEmpty else { return }
       let candidates = resetCandidates
-      resetCandidates.removeAll(keepingCapacity: true)
+      var list = resetCandidates.takeOut()
+      list.removeAll(keepingCapacity: true)
+      resetCandidates.putBack(&list)
       var index = 0
       while index < engaged.count {
         if candidates.contains(where: { $0 === engaged[index] }) && resetIfDue(at: index) { continue }
@@ -409,7 +445,9 @@ final class GestureArena {
       return
     }
     touchesEndedSinceScan = false
-    resetCandidates.removeAll(keepingCapacity: true)
+    var list = resetCandidates.takeOut()
+    list.removeAll(keepingCapacity: true)
+    resetCandidates.putBack(&list)
     var index = 0
     while index < engaged.count {
       if !resetIfDue(at: index) { index += 1 }
@@ -422,7 +460,9 @@ final class GestureArena {
     let recognizer = engaged[index]
     let touchesOver = recognizer.trackedTouches.allSatisfy { $0.phase.isFinal }
     if recognizer.storedState.isFinal && touchesOver {
-      engaged.remove(at: index)
+      var list = engaged.takeOut()
+      list.remove(at: index)
+      engaged.putBack(&list)
       forget(recognizer)
       let old = recognizer.storedState
       trackedTouchesChanged += 1
@@ -433,7 +473,9 @@ final class GestureArena {
     } else if recognizer.storedState == .possible && recognizer.pendingState == nil
       && recognizer.trackedTouches.isEmpty
     {
-      engaged.remove(at: index)
+      var list = engaged.takeOut()
+      list.remove(at: index)
+      engaged.putBack(&list)
       forget(recognizer)
       trackedTouchesChanged += 1
       recognizer.performReset()
@@ -451,11 +493,15 @@ final class GestureArena {
   private func forget(_ recognizer: GestureRecognizer) {
     if recognizer.asksAboutFailureRequirements {
       recognizer.asksAboutFailureRequirements = false
-      askers.removeAll { $0 === recognizer }
+      var list = askers.takeOut()
+      list.removeAll { $0 === recognizer }
+      askers.putBack(&list)
     }
     guard !requirements.isEmpty else { return }
     let id = ObjectIdentifier(recognizer)
-    requirements = requirements.filter { $0.waiter != id && $0.required != id }
+    var list = requirements.takeOut()
+    list = list.filter { $0.waiter != id && $0.required != id }
+    requirements.putBack(&list)
   }
 
   /// Called at the end of every touch frame; `touchesEnded` when some touch ended or was cancelled.

@@ -44,7 +44,8 @@ extension GestureRecognizerDelegate {
 ///
 /// Discrete gestures go possible → recognized (`.ended`) or failed; continuous ones go possible →
 /// began → changed… → ended or cancelled (or possible → failed). Every state change sends the
-/// action messages, except changes to failed and cancelled. After a final state the recognizer is
+/// action messages, except changes to failed (a continuous gesture's action method sees
+/// cancelled, to throw its changes away, as seed 000's rotation sample does). After a final state the recognizer is
 /// reset to possible once the touches it was tracking are over (no action for that).
 ///
 /// The window it belongs to arbitrates between recognizers: a recognizer that requires another to
@@ -86,25 +87,25 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   }
 
   private final class WeakRecognizer {
-    @exclusivity(unchecked) weak var recognizer: GestureRecognizer?
+    weak var recognizer: GestureRecognizer?
     init(_ recognizer: GestureRecognizer) { self.recognizer = recognizer }
   }
 
-  @exclusivity(unchecked) var storedState: State = .possible
+  var storedState: State = .possible
   /// A transition out of possible that waits for required recognizers to fail.
-  @exclusivity(unchecked) var pendingState: State?
+  var pendingState: State?
   /// The arena of the window while the recognizer is engaged there (the arena clears it at reset
   /// and when it goes away).
-  @exclusivity(unchecked) unowned(unsafe) var arena: GestureArena?
+  unowned var arena: GestureArena?
   /// Whether the recognizer has received touches since its last reset.
-  @exclusivity(unchecked) var isEngaged = false
+  var isEngaged = false
   /// The touches received since the last reset (ignored ones removed), in arrival order.
-  @exclusivity(unchecked) var trackedTouches: [Touch] = []
-  @exclusivity(unchecked) private var timers: [ScheduledTimer] = []
-  @exclusivity(unchecked) private var targets: [Target] = []
-  @exclusivity(unchecked) private var handlers: [(GestureRecognizer) -> Void] = []
-  @exclusivity(unchecked) private var requiredFailures: [WeakRecognizer] = []
-  @exclusivity(unchecked) private var lastLocation: Point = .zero
+  var trackedTouches: [Touch] = []
+  private var timers: [ScheduledTimer] = []
+  private var targets: [Target] = []
+  private var handlers: [(GestureRecognizer) -> Void] = []
+  private var requiredFailures: [WeakRecognizer] = []
+  private var lastLocation: Point = .zero
   /// Whether the failure-requirement hooks are this module's (which answer false): true for the
   /// built-in classes, false for subclasses made elsewhere, which may override them.
   let hasBuiltInFailureHooks: Bool
@@ -115,34 +116,60 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   /// need more taps.
   let isBuiltInTap: Bool
   /// When the recognizer engaged in the gesture under way, relative to the others.
-  @exclusivity(unchecked) var engagementOrder = 0
-  /// The window's frame in which the recognizer last got touches, and its place in that frame's
-  /// list of recognizers.
-  @exclusivity(unchecked) var frameNumber = 0
-  @exclusivity(unchecked) var frameIndex = 0
+  var engagementOrder = 0
   /// Whether, in the gesture under way, this recognizer may answer failure-requirement questions
   /// (it had a delegate or hooks of its own when it engaged).
-  @exclusivity(unchecked) var asksAboutFailureRequirements = false
+  var asksAboutFailureRequirements = false
 
-  /// The view the recognizer is attached to (the view owns the recognizer and clears this when
-  /// it goes away).
-  @exclusivity(unchecked) public internal(set) unowned(unsafe) var view: View?
+  /// The view the recognizer is attached to (unowned, as `View.superview`: the view owns the
+  /// recognizer and clears this when it goes away).
+  public internal(set) var view: View? {
+    get { viewStorage }
+    set { viewStorage = newValue }
+  }
+  private unowned var viewStorage: View?
   /// The delegate, asked about beginning, receiving touches and relations to other recognizers.
-  @exclusivity(unchecked) public weak var delegate: (any GestureRecognizerDelegate)?
+  public var delegate: (any GestureRecognizerDelegate)? {
+    get { delegateStorage }
+    set { delegateStorage = newValue }
+  }
+  private weak var delegateStorage: (any GestureRecognizerDelegate)?
   /// A name for records and tools (the scene id in `responderctl touch replay`).
-  @exclusivity(unchecked) public var name: String?
+  public var name: String? {
+    get { nameStorage }
+    set { nameStorage = newValue }
+  }
+  private var nameStorage: String?
   /// Whether the view's touches are cancelled when the gesture is recognized (true by default).
-  @exclusivity(unchecked) public var cancelsTouchesInView = true
+  public var cancelsTouchesInView: Bool {
+    get { cancelsTouchesInViewStorage }
+    set { cancelsTouchesInViewStorage = newValue }
+  }
+  private var cancelsTouchesInViewStorage: Bool = true
   /// Whether touches in the began phase are kept from the view while the recognizer is still
   /// possible (false by default).
-  @exclusivity(unchecked) public var delaysTouchesBegan = false
+  public var delaysTouchesBegan: Bool {
+    get { delaysTouchesBeganStorage }
+    set { delaysTouchesBeganStorage = newValue }
+  }
+  private var delaysTouchesBeganStorage: Bool = false
   /// Whether touches in the ended phase are kept from the view while the recognizer is still
   /// possible (true by default): they are delivered if it fails, cancelled if it recognizes.
-  @exclusivity(unchecked) public var delaysTouchesEnded = true
-  /// A disabled recognizer receives no touches; disabling one in progress cancels it.
-  @exclusivity(unchecked) public var isEnabled = true {
-    didSet { if !isEnabled && oldValue { abandon() } }
+  public var delaysTouchesEnded: Bool {
+    get { delaysTouchesEndedStorage }
+    set { delaysTouchesEndedStorage = newValue }
   }
+  private var delaysTouchesEndedStorage: Bool = true
+  /// A disabled recognizer receives no touches; disabling one in progress cancels it.
+  public var isEnabled: Bool {
+    get { isEnabledStorage }
+    set {
+      let wasEnabled = isEnabledStorage
+      isEnabledStorage = newValue
+      if !newValue && wasEnabled { abandon() }
+    }
+  }
+  private var isEnabledStorage = true
 
   public init() {
     let kind = ObjectIdentifier(type(of: self))
@@ -196,7 +223,7 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
 
   // MARK: Target-action
 
-  /// Sends `action` to `target` on every state change (except to failed and cancelled).
+  /// Sends `action` to `target` on every state change (except to failed).
   public func addTarget(_ target: Responder, action: Action) {
     targets.append(Target(responder: target, action: action))
   }
@@ -208,7 +235,7 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
     }
   }
 
-  /// Calls `handler` on every state change (except to failed and cancelled).
+  /// Calls `handler` on every state change (except to failed).
   public func addHandler(_ handler: @escaping (GestureRecognizer) -> Void) {
     handlers.append(handler)
   }
@@ -271,8 +298,10 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
     if let arena {
       arena.ignore(touch, by: self)
     } else {
-      trackedTouches.removeAll { $0 === touch }
-      touch.gestureRecognizers.removeAll { $0 === self }
+      var list = trackedTouches.takeOut()
+      list.removeAll { $0 === touch }
+      trackedTouches.putBack(&list)
+      touch.removeGestureRecognizer(self)
     }
   }
 
@@ -347,10 +376,9 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   @discardableResult
   public func schedule(after delay: Seconds, _ action: @escaping () -> Void) -> ScheduledTimer? {
     guard let scheduler else { return nil }
-    timers.removeAll { $0.isCancelled }
     // Timers are cancelled when the recognizer resets or goes away, so `self` is alive when one
     // fires (a weak capture would make every retain of the recognizer slower).
-    let timer = scheduler.schedule(after: delay) { [unowned(unsafe) self] in
+    let timer = scheduler.schedule(after: delay) { [unowned self] in
       // Held while the action runs (it may take the recognizer off its view).
       withExtendedLifetime(self) {
         if let arena = self.arena {
@@ -360,13 +388,18 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
         }
       }
     }
+    var timers = self.timers.takeOut()
+    timers.removeAll { $0.isCancelled }
     timers.append(timer)
+    self.timers.putBack(&timers)
     return timer
   }
 
   func cancelTimers() {
     for timer in timers { timer.cancel() }
-    timers.removeAll(keepingCapacity: true)
+    var list = timers.takeOut()
+    list.removeAll(keepingCapacity: true)
+    timers.putBack(&list)
   }
 
   // MARK: Internals
@@ -375,7 +408,7 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   private func applyDetached(_ newValue: State) {
     guard Self.isLegal(from: storedState, to: newValue) else { return }
     storedState = newValue
-    if newValue != .failed && newValue != .cancelled { sendActions() }
+    if newValue != .failed { sendActions() }
   }
 
   static func isLegal(from old: State, to new: State) -> Bool {
@@ -403,8 +436,10 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
     storedState = .possible
     pendingState = nil
     isEngaged = false
-    for touch in trackedTouches { touch.gestureRecognizers.removeAll { $0 === self } }
-    trackedTouches.removeAll(keepingCapacity: true)
+    for touch in trackedTouches { touch.removeGestureRecognizer(self) }
+    var list = trackedTouches.takeOut()
+    list.removeAll(keepingCapacity: true)
+    trackedTouches.putBack(&list)
     reset()
   }
 

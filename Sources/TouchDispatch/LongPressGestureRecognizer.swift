@@ -7,28 +7,47 @@ import ResponderCore
 /// move, ended when they lift.
 open class LongPressGestureRecognizer: GestureRecognizer {
   /// How long the fingers must stay down (0.5 s by default).
-  @exclusivity(unchecked) public var minimumPressDuration: Seconds = 0.5
+  public var minimumPressDuration: Seconds {
+    get { minimumPressDurationStorage }
+    set { minimumPressDurationStorage = newValue }
+  }
+  private var minimumPressDurationStorage: Seconds = 0.5
   /// How far a finger may move before the press begins, in points (10 by default).
-  @exclusivity(unchecked) public var allowableMovement: Double = 10
+  public var allowableMovement: Double {
+    get { allowableMovementStorage }
+    set { allowableMovementStorage = newValue }
+  }
+  private var allowableMovementStorage: Double = 10
   /// Fingers that must be held (1 by default).
-  @exclusivity(unchecked) public var numberOfTouchesRequired = 1
+  public var numberOfTouchesRequired: Int {
+    get { numberOfTouchesRequiredStorage }
+    set { numberOfTouchesRequiredStorage = newValue }
+  }
+  private var numberOfTouchesRequiredStorage: Int = 1
   /// Taps before the press (0 by default).
-  @exclusivity(unchecked) public var numberOfTapsRequired = 0
+  public var numberOfTapsRequired: Int {
+    get { numberOfTapsRequiredStorage }
+    set { numberOfTapsRequiredStorage = newValue }
+  }
+  private var numberOfTapsRequiredStorage: Int = 0
   /// The longest pause between taps, and between the last tap and the press.
-  @exclusivity(unchecked) public var maximumIntervalBetweenTaps: Seconds = 0.35
+  public var maximumIntervalBetweenTaps: Seconds {
+    get { maximumIntervalBetweenTapsStorage }
+    set { maximumIntervalBetweenTapsStorage = newValue }
+  }
+  private var maximumIntervalBetweenTapsStorage: Seconds = 0.35
 
-  @exclusivity(unchecked) private var starts = TouchStarts()
-  @exclusivity(unchecked) private var down: [Touch] = []
-  @exclusivity(unchecked) private var tapsCompleted = 0
-  @exclusivity(unchecked) private var pressTimer: ScheduledTimer?
-  @exclusivity(unchecked) private var intervalTimer: ScheduledTimer?
-  @exclusivity(unchecked) private var tapTimer: ScheduledTimer?
+  private var starts = TouchStarts()
+  private var down: [Touch] = []
+  private var tapsCompleted = 0
+  private var pressTimer: ScheduledTimer?
+  private var intervalTimer: ScheduledTimer?
+  private var tapTimer: ScheduledTimer?
 
   open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
-    guard state == .possible else {
-      forEachInSlotOrder(touches) { ignore($0, for: event) }
-      return
-    }
+    // Once the press has begun, later fingers are the press's too: they do not reach the view
+    // (seed 000), and do not change when it ends.
+    guard state == .possible else { return }
     intervalTimer?.cancel()
     intervalTimer = nil
     forEachInSlotOrder(touches) { touch in
@@ -45,7 +64,7 @@ open class LongPressGestureRecognizer: GestureRecognizer {
       tapTimer = failIfStillPossible(after: minimumPressDuration)
     } else if down.count == numberOfTouchesRequired {
       pressTimer?.cancel()
-      pressTimer = schedule(after: minimumPressDuration) { [unowned(unsafe) self] in
+      pressTimer = schedule(after: minimumPressDuration) { [unowned self] in
         if self.state == .possible { self.state = .began }
       }
     }
@@ -60,7 +79,7 @@ open class LongPressGestureRecognizer: GestureRecognizer {
       }
       if tooFar { state = .failed }
     case .began, .changed:
-      state = .changed
+      if down.contains(where: { touches.contains($0) }) { state = .changed }
     default:
       break
     }
@@ -81,7 +100,8 @@ open class LongPressGestureRecognizer: GestureRecognizer {
         state = .failed
       }
     case .began, .changed:
-      if activeTouches.count < numberOfTouchesRequired { state = .ended }
+      // The press ends when one of its own fingers lifts.
+      if down.contains(where: { touches.contains($0) }) { state = .ended }
     default:
       break
     }

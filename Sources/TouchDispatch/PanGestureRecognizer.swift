@@ -7,17 +7,29 @@ import ResponderCore
 /// Continuous. Fingers coming down or lifting do not make the translation jump.
 open class PanGestureRecognizer: GestureRecognizer {
   /// The fewest fingers that pan (1 by default).
-  @exclusivity(unchecked) public var minimumNumberOfTouches = 1
+  public var minimumNumberOfTouches: Int {
+    get { minimumNumberOfTouchesStorage }
+    set { minimumNumberOfTouchesStorage = newValue }
+  }
+  private var minimumNumberOfTouchesStorage: Int = 1
   /// The most fingers that pan (no limit by default); more fingers before it begins make it fail.
-  @exclusivity(unchecked) public var maximumNumberOfTouches = Int.max
+  public var maximumNumberOfTouches: Int {
+    get { maximumNumberOfTouchesStorage }
+    set { maximumNumberOfTouchesStorage = newValue }
+  }
+  private var maximumNumberOfTouchesStorage: Int = Int.max
   /// How far the fingers must move before the pan begins, in points (10 by default).
-  @exclusivity(unchecked) public var hysteresis: Double = 10
+  public var hysteresis: Double {
+    get { hysteresisStorage }
+    set { hysteresisStorage = newValue }
+  }
+  private var hysteresisStorage: Double = 10
 
-  @exclusivity(unchecked) private var origin: Point = .zero
-  @exclusivity(unchecked) private var point: Point = .zero
-  @exclusivity(unchecked) private var lastRawCentroid: Point = .zero
-  @exclusivity(unchecked) private var history = MotionHistory()
-  @exclusivity(unchecked) private var started = false
+  private var origin: Point = .zero
+  private var point: Point = .zero
+  private var lastRawCentroid: Point = .zero
+  private var history = MotionHistory()
+  private var started = false
 
   open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
     let active = activeCentroid()

@@ -1,7 +1,8 @@
 import ResponderCore
 
-/// The two fingers a pinch or a rotation follows: the first two that come down; later ones are
-/// ignored.
+/// The two fingers a pinch or a rotation follows: the first two that come down. Later ones are
+/// ignored while the gesture has not begun; once it has, they are the gesture's too (they do not
+/// reach the view, seed 000) but change nothing.
 struct FingerPair {
   var first: Touch?
   var second: Touch?
@@ -15,7 +16,7 @@ struct FingerPair {
         first = touch
       } else if second == nil {
         second = touch
-      } else {
+      } else if recognizer.state == .possible {
         recognizer.ignore(touch, for: event)
       }
     }
@@ -50,13 +51,17 @@ struct FingerPair {
 /// the starting distance. Continuous; ends when a finger lifts.
 open class PinchGestureRecognizer: GestureRecognizer {
   /// How much the distance between the fingers must change before the pinch begins, in points.
-  @exclusivity(unchecked) public var hysteresis: Double = 8
+  public var hysteresis: Double {
+    get { hysteresisStorage }
+    set { hysteresisStorage = newValue }
+  }
+  private var hysteresisStorage: Double = 8
 
-  @exclusivity(unchecked) private var pair = FingerPair()
-  @exclusivity(unchecked) private var initialDistance: Double = 0
-  @exclusivity(unchecked) private var rawScale: Double = 1
-  @exclusivity(unchecked) private var adjustment: Double = 1
-  @exclusivity(unchecked) private var history = MotionHistory()
+  private var pair = FingerPair()
+  private var initialDistance: Double = 0
+  private var rawScale: Double = 1
+  private var adjustment: Double = 1
+  private var history = MotionHistory()
 
   /// The distance between the fingers relative to when they came down (settable, as UIKit's:
   /// later changes multiply the value set).
@@ -88,6 +93,7 @@ open class PinchGestureRecognizer: GestureRecognizer {
   }
 
   open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
+    guard pair.isBroken(byLifting: touches) else { return }
     endContinuous(cancelled: true)
   }
 
@@ -105,13 +111,13 @@ open class PinchGestureRecognizer: GestureRecognizer {
 /// positive clockwise on screen. Continuous; ends when a finger lifts.
 open class RotationGestureRecognizer: GestureRecognizer {
   /// How far the fingers must turn before the rotation begins, in radians (0.1 by default).
-  @exclusivity(unchecked) public var hysteresis: Double = 0.1
+  public var hysteresis: Double = 0.1
 
-  @exclusivity(unchecked) private var pair = FingerPair()
-  @exclusivity(unchecked) private var lastVector: Point = .zero
-  @exclusivity(unchecked) private var rawRotation: Double = 0
-  @exclusivity(unchecked) private var offset: Double = 0
-  @exclusivity(unchecked) private var history = MotionHistory()
+  private var pair = FingerPair()
+  private var lastVector: Point = .zero
+  private var rawRotation: Double = 0
+  private var offset: Double = 0
+  private var history = MotionHistory()
 
   /// The angle turned since the fingers came down, in radians (settable, as UIKit's: later
   /// changes add to the value set).
@@ -146,6 +152,7 @@ open class RotationGestureRecognizer: GestureRecognizer {
   }
 
   open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
+    guard pair.isBroken(byLifting: touches) else { return }
     endContinuous(cancelled: true)
   }
 

@@ -58,7 +58,7 @@ extension GestureRecognizer {
   /// Fails the recognizer after `delay` unless it has left possible by then.
   func failIfStillPossible(after delay: Seconds) -> ScheduledTimer? {
     // `schedule` keeps the recognizer alive while this runs (see there).
-    schedule(after: delay) { [unowned(unsafe) self] in
+    schedule(after: delay) { [unowned self] in
       if self.state == .possible { self.state = .failed }
     }
   }

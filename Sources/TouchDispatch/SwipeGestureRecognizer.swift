@@ -50,24 +50,52 @@ public struct SwipeDirection: OptionSet, Sendable, Hashable, CustomStringConvert
 /// disagree on the direction, when too many fingers come down, or when they lift early.
 open class SwipeGestureRecognizer: GestureRecognizer {
   /// The allowed directions (right by default).
-  @exclusivity(unchecked) public var direction: SwipeDirection = .right
+  public var direction: SwipeDirection {
+    get { directionStorage }
+    set { directionStorage = newValue }
+  }
+  private var directionStorage: SwipeDirection = .right
   /// Fingers that must swipe together (1 by default).
-  @exclusivity(unchecked) public var numberOfTouchesRequired = 1
+  public var numberOfTouchesRequired: Int {
+    get { numberOfTouchesRequiredStorage }
+    set { numberOfTouchesRequiredStorage = newValue }
+  }
+  private var numberOfTouchesRequiredStorage: Int = 1
   /// The distance to cover along the direction, in points (50 by default).
-  @exclusivity(unchecked) public var minimumDistance: Double = 50
+  public var minimumDistance: Double {
+    get { minimumDistanceStorage }
+    set { minimumDistanceStorage = newValue }
+  }
+  private var minimumDistanceStorage: Double = 50
   /// The time allowed to cover it, from the first finger down (0.4 s by default).
-  @exclusivity(unchecked) public var maximumDuration: Seconds = 0.4
+  public var maximumDuration: Seconds {
+    get { maximumDurationStorage }
+    set { maximumDurationStorage = newValue }
+  }
+  private var maximumDurationStorage: Seconds = 0.4
   /// How far off the direction a finger may head, in radians (30° by default).
-  @exclusivity(unchecked) public var maximumAngle: Double = 30 * Double.pi / 180
+  public var maximumAngle: Double {
+    get { maximumAngleStorage }
+    set { maximumAngleStorage = newValue }
+  }
+  private var maximumAngleStorage: Double = 30 * Double.pi / 180
   /// Movement, in points, below which the heading is not judged yet (10 by default).
-  @exclusivity(unchecked) public var slop: Double = 10
+  public var slop: Double {
+    get { slopStorage }
+    set { slopStorage = newValue }
+  }
+  private var slopStorage: Double = 10
 
   /// The direction of the recognized swipe.
-  @exclusivity(unchecked) public private(set) var recognizedDirection: SwipeDirection?
+  public private(set) var recognizedDirection: SwipeDirection? {
+    get { recognizedDirectionStorage }
+    set { recognizedDirectionStorage = newValue }
+  }
+  private var recognizedDirectionStorage: SwipeDirection?
 
-  @exclusivity(unchecked) private var starts: [ObjectIdentifier: Point] = [:]
-  @exclusivity(unchecked) private var startTime: Seconds?
-  @exclusivity(unchecked) private var timer: ScheduledTimer?
+  private var starts: [ObjectIdentifier: Point] = [:]
+  private var startTime: Seconds?
+  private var timer: ScheduledTimer?
 
   open override var isDiscrete: Bool { true }
 

@@ -10,24 +10,56 @@ import ResponderCore
 /// fingers than required come down. Timers decide, not event counts.
 open class TapGestureRecognizer: GestureRecognizer {
   /// Taps needed (1 by default).
-  @exclusivity(unchecked) public var numberOfTapsRequired = 1
+  public var numberOfTapsRequired: Int {
+    get { numberOfTapsRequiredStorage }
+    set { numberOfTapsRequiredStorage = newValue }
+  }
+  private var numberOfTapsRequiredStorage: Int = 1
   /// Fingers per tap (1 by default).
-  @exclusivity(unchecked) public var numberOfTouchesRequired = 1
+  public var numberOfTouchesRequired: Int {
+    get { numberOfTouchesRequiredStorage }
+    set { numberOfTouchesRequiredStorage = newValue }
+  }
+  private var numberOfTouchesRequiredStorage: Int = 1
   /// How far a finger may move, in points, and the next taps may land from the first.
-  @exclusivity(unchecked) public var allowableMovement: Double = 45
+  public var allowableMovement: Double {
+    get { allowableMovementStorage }
+    set { allowableMovementStorage = newValue }
+  }
+  private var allowableMovementStorage: Double = 45
   /// The longest a tap may last, from the first finger down to the last up.
-  @exclusivity(unchecked) public var maximumTapDuration: Seconds = 0.75
+  public var maximumTapDuration: Seconds {
+    get { maximumTapDurationStorage }
+    set { maximumTapDurationStorage = newValue }
+  }
+  private var maximumTapDurationStorage: Seconds = 0.75
   /// The longest pause between one tap's end and the next one's start.
-  @exclusivity(unchecked) public var maximumIntervalBetweenTaps: Seconds = 0.35
+  public var maximumIntervalBetweenTaps: Seconds {
+    get { maximumIntervalBetweenTapsStorage }
+    set { maximumIntervalBetweenTapsStorage = newValue }
+  }
+  private var maximumIntervalBetweenTapsStorage: Seconds = 0.35
 
-  @exclusivity(unchecked) private var tapsCompleted = 0
-  @exclusivity(unchecked) private var currentTap: [Touch] = []
-  @exclusivity(unchecked) private var lastTap: [Touch] = []
-  @exclusivity(unchecked) private var liftedInTap = 0
-  @exclusivity(unchecked) private var starts = TouchStarts()
-  @exclusivity(unchecked) private var firstTapLocation: Point?
-  @exclusivity(unchecked) private var tapTimer: ScheduledTimer?
-  @exclusivity(unchecked) private var intervalTimer: ScheduledTimer?
+  /// Where the recognizer is in its sequence of taps (`state` stays possible throughout, until the
+  /// last tap recognizes it or something makes it fail).
+  enum Progress {
+    /// No finger has come down since the last reset.
+    case idle
+    /// `fingers` are down, or were, for the tap after `completedTaps` taps; `lifted` of them have
+    /// lifted. The tap fails at `durationTimer` unless the last finger lifts before.
+    case tapping(completedTaps: Int, fingers: [Touch], lifted: Int, durationTimer: ScheduledTimer?)
+    /// `completedTaps` taps are done, the last one with `fingers`. When more are needed, the next
+    /// must start before `intervalTimer` fires; nil when the taps are complete.
+    case tapped(completedTaps: Int, fingers: [Touch], intervalTimer: ScheduledTimer?)
+  }
+
+  private(set) var progress = Progress.idle
+  /// Where each finger of the taps went down.
+  private var starts = TouchStarts()
+  /// The centroid of the first tap: the next ones must land near it.
+  private var firstTapLocation: Point?
+  /// An empty list whose storage the next tap's fingers reuse (one list per tap otherwise).
+  private var spareFingers: [Touch] = []
 
   open override var isDiscrete: Bool { true }
 
@@ -44,18 +76,34 @@ open class TapGestureRecognizer: GestureRecognizer {
 
   open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
     guard state == .possible else { return }
-    intervalTimer?.cancel()
-    intervalTimer = nil
-    if liftedInTap > 0 {
-      state = .failed
-      return
+    var completedTaps = 0
+    var fingers = spareFingers
+    var durationTimer: ScheduledTimer?
+    switch progress {
+    case .idle:
+      spareFingers = []
+    case .tapping(let completed, let down, let lifted, let timer):
+      // A finger coming down after one of the tap lifted is not part of this tap.
+      if lifted > 0 {
+        state = .failed
+        return
+      }
+      completedTaps = completed
+      fingers = down
+      durationTimer = timer
+    case .tapped(let completed, _, let intervalTimer):
+      intervalTimer?.cancel()
+      completedTaps = completed
+      spareFingers = []
     }
-    let isFirstOfTap = currentTap.isEmpty
+    let isFirstOfTap = fingers.isEmpty
     forEachInSlotOrder(touches) { touch in
-      currentTap.append(touch)
+      fingers.append(touch)
       starts[touch] = touch.locationInWindow
     }
-    if currentTap.count > numberOfTouchesRequired {
+    progress = .tapping(
+      completedTaps: completedTaps, fingers: fingers, lifted: 0, durationTimer: durationTimer)
+    if fingers.count > numberOfTouchesRequired {
       state = .failed
       return
     }
@@ -64,7 +112,9 @@ open class TapGestureRecognizer: GestureRecognizer {
       return
     }
     if isFirstOfTap {
-      tapTimer = failIfStillPossible(after: maximumTapDuration)
+      progress = .tapping(
+        completedTaps: completedTaps, fingers: fingers, lifted: 0,
+        durationTimer: failIfStillPossible(after: maximumTapDuration))
     }
   }
 
@@ -79,23 +129,29 @@ open class TapGestureRecognizer: GestureRecognizer {
       state = .failed
       return
     }
-    liftedInTap += touches.count { touch in currentTap.contains { $0 === touch } }
-    guard liftedInTap >= currentTap.count else { return }
-    tapTimer?.cancel()
-    tapTimer = nil
-    if currentTap.count < numberOfTouchesRequired {
+    guard case .tapping(var completedTaps, let fingers, var lifted, let durationTimer) = progress else {
+      return
+    }
+    lifted += touches.count { touch in fingers.contains { $0 === touch } }
+    guard lifted >= fingers.count else {
+      progress = .tapping(
+        completedTaps: completedTaps, fingers: fingers, lifted: lifted, durationTimer: durationTimer)
+      return
+    }
+    durationTimer?.cancel()
+    if fingers.count < numberOfTouchesRequired {
       state = .failed
       return
     }
-    tapsCompleted += 1
-    if firstTapLocation == nil { firstTapLocation = Self.centroid(currentTap) }
-    swap(&lastTap, &currentTap)
-    currentTap.removeAll(keepingCapacity: true)
-    liftedInTap = 0
-    if tapsCompleted >= numberOfTapsRequired {
+    completedTaps += 1
+    if firstTapLocation == nil { firstTapLocation = Self.centroid(fingers) }
+    if completedTaps >= numberOfTapsRequired {
+      progress = .tapped(completedTaps: completedTaps, fingers: fingers, intervalTimer: nil)
       state = .recognized
     } else {
-      intervalTimer = failIfStillPossible(after: maximumIntervalBetweenTaps)
+      progress = .tapped(
+        completedTaps: completedTaps, fingers: fingers,
+        intervalTimer: failIfStillPossible(after: maximumIntervalBetweenTaps))
     }
   }
 
@@ -110,28 +166,39 @@ open class TapGestureRecognizer: GestureRecognizer {
     }
   }
 
+  /// The fingers of the tap under way, else of the last tap (none before the first finger).
+  private var tapFingers: [Touch] {
+    switch progress {
+    case .idle: []
+    case .tapping(_, let fingers, _, _), .tapped(_, let fingers, _): fingers
+    }
+  }
+
   /// The centroid of the last tap's fingers (of the current tap's while one is under way).
   open override func location(in view: View?) -> Point {
-    let set = currentTap.isEmpty ? lastTap : currentTap
-    guard !set.isEmpty else { return super.location(in: view) }
-    let point = Self.centroid(set)
+    let fingers = tapFingers
+    guard !fingers.isEmpty else { return super.location(in: view) }
+    let point = Self.centroid(fingers)
     guard let view else { return point }
     return view.convert(point, from: nil)
   }
 
   open override var numberOfTouches: Int {
-    let set = currentTap.isEmpty ? lastTap : currentTap
-    return set.isEmpty ? super.numberOfTouches : set.count
+    let fingers = tapFingers
+    return fingers.isEmpty ? super.numberOfTouches : fingers.count
   }
 
   open override func reset() {
-    tapsCompleted = 0
-    currentTap.removeAll(keepingCapacity: true)
-    lastTap.removeAll(keepingCapacity: true)
-    liftedInTap = 0
+    if case .tapping(_, var fingers, _, _) = progress {
+      progress = .idle
+      fingers.removeAll(keepingCapacity: true)
+      spareFingers = fingers
+    } else if case .tapped(_, var fingers, _) = progress {
+      progress = .idle
+      fingers.removeAll(keepingCapacity: true)
+      spareFingers = fingers
+    }
     starts.removeAll()
     firstTapLocation = nil
-    tapTimer = nil
-    intervalTimer = nil
   }
 }

@@ -55,20 +55,32 @@ public final class TouchInput {
   /// The window the touches belong to.
   public let window: Window
   /// A touch down within this time of a tap's end, near it, counts as the next tap.
-  @exclusivity(unchecked) public var multiTapInterval: Seconds = 0.35
+  public var multiTapInterval: Seconds {
+    get { multiTapIntervalStorage }
+    set { multiTapIntervalStorage = newValue }
+  }
+  private var multiTapIntervalStorage: Seconds = 0.35
   /// How close, in points, the next tap must land (and how little a tap may move).
-  @exclusivity(unchecked) public var multiTapRadius: Double = 45
+  public var multiTapRadius: Double {
+    get { multiTapRadiusStorage }
+    set { multiTapRadiusStorage = newValue }
+  }
+  private var multiTapRadiusStorage: Double = 45
 
   /// The fingers on the surface, in the order they came down (a handful: searched in order).
-  @exclusivity(unchecked) private var fingers: [Finger] = []
-  @exclusivity(unchecked) private var recentTaps: [RecentTap] = []
-  @exclusivity(unchecked) private var event: Event?
+  private var fingers: [Finger] = []
+  private var recentTaps: [RecentTap] = []
+  private var event: Event?
   /// The source recorded on events ("evdev:/dev/input/event3", "replay").
-  @exclusivity(unchecked) public var source: String
+  public var source: String {
+    get { sourceStorage }
+    set { sourceStorage = newValue }
+  }
+  private var sourceStorage: String
 
   public init(window: Window, source: String = "touch") {
     self.window = window
-    self.source = source
+    self.sourceStorage = source
   }
 
   /// The touches on the surface, in the order they came down.
@@ -113,7 +125,9 @@ public final class TouchInput {
           identifier: contact.slot, phase: .began, location: contact.location, timestamp: time,
           window: window, tapCount: tapCount(at: contact.location, time: time))
         apply(contact, to: touch)
-        fingers.append(Finger(key: key, touch: touch, start: contact.location, tapCandidate: true))
+        var list = fingers.takeOut()
+        list.append(Finger(key: key, touch: touch, start: contact.location, tapCandidate: true))
+        fingers.putBack(&list)
         frame.append(touch)
         changed = true
       }
@@ -156,23 +170,27 @@ public final class TouchInput {
   /// Forgets the fingers whose touches ended or were cancelled; lifted taps are remembered for
   /// the next touch's tap count.
   private func forgetLifted(at time: Seconds, tap: Bool) {
-    fingers.removeAll { finger in
+    var down = fingers.takeOut()
+    var taps = recentTaps.takeOut()
+    down.removeAll { finger in
       guard finger.touch.phase.isFinal else { return false }
       if tap, finger.tapCandidate {
-        recentTaps.append(RecentTap(location: finger.start, end: time, count: finger.touch.tapCount))
+        taps.append(RecentTap(location: finger.start, end: time, count: finger.touch.tapCount))
       }
       return true
     }
+    fingers.putBack(&down)
+    recentTaps.putBack(&taps)
     if fingers.isEmpty { event = nil }
   }
 
   private func tapCount(at location: Point, time: Seconds) -> Int {
-    recentTaps.removeAll { time - $0.end > multiTapInterval }
-    guard let index = recentTaps.firstIndex(where: { $0.location.distance(to: location) <= multiTapRadius })
+    var taps = recentTaps.takeOut()
+    defer { recentTaps.putBack(&taps) }
+    taps.removeAll { time - $0.end > multiTapInterval }
+    guard let index = taps.firstIndex(where: { $0.location.distance(to: location) <= multiTapRadius })
     else { return 1 }
-    let count = recentTaps[index].count + 1
-    recentTaps.remove(at: index)
-    return count
+    return taps.remove(at: index).count + 1
   }
 
 }

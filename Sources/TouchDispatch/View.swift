@@ -6,50 +6,104 @@ import ResponderCore
 /// `center`, `bounds` and `transform` define where it is: a point `p` of the view is at
 /// `transform(p - boundsCenter) + center` in the superview.
 open class View: Responder, TouchCoordinateSpace {
-  /// The view containing this one, if any. Not counted as a reference (a weak one would make every
-  /// retain of the view slower): the superview owns this view and clears it when it goes away.
-  @exclusivity(unchecked) public private(set) unowned(unsafe) var superview: View?
+  /// The view containing this one, if any. An unowned reference (a weak one would give every view a
+  /// side table, which makes each retain of it slower): the superview owns this view and clears it
+  /// when it goes away, and reading it after that would stop the program, not read freed memory.
+  public private(set) var superview: View? {
+    get { superviewStorage }
+    set { superviewStorage = newValue }
+  }
+  private unowned var superviewStorage: View?
   /// The subviews, back to front: the last one is drawn on top and hit-tested first.
-  @exclusivity(unchecked) public private(set) var subviews: [View] = []
+  public var subviews: [View] { subviewList }
+  private var subviewList: [View] = []
   /// The center of the frame, in the superview's coordinates.
-  @exclusivity(unchecked) public var center: Point
+  public var center: Point {
+    get { centerStorage }
+    set { centerStorage = newValue }
+  }
+  private var centerStorage: Point
   /// The view's own coordinate space: its origin and size.
-  @exclusivity(unchecked) public var bounds: Rect
+  public var bounds: Rect {
+    get { boundsStorage }
+    set { boundsStorage = newValue }
+  }
+  private var boundsStorage: Rect
   /// A transform applied around the center (rotation, scale, translation).
-  @exclusivity(unchecked) public var transform: AffineTransform = .identity
+  public var transform: AffineTransform {
+    get { transformStorage }
+    set { transformStorage = newValue }
+  }
+  private var transformStorage: AffineTransform = .identity
   /// Hidden views, and their subviews, are not hit-tested.
-  @exclusivity(unchecked) public var isHidden = false
+  public var isHidden: Bool {
+    get { isHiddenStorage }
+    set { isHiddenStorage = newValue }
+  }
+  private var isHiddenStorage = false
   /// Views that ignore user interaction, and their subviews, are not hit-tested.
-  @exclusivity(unchecked) public var isUserInteractionEnabled = true
+  public var isUserInteractionEnabled: Bool {
+    get { isUserInteractionEnabledStorage }
+    set { isUserInteractionEnabledStorage = newValue }
+  }
+  private var isUserInteractionEnabledStorage = true
   /// Opacity; views below 0.01 are not hit-tested.
-  @exclusivity(unchecked) public var alpha: Double = 1
+  public var alpha: Double {
+    get { alphaStorage }
+    set { alphaStorage = newValue }
+  }
+  private var alphaStorage: Double = 1
   /// Whether content is clipped to the bounds. Hit-testing never finds a subview outside the
   /// bounds either way, as in UIKit.
-  @exclusivity(unchecked) public var clipsToBounds = false
+  public var clipsToBounds: Bool {
+    get { clipsToBoundsStorage }
+    set { clipsToBoundsStorage = newValue }
+  }
+  private var clipsToBoundsStorage: Bool = false
   /// Whether the view receives more than one touch at a time (false by default, as UIKit).
   /// Gesture recognizers receive every touch whatever this says.
-  @exclusivity(unchecked) public var isMultipleTouchEnabled = false
+  public var isMultipleTouchEnabled: Bool {
+    get { isMultipleTouchEnabledStorage }
+    set { isMultipleTouchEnabledStorage = newValue }
+  }
+  private var isMultipleTouchEnabledStorage: Bool = false
   /// Whether the view tracks touches only while no other view of the window does, and blocks
   /// touches to other views while it does.
-  @exclusivity(unchecked) public var isExclusiveTouch = false
+  public var isExclusiveTouch: Bool {
+    get { isExclusiveTouchStorage }
+    set { isExclusiveTouchStorage = newValue }
+  }
+  private var isExclusiveTouchStorage: Bool = false
   /// The gesture recognizers attached to this view, in the order they were added.
-  @exclusivity(unchecked) public private(set) var gestureRecognizers: [GestureRecognizer] = []
+  public private(set) var gestureRecognizers: [GestureRecognizer] {
+    get { gestureRecognizersStorage }
+    set { gestureRecognizersStorage = newValue }
+  }
+  private var gestureRecognizersStorage: [GestureRecognizer] = []
   /// A name for records, logs and tools (the scene id in `responderctl touch replay`).
-  @exclusivity(unchecked) public var identifier: String?
+  public var identifier: String? {
+    get { identifierStorage }
+    set { identifierStorage = newValue }
+  }
+  private var identifierStorage: String?
 
-  /// The view controller whose root view this is (the controller owns the view and clears it when
-  /// it goes away).
-  @exclusivity(unchecked) public internal(set) unowned(unsafe) var viewController: ViewController?
+  /// The view controller whose root view this is (unowned, as `superview`: the controller clears it
+  /// when it goes away).
+  public internal(set) var viewController: ViewController? {
+    get { viewControllerStorage }
+    set { viewControllerStorage = newValue }
+  }
+  private unowned var viewControllerStorage: ViewController?
 
   /// A view with the given frame (in its future superview's coordinates).
   public init(frame: Rect = .zero) {
-    center = frame.center
-    bounds = Rect(origin: .zero, size: Size(width: frame.width, height: frame.height))
+    centerStorage = frame.center
+    boundsStorage = Rect(origin: .zero, size: Size(width: frame.width, height: frame.height))
     super.init()
   }
 
   deinit {
-    for subview in subviews { subview.superview = nil }
+    for subview in subviewList { subview.superview = nil }
     for recognizer in gestureRecognizers { recognizer.view = nil }
   }
 
@@ -93,12 +147,16 @@ open class View: Responder, TouchCoordinateSpace {
   /// Inserts `view` at `index` in the subviews (0 is the back).
   public func insertSubview(_ view: View, at index: Int) {
     precondition(view !== self, "a view cannot be its own subview")
-    if view.superview === self, let old = subviews.firstIndex(where: { $0 === view }) {
-      subviews.remove(at: old)
+    if view.superview === self, let old = subviewList.firstIndex(where: { $0 === view }) {
+      var list = subviewList.takeOut()
+      list.remove(at: old)
+      subviewList.putBack(&list)
     } else {
       view.removeFromSuperview()
     }
-    subviews.insert(view, at: max(0, min(index, subviews.count)))
+    var list = subviewList.takeOut()
+    list.insert(view, at: max(0, min(index, list.count)))
+    subviewList.putBack(&list)
     view.superview = self
   }
 
@@ -107,7 +165,9 @@ open class View: Responder, TouchCoordinateSpace {
   public func removeFromSuperview() {
     guard let parent = superview else { return }
     let window = self.window
-    parent.subviews.removeAll { $0 === self }
+    var list = parent.subviewList.takeOut()
+    list.removeAll { $0 === self }
+    parent.subviewList.putBack(&list)
     superview = nil
     window?.viewWasRemoved(self)
   }
@@ -142,7 +202,9 @@ open class View: Responder, TouchCoordinateSpace {
       if old === self { return }
       old.removeGestureRecognizer(recognizer)
     }
-    gestureRecognizers.append(recognizer)
+    var list = gestureRecognizersStorage.takeOut()
+    list.append(recognizer)
+    gestureRecognizersStorage.putBack(&list)
     recognizer.view = self
   }
 
@@ -150,7 +212,9 @@ open class View: Responder, TouchCoordinateSpace {
   public func removeGestureRecognizer(_ recognizer: GestureRecognizer) {
     guard recognizer.view === self else { return }
     recognizer.abandon()
-    gestureRecognizers.removeAll { $0 === recognizer }
+    var list = gestureRecognizersStorage.takeOut()
+    list.removeAll { $0 === recognizer }
+    gestureRecognizersStorage.putBack(&list)
     recognizer.view = nil
   }
 
@@ -172,18 +236,25 @@ open class View: Responder, TouchCoordinateSpace {
   open func hitTest(_ point: Point, with event: Event?) -> View? {
     guard isUserInteractionEnabled, !isHidden, alpha >= 0.01, self.point(inside: point, with: event)
     else { return nil }
-    // This copy of the list keeps every subview alive through the loop, even if an override
-    // changes the hierarchy meanwhile, so each subview is called without retaining it again
-    // (hit-testing a large tree is mostly retains and releases otherwise).
+    // A copy of the list: an override may change the hierarchy meanwhile.
     let subviews = self.subviews
     var index = subviews.count
     while index > 0 {
       index -= 1
-      let subview = Unmanaged.passUnretained(subviews[index])
-      let hit = subview._withUnsafeGuaranteedRef { $0.hitTest($0.pointFromSuperview(point), with: event) }
-      if let hit { return hit }
+      let subview = subviews[index]
+      let local = subview.pointFromSuperview(point)
+      // A plain view (neither method overridden) that the point misses is not asked.
+      if type(of: subview) == View.self && !subview.isHitAsPlainView(at: local) { continue }
+      if let hit = subview.hitTest(local, with: event) { return hit }
     }
     return self
+  }
+
+  /// Whether this view's own test passes for `point`, as `hitTest` and `point(inside:)` of this
+  /// class make it.
+  private func isHitAsPlainView(at point: Point) -> Bool {
+    isUserInteractionEnabledStorage && !isHiddenStorage && alphaStorage >= 0.01
+      && boundsStorage.contains(point)
   }
 
   // MARK: Coordinates

@@ -21,7 +21,9 @@ open class ViewController: Responder {
   }
 
   deinit {
-    if loadedView?.viewController === self { loadedView?.viewController = nil }
+    // The loaded view's controller is always this one (`view`'s setter keeps it so); it is not
+    // read here: an unowned reference to an object being deinitialized cannot be read.
+    loadedView?.viewController = nil
   }
 
   /// The root view; loaded with `loadView()` on first use.

@@ -23,20 +23,20 @@ public struct TouchDelivery {
 /// Window coordinates are the window's own (bounds) coordinates; its frame is in screen
 /// coordinates.
 open class Window: View, EventWindow {
-  fileprivate final class TouchRecord {
+  final class TouchRecord {
     let touch: Touch
     let order: Int
     let sequence: Int
     let event: Event
     let view: View?
     /// The view does not get this touch (it takes one touch at a time and has one already).
-    @exclusivity(unchecked) var suppressed = false
-    @exclusivity(unchecked) var beganDelivered = false
-    @exclusivity(unchecked) var beganWithheld = false
-    @exclusivity(unchecked) var endWithheld = false
-    @exclusivity(unchecked) var captured = false
+    var suppressed = false
+    var beganDelivered = false
+    var beganWithheld = false
+    var endWithheld = false
+    var captured = false
     /// The view got its last message for this touch, or will get none.
-    @exclusivity(unchecked) var done = false
+    var done = false
     /// The touch alone, as the recognizers that get only this touch in a frame receive it (made
     /// once for all of them).
     var alone: Set<Touch> {
@@ -45,7 +45,7 @@ open class Window: View, EventWindow {
       aloneStorage = set
       return set
     }
-    @exclusivity(unchecked) private var aloneStorage: Set<Touch>?
+    private var aloneStorage: Set<Touch>?
 
     init(touch: Touch, order: Int, sequence: Int, event: Event, view: View?) {
       self.touch = touch
@@ -60,27 +60,30 @@ open class Window: View, EventWindow {
   /// The clock and timers of the window's gesture recognizers.
   public let scheduler: any Scheduler
   /// The window's gesture recognizers engaged in gestures, and the rules between them.
-  let arena = GestureArena()
+  var arena: GestureArena { arenaStorage! }
+  /// Set once, as the window is made (swapped in: see OutOfPlace.swift).
+  private var arenaStorage: GestureArena?
   /// The records of the touches the window tracks, in touch order (a handful: searched in order,
   /// which costs less than hashing).
-  @exclusivity(unchecked) private var recordList: [TouchRecord] = []
-  /// Frames delivered to recognizers so far (see `GestureRecognizer.frameNumber`).
-  @exclusivity(unchecked) private var frameCount = 0
-  @exclusivity(unchecked) private var nextOrder = 0
-  @exclusivity(unchecked) private var sequence = 0
+  private var recordList: [TouchRecord] = []
+  /// Sorts each frame's touches out for the recognizers.
+  private let delivery = FrameDelivery()
+  private var nextOrder = 0
+  private var sequence = 0
   /// Set while recognizers get a frame's touches: touches released then are delivered with the
   /// frame's own, in the same messages.
-  @exclusivity(unchecked) private var collectingReleases = false
-  @exclusivity(unchecked) private var releasePending = false
-  @exclusivity(unchecked) private var gestureObservers: [(GestureObservation) -> Void] = []
-  @exclusivity(unchecked) private var deliveryObservers: [(TouchDelivery) -> Void] = []
+  private var collectingReleases = false
+  private var releasePending = false
+  private var gestureObservers: [(GestureObservation) -> Void] = []
+  private var deliveryObservers: [(TouchDelivery) -> Void] = []
 
   /// A window of `application` (its next responder), on the application's scheduler.
   public init(frame: Rect, application: Application) {
     hostApplication = application
     scheduler = application.scheduler
     super.init(frame: frame)
-    arena.window = self
+    var arena: GestureArena? = GestureArena(window: self)
+    swap(&arena, &arenaStorage)
   }
 
   /// A window with no application (the end of its responder chain), on `scheduler`.
@@ -88,7 +91,8 @@ open class Window: View, EventWindow {
     hostApplication = nil
     self.scheduler = scheduler
     super.init(frame: frame)
-    arena.window = self
+    var arena: GestureArena? = GestureArena(window: self)
+    swap(&arena, &arenaStorage)
   }
 
   /// The controller whose view fills the window; its next responder is the window.
@@ -195,19 +199,20 @@ open class Window: View, EventWindow {
     let record = TouchRecord(touch: touch, order: nextOrder, sequence: sequence, event: event, view: view)
     record.suppressed = suppressed
     nextOrder += 1
-    recordList.append(record)
+    var list = recordList.takeOut()
+    list.append(record)
+    recordList.putBack(&list)
     guard let view else {
-      touch.gestureRecognizers = []
+      touch.removeAllGestureRecognizers()
       return
     }
-    touch.gestureRecognizers.removeAll()
-    touch.gestureRecognizers.reserveCapacity(4)
+    touch.removeAllGestureRecognizers()
     var current: View? = view
     while let candidate = current {
       for recognizer in candidate.gestureRecognizers where arena.accepts(recognizer) {
         let delegate = recognizer.delegate
         if let delegate, !delegate.gestureRecognizer(recognizer, shouldReceive: touch) { continue }
-        touch.gestureRecognizers.append(recognizer)
+        touch.addGestureRecognizer(recognizer)
         arena.engage(recognizer, with: touch, hasDelegate: delegate != nil)
       }
       current = candidate.superview
@@ -215,130 +220,10 @@ open class Window: View, EventWindow {
   }
 
   private func deliverToRecognizers(_ frame: [TouchRecord], event: Event) {
-    // One pass over the frame: each recognizer still taking touches, with its touches by phase
-    // (four slots per recognizer: began, moved, ended, cancelled). The touches of a slot are a
-    // chain through `entries`, in frame order: `heads`/`tails` hold the first and last entry of
-    // each slot (-1 for none), `links` the entry after each one.
-    var recognizers: [GestureRecognizer] = []
-    frameCount += 1
-    let frameNumber = frameCount
-    var entries: [TouchRecord] = []
-    var links: [Int] = []
-    var heads: [Int] = []
-    var tails: [Int] = []
-    // A touch has a few recognizers (its view's and its ancestors').
-    let expected = frame.count * 4
-    recognizers.reserveCapacity(expected)
-    entries.reserveCapacity(expected)
-    links.reserveCapacity(expected)
-    heads.reserveCapacity(expected * 4)
-    tails.reserveCapacity(expected * 4)
-    // Whether the order of delivery may differ from the natural one (see
-    // `GestureArena.deliveryOrder`): some touch has two recognizers with prevention rules of their
-    // own, or one of a subclass made elsewhere among others; `entryCounts` tells afterwards
-    // whether a recognizer also tracks touches outside the frame, which this look missed.
-    var orderMayDiffer = arena.relationsPossible
-    var entryCounts: [Int] = []
-    entryCounts.reserveCapacity(expected)
-    for record in frame {
-      let touch = record.touch
-      let slot: Int
-      switch touch.phase {
-      case .began: slot = 0
-      case .moved: slot = 1
-      case .ended: slot = 2
-      default: slot = 3
-      }
-      var withRules = 0
-      var custom = false
-      var count = 0
-      for item in touch.gestureRecognizers {
-        guard let recognizer = item as? GestureRecognizer else { continue }
-        switch recognizer.storedState {
-        case .possible, .began, .changed: break
-        default: continue
-        }
-        count += 1
-        if !recognizer.hasDefaultPreventionRules { withRules += 1 }
-        if !recognizer.hasBuiltInFailureHooks { custom = true }
-        let index: Int
-        if recognizer.frameNumber == frameNumber {
-          index = recognizer.frameIndex
-        } else {
-          index = recognizers.count
-          recognizer.frameNumber = frameNumber
-          recognizer.frameIndex = index
-          recognizers.append(recognizer)
-          entryCounts.append(0)
-          for _ in 0..<4 {
-            heads.append(-1)
-            tails.append(-1)
-          }
-        }
-        entryCounts[index] += 1
-        let chain = index * 4 + slot
-        entries.append(record)
-        links.append(-1)
-        if tails[chain] >= 0 {
-          links[tails[chain]] = entries.count - 1
-        } else {
-          heads[chain] = entries.count - 1
-        }
-        tails[chain] = entries.count - 1
-      }
-      if withRules > 1 || (custom && count > 1) { orderMayDiffer = true }
-    }
-    guard !recognizers.isEmpty else { return }
-    if !orderMayDiffer {
-      for (index, recognizer) in recognizers.enumerated()
-      where recognizer.trackedTouches.count != entryCounts[index] {
-        orderMayDiffer = true
-        break
-      }
-    }
-    let order = orderMayDiffer ? arena.deliveryOrder(recognizers, frame: frameNumber) : nil
-    let trackedTouchesChanged = arena.trackedTouchesChanged
-    for position in recognizers.indices {
-      let index = order?[position] ?? position
-      // `recognizers` holds every recognizer until the frame is delivered: they are used without
-      // retaining them again (retains and releases are most of a frame's cost otherwise).
-      Unmanaged.passUnretained(recognizers[index])._withUnsafeGuaranteedRef { recognizer in
-        let base = index * 4
-        for slot in 0..<4 where heads[base + slot] >= 0 {
-          switch recognizer.storedState {
-          case .possible, .began, .changed: break
-          default: continue
-          }
-          // The slot's touches, but for those the recognizer ignored meanwhile (or forgot in a
-          // reset).
-          let checkTracked = arena.trackedTouchesChanged != trackedTouchesChanged
-          var first: TouchRecord?
-          var more: [Touch] = []
-          var entry = heads[base + slot]
-          while entry >= 0 {
-            let record = entries[entry]
-            entry = links[entry]
-            if checkTracked, !recognizer.trackedTouches.contains(where: { $0 === record.touch }) { continue }
-            if let single = first {
-              if more.isEmpty { more.append(single.touch) }
-              more.append(record.touch)
-            } else {
-              first = record
-            }
-          }
-          guard let first else { continue }
-          let touches = more.isEmpty ? first.alone : Set(more)
-          arena.run {
-            switch slot {
-            case 0: recognizer.touchesBegan(touches, with: event)
-            case 1: recognizer.touchesMoved(touches, with: event)
-            case 2: recognizer.touchesEnded(touches, with: event)
-            default: recognizer.touchesCancelled(touches, with: event)
-            }
-          }
-        }
-      }
-    }
+    let orderMayDiffer = delivery.sort(frame, relations: arena.relationsPossible)
+    guard !delivery.slots.isEmpty else { return }
+    let order = orderMayDiffer ? arena.deliveryOrder(of: delivery) : nil
+    delivery.deliver(with: event, order: order, arena: arena)
   }
 
   /// For a new touch, in one look at its recognizers: whether one already under way that cancels
@@ -483,18 +368,26 @@ open class Window: View, EventWindow {
   }
 
   /// Ends the open touches `selected` picks: those their views had begun (and not suppressed) get
-  /// touchesCancelled, together, in touch order.
+  /// touchesCancelled, together, in touch order. While their views hear of it the touches have
+  /// phase cancelled (seed 003: a touch found to be part of a gesture is forced to cancelled);
+  /// then they get their own phase back, for the recognizer that took them still follows them.
+  /// Their `view` stays (seed 004: the view is the one property of a touch that never changes).
   private func cancelRecords(where selected: (TouchRecord) -> Bool) {
     var batch = DeliveryBatch()
+    var phases: [(touch: Touch, phase: TouchPhase)] = []
     for record in recordList where !record.done && selected(record) {
       if record.beganDelivered, let view = record.view, !record.suppressed {
         batch.add(record, to: view)
+        phases.append((record.touch, record.touch.phase))
+        record.touch.phase = .cancelled
       }
       record.done = true
       record.beganWithheld = false
       record.endWithheld = false
     }
+    guard !phases.isEmpty else { return }
     deliver(batch, with: .touchesCancelled)
+    for (touch, phase) in phases { touch.phase = phase }
   }
 
   private func record(of touch: Touch) -> TouchRecord? {
@@ -503,10 +396,11 @@ open class Window: View, EventWindow {
 
   private func removeFinishedRecords(touchesEnded: Bool) {
     guard touchesEnded, !recordList.isEmpty else { return }
-    recordList.removeAll { record in
-      let finished = record.touch.phase.isFinal && !record.beganWithheld && !record.endWithheld
-      return finished
+    var list = recordList.takeOut()
+    list.removeAll { record in
+      record.touch.phase.isFinal && !record.beganWithheld && !record.endWithheld
     }
+    recordList.putBack(&list)
   }
 
   private func deliver(_ batch: DeliveryBatch, with method: TouchMethod) {

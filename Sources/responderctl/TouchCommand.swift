@@ -6,8 +6,9 @@ import ResponderTools
 struct TouchCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "touch",
-    abstract: "Touchscreen tools: replay a recording into a scene of views and recognizers.",
-    subcommands: [TouchReplayCommand.self])
+    abstract:
+      "Touchscreen tools: replay a recording into a scene of views and recognizers; make a recording from strokes.",
+    subcommands: [TouchReplayCommand.self, TouchSynthCommand.self])
 }
 
 /// `responderctl touch replay FILE.evemu --scene SCENE.json`.
@@ -19,8 +20,12 @@ struct TouchReplayCommand: ParsableCommand {
     discussion: """
       The recording is what evemu-record writes (its A: lines give the ABS_MT_POSITION_X/Y ranges, \
       which map linearly onto the scene's screen). The scene is JSON: {"screen":{"width":W,"height":H,\
-      "rotation":0}, "views":[{"id":"A","parent":null,"frame":[x,y,w,h], …}], "recognizers":[{"id":"t",\
-      "kind":"tap","view":"A", …}]}. Output: one JSON object per line, t on the recording's clock. \
+      "rotation":0}, "views":[{"id":"A","parent":null,"frame":[x,y,w,h],"boundsOrigin":[x,y],\
+      "transform":[a,b,c,d,tx,ty],"hitArea":[x,y,w,h],"control":"button|switch|slider", …}], \
+      "recognizers":[{"id":"t","kind":"tap","view":"A" (or "window"),"shouldBegin":true,\
+      "receiveArea":[x,y,w,h],"requireFailureOf":["…"],"cannotPrevent":["…"],"ignoreArea":[x,y,w,h], …}], "viewControllers":[{"id":"vc","view":"A"}]}. \
+      Output: one JSON object per line, t on the \
+      recording's clock; touches give the screen point (x, y) and the point in the view (viewX, viewY). \
       At the end of the file, time runs on until every pending timer has fired.
       """)
 
@@ -55,5 +60,37 @@ struct TouchReplayCommand: ParsableCommand {
       throw ExitCode(65)
     }
     return text
+  }
+}
+
+/// `responderctl touch synth STROKES.json`.
+struct TouchSynthCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "synth",
+    abstract: "Write a touchscreen recording (evemu format) of timed finger strokes, for `touch replay`.",
+    discussion: """
+      STROKES.json: {"screen":{"width":W,"height":H}, "hz":60, "strokes":[{"slot":0,"points":[[t,x,y], …]}, …]}. \
+      Each stroke is a finger in a slot (0…9), down at its first point and lifted at its last, moving in a \
+      straight line between its points (seconds, screen points), sampled hz times a second. Replayed into a \
+      scene of the same screen, the fingers are where the strokes say.
+      """)
+
+  @Argument(help: "The strokes (JSON).")
+  var strokes: String
+
+  func run() throws {
+    guard let data = FileManager.default.contents(atPath: strokes),
+      let text = String(data: data, encoding: .utf8)
+    else {
+      FileHandle.standardError.write(
+        Data("responderctl: \(strokes): cannot read the file as UTF-8 text\n".utf8))
+      throw ExitCode(66)
+    }
+    do {
+      print(TouchSynth.recording(try TouchSynth.parse(text, file: strokes)), terminator: "")
+    } catch let error as ToolInputError {
+      FileHandle.standardError.write(Data("responderctl: \(error)\n".utf8))
+      throw ExitCode(65)
+    }
   }
 }

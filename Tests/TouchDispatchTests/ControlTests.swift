@@ -176,4 +176,107 @@ import TouchDispatch
     #expect(lines.prefix(4) == ["B touchDown", "B touchDragInside", "pan began", "B touchCancel"])
     #expect(lines.last == "pan ended")
   }
+
+  // MARK: The iOS 6 rule for a switch's knob and a slider's knob (seed 000)
+
+  private func toggle(_ h: Harness, in parent: View) -> Switch {
+    let toggle = Switch(frame: Rect(x: 100, y: 100, width: 60, height: 30))
+    toggle.identifier = "S"
+    parent.addSubview(toggle)
+    h.observe(toggle)
+    return toggle
+  }
+
+  /// Seed 000: "A single finger pan gesture on the knob of a UISwitch, in a direction parallel to
+  /// the switch" is the switch's default action: the pan on the superview fails, the switch
+  /// tracks the drag and flips.
+  @Test func aPanAlongASwitchsKnobGivesWayToTheSwitch() {
+    let h = Harness()
+    let container = h.addView("V", 0, 0, 400, 800)
+    h.attach(PanGestureRecognizer(), "pan", to: container)
+    let s = toggle(h, in: container)
+    h.drag(from: point(110, 115), to: point(150, 115), at: 1, duration: 0.1)
+    let lines = h.log.take().filter { $0 != "S touchDragInside" }
+    #expect(
+      lines == ["S touchDown", "pan failed", "S touchUpInside", "S valueChanged", "S primaryActionTriggered"])
+    #expect(s.isOn)
+  }
+
+  /// Across the switch, or starting off the knob, the pan is no default action of the switch: it
+  /// takes the touch.
+  @Test func aPanAcrossASwitchOrOffItsKnobTakesTheTouch() {
+    for (from, to) in [(point(110, 105), point(110, 205)), (point(150, 115), point(250, 115))] {
+      let h = Harness()
+      let container = h.addView("V", 0, 0, 400, 800)
+      h.attach(PanGestureRecognizer(), "pan", to: container)
+      let s = toggle(h, in: container)
+      h.drag(from: from, to: to, at: 1, duration: 0.1)
+      let lines = h.log.take().filter {
+        !$0.hasPrefix("S touchDrag") && !$0.hasPrefix("pan changed") && $0 != "pan action"
+      }
+      #expect(lines == ["S touchDown", "pan began", "S touchCancel", "pan ended"], "\(from)")
+      #expect(!s.isOn)
+    }
+  }
+
+  private func slider(_ h: Harness, in parent: View) -> Slider {
+    let slider = Slider(frame: Rect(x: 100, y: 100, width: 220, height: 20))
+    slider.identifier = "L"
+    parent.addSubview(slider)
+    h.observe(slider)
+    return slider
+  }
+
+  /// Dragging the knob moves the value by as much as the finger moves along the track (200 points
+  /// of travel for 0…1) and sends valueChanged as it changes; a touch off the knob is not tracked.
+  @Test func sliderTracksItsKnob() {
+    let h = Harness()
+    let l = slider(h, in: h.window)
+    #expect(l.knobRect == Rect(x: 0, y: 0, width: 20, height: 20))
+    h.down(0, 110, 110, at: 1)
+    h.move(0, 160, 112, at: 1.05)
+    #expect(abs(l.value - 0.25) < 1e-9)
+    h.move(0, 260, 112, at: 1.1)
+    h.up(0, at: 1.15)
+    #expect(abs(l.value - 0.75) < 1e-9)
+    #expect(
+      h.log.take() == [
+        "L touchDown", "L valueChanged", "L touchDragInside", "L valueChanged", "L touchDragInside",
+        "L touchUpInside", "L primaryActionTriggered",
+      ])
+    // Past the end of the track: held at the maximum.
+    h.drag(from: point(265, 110), to: point(400, 110), at: 2, duration: 0.05)
+    #expect(l.value == 1)
+    h.log.lines.removeAll()
+    // Off the knob: nothing.
+    h.tap(120, 110, at: 3)
+    #expect(h.log.take() == [])
+    #expect(l.value == 1)
+    // Not continuous: one valueChanged, at the lift.
+    l.isContinuous = false
+    h.drag(from: point(310, 110), to: point(210, 110), at: 4, duration: 0.05)
+    #expect(abs(l.value - 0.5) < 1e-9)
+    #expect(h.log.take().filter { $0 == "L valueChanged" }.count == 1)
+  }
+
+  /// Seed 000: "A single finger swipe on the knob of a UISlider, in a direction parallel to the
+  /// slider" is the slider's default action: the swipe on the superview fails and the slider
+  /// moves. Started off the knob, the swipe is recognized.
+  @Test func aSwipeAlongASlidersKnobGivesWayToTheSlider() {
+    let h = Harness()
+    let container = h.addView("V", 0, 0, 400, 800)
+    let swipe = h.attach(SwipeGestureRecognizer(), "swipe", to: container)
+    swipe.direction = [.left, .right]
+    let l = slider(h, in: container)
+    h.drag(from: point(110, 110), to: point(210, 110), at: 1, duration: 0.1)
+    let lines = h.log.take().filter { $0 != "L touchDragInside" && $0 != "L valueChanged" }
+    #expect(lines == ["L touchDown", "swipe failed", "L touchUpInside", "L primaryActionTriggered"])
+    #expect(abs(l.value - 0.5) < 1e-9)
+
+    h.drag(from: point(110, 300), to: point(210, 300), at: 2, duration: 0.1)
+    #expect(
+      h.log.take().filter { $0 != "V touchesMoved 0" } == [
+        "V touchesBegan 0", "swipe recognized", "V touchesCancelled 0", "swipe action",
+      ])
+  }
 }

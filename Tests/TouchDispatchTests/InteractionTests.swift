@@ -243,7 +243,7 @@ private func pinchAndTurn(_ h: Harness, at start: Seconds, hz: Double = 60) {
     h.drag(from: point(100, 100), to: point(150, 100), at: 1, duration: 0.1, lift: false)
     h.log.lines.removeAll()
     pan.isEnabled = false
-    #expect(h.log.take() == ["pan cancelled"])
+    #expect(h.log.take() == ["pan cancelled", "pan action"])
     h.up(0, at: 1.2)
     h.drag(from: point(100, 100), to: point(150, 100), at: 2, duration: 0.1)
     #expect(h.log.take() == [])
@@ -251,7 +251,7 @@ private func pinchAndTurn(_ h: Harness, at start: Seconds, hz: Double = 60) {
     h.drag(from: point(100, 100), to: point(150, 100), at: 3, duration: 0.1, lift: false)
     h.log.lines.removeAll()
     view.removeGestureRecognizer(pan)
-    #expect(h.log.take() == ["pan cancelled"])
+    #expect(h.log.take() == ["pan cancelled", "pan action"])
     #expect(pan.view == nil)
   }
 
@@ -378,5 +378,47 @@ private func pinchAndTurn(_ h: Harness, at start: Seconds, hz: Double = 60) {
     h.up(0, 1, at: 1.4)
     #expect(h.log.take() == ["pan changed", "pan action", "pan ended", "pan action"])
     #expect(pan.state == .possible)
+  }
+
+  /// The same for a long press once it has begun (seed 000: once a continuous recognizer has
+  /// begun, later touches go to it, not to the view). The press ends when its own finger lifts.
+  @Test func secondFingerDuringALongPress() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    view.isMultipleTouchEnabled = true
+    let press = h.attach(LongPressGestureRecognizer(), "press", to: view)
+    h.down(0, 100, 100, at: 1.0)
+    h.advance(to: 1.5)
+    #expect(h.log.take() == ["V touchesBegan 0", "press began", "V touchesCancelled 0", "press action"])
+    h.down(1, 300, 300, at: 1.7)
+    h.move(1, 320, 300, at: 1.75)
+    h.up(1, at: 1.8)
+    #expect(h.log.take() == [])
+    #expect(press.state == .began)
+    h.down(2, 300, 500, at: 1.9)
+    h.up(0, at: 2.0)
+    #expect(h.log.take() == ["press ended", "press action"])
+    h.up(2, at: 2.1)
+    #expect(h.log.take() == [])
+    #expect(press.state == .possible)
+  }
+
+  /// And for a third finger during a pinch that has begun (the pinch goes on with its two).
+  @Test func thirdFingerDuringAPinch() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    view.isMultipleTouchEnabled = true
+    let pinch = h.attach(PinchGestureRecognizer(), "pinch", to: view)
+    h.down([0: point(100, 400), 1: point(200, 400)], at: 1)
+    h.move([0: point(80, 400), 1: point(220, 400)], at: 1.05)
+    #expect(pinch.state == .began)
+    h.log.lines.removeAll()
+    h.down(2, 300, 100, at: 1.1)
+    h.move([0: point(50, 400), 1: point(250, 400), 2: point(310, 100)], at: 1.15)
+    #expect(abs(pinch.scale - 2) < 1e-9)
+    h.up(2, at: 1.2)
+    #expect(h.log.take() == ["pinch changed", "pinch action"])
+    h.up(0, 1, at: 1.3)
+    #expect(h.log.take() == ["pinch ended", "pinch action"])
   }
 }

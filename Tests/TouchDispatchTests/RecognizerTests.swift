@@ -230,12 +230,32 @@ import TouchDispatch
     #expect(pan.state == .changed)
   }
 
+  /// Cancelling a continuous gesture sends its action, so that the action method can throw the
+  /// gesture's changes away. Seed 000's rotation sample tests `state == cancelled` in the action
+  /// method ("if (([recognizer state] == UIGestureRecognizerStateEnded) || ([recognizer state] ==
+  /// UIGestureRecognizerStateCancelled))"); seed 003: "使用 cancelled 状态放弃更改" (use the
+  /// cancelled state to discard changes).
   @Test func panCancelledWithTheTouches() {
-    let (h, _) = setUp(PanGestureRecognizer())
+    let (h, pan) = setUp(PanGestureRecognizer())
+    // An app following the samples: a drag moves its content, a cancelled drag puts it back.
+    var committed = 0.0
+    var shown = 0.0
+    pan.addHandler { recognizer in
+      let pan = recognizer as! PanGestureRecognizer
+      switch pan.state {
+      case .began, .changed: shown = committed + pan.translation(in: nil).x
+      case .ended: committed = shown
+      case .cancelled: shown = committed
+      default: break
+      }
+    }
     h.drag(from: point(100, 100), to: point(200, 100), at: 1, duration: 0.1, lift: false)
+    #expect(shown == 100)
     h.log.lines.removeAll()
     h.cancelAll(at: 1.2)
-    #expect(h.log.take() == ["g cancelled"])
+    #expect(h.log.take() == ["g cancelled", "g action"])
+    #expect(shown == 0)
+    #expect(committed == 0)
   }
 
   // MARK: Swipe

@@ -17,6 +17,19 @@ final class InspectingView: View {
   }
 }
 
+/// A view filling its superview that tells what it sees in touchesCancelled.
+final class TouchCancelInspector: View {
+  let onCancel: (Set<Touch>) -> Void
+  init(_ onCancel: @escaping (Set<Touch>) -> Void) {
+    self.onCancel = onCancel
+    super.init(frame: Rect(x: 0, y: 0, width: 400, height: 800))
+  }
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {}
+  override func touchesMoved(_ touches: Set<Touch>, with event: Event?) {}
+  override func touchesEnded(_ touches: Set<Touch>, with event: Event?) {}
+  override func touchesCancelled(_ touches: Set<Touch>, with event: Event?) { onCancel(touches) }
+}
+
 @Suite struct TouchTests {
   /// Phases through a two-finger sequence: a finger that does not move in a frame where another
   /// does is stationary, and is not delivered.
@@ -38,6 +51,49 @@ final class InspectingView: View {
     // One event for the whole sequence; allTouches has every touch of the frame.
     #expect(view.seen.allSatisfy { $0.event === view.seen[0].event })
     #expect(view.seen[0].event?.type == .touches)
+  }
+
+  /// A touch a recognizer takes reaches its view's touchesCancelled with phase cancelled (seed
+  /// 003, UITouchPhaseCancelled: "识别到触摸是手势后会强制把 touch 置为 cancel"), whether it was moving
+  /// (a pan) or lifting (a tap). Its `view` stays the view: this follows seed 004 ("唯一不变的属性是包含
+  /// 视图。即使触摸位置移动到原始视图之外，触摸视图属性中的值也不会改变"), not seed 003's UITouch.view
+  /// ("当 gesture recognizer 识别到 touch 时，此属性为 nil"). After the view heard of it, the touch goes on
+  /// with its own phase, for the recognizer that took it.
+  @Test func aTouchTakenByARecognizerIsCancelledForItsView() {
+    for (recognizer, lift) in [
+      (PanGestureRecognizer() as GestureRecognizer, false), (TapGestureRecognizer(), true),
+    ] {
+      let h = Harness()
+      let view = View(frame: Rect(x: 0, y: 0, width: 400, height: 800))
+      h.window.addSubview(view)
+      var viewWhenCancelled: Responder?
+      var cancelledPhases: [TouchPhase] = []
+      let inspector = TouchCancelInspector { touches in
+        cancelledPhases = touches.map(\.phase)
+        viewWhenCancelled = touches.first?.view
+      }
+      view.addSubview(inspector)
+      h.attach(recognizer, "g", to: view)
+      if lift {
+        // The tap is recognized at the lift, whose end delaysTouchesEnded held back.
+        h.down(0, 100, 100, at: 1)
+        h.up(0, at: 1.05)
+      } else {
+        h.down(0, 100, 100, at: 1)
+        h.move(0, 130, 100, at: 1.05)
+      }
+      #expect(cancelledPhases == [.cancelled], "\(recognizer)")
+      #expect(viewWhenCancelled === inspector)
+      let touch = h.input.activeTouches.first
+      if lift {
+        #expect(touch == nil)
+      } else {
+        #expect(touch?.phase == .moved)
+        #expect(recognizer.state == .began)
+        h.move(0, 160, 100, at: 1.1)
+        #expect(recognizer.state == .changed)
+      }
+    }
   }
 
   /// Timestamps, previous location, the view fixed at touch-down, the window.
