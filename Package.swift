@@ -15,6 +15,10 @@ let package = Package(
     .library(name: "ResponderClient", targets: ["ResponderClient"]),
     // A daemon of one's own: the service, its components, the handler chain, the config reader.
     .library(name: "ResponderdKit", targets: ["ResponderdKit", "ResponderConfig"]),
+    // Test doubles and testbeds for tests of downstream packages: the in-memory bus, the private
+    // dbus-daemon harness, the umockdev testbed.
+    .library(
+      name: "ResponderdTestKit", targets: ["ResponderdTestKit", "DBusTestSupport", "DeviceTestSupport"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -263,8 +267,7 @@ let package = Package(
       dependencies: [
         "EventTime", "TouchDispatch",
         "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore",
-        "EventLoop",
-        "RemoteControl", "SystemCalls",
+        "EventLoop", "RemoteControl", "ResponderdTestKit", "SystemCalls",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -297,6 +300,10 @@ let package = Package(
     .systemLibrary(
       name: "CUmockdev", path: "Tests/CUmockdev", pkgConfig: "umockdev-1.0",
       providers: [.apt(["libumockdev-dev"])]),
+    // The in-memory bus (MessageBus on virtual time, no dbus-daemon).
+    .target(
+      name: "ResponderdTestKit", dependencies: ["DBus", "EventTime"], path: "Tests/ResponderdTestKit",
+      swiftSettings: strict),
     // umockdev testbed for the device tests (emulated evdev devices).
     .target(
       name: "DeviceTestSupport",
@@ -321,14 +328,16 @@ let package = Package(
     .testTarget(
       name: "MPRISTests",
       dependencies: [
-        "EventTime",
+        "EventTime", "ResponderdTestKit",
         "MPRIS", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
         "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
     .testTarget(
       name: "DBusTests",
-      dependencies: ["DBus", "DBusTestSupport", "DBusEchoPeer", "EventLoop"],
+      dependencies: [
+        "DBus", "DBusTestSupport", "DBusEchoPeer", "EventLoop", "EventTime", "ResponderdTestKit",
+      ],
       swiftSettings: strict),
   ]
 )

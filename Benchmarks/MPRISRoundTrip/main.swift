@@ -155,7 +155,7 @@ func run() throws {
   service.add(mpris)
   var handled = 0
   var dropped = 0
-  service.onDispatch { record in
+  service.addDispatchObserver { record in
     if record.handledBy == "mpris" { handled += 1 } else { dropped += 1 }
   }
   service.start()

@@ -124,10 +124,16 @@ struct LoopFigures {
   var samplesPerSecond: Double
 }
 
+/// Counts the wake-ups of a loop.
+final class WakeupCounter {
+  private(set) var count = 0
+  init(_ loop: EventLoop) { loop.addWakeupObserver { [self] _ in count += 1 } }
+}
+
 /// Runs `loop` for `seconds`, measuring this thread's CPU and the loop's wake-ups.
 func measure(_ loop: EventLoop, seconds: Double, samples: () -> Int) -> LoopFigures {
+  let wakeups = WakeupCounter(loop)
   let cpu0 = threadCPU()
-  let wake0 = loop.wakeups
   let samples0 = samples()
   let start = monotonic()
   // Stopped by a timer, so that the measurement itself adds one wake-up, not periodic ones.
@@ -135,7 +141,7 @@ func measure(_ loop: EventLoop, seconds: Double, samples: () -> Int) -> LoopFigu
   loop.run()
   let elapsed = monotonic() - start
   return LoopFigures(
-    cpuPerSecond: (threadCPU() - cpu0) / elapsed, wakeupsPerSecond: Double(loop.wakeups - wake0) / elapsed,
+    cpuPerSecond: (threadCPU() - cpu0) / elapsed, wakeupsPerSecond: Double(wakeups.count) / elapsed,
     samplesPerSecond: Double(samples() - samples0) / elapsed)
 }
 
@@ -178,6 +184,8 @@ func samplingCost(seconds: Double) throws {
     let input = ShakeInput(loop: loop, settings: settings, shake: ShakeSettings(), logger: logger) { _ in
       shakes += 1
     }
+    var samples = 0
+    input.input.addSampleObserver { _ in samples += 1 }
     input.setWanted(true)
     guard let sensor = input.input.sensor, sensor.rate == 100 else {
       print("  \(capture): the sensor did not open at 100 Hz (\(String(describing: input.input.sensor)))")
@@ -197,13 +205,13 @@ func samplingCost(seconds: Double) throws {
         }
       }
     }
-    loop.run(until: { input.input.sampleCount > 0 }, timeout: 2)
-    let figures = measure(loop, seconds: seconds) { input.input.sampleCount }
+    loop.run(until: { samples > 0 }, timeout: 2)
+    let figures = measure(loop, seconds: seconds) { samples }
     describe("\(sensor.mode) capture + detector", figures, baseline: baseline)
     input.setWanted(false)
 
     if capture == .polled {
-      let idle = measure(loop, seconds: min(seconds, 2)) { input.input.sampleCount }
+      let idle = measure(loop, seconds: min(seconds, 2)) { samples }
       describe("nobody wants motion (closed)", idle, baseline: nil)
     }
   }

@@ -67,7 +67,6 @@ FORWARD(struct iio_buffer *, NULL, iio_device_create_buffer,
 
 FORWARD(const char *, NULL, iio_channel_get_id, (const struct iio_channel *chn), (chn))
 FORWARD(bool, false, iio_channel_is_scan_element, (const struct iio_channel *chn), (chn))
-FORWARD(const char *, NULL, iio_channel_find_attr, (const struct iio_channel *chn, const char *name), (chn, name))
 FORWARD(const char *, NULL, iio_channel_attr_get_filename, (const struct iio_channel *chn, const char *attr),
         (chn, attr))
 FORWARD(ssize_t, -ENOSYS, iio_channel_attr_read,

@@ -17,8 +17,8 @@ import EventTime
 /// Everything is delivered on the loop thread, outside libdbus's dispatch, so handlers may call,
 /// reply, close or reconnect freely. Exported objects, signal subscriptions and names requested
 /// with `requestName` belong to this object and survive a reconnection: after the bus comes back
-/// they are re-registered, then `onConnected` runs again.
-public final class DBusConnection {
+/// they are re-registered, then the observers hear `.connected` again.
+public final class DBusConnection: MessageBus {
   /// Where a connection stands.
   public enum State: Sendable, Equatable {
     /// Socket open, Hello not answered yet (calls made now are queued behind it).
@@ -49,24 +49,16 @@ public final class DBusConnection {
   public private(set) var state: State = .disconnected
   /// The unique name (`:1.42`) given by the bus on this connection, nil until connected.
   public private(set) var uniqueName: String?
-  /// Runs each time the connection is registered on the bus (first connection and reconnections),
-  /// after subscriptions and names were re-registered.
-  public var onConnected: (() -> Void)?
-  /// Runs when the connection to the bus is lost (the bus died or closed us), with the reason.
-  public var onDisconnected: ((DBusError) -> Void)?
-  /// Runs when the bus tells us we lost a name (another connection replaced us).
-  public var onNameLost: ((String) -> Void)?
-  /// Runs when the bus tells us we own a name (also after waiting in the queue).
-  public var onNameAcquired: ((String) -> Void)?
+  private var observers: [(MessageBusEvent) -> Void] = []
 
   var link: DBusLink?
   private var inbox: [InboxItem] = []
   private var dispatchScheduled = false
   private var processingInbox = false
   var pendingCalls: [ObjectIdentifier: DBusPendingCall] = [:]
-  var subscriptions: [DBusSubscription] = []
+  let subscriptions = DBusSubscriptionTable()
   var ownedNames: [OwnedName] = []
-  var objects: [String: DBusExportedObject] = [:]
+  let objects = DBusObjectTable()
   var reconnector: DBusReconnector?
   private var failedReconnections = 0
   /// Counts links, so that late replies to an old link are dropped.
@@ -90,7 +82,7 @@ public final class DBusConnection {
   }
 
   /// Connects to `address` when the bus is there, else waits for it to appear (and reconnects
-  /// whenever it goes away): `onConnected` runs each time the connection is registered.
+  /// whenever it goes away): the observers hear `.connected` each time it is registered.
   /// For a service that must start without a bus and pick it up later.
   public init(waitingFor address: String, loop: EventLoop, scheduler: Scheduler? = nil) {
     self.address = address
@@ -129,6 +121,15 @@ public final class DBusConnection {
   /// Whether the connection is registered on the bus.
   public var isConnected: Bool { state == .connected }
 
+  /// Calls `observer` with every later event of the connection (connected, disconnected, names).
+  public func addObserver(_ observer: @escaping (MessageBusEvent) -> Void) {
+    observers.append(observer)
+  }
+
+  private func notify(_ event: MessageBusEvent) {
+    for observer in observers { observer(event) }
+  }
+
   /// Closes the connection for good (no reconnection). Outstanding calls fail with `Disconnected`;
   /// subscriptions, exported objects and callbacks are dropped (which breaks reference cycles
   /// through handlers that capture the connection).
@@ -140,15 +141,10 @@ public final class DBusConnection {
     state = .closed
     failPendingCalls(DBusError.disconnected("connection closed"))
     // Drop everything that may hold the owner (and so this connection) in a cycle.
-    let active = subscriptions
-    subscriptions.removeAll()
-    for subscription in active { subscription.cancel() }
+    subscriptions.cancelAll()
     objects.removeAll()
     ownedNames.removeAll()
-    onConnected = nil
-    onDisconnected = nil
-    onNameLost = nil
-    onNameAcquired = nil
+    observers.removeAll()
   }
 
   /// Reconnects now when disconnected (throws when the bus cannot be reached).
@@ -186,7 +182,7 @@ public final class DBusConnection {
         self.reconnector = nil
         self.failedReconnections = 0
         self.restoreBusState()
-        self.onConnected?()
+        self.notify(.connected)
       case .failure(let error):
         self.lostBus(DBusError(error.name, "registering on the bus failed: \(error.message)"))
       }
@@ -211,8 +207,8 @@ public final class DBusConnection {
     tearDownLink()
     state = .disconnected
     failPendingCalls(error)
-    for subscription in subscriptions { subscription.resolvedSender = nil }
-    onDisconnected?(error)
+    subscriptions.forgetResolvedSenders()
+    notify(.disconnected(error))
     if reconnectPolicy == .whenBusReappears, state == .disconnected {
       // Right away the first time; backing off when reconnections keep failing at once (a bus
       // that accepts and then drops us must not make us spin).
@@ -273,7 +269,7 @@ public final class DBusConnection {
       let item = inbox.removeFirst()
       switch item {
       case .message(let message): handle(message)
-      case .reply(let call, let reply): call.completed(reply)
+      case .reply(let call, let reply): call.completed(reply.map { DBusMessage(owning: $0) })
       }
     }
   }
@@ -291,20 +287,25 @@ public final class DBusConnection {
         let name = message.arguments.first?.string, message.destination == uniqueName
       {
         if message.member == "NameLost" {
-          onNameLost?(name)
+          notify(.nameLost(name))
         } else if message.member == "NameAcquired" {
-          onNameAcquired?(name)
+          notify(.nameAcquired(name))
         }
       }
-      deliverSignal(message)
+      subscriptions.deliver(message)
     case .methodCall:
-      handleMethodCall(message)
+      // Replies go out on the link the call came on: after a reconnection nobody waits for them.
+      let callGeneration = generation
+      objects.handleMethodCall(message) { [weak self] reply throws(DBusError) in
+        guard let self, self.generation == callGeneration else { return }
+        try self.send(reply)
+      }
     case .methodReturn, .error:
       break  // a reply nobody waits for any more (cancelled or past its deadline)
     }
   }
 
-  fileprivate func enqueueReply(_ call: DBusPendingCall, _ reply: OpaquePointer?) {
+  func enqueueReply(_ call: DBusPendingCall, _ reply: OpaquePointer?) {
     inbox.append(.reply(call, reply))
     scheduleDispatch()
   }
@@ -317,23 +318,6 @@ public final class DBusConnection {
     try link.send(message)
   }
 
-  /// Emits a signal from `path`.
-  public func emitSignal(path: String, interface: String, name: String, arguments: [DBusValue] = [])
-    throws(DBusError)
-  {
-    try send(DBusMessage.signal(path: path, interface: interface, name: name, arguments: arguments))
-  }
-
-  /// Calls a method without waiting for (or getting) a reply.
-  public func callWithoutReply(
-    destination: String, path: String, interface: String?, method: String, arguments: [DBusValue] = []
-  ) throws(DBusError) {
-    let message = try DBusMessage.methodCall(
-      destination: destination, path: path, interface: interface, method: method, arguments: arguments)
-    message.noReplyExpected = true
-    try send(message)
-  }
-
   /// Sends a method call; `reply` runs once on the loop with the reply (an error reply becomes
   /// `.failure`), or with `NoReply` when `timeout` seconds pass first, or `Disconnected`.
   /// Never runs `reply` before returning.
@@ -342,40 +326,31 @@ public final class DBusConnection {
     _ message: DBusMessage, timeout: Seconds = 25,
     reply: @escaping (Result<DBusMessage, DBusError>) -> Void
   ) -> DBusPendingCall {
-    let call = DBusPendingCall(connection: self, message: message, timeout: timeout, reply: reply)
+    let call = DBusPendingCall(message: message, timeout: timeout, reply: reply)
     guard let link, !link.isClosed else {
-      call.failSoon(DBusError.disconnected())
+      failSoon(call, DBusError.disconnected())
       return call
     }
-    var pending: OpaquePointer?
-    let sent = dbus_connection_send_with_reply(link.raw, message.raw, &pending, CDBUS_TIMEOUT_INFINITE)
-    guard sent != 0, let pending else {
-      call.failSoon(sent == 0 ? DBusError.noMemory : DBusError.disconnected())
+    let pending: LibdbusPendingReply
+    do {
+      pending = try LibdbusPendingReply.send(message, on: link, connection: self, call: call)
+    } catch {
+      failSoon(call, error)
       return call
     }
-    pendingCalls[ObjectIdentifier(call)] = call
-    call.start(pending: pending)
+    let key = ObjectIdentifier(call)
+    pendingCalls[key] = call
+    call.setReleaseHandler { [weak self] in
+      self?.pendingCalls[key] = nil
+      pending.cancel()
+    }
+    pending.start()
+    call.startDeadline(on: scheduler)
     return call
   }
 
-  /// Calls `interface.method` on `path` of `destination`; `reply` gets the reply's arguments.
-  @discardableResult
-  public func call(
-    destination: String, path: String, interface: String?, method: String, arguments: [DBusValue] = [],
-    timeout: Seconds = 25, reply: @escaping (Result<[DBusValue], DBusError>) -> Void
-  ) -> DBusPendingCall {
-    let message: DBusMessage
-    do {
-      message = try DBusMessage.methodCall(
-        destination: destination, path: path, interface: interface, method: method, arguments: arguments)
-    } catch {
-      let call = DBusPendingCall(connection: self, message: nil, timeout: timeout) {
-        reply($0.map(\.arguments))
-      }
-      call.failSoon(error)
-      return call
-    }
-    return call(message, timeout: timeout) { reply($0.map(\.arguments)) }
+  private func failSoon(_ call: DBusPendingCall, _ error: DBusError) {
+    loop.runSoon { call.finish(.failure(error)) }
   }
 
   /// Calls a method and runs the loop until the reply comes (or `timeout`). For command-line
@@ -407,160 +382,57 @@ public final class DBusConnection {
       throw DBusError.disconnected("could not register on the bus at \(address)")
     }
   }
-}
 
-/// A method call waiting for its reply. `cancel()` drops it (the reply handler never runs).
-public final class DBusPendingCall {
-  private weak var connection: DBusConnection?
-  private var pending: OpaquePointer?
-  private var timer: ScheduledTimer?
-  private var reply: ((Result<DBusMessage, DBusError>) -> Void)?
-  private let timeout: Seconds
-  /// The call, for error texts (described only when one is needed: not before the call is sent).
-  private var message: DBusMessage?
-  /// Whether the reply handler ran or the call was cancelled.
-  public var isFinished: Bool { reply == nil }
+  // MARK: Subscriptions and exported objects
 
-  init(
-    connection: DBusConnection, message: DBusMessage?, timeout: Seconds,
-    reply: @escaping (Result<DBusMessage, DBusError>) -> Void
-  ) {
-    self.connection = connection
-    self.timeout = timeout
-    self.reply = reply
-    self.message = message
-  }
-
-  /// "interface.member on path of destination", for error texts.
-  private var what: String {
-    guard let message else { return "call" }
-    let member = [message.interface, message.member].compactMap { $0 }.joined(separator: ".")
-    return "\(member) on \(message.path ?? "?") of \(message.destination ?? "?")"
-  }
-
-  fileprivate func start(pending: OpaquePointer) {
-    self.pending = pending
-    let box = Unmanaged.passRetained(self).toOpaque()
-    if dbus_pending_call_set_notify(pending, dbusPendingNotify, box, dbusPendingFree) == 0 {
-      Unmanaged<DBusPendingCall>.fromOpaque(box).release()
-      finish(.failure(DBusError.noMemory))
-      return
+  /// Subscribes `handler` to messages matching `rule` (AddMatch on the bus; re-added after a
+  /// reconnection). Handlers run in subscription order, on the loop.
+  @discardableResult
+  public func subscribe(_ rule: DBusMatchRule, handler: @escaping (DBusMessage) -> Void) -> DBusSubscription {
+    let subscription = subscriptions.add(rule, on: self, handler: handler) { [weak self] subscription in
+      self?.removeMatch(subscription.rule)
     }
-    if dbus_pending_call_get_completed(pending) != 0 {
-      connection?.enqueueReply(self, dbus_pending_call_steal_reply(pending))
+    if state == .connected { addMatch(rule) }
+    return subscription
+  }
+
+  /// Exports an object at `path` implementing `interfaces`; Introspectable, Properties and Peer
+  /// are provided. Throws for an invalid description or a path already exported.
+  @discardableResult
+  public func export(path: String, interfaces: [DBusInterface]) throws(DBusError) -> DBusExportedObject {
+    try objects.export(path: path, interfaces: interfaces, on: self)
+  }
+
+  /// The object exported at `path`, if any.
+  public func exportedObject(at path: String) -> DBusExportedObject? { objects.object(at: path) }
+
+  private func removeMatch(_ rule: DBusMatchRule) {
+    guard isConnected else { return }
+    try? callWithoutReply(
+      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+      method: "RemoveMatch", arguments: [.string(rule.description)])
+  }
+
+  private func addMatch(_ rule: DBusMatchRule) {
+    // Errors (a malformed rule, too many rules) are not fatal: the subscription just stays silent.
+    call(
+      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+      method: "AddMatch", arguments: [.string(rule.description)], timeout: 25
+    ) { _ in }
+  }
+
+  /// Re-registers what the bus forgot: match rules, owner queries, names.
+  func restoreBusState() {
+    for subscription in subscriptions.subscriptions where subscription.isActive {
+      addMatch(subscription.rule)
     }
-    guard let connection else { return }
-    timer = connection.scheduler.schedule(after: timeout) { [weak self] in self?.expire() }
-  }
-
-  /// Called from libdbus (inside dispatch): queue, handle later.
-  fileprivate func notified(_ pending: OpaquePointer) {
-    connection?.enqueueReply(self, dbus_pending_call_steal_reply(pending))
-  }
-
-  func completed(_ raw: OpaquePointer?) {
-    guard let raw else {
-      finish(.failure(DBusError(DBusError.Name.noReply, "no reply to \(what)")))
-      return
+    for subscription in subscriptions.subscriptions where subscription.isActive {
+      subscription.initialQuery?()
     }
-    let message = DBusMessage(owning: raw)
-    if message.kind == .error, let error = message.error {
-      finish(.failure(error))
-    } else {
-      finish(.success(message))
+    for index in ownedNames.indices {
+      let owned = ownedNames[index]
+      ownedNames[index].reply = nil
+      requestName(owned.name, flags: owned.flags, keep: false, reply: owned.reply)
     }
-  }
-
-  private func expire() {
-    guard reply != nil else { return }
-    let ms = Int((timeout * 1000).rounded())
-    finish(.failure(DBusError(DBusError.Name.noReply, "no reply to \(what) within \(ms) ms")))
-  }
-
-  func failSoon(_ error: DBusError) {
-    connection?.loop.runSoon { [self] in finish(.failure(error)) }
-  }
-
-  /// Delivers `result` once and releases everything.
-  func finish(_ result: Result<DBusMessage, DBusError>) {
-    guard let handler = reply else { return }
-    release()
-    handler(result)
-  }
-
-  /// Drops the call: the reply handler will not run.
-  public func cancel() { release() }
-
-  /// Releases without a callback (the connection is going away).
-  func abandon() { release() }
-
-  private func release() {
-    reply = nil
-    message = nil
-    timer?.cancel()
-    timer = nil
-    connection?.pendingCalls[ObjectIdentifier(self)] = nil
-    if let pending {
-      self.pending = nil
-      dbus_pending_call_cancel(pending)
-      dbus_pending_call_unref(pending)
-    }
-  }
-}
-
-private func dbusPendingNotify(_ pending: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
-  guard let pending, let data else { return }
-  Unmanaged<DBusPendingCall>.fromOpaque(data).takeUnretainedValue().notified(pending)
-}
-
-private func dbusPendingFree(_ data: UnsafeMutableRawPointer?) {
-  guard let data else { return }
-  Unmanaged<DBusPendingCall>.fromOpaque(data).release()
-}
-
-/// D-Bus address helpers.
-public enum DBusAddress {
-  /// Escapes a value for use in an address (`unix:path=` + escape(path)).
-  public static func escape(_ value: String) -> String {
-    var result = ""
-    for byte in value.utf8 {
-      let character = Character(Unicode.Scalar(byte))
-      if (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-        || "-_/.\\*".utf8.contains(byte)
-      {
-        result.append(character)
-      } else {
-        let hex = Array("0123456789abcdef")
-        result += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0xF)])
-      }
-    }
-    return result
-  }
-
-  /// The socket path of the first `unix:path=` entry of `address`, if any.
-  public static func unixPath(of address: String) -> String? {
-    for entry in address.split(separator: ";") {
-      guard entry.hasPrefix("unix:") else { continue }
-      for pair in entry.dropFirst(5).split(separator: ",") {
-        let parts = pair.split(separator: "=", maxSplits: 1)
-        if parts.count == 2, parts[0] == "path" { return unescape(String(parts[1])) }
-      }
-    }
-    return nil
-  }
-
-  static func unescape(_ value: String) -> String {
-    var bytes: [UInt8] = []
-    var iterator = Array(value.utf8).makeIterator()
-    while let byte = iterator.next() {
-      if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
-        let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-      {
-        bytes.append(value)
-      } else {
-        bytes.append(byte)
-      }
-    }
-    return String(decoding: bytes, as: UTF8.self)
   }
 }

@@ -87,6 +87,14 @@ public final class DBusMessage: CustomStringConvertible {
     return DBusMessage(owning: dbus_message_new_error(raw, name, text)!)
   }
 
+  /// Stamps the header fields a bus daemon fills in: the sender's name, a serial, and for
+  /// signals addressed to one connection, the destination (for in-memory buses).
+  package func stamp(sender: String, serial: UInt32, destination: String? = nil) {
+    _ = dbus_message_set_sender(raw, sender)
+    dbus_message_set_serial(raw, serial)
+    if let destination { _ = dbus_message_set_destination(raw, destination) }
+  }
+
   /// Appends arguments after validating them (libdbus itself aborts the process on bad input).
   public func append(_ values: [DBusValue]) throws(DBusError) {
     guard !values.isEmpty else { return }

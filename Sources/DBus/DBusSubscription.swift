@@ -97,19 +97,23 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
 public final class DBusSubscription {
   public let rule: DBusMatchRule
   let handler: (DBusMessage) -> Void
-  weak var connection: DBusConnection?
+  /// Removes it from its bus (and the match rule from the bus daemon).
+  private var cancelHandler: ((DBusSubscription) -> Void)?
   /// The unique name owning the rule's well-known sender name, when known.
-  var resolvedSender: String?
+  package var resolvedSender: String?
   /// Tracks the owner of a well-known sender name.
   var ownerWatch: DBusSubscription?
   /// Asks the bus for state to start from (GetNameOwner), on subscribing and after reconnecting.
-  var initialQuery: (() -> Void)?
+  package var initialQuery: (() -> Void)?
   public private(set) var isActive = true
 
-  init(rule: DBusMatchRule, connection: DBusConnection, handler: @escaping (DBusMessage) -> Void) {
+  init(
+    rule: DBusMatchRule, handler: @escaping (DBusMessage) -> Void,
+    cancel: @escaping (DBusSubscription) -> Void
+  ) {
     self.rule = rule
-    self.connection = connection
     self.handler = handler
+    self.cancelHandler = cancel
   }
 
   /// Stops delivery and removes the match rule from the bus.
@@ -118,7 +122,9 @@ public final class DBusSubscription {
     isActive = false
     ownerWatch?.cancel()
     ownerWatch = nil
-    connection?.removeSubscription(self)
+    let handler = cancelHandler
+    cancelHandler = nil
+    handler?(self)
   }
 
   func matches(_ message: DBusMessage) -> Bool {
@@ -128,6 +134,52 @@ public final class DBusSubscription {
       return resolvedSender != nil && message.sender == resolvedSender
     }
     return message.sender == sender
+  }
+}
+
+/// The subscriptions of a bus connection and the local delivery of signals to them (a bus daemon
+/// sends the union of every rule: each subscription checks its own). Every bus keeps one.
+package final class DBusSubscriptionTable {
+  package private(set) var subscriptions: [DBusSubscription] = []
+
+  package init() {}
+
+  /// Adds a subscription for `rule` on `bus`; `removed` runs when it is cancelled. A well-known
+  /// sender name is followed to its owner.
+  package func add(
+    _ rule: DBusMatchRule, on bus: any MessageBus, handler: @escaping (DBusMessage) -> Void,
+    removed: @escaping (DBusSubscription) -> Void
+  ) -> DBusSubscription {
+    let subscription = DBusSubscription(rule: rule, handler: handler) { [weak self] subscription in
+      self?.subscriptions.removeAll { $0 === subscription }
+      removed(subscription)
+    }
+    subscriptions.append(subscription)
+    if rule.needsSenderResolution, let name = rule.sender {
+      subscription.ownerWatch = bus.watchNameOwner(name) { [weak subscription] owner in
+        subscription?.resolvedSender = owner
+      }
+    }
+    return subscription
+  }
+
+  /// Runs the handler of every subscription matching `message`, in subscription order.
+  package func deliver(_ message: DBusMessage) {
+    for subscription in subscriptions where subscription.matches(message) {
+      subscription.handler(message)
+    }
+  }
+
+  /// The bus went away: owners of well-known names are unknown until asked again.
+  package func forgetResolvedSenders() {
+    for subscription in subscriptions { subscription.resolvedSender = nil }
+  }
+
+  /// Cancels every subscription (the connection is closed for good).
+  package func cancelAll() {
+    let active = subscriptions
+    subscriptions.removeAll()
+    for subscription in active { subscription.cancel() }
   }
 }
 
@@ -144,23 +196,8 @@ public struct DBusNameOwnerChange: Sendable, Equatable {
   }
 }
 
-extension DBusConnection {
-  /// Subscribes `handler` to messages matching `rule` (AddMatch on the bus; re-added after a
-  /// reconnection). Handlers run in subscription order, on the loop.
-  @discardableResult
-  public func subscribe(_ rule: DBusMatchRule, handler: @escaping (DBusMessage) -> Void) -> DBusSubscription {
-    let subscription = DBusSubscription(rule: rule, connection: self, handler: handler)
-    subscriptions.append(subscription)
-    if rule.needsSenderResolution, let name = rule.sender {
-      subscription.ownerWatch = watchNameOwner(name) { [weak subscription] owner in
-        subscription?.resolvedSender = owner
-      }
-    }
-    if state == .connected { addMatch(rule) }
-    return subscription
-  }
-
-  /// Subscribes to signals: `connection.onSignal(interface: "org.x.Y", member: "Changed") { m in … }`.
+extension MessageBus {
+  /// Subscribes to signals: `bus.onSignal(interface: "org.x.Y", member: "Changed") { m in … }`.
   @discardableResult
   public func onSignal(
     sender: String? = nil, path: String? = nil, interface: String? = nil, member: String? = nil,
@@ -196,8 +233,7 @@ extension DBusConnection {
   @discardableResult
   public func watchNameOwner(_ name: String, handler: @escaping (String?) -> Void) -> DBusSubscription {
     // A change seen after the query was sent is newer than the query's answer.
-    final class Version { var value = 0 }
-    let version = Version()
+    let version = OwnerChangeCount()
     let subscription = onNameOwnerChanged(name: name) { change in
       version.value += 1
       handler(change.newOwner)
@@ -209,44 +245,12 @@ extension DBusConnection {
         handler(try? result.get())
       }
     }
-    if state == .connected { subscription.initialQuery?() }
+    if isConnected { subscription.initialQuery?() }
     return subscription
   }
+}
 
-  func removeSubscription(_ subscription: DBusSubscription) {
-    subscriptions.removeAll { $0 === subscription }
-    guard isConnected else { return }
-    try? callWithoutReply(
-      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-      method: "RemoveMatch", arguments: [.string(subscription.rule.description)])
-  }
-
-  private func addMatch(_ rule: DBusMatchRule) {
-    // Errors (a malformed rule, too many rules) are not fatal: the subscription just stays silent.
-    call(
-      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-      method: "AddMatch", arguments: [.string(rule.description)], timeout: 25
-    ) { _ in }
-  }
-
-  func deliverSignal(_ message: DBusMessage) {
-    for subscription in subscriptions where subscription.matches(message) {
-      subscription.handler(message)
-    }
-  }
-
-  /// Re-registers what the bus forgot: match rules, owner queries, names.
-  func restoreBusState() {
-    for subscription in subscriptions where subscription.isActive {
-      addMatch(subscription.rule)
-    }
-    for subscription in subscriptions where subscription.isActive {
-      subscription.initialQuery?()
-    }
-    for index in ownedNames.indices {
-      let owned = ownedNames[index]
-      ownedNames[index].reply = nil
-      requestName(owned.name, flags: owned.flags, keep: false, reply: owned.reply)
-    }
-  }
+/// Counts the owner changes seen by a `watchNameOwner`.
+private final class OwnerChangeCount {
+  var value = 0
 }

@@ -302,9 +302,6 @@ public enum DBusNames {
     try check(name, "bus name") { dbus_validate_bus_name($0, $1) }
   }
 
-  public static func isValidPath(_ path: String) -> Bool { (try? validatePath(path)) != nil }
-  public static func isValidBusName(_ name: String) -> Bool { (try? validateBusName(name)) != nil }
-
   private static func check(
     _ text: String, _ what: String,
     _ validator: (UnsafePointer<CChar>, UnsafeMutablePointer<CDBus.DBusError>) -> dbus_bool_t

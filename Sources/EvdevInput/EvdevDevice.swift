@@ -61,12 +61,9 @@ public final class EvdevDevice {
   /// Whether timestamps are on CLOCK_MONOTONIC (the kernel accepted EVIOCSCLOCKID); when false
   /// they are on CLOCK_REALTIME, the kernel's default.
   public private(set) var clockIsMonotonic = false
-  /// Number of libevdev's internal messages (their text is never kept: it could name codes).
-  public var libraryMessages: Int { logBox.count }
   /// How many SYN_DROPPED the device reported (each followed by a resync).
   public private(set) var droppedCount = 0
   private var partial: [RawInputEvent] = []
-  private let logBox: LogBox
 
   /// Opens `path` (O_RDONLY | O_NONBLOCK | O_CLOEXEC) and reads its description with libevdev.
   /// The error names the call that failed and the device.
@@ -77,9 +74,7 @@ public final class EvdevDevice {
       try? fd.close()
       throw SystemError("libevdev_new", path: FilePath(path), errno: .noMemory)
     }
-    let box = LogBox()
-    libevdev_set_device_log_function(
-      device, evdevLogHandler, LIBEVDEV_LOG_ERROR, Unmanaged.passUnretained(box).toOpaque())
+    libevdev_set_device_log_function(device, evdevLogHandler, LIBEVDEV_LOG_ERROR, nil)
     let rc = libevdev_set_fd(device, fd.rawValue)
     guard rc == 0 else {
       libevdev_free(device)
@@ -88,7 +83,6 @@ public final class EvdevDevice {
     }
     self.fd = fd
     self.device = device
-    self.logBox = box
     identity = InputDeviceIdentity(
       name: libevdev_get_name(device).map { String(cString: $0) } ?? "",
       bustype: UInt16(truncatingIfNeeded: libevdev_get_id_bustype(device)),
@@ -257,12 +251,6 @@ public final class EvdevDevice {
   }
 }
 
-/// Counts libevdev's messages for a device; their text is not kept (it could name event codes).
-private final class LogBox {
-  var count = 0
-}
-
-private let evdevLogHandler: libevdev_device_log_func_t = { _, _, data, _, _, _, _, _ in
-  guard let data else { return }
-  Unmanaged<LogBox>.fromOpaque(data).takeUnretainedValue().count += 1
-}
+/// Drops libevdev's messages for a device (instead of printing them): their text could name
+/// event codes.
+private let evdevLogHandler: libevdev_device_log_func_t = { _, _, _, _, _, _, _, _ in }

@@ -15,15 +15,6 @@ import ResponderCore
 ///
 /// Only mapped key codes leave this type (see `MappedKeyFilter`); devices are never grabbed.
 public final class MediaKeyInput {
-  /// Which clock key timestamps are put on before they reach the interpreter.
-  public enum TimeBase: Sendable {
-    /// CLOCK_MONOTONIC: as read when the device accepted the clock change, else converted from
-    /// CLOCK_REALTIME. The daemon's choice (its timers are on CLOCK_MONOTONIC).
-    case monotonic
-    /// The timestamps as the device reports them (tests on virtual time that write their own).
-    case asReported
-  }
-
   /// A device being read.
   public struct OpenDevice: Sendable {
     public var path: String
@@ -35,12 +26,20 @@ public final class MediaKeyInput {
     public var source: String
   }
 
-  /// Something that happened to the set of devices (for status and tests).
+  /// Something that happened to the set of devices.
   public enum DeviceChange: Sendable {
     case opened(OpenDevice)
     /// Opened to look at it, then closed: no mapped key, or ignored by a rule.
     case skipped(path: String, reason: String)
     case closed(path: String, reason: String)
+  }
+
+  /// What was read, for observers: only mapped keys are ever seen here.
+  public enum ReadEvent: Sendable, Equatable {
+    /// A mapped key event (press, release or auto-repeat) read from the device at `path`.
+    case key(path: String, code: UInt16, value: Int32)
+    /// The device at `path` reported SYN_DROPPED, and its state was read again.
+    case resynced(path: String)
   }
 
   private struct Reader {
@@ -53,28 +52,28 @@ public final class MediaKeyInput {
   public let settings: KeySettings
   private let loop: EventLoop
   private let scheduler: any Scheduler
-  private let timeBase: TimeBase
+  /// Whether key timestamps are put on CLOCK_MONOTONIC (the loop's clock).
+  private let convertsToMonotonic: Bool
   private var logger: Logger
   private let watcher: UdevInputWatcher
   private var interpreter: KeyInterpreter!
   private var readers: [String: Reader] = [:]
-  /// Mapped key events read (auto-repeats included), since start.
-  public private(set) var keyEventsRead = 0
-  /// SYN_DROPPED reports resynced, since start.
-  public private(set) var resyncCount = 0
-  /// Called for every change to the set of devices.
-  public var onDeviceChange: ((DeviceChange) -> Void)?
+  private var deviceObservers: [(DeviceChange) -> Void] = []
+  private var readObservers: [(ReadEvent) -> Void] = []
 
-  /// `scheduler` defaults to the loop's; `sink` receives every emitted event, on the loop thread.
+  /// `sink` receives every emitted event, on the loop thread.
+  ///
+  /// Key timestamps are read on the scheduler's clock. With the loop's scheduler (the default:
+  /// CLOCK_MONOTONIC), a device that keeps CLOCK_REALTIME has its timestamps converted; with a
+  /// scheduler of your own (virtual time), they are taken as the device reports them.
   public init(
-    loop: EventLoop, scheduler: (any Scheduler)? = nil, settings: KeySettings = .standard,
-    timeBase: TimeBase = .monotonic, logger: Logger,
+    loop: EventLoop, scheduler: (any Scheduler)? = nil, settings: KeySettings = .standard, logger: Logger,
     sink: @escaping (RemoteControlEmission) -> Void
   ) {
     self.loop = loop
     self.scheduler = scheduler ?? loop.scheduler
+    self.convertsToMonotonic = scheduler == nil
     self.settings = settings
-    self.timeBase = timeBase
     self.logger = logger
     watcher = UdevInputWatcher(loop: loop)
     interpreter = KeyInterpreter(settings: settings, scheduler: self.scheduler) { [logger] emission in
@@ -84,6 +83,21 @@ public final class MediaKeyInput {
   }
 
   deinit { stop() }
+
+  /// Calls `observer` with every later change to the set of devices.
+  public func addDeviceObserver(_ observer: @escaping (DeviceChange) -> Void) {
+    deviceObservers.append(observer)
+  }
+
+  /// Calls `observer` with every mapped key event read and every resync, before the interpreter
+  /// sees them.
+  public func addReadObserver(_ observer: @escaping (ReadEvent) -> Void) {
+    readObservers.append(observer)
+  }
+
+  private func notify(_ change: DeviceChange) {
+    for observer in deviceObservers { observer(change) }
+  }
 
   /// The devices being read, by path.
   public var openDevices: [OpenDevice] { readers.values.map(\.info).sorted { $0.path < $1.path } }
@@ -122,7 +136,7 @@ public final class MediaKeyInput {
       device = try EvdevDevice(path: path)
     } catch {
       logger.debug("evdev: cannot open \(path): \(error)")
-      onDeviceChange?(.skipped(path: path, reason: "\(error)"))
+      notify(.skipped(path: path, reason: "\(error)"))
       return
     }
     let identity = device.identity
@@ -133,7 +147,7 @@ public final class MediaKeyInput {
       device.close()
       let reason = profile.isIgnored ? "ignored by a device rule" : "no mapped key"
       logger.debug("evdev: \(path) '\(identity.name)': \(reason)")
-      onDeviceChange?(.skipped(path: path, reason: reason))
+      notify(.skipped(path: path, reason: reason))
       return
     }
     filter.restrict(device)
@@ -155,7 +169,7 @@ public final class MediaKeyInput {
     logger.info(
       "evdev: opened \(path) '\(identity.name)' (\(Self.id(identity))) for \(keys.map(InputCode.keyName).joined(separator: ", "))\(monotonic ? "" : "; clock: realtime, converted")"
     )
-    onDeviceChange?(.opened(info))
+    notify(.opened(info))
   }
 
   /// Closes a device (unplugged, removed, or on stop): seeks it had begun end now.
@@ -165,7 +179,7 @@ public final class MediaKeyInput {
     reader.device.close()
     interpreter.deviceRemoved(reader.info.source, at: scheduler.now)
     logger.info("evdev: closed \(path) '\(reader.info.identity.name)' (\(reason))")
-    onDeviceChange?(.closed(path: path, reason: reason))
+    notify(.closed(path: path, reason: reason))
   }
 
   private func ready(_ path: String, _ events: IOEvents) {
@@ -175,7 +189,11 @@ public final class MediaKeyInput {
     let status = reader.device.read(accept: reader.filter.accepts) { frame in
       deliver(frame, from: reader)
     }
-    resyncCount += reader.device.droppedCount - dropped
+    if !readObservers.isEmpty {
+      for _ in dropped..<reader.device.droppedCount {
+        for observer in readObservers { observer(.resynced(path: path)) }
+      }
+    }
     if case .gone(let error) = status {
       remove(path, reason: "gone (\(error))")
     } else if events.isGone {
@@ -186,13 +204,15 @@ public final class MediaKeyInput {
   private func deliver(_ frame: EvdevFrame, from reader: Reader) {
     for event in frame.events where reader.filter.accepts(type: event.type, code: event.code) {
       var event = event
-      if timeBase == .monotonic && !reader.info.clockIsMonotonic {
+      if convertsToMonotonic && !reader.info.clockIsMonotonic {
         event.time = Self.monotonic(fromRealtime: event.time)
       }
       logger.trace(
         "evdev: \(InputCode.keyName(event.code)) \(event.value == 1 ? "down" : event.value == 0 ? "up" : "repeat") at \(event.time) (\(reader.info.path))"
       )
-      keyEventsRead += 1
+      for observer in readObservers {
+        observer(.key(path: reader.info.path, code: event.code, value: event.value))
+      }
       interpreter.handle(event, from: reader.info.source)
     }
   }

@@ -43,8 +43,6 @@ public final class TouchscreenDevice {
   public let isDirect: Bool
   /// Whether event times are on CLOCK_MONOTONIC (the device accepted EVIOCSCLOCKID).
   public var clockIsMonotonic: Bool { device.clockIsMonotonic }
-  /// How many SYN_DROPPED the device reported.
-  public var droppedCount: Int { device.droppedCount }
 
   /// Opens `path` and checks that it is a protocol B multitouch device.
   public init(path: String) throws(TouchscreenError) {
@@ -107,8 +105,7 @@ public final class TouchscreenSource {
   public let input: TouchscreenInput
   private let window: Window
   private var source: IOSource?
-  /// Called once when reading stops: the device went away (unplugged, failing) or `close()`.
-  public var onGone: (() -> Void)?
+  private var goneObservers: [() -> Void] = []
 
   /// Opens `path` and starts reading it on `loop` into `window`, the screen being the window's
   /// bounds turned by `rotation`.
@@ -134,6 +131,10 @@ public final class TouchscreenSource {
     }
   }
 
+  /// Calls `observer` once when reading stops: the device went away (unplugged, failing) or
+  /// `close()`.
+  public func addGoneObserver(_ observer: @escaping () -> Void) { goneObservers.append(observer) }
+
   private func readable(_ events: IOEvents) {
     let restamp = !device.clockIsMonotonic
     let now = window.scheduler.now
@@ -152,6 +153,8 @@ public final class TouchscreenSource {
     source = nil
     input.cancel(at: window.scheduler.now)
     device.close()
-    onGone?()
+    let observers = goneObservers
+    goneObservers.removeAll()
+    for observer in observers { observer() }
   }
 }

@@ -73,8 +73,7 @@ public final class EventLoop {
   /// The timers of this loop, on CLOCK_MONOTONIC through one timerfd.
   public private(set) var scheduler: TimerScheduler!
 
-  /// Counts epoll wake-ups (for tests and benchmarks that check idleness).
-  public private(set) var wakeups = 0
+  private var wakeupObservers: [(Int) -> Void] = []
 
   public init() throws {
     epollFD = try systemCall("epoll_create1") { try FileDescriptor.epollCreate() }
@@ -157,7 +156,7 @@ public final class EventLoop {
     } catch {
       return 0  // EINTR
     }
-    wakeups += 1
+    for observer in wakeupObservers { observer(count) }
     for index in 0..<count {
       let ready = events[index]
       guard let source = sources[FileDescriptor(rawValue: ready.data.fd)], source.isRegistered else {
@@ -168,6 +167,10 @@ public final class EventLoop {
     }
     return count
   }
+
+  /// Calls `observer` after every wake-up from epoll, with the number of descriptors ready (for
+  /// tests and benchmarks that check idleness).
+  public func addWakeupObserver(_ observer: @escaping (Int) -> Void) { wakeupObservers.append(observer) }
 
   /// Runs the loop until `condition` holds, `timeout` seconds pass or `stop()` is called; returns
   /// whether the condition held. For tests and tools that wait for a real process or bus

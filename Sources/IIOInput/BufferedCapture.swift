@@ -31,7 +31,6 @@ final class BufferedCapture {
   private var lastTime: Seconds = -.infinity
   var logger: ((String) -> Void)?
   /// Samples decoded so far.
-  private(set) var sampleCount = 0
 
   init?(
     accelerometer: Accelerometer, loop: EventLoop, rate: Double, blockSamples: Int,
@@ -165,7 +164,6 @@ final class BufferedCapture {
       }
       t = max(t, lastTime)
       lastTime = t
-      sampleCount += 1
       onSample(converter.sample(t: t, raw: raw))
     }
   }

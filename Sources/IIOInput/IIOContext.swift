@@ -78,8 +78,6 @@ struct IIOChannel {
     readText { rsp_iio_channel_attr_read(pointer, name, $0, $1) }
   }
 
-  func hasAttribute(_ name: String) -> Bool { rsp_iio_channel_find_attr(pointer, name) != nil }
-
   /// The sysfs file name of a channel attribute ("in_accel_x_raw" for "raw"), when it has one.
   func attributeFileName(_ name: String) -> String? {
     rsp_iio_channel_attr_get_filename(pointer, name).map { String(cString: $0) }

@@ -58,21 +58,31 @@ public final class IIOInput {
   private let scheduler: any Scheduler
   private var logger: Logger
 
-  /// Called with each sample.
-  public var onSample: ((MotionSample) -> Void)?
-  /// Called when a sensor is opened.
-  public var onSensorOpened: ((Sensor) -> Void)?
-  /// Called when the open sensor stops delivering: it went away, failed, or sampling was stopped
-  /// (`setWanted(false)`); with the time it happened.
-  public var onSensorClosed: ((Seconds) -> Void)?
+  /// What happened to the sensor, for observers.
+  public enum SensorChange: Sendable, Equatable {
+    /// A sensor was opened.
+    case opened(Sensor)
+    /// The open sensor stopped delivering: it went away, failed, or sampling was stopped
+    /// (`setWanted(false)`); with the time it happened.
+    case closed(at: Seconds)
+  }
+
+  private var sampleObservers: [(MotionSample) -> Void] = []
+  private var sensorObservers: [(SensorChange) -> Void] = []
+
+  /// Calls `observer` with each sample.
+  public func addSampleObserver(_ observer: @escaping (MotionSample) -> Void) {
+    sampleObservers.append(observer)
+  }
+
+  /// Calls `observer` when a sensor is opened or stops delivering.
+  public func addSensorObserver(_ observer: @escaping (SensorChange) -> Void) {
+    sensorObservers.append(observer)
+  }
 
   public private(set) var isWanted = false
   /// The sensor being sampled, if any.
   public private(set) var sensor: Sensor?
-  /// Samples delivered since creation.
-  public private(set) var sampleCount = 0
-  /// Times a libiio context was created (each open and each hotplug rescan).
-  public private(set) var contextCount = 0
 
   private var context: IIOContext?
   private var polled: PolledCapture?
@@ -129,7 +139,6 @@ public final class IIOInput {
     let context: IIOContext
     do {
       context = try IIOContext()
-      contextCount += 1
     } catch {
       report("iio: no IIO context (\(error)); waiting for a sensor")
       return
@@ -159,8 +168,8 @@ public final class IIOInput {
     case .polled: useBuffer = false
     }
     let deliver: (MotionSample) -> Void = { [weak self] sample in
-      self?.sampleCount += 1
-      self?.onSample?(sample)
+      guard let self else { return }
+      for observer in self.sampleObservers { observer(sample) }
     }
     let fail: (SystemError) -> Void = { [weak self] error in self?.failed(error) }
     var opened: Sensor?
@@ -198,7 +207,7 @@ public final class IIOInput {
     sensor = opened
     self.context = context
     logger.info("iio: sampling \(opened)")
-    onSensorOpened?(opened)
+    for observer in sensorObservers { observer(.opened(opened)) }
   }
 
   private func failed(_ error: SystemError) {
@@ -220,7 +229,8 @@ public final class IIOInput {
     context = nil
     sensor = nil
     logger.debug("iio: closed \(closed.id) (\(reason))")
-    onSensorClosed?(scheduler.now)
+    let now = scheduler.now
+    for observer in sensorObservers { observer(.closed(at: now)) }
   }
 
   private func report(_ message: String) {
@@ -242,12 +252,15 @@ public final class ShakeInput {
   ) {
     input = IIOInput(loop: loop, settings: settings, logger: logger)
     detector = ShakeDetector(settings: shake, scheduler: loop.scheduler, onEvent: onShake)
-    input.onSample = { [detector] sample in detector.process(sample) }
-    input.onSensorOpened = { [detector, input] _ in
-      detector.reset()
-      detector.lateSampleAllowance = input.latency
+    input.addSampleObserver { [detector] sample in detector.process(sample) }
+    input.addSensorObserver { [detector, unowned input] change in
+      switch change {
+      case .opened:
+        detector.reset()
+        detector.lateSampleAllowance = input.latency
+      case .closed(let time): detector.sensorLost(at: time)
+      }
     }
-    input.onSensorClosed = { [detector] time in detector.sensorLost(at: time) }
   }
 
   /// Samples while `wanted`; a shake under way when it stops is cancelled.

@@ -25,7 +25,6 @@ final class PolledCapture {
   private var timer: ScheduledTimer?
   private var nextDeadline: Seconds = 0
   /// Samples read so far.
-  private(set) var sampleCount = 0
   /// The x, y, z raw attribute files, open while capturing (empty: read through libiio).
   private var rawFiles: [FileDescriptor] = []
 
@@ -115,7 +114,6 @@ final class PolledCapture {
     let now = scheduler.now
     do {
       let raw = try readRaw()
-      sampleCount += 1
       onSample(converter.sample(t: now, raw: raw))
     } catch let error as SystemError {
       onFailure(error)

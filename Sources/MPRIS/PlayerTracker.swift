@@ -28,7 +28,7 @@ public final class PlayerTracker {
   /// The players by unique name (proxies and responderd itself included).
   public private(set) var players: [String: MPRISPlayer] = [:]
   /// The connection followed (set by `attach`).
-  public private(set) weak var connection: DBusConnection?
+  public private(set) weak var connection: (any MessageBus)?
   private var owners: [String: String] = [:]
   private var observers: [(PlayerTrackerChange) -> Void] = []
   private var subscriptions: [DBusSubscription] = []
@@ -55,14 +55,14 @@ public final class PlayerTracker {
   public var selected: MPRISPlayer? { selector.selectedID.flatMap { players[$0] } }
 
   /// Calls `observer` after every change.
-  public func onChange(_ observer: @escaping (PlayerTrackerChange) -> Void) {
+  public func addObserver(_ observer: @escaping (PlayerTrackerChange) -> Void) {
     observers.append(observer)
   }
 
   /// Follows the players of `connection`: subscribes once (the subscriptions survive
   /// reconnections), and lists the players now when connected. Call `refresh()` after each
-  /// reconnection (the connection's `onConnected`).
-  public func attach(to connection: DBusConnection) {
+  /// reconnection (the connection's `.connected` event).
+  public func attach(to connection: any MessageBus) {
     self.connection = connection
     subscriptions.append(
       connection.onNameOwnerChanged(namespace: "org.mpris.MediaPlayer2") { [weak self] change in

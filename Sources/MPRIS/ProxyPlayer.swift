@@ -18,7 +18,7 @@ import ResponderCore
 ///   CanControl are always true: the calls become events that any handler of the chain may take
 ///   (a `command` entry works with no player at all).
 public final class ProxyPlayer {
-  public let connection: DBusConnection
+  public let connection: any MessageBus
   public let tracker: PlayerTracker
   public let controller: PlayerController
   /// The exported object.
@@ -36,7 +36,7 @@ public final class ProxyPlayer {
   /// Exports the object and asks for the name (again after each reconnection). `post` turns a
   /// method call into an event (`application.post(.remoteControl(subtype, …))`).
   public init(
-    connection: DBusConnection, tracker: PlayerTracker, controller: PlayerController,
+    connection: any MessageBus, tracker: PlayerTracker, controller: PlayerController,
     logger: Logger = Logger(label: "responderd"), post: @escaping (EventSubtype) -> Void
   ) throws(DBusError) {
     self.connection = connection
@@ -48,7 +48,7 @@ public final class ProxyPlayer {
       path: MPRISNames.objectPath, interfaces: [rootInterface(), playerInterface()])
     emitted = currentValues()
     mirroredPlayer = tracker.selector.selectedID
-    tracker.onChange { [weak self] change in self?.trackerChanged(change) }
+    tracker.addObserver { [weak self] change in self?.trackerChanged(change) }
     connection.requestName(MPRISNames.responderd) { [weak self] result in
       switch result {
       case .success(let outcome) where outcome.isOwner: break

@@ -47,11 +47,6 @@ final class ClickGrammar {
     return nil
   }
 
-  var isIdle: Bool {
-    if case .idle = state { return true }
-    return false
-  }
-
   /// The timer the group waits for, if any (hold or decision).
   var pendingTimer: ScheduledTimer? {
     switch state {

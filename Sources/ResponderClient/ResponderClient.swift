@@ -3,6 +3,16 @@ import EventLoop
 import EventTime
 import ResponderCore
 
+/// What happened to a `ResponderClient`, for its observers.
+public enum ResponderClientEvent: Sendable, Equatable {
+  /// Registered with the daemon (also again with a restarted daemon), with the id it gave.
+  case registered(UInt32)
+  /// The daemon went away: the registration is lost until it comes back.
+  case daemonLost
+  /// This client became (true) or stopped being (false) the first responder.
+  case firstResponderChanged(Bool)
+}
+
 /// An application's link to responderd: it exports an `org.responderd.Responder1` object,
 /// registers it, can become first responder, and receives remote-control and motion events.
 ///
@@ -43,12 +53,7 @@ public final class ResponderClient {
   public var application: Application? {
     didSet { observeApplication() }
   }
-  /// Runs after each registration (also after re-registering with a restarted daemon), with the id.
-  public var onRegistered: ((UInt32) -> Void)?
-  /// Runs when the daemon goes away (the registration is lost until it comes back).
-  public var onDaemonLost: (() -> Void)?
-  /// Runs when this client becomes or stops being the first responder.
-  public var onFirstResponderChanged: ((Bool) -> Void)?
+  private var observers: [(ResponderClientEvent) -> Void] = []
   /// How long calls to the daemon may take (seconds).
   public var timeout: Seconds = 5
 
@@ -145,7 +150,7 @@ public final class ResponderClient {
         self.id = id
         self.registeredWith = reply.sender
         if self.daemonOwner == nil { self.daemonOwner = reply.sender }
-        self.onRegistered?(id)
+        self.notify(.registered(id))
         completion?(.success(id))
         if self.wantsFirstResponder { self.becomeFirstResponder() }
       case .failure(let error):
@@ -199,6 +204,16 @@ public final class ResponderClient {
       method: method, arguments: [.uint32(id)], timeout: timeout, reply: reply)
   }
 
+  /// Calls `observer` with every later registration, loss of the daemon and change of first
+  /// responder.
+  public func addObserver(_ observer: @escaping (ResponderClientEvent) -> Void) {
+    observers.append(observer)
+  }
+
+  private func notify(_ event: ResponderClientEvent) {
+    for observer in observers { observer(event) }
+  }
+
   private func daemonOwnerChanged(_ owner: String?) {
     daemonOwner = owner
     guard owner != registeredWith else { return }
@@ -206,7 +221,7 @@ public final class ResponderClient {
       id = nil
       registeredWith = nil
       setFirstResponder(false)
-      onDaemonLost?()
+      notify(.daemonLost)
     }
     if owner != nil, wantsRegistration, !registering { registerNow(completion: nil) }
   }
@@ -214,7 +229,7 @@ public final class ResponderClient {
   private func setFirstResponder(_ value: Bool) {
     guard value != isFirstResponder else { return }
     isFirstResponder = value
-    onFirstResponderChanged?(value)
+    notify(.firstResponderChanged(value))
   }
 
   // MARK: Events

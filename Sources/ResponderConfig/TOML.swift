@@ -82,7 +82,6 @@ private struct Parser {
   var line = 1
   var lineStart = 0
   let root = TOML.Table(line: 0, origin: .header)
-  var arrayTables = Set<ObjectIdentifier>()
 
   init(bytes: [UInt8]) { self.bytes = bytes }
 

@@ -27,13 +27,13 @@ public final class MotionRecorder {
     self.loop = loop
     self.write = write
     input = IIOInput(loop: loop, settings: settings.inputSettings, logger: logger)
-    input.onSample = { [weak self] sample in
+    input.addSampleObserver { [weak self] sample in
       guard let self else { return }
       self.sampleCount += 1
       self.write(MotionTrace.line(for: sample) + "\n")
     }
-    input.onSensorClosed = { [weak self] _ in
-      guard let self, self.input.isWanted else { return }
+    input.addSensorObserver { [weak self] change in
+      guard case .closed = change, let self, self.input.isWanted else { return }
       self.sensorLost = true
       self.loop.stop()
     }

@@ -130,10 +130,9 @@ final class AppResponderRegistry {
   private let chain: HandlerChain
   let deadline: Double
   let logger: Logger
-  weak var connection: DBusConnection?
+  weak var connection: (any MessageBus)?
   private var lastID: UInt32 = 0
-  /// Runs after every change of the registrations or the order.
-  var onChange: (() -> Void)?
+  private var changeObservers: [() -> Void] = []
 
   init(application: Application, chain: HandlerChain, deadline: Double, logger: Logger) {
     self.application = application
@@ -141,6 +140,9 @@ final class AppResponderRegistry {
     self.deadline = deadline
     self.logger = logger
   }
+
+  /// Calls `observer` after every change of the registrations or the order.
+  func addChangeObserver(_ observer: @escaping () -> Void) { changeObservers.append(observer) }
 
   /// The registered applications in chain order: the first responder, then the others, most
   /// recently registered first.
@@ -241,7 +243,7 @@ final class AppResponderRegistry {
 
   private func changed() {
     application.keyWindow = order.first ?? chain.head
-    onChange?()
+    for observer in changeObservers { observer() }
   }
 }
 

@@ -15,54 +15,65 @@ public final class BusComponent: ServiceComponent {
   public let componentName = "bus"
   /// The daemon's well-known name.
   public static let daemonName = "org.responderd.Daemon1"
-  /// The session-bus connection, once started.
-  public private(set) var connection: DBusConnection?
-  /// The address used (from the environment, else `/run/user/UID/bus`).
+  /// The session-bus connection, once started (a `DBusConnection`, or the bus given to `init(bus:)`).
+  public private(set) var connection: (any MessageBus)?
+  /// The address used (from the environment, else `/run/user/UID/bus`; empty for a given bus).
   public private(set) var address = ""
-  private var setups: [(DBusConnection) -> Void] = []
-  private var connectedHandlers: [(DBusConnection) -> Void] = []
+  private var setups: [(any MessageBus) -> Void] = []
   private var logger = Logger(label: "responderd")
 
   private let configuredAddress: String?
+  private let givenBus: (any MessageBus)?
 
   /// A bus component for the session bus (from the environment), or for `address` when given.
-  public init(address: String? = nil) { configuredAddress = address }
-
-  /// Runs `setup` once with the connection (at once when it exists): export objects, subscribe.
-  public func withConnection(_ setup: @escaping (DBusConnection) -> Void) {
-    if let connection { setup(connection) } else { setups.append(setup) }
+  public init(address: String? = nil) {
+    configuredAddress = address
+    givenBus = nil
   }
 
-  /// Runs `handler` after every (re)connection, once names and subscriptions are restored.
-  public func onConnected(_ handler: @escaping (DBusConnection) -> Void) {
-    connectedHandlers.append(handler)
+  /// A bus component on a bus made elsewhere (an in-memory bus in tests).
+  public init(bus: any MessageBus) {
+    configuredAddress = nil
+    givenBus = bus
+  }
+
+  /// Runs `setup` once with the connection (at once when it exists): export objects, subscribe,
+  /// add observers of the connection (`.connected` comes after every reconnection, once names
+  /// and subscriptions are restored).
+  public func withConnection(_ setup: @escaping (any MessageBus) -> Void) {
+    if let connection { setup(connection) } else { setups.append(setup) }
   }
 
   public func start(in service: Service) throws {
     logger = service.logger
-    address =
-      configuredAddress ?? (try? DBusConnection.sessionBusAddress()) ?? "unix:path=/run/user/\(getuid())/bus"
-    let connection = DBusConnection(waitingFor: address, loop: service.loop)
+    let connection: any MessageBus
+    if let givenBus {
+      connection = givenBus
+    } else {
+      address =
+        configuredAddress ?? (try? DBusConnection.sessionBusAddress())
+        ?? "unix:path=/run/user/\(getuid())/bus"
+      connection = DBusConnection(waitingFor: address, loop: service.loop)
+    }
     self.connection = connection
-    connection.onConnected = { [weak self, unowned connection] in
+    connection.addObserver { [weak self, unowned connection] event in
       guard let self else { return }
-      self.logger.info("bus: connected to the session bus as \(connection.uniqueName ?? "?")")
-      for handler in self.connectedHandlers { handler(connection) }
-    }
-    connection.onDisconnected = { [weak self] error in
-      self?.logger.warning("bus: lost the session bus (\(error.message)); reconnecting when it is back")
-    }
-    connection.onNameAcquired = { [weak self] name in
-      guard !name.hasPrefix(":") else { return }  // the unique name, announced at every connection
-      self?.logger.info("bus: owns \(name)")
-    }
-    connection.onNameLost = { [weak self] name in
-      self?.logger.warning("bus: lost the name \(name) to another connection")
+      switch event {
+      case .connected:
+        self.logger.info("bus: connected to the session bus as \(connection.uniqueName ?? "?")")
+      case .disconnected(let error):
+        self.logger.warning("bus: lost the session bus (\(error.message)); reconnecting when it is back")
+      case .nameAcquired(let name):
+        guard !name.hasPrefix(":") else { return }  // the unique name, announced at every connection
+        self.logger.info("bus: owns \(name)")
+      case .nameLost(let name):
+        self.logger.warning("bus: lost the name \(name) to another connection")
+      }
     }
     connection.requestName(Self.daemonName) { [weak self] result in
       switch result {
       case .success(let outcome) where outcome.isOwner:
-        break  // logged by onNameAcquired, after every reconnection too
+        break  // logged at .nameAcquired, after every reconnection too
       case .success:
         self?.logger.error("bus: \(Self.daemonName) is owned by another responderd; not taking it over")
       case .failure(let error):
@@ -71,12 +82,12 @@ public final class BusComponent: ServiceComponent {
     }
     for setup in setups { setup(connection) }
     setups.removeAll()
-    if connection.state == .disconnected {
+    if let real = connection as? DBusConnection, real.state == .disconnected {
       logger.notice("bus: no session bus found at \(address); connecting when it appears")
     }
   }
 
   public func stop() {
-    connection?.close()
+    (connection as? DBusConnection)?.close()
   }
 }

@@ -40,18 +40,21 @@ public final class MPRISComponent: ServiceComponent {
       return
     }
     let settings = tracker.settings
-    tracker.onChange { [weak self] change in
+    tracker.addObserver { [weak self] change in
       if case .selection = change { self?.selectionChanged() }
     }
     bus.withConnection { [weak self, weak service] connection in
       guard let self, let service else { return }
       self.tracker.attach(to: connection)
-      // While the bus is away there is no player (the bus component keeps its own handler).
-      let busHandler = connection.onDisconnected
-      connection.onDisconnected = { [weak self] error in
-        busHandler?(error)
-        self?.controller.stopSeeking()
-        self?.tracker.connectionLost()
+      connection.addObserver { [weak self] event in
+        switch event {
+        case .connected: self?.tracker.refresh()
+        case .disconnected:
+          // While the bus is away there is no player.
+          self?.controller.stopSeeking()
+          self?.tracker.connectionLost()
+        case .nameAcquired, .nameLost: break
+        }
       }
       self.exportPlayersObject(on: connection)
       if settings.proxy {
@@ -68,7 +71,6 @@ public final class MPRISComponent: ServiceComponent {
         }
       }
     }
-    bus.onConnected { [weak self] _ in self?.tracker.refresh() }
     var summary = "mpris: policy \(settings.policy)"
     if !settings.priority.isEmpty { summary += ", priority \(settings.priority.joined(separator: ", "))" }
     if !settings.ignore.isEmpty { summary += ", ignoring \(settings.ignore.joined(separator: ", "))" }
@@ -95,7 +97,7 @@ public final class MPRISComponent: ServiceComponent {
     }
   }
 
-  private func exportPlayersObject(on connection: DBusConnection) {
+  private func exportPlayersObject(on connection: any MessageBus) {
     let tracker = self.tracker
     let interface = DBusInterface(
       Self.playersInterface,

@@ -38,7 +38,7 @@ public final class MotionComponent: ServiceComponent {
       loop: service.loop, settings: settings.inputSettings, shake: settings.shake, logger: service.logger
     ) { [weak self] event in self?.post(event) }
     shake = input
-    service.onMotionInterestChanged { [weak self] _ in self?.refresh() }
+    service.addMotionInterestObserver { [weak self] _ in self?.refresh() }
     refresh()
   }
 

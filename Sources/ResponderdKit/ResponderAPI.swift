@@ -20,7 +20,7 @@ public final class ResponderAPI: ServiceComponent {
   public let componentName = "responders"
   private weak var service: Service?
   private var registry: AppResponderRegistry?
-  private var connection: DBusConnection?
+  private var connection: (any MessageBus)?
   private var object: DBusExportedObject?
   /// NameOwnerChanged watches of the connections that registered responders.
   private var watches: [String: DBusSubscription] = [:]
@@ -48,20 +48,23 @@ public final class ResponderAPI: ServiceComponent {
       application: service.application, chain: service.chain, deadline: service.config.responders.deadline,
       logger: service.logger)
     self.registry = registry
-    registry.onChange = { [weak self] in self?.registrationsChanged() }
+    registry.addChangeObserver { [weak self] in self?.registrationsChanged() }
     service.application.addFirstResponderObserver { [weak self] _ in self?.registrationsChanged() }
-    service.onDispatch { [weak self] record in self?.published(record) }
-    service.onMotionInterestChanged { [weak self] _ in
+    service.addDispatchObserver { [weak self] record in self?.published(record) }
+    service.addMotionInterestObserver { [weak self] _ in
       try? self?.object?.propertiesChanged(interface: ResponderBusAPI.daemonInterface, ["MotionInterest"])
     }
     guard let bus = service.bus else {
       logger.notice("responders: no bus in this service; applications cannot register")
       return
     }
-    bus.withConnection { [weak self] connection in self?.attach(connection) }
-    bus.onConnected { [weak self] _ in
-      // Registrations belong to connections of the bus we had before: all gone.
-      self?.registry?.removeEverything(reason: "responderd reconnected to the bus")
+    bus.withConnection { [weak self] connection in
+      self?.attach(connection)
+      connection.addObserver { [weak self] event in
+        guard case .connected = event else { return }
+        // Registrations belong to connections of the bus we had before: all gone.
+        self?.registry?.removeEverything(reason: "responderd reconnected to the bus")
+      }
     }
   }
 
@@ -72,7 +75,7 @@ public final class ResponderAPI: ServiceComponent {
     object = nil
   }
 
-  private func attach(_ connection: DBusConnection) {
+  private func attach(_ connection: any MessageBus) {
     self.connection = connection
     registry?.connection = connection
     do {
@@ -161,7 +164,7 @@ public final class ResponderAPI: ServiceComponent {
     // over) is announced as one change, without the state in between.
     guard !changeAnnouncementScheduled else { return }
     changeAnnouncementScheduled = true
-    service.loop.runSoon { [weak self] in self?.announceChanges() }
+    service.scheduler.schedule(after: 0) { [weak self] in self?.announceChanges() }
   }
 
   private func announceChanges() {
@@ -387,7 +390,7 @@ public final class ResponderAPI: ServiceComponent {
       guard let self, let service = self.service else { return }
       let source = "dbus \(call.sender)"
       let event = Event(
-        type: subtype.eventType ?? .remoteControl, subtype: subtype, timestamp: service.loop.scheduler.now,
+        type: subtype.eventType ?? .remoteControl, subtype: subtype, timestamp: service.scheduler.now,
         source: source)
       self.pendingSends.append(PendingSend(source: source, timestamp: event.timestamp, call: call))
       service.application.post(event, phase: phase)

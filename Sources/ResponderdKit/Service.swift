@@ -1,4 +1,5 @@
 import EventLoop
+import EventTime
 import Logging
 import ResponderConfig
 import ResponderCore
@@ -25,6 +26,8 @@ public final class Service {
   public let config: ResponderdConfig
   /// The one event loop every component and timer runs on.
   public let loop: EventLoop
+  /// The clock of every timer of the service (the loop's; virtual time in tests).
+  public let scheduler: Scheduler
   /// The application: event queue, first responder, dispatch.
   public let application: Application
   /// The handlers after the first responder, in the config's `chain` order.
@@ -35,20 +38,20 @@ public final class Service {
   public private(set) var components: [ServiceComponent] = []
   /// The session-bus connection, when the service has one (the standard components add it).
   public var bus: BusComponent?
-  /// Every dispatch, most recent last (bounded), for status and tests.
-  public private(set) var recentDispatches: [DispatchRecord] = []
-  private var dispatchListeners: [(DispatchRecord) -> Void] = []
-  private var motionInterestListeners: [(Bool) -> Void] = []
+  private var dispatchObservers: [(DispatchRecord) -> Void] = []
+  private var motionInterestObservers: [(Bool) -> Void] = []
 
   /// A service without components; add them (`add(_:)`, `Components.addStandard(to:)`) and start it.
-  public init(config: ResponderdConfig, loop: EventLoop, logger: Logger) {
+  /// Its timers run on `scheduler` (the loop's when nil).
+  public init(config: ResponderdConfig, loop: EventLoop, scheduler: Scheduler? = nil, logger: Logger) {
     self.config = config
     self.loop = loop
+    self.scheduler = scheduler ?? loop.scheduler
     self.logger = logger
-    application = Application(scheduler: loop.scheduler)
+    application = Application(scheduler: self.scheduler)
     application.beginReceivingRemoteControlEvents()
     chain = HandlerChain(application: application)
-    application.addDispatchObserver { [weak self] record in self?.recordDispatch(record) }
+    application.addDispatchObserver { [weak self] record in self?.dispatched(record) }
   }
 
   /// Adds a component; it is started by `start()` (or at once when the service already runs).
@@ -56,9 +59,9 @@ public final class Service {
     components.append(component)
   }
 
-  /// Calls `listener` with the record of every dispatched event.
-  public func onDispatch(_ listener: @escaping (DispatchRecord) -> Void) {
-    dispatchListeners.append(listener)
+  /// Calls `observer` with the record of every dispatched event.
+  public func addDispatchObserver(_ observer: @escaping (DispatchRecord) -> Void) {
+    dispatchObservers.append(observer)
   }
 
   /// Handlers by name, for the config's `chain`; components add theirs (`mpris`, `command`).
@@ -114,10 +117,10 @@ public final class Service {
   /// Set once the chain is built in `start()`, before the components start.
   public private(set) var motionInterest = false
 
-  /// Calls `listener` with the new value each time `motionInterest` changes (not for the value it
-  /// has when the listener is added: read `motionInterest` then).
-  public func onMotionInterestChanged(_ listener: @escaping (Bool) -> Void) {
-    motionInterestListeners.append(listener)
+  /// Calls `observer` with the new value each time `motionInterest` changes (not for the value it
+  /// has when the observer is added: read `motionInterest` then).
+  public func addMotionInterestObserver(_ observer: @escaping (Bool) -> Void) {
+    motionInterestObservers.append(observer)
   }
 
   /// How many applications registered over D-Bus take motion events (kept by the responder API).
@@ -130,13 +133,11 @@ public final class Service {
     guard wanted != motionInterest else { return }
     motionInterest = wanted
     logger.info("motion: \(wanted ? "wanted" : "no longer wanted") by the chain")
-    for listener in motionInterestListeners { listener(wanted) }
+    for observer in motionInterestObservers { observer(wanted) }
   }
 
-  private func recordDispatch(_ record: DispatchRecord) {
-    recentDispatches.append(record)
-    if recentDispatches.count > 256 { recentDispatches.removeFirst(recentDispatches.count - 256) }
+  private func dispatched(_ record: DispatchRecord) {
     logger.debug("dispatch: \(record)")
-    for listener in dispatchListeners { listener(record) }
+    for observer in dispatchObservers { observer(record) }
   }
 }

@@ -53,9 +53,9 @@ public final class TouchGesturesComponent: ServiceComponent {
   public func stop() {
     watcher?.stop()
     watcher = nil
-    source?.onGone = nil
-    source?.close()
+    let closing = source
     source = nil
+    closing?.close()
     gestures = nil
   }
 
@@ -90,7 +90,7 @@ public final class TouchGesturesComponent: ServiceComponent {
     do {
       let source = try TouchscreenSource(
         device: device, window: gestures.window, loop: service.loop, rotation: config.rotation)
-      source.onGone = { [weak self] in self?.closed(path) }
+      source.addGoneObserver { [weak self] in self?.closed(path) }
       self.source = source
       self.gestures = gestures
       logger.info(
@@ -108,6 +108,7 @@ public final class TouchGesturesComponent: ServiceComponent {
   }
 
   private func closed(_ path: String) {
+    guard source != nil else { return }  // stopped, not gone
     logger.info("touch: touchscreen \(path) gone; waiting for one")
     source = nil
     gestures = nil
@@ -132,12 +133,5 @@ public final class TouchGesturesComponent: ServiceComponent {
         logger.warning("touch: gesture '\(binding.name)': cannot start '\(argv[0])': \(error)")
       }
     }
-  }
-}
-
-extension Service {
-  /// The touch gestures component, when the service has one.
-  public var touchGestures: TouchGesturesComponent? {
-    components.lazy.compactMap { $0 as? TouchGesturesComponent }.first
   }
 }

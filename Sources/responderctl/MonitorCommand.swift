@@ -52,7 +52,8 @@ struct MonitorCommand: ParsableCommand {
           "responderctl monitor: responderd left the bus; waiting for it to come back\n", to: .standardError)
       }
     }
-    link.bus.onDisconnected = { error in
+    link.bus.addObserver { event in
+      guard case .disconnected(let error) = event else { return }
       failure = DaemonLinkFailure.lostBus(error)
       link.loop.stop()
     }

@@ -84,17 +84,20 @@ struct RespondCommand: ParsableCommand {
         return false
       }
     }
-    client.onDaemonLost = {
-      writeText(
-        "responderctl respond: responderd went away; registering again when it is back\n", to: .standardError)
-    }
-    client.onRegistered = { id in
-      writeText(
-        "responderctl respond: registered as responder \(id) for \(self.events)\n", to: .standardError)
-    }
-    client.onFirstResponderChanged = { isFirst in
-      writeText(
-        "responderctl respond: \(isFirst ? "is" : "is no longer") the first responder\n", to: .standardError)
+    client.addObserver { event in
+      switch event {
+      case .daemonLost:
+        writeText(
+          "responderctl respond: responderd went away; registering again when it is back\n",
+          to: .standardError)
+      case .registered(let id):
+        writeText(
+          "responderctl respond: registered as responder \(id) for \(self.events)\n", to: .standardError)
+      case .firstResponderChanged(let isFirst):
+        writeText(
+          "responderctl respond: \(isFirst ? "is" : "is no longer") the first responder\n", to: .standardError
+        )
+      }
     }
 
     var registration: Result<UInt32, DBusError>?
@@ -120,7 +123,8 @@ struct RespondCommand: ParsableCommand {
 
     var failureCode: ExitCode?
     var unregistered = false
-    link.bus.onDisconnected = { error in
+    link.bus.addObserver { event in
+      guard case .disconnected(let error) = event else { return }
       failureCode = DaemonLinkFailure.lostBus(error)
       link.loop.stop()
     }

@@ -55,7 +55,9 @@ do {
       loop.stop()
     }
   }
-  bus.onDisconnected = { _ in loop.stop() }
+  bus.addObserver { event in
+    if case .disconnected = event { loop.stop() }
+  }
   try loop.onSignals([SIGTERM, SIGINT]) { _ in loop.stop() }
   loop.run()
   bus.close()

@@ -14,8 +14,13 @@ import Testing
     let service = try bus.connect(loop: loop, reconnect: .whenBusReappears)
     var connectedCount = 0
     var disconnects: [DBusError] = []
-    service.onConnected = { connectedCount += 1 }
-    service.onDisconnected = { disconnects.append($0) }
+    service.addObserver { event in
+      switch event {
+      case .connected: connectedCount += 1
+      case .disconnected(let error): disconnects.append(error)
+      case .nameAcquired, .nameLost: break
+      }
+    }
     try service.export(path: "/org/responderd/Test", interfaces: [echoInterface()])
     var owned: DBusRequestNameResult?
     service.requestName("org.responderd.Test.Service") { owned = try? $0.get() }
@@ -83,7 +88,9 @@ import Testing
     let loop = try EventLoop()
     let connection = try bus.connect(loop: loop, reconnect: .whenBusReappears)
     var connected = 0
-    connection.onConnected = { connected += 1 }
+    connection.addObserver { event in
+      if case .connected = event { connected += 1 }
+    }
     try bus.kill()
     try waitFor("the disconnect", on: loop) { connection.state == .disconnected }
     #expect(loop.scheduler.pendingCount == 1)  // the back-off timer
@@ -139,7 +146,9 @@ import Testing
     let loop = try EventLoop()
     let connection = try bus.connect(loop: loop)
     var disconnected = false
-    connection.onDisconnected = { _ in disconnected = true }
+    connection.addObserver { event in
+      if case .disconnected = event { disconnected = true }
+    }
     bus.stop()
     try waitFor("the disconnect", on: loop) { disconnected }
     #expect(connection.state == .disconnected)

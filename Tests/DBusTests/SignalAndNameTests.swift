@@ -82,7 +82,9 @@ func sync(_ connection: DBusConnection) throws {
     try sync(third)
 
     var lost: [String] = []
-    fixture.server.onNameLost = { lost.append($0) }
+    fixture.server.addObserver { event in
+      if case .nameLost(let name) = event { lost.append(name) }
+    }
     var first: DBusRequestNameResult?
     fixture.server.requestName(name, flags: [.allowReplacement, .doNotQueue]) { first = try? $0.get() }
     try waitFor("the first request", on: fixture.loop) { first != nil }

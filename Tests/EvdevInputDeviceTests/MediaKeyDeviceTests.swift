@@ -52,7 +52,7 @@ extension EvdevInputDeviceTests {
       // before it was interpreted.
       p.scheduler.advance(to: 110)
       #expect(p.player.received == ["togglePlayPause@100.0", "nextTrack@101.8", "togglePlayPause@103.6"])
-      #expect(p.input.keyEventsRead == 8)  // VOLUMEUP never read
+      #expect(p.keysRead.count == 8)  // VOLUMEUP never read
       #expect(p.records.allSatisfy { $0.handledBy == "player" && $0.source == "evdev:/dev/input/event7" })
     }
 
@@ -81,7 +81,7 @@ extension EvdevInputDeviceTests {
         p.player.received == [
           "previousTrack@11.1", "beginSeekingForward@12.8", "endSeekingForward@13.0",
         ])
-      #expect(p.input.keyEventsRead == 10)
+      #expect(p.keysRead.count == 10)
     }
 
     @Test("a device without mapped keys and a device a rule ignores are not kept open")
@@ -178,7 +178,7 @@ extension EvdevInputDeviceTests {
       try tb.key(headset, KEY_MEDIA, 0, at: 400.1)
       try tb.key(headset, KEY_MEDIA, 1, at: 400.3)
       try tb.write(headset, [RawInputEvent(time: 400.35, type: 0, code: InputCode.SYN_DROPPED, value: 0)])
-      try p.wait("the resync") { p.input.resyncCount == 1 && p.input.keyEventsRead == 4 }
+      try p.wait("the resync") { p.resyncs == 1 && p.keysRead.count == 4 }
       // Reading goes on normally after the resync.
       try tb.key(headset, KEY_MEDIA, 1, at: 402.0)
       try tb.key(headset, KEY_MEDIA, 0, at: 402.1)
@@ -187,7 +187,7 @@ extension EvdevInputDeviceTests {
       try tb.key(headset, KEY_MEDIA, 1, at: 500.0)
       try tb.key(headset, KEY_MEDIA, 0, at: 500.1)
       try tb.write(headset, [RawInputEvent(time: 500.15, type: 0, code: InputCode.SYN_DROPPED, value: 0)])
-      try p.wait("the second resync") { p.input.resyncCount == 2 && p.input.keyEventsRead == 8 }
+      try p.wait("the second resync") { p.resyncs == 2 && p.keysRead.count == 8 }
       try tb.key(headset, KEY_MEDIA, 1, at: 500.3)
       try tb.key(headset, KEY_MEDIA, 0, at: 500.4)
       try p.waitForKeys(10)
@@ -199,7 +199,7 @@ extension EvdevInputDeviceTests {
     func realtimeConverted() throws {
       let tb = try Testbed()
       let keyboard = try tb.add("keyboard")
-      let p = try KeyPipeline(timeBase: .monotonic)
+      let p = try KeyPipeline(virtualTime: false)
       try p.start()
       var realtime = timespec()
       clock_gettime(CLOCK_REALTIME, &realtime)

@@ -100,7 +100,13 @@ extension EvdevInputDeviceTests {
       #expect(p.records.count == 2)
       #expect(p.records.allSatisfy { $0.type == .remoteControl })
       // Nothing else was read at all: the media keys and the catch-up repeats.
-      #expect(p.input.keyEventsRead == mappedWritten)
+      #expect(p.keysRead.count == mappedWritten)
+      let codesRead = Set(
+        p.keysRead.compactMap { event -> UInt16? in
+          if case .key(_, let code, _) = event { return code }
+          return nil
+        })
+      #expect(codesRead == [UInt16(KEY_MEDIA), UInt16(KEY_NEXTSONG), UInt16(KEY_PLAYPAUSE)])
       #expect(mappedWritten == 4 + "Hello".count + Self.sentence.count)
 
       // Logs at trace level: the device is named, mapped keys may be, typed keys never.

@@ -63,9 +63,15 @@ final class KeyPipeline {
   let logs = LogStore()
   private(set) var records: [DispatchRecord] = []
   private(set) var changes: [MediaKeyInput.DeviceChange] = []
+  /// Every key event the input read (only mapped keys can be here).
+  private(set) var keysRead: [MediaKeyInput.ReadEvent] = []
+  /// How many SYN_DROPPED were resynced.
+  private(set) var resyncs = 0
   private(set) var input: MediaKeyInput!
 
-  init(settings: KeySettings = .standard, timeBase: MediaKeyInput.TimeBase = .asReported) throws {
+  /// With `virtualTime`, the keys are interpreted on `scheduler` with the timestamps the test
+  /// writes; without, on the loop's clock (CLOCK_MONOTONIC).
+  init(settings: KeySettings = .standard, virtualTime: Bool = true) throws {
     loop = try EventLoop()
     app = Application(scheduler: scheduler)
     app.beginReceivingRemoteControlEvents()
@@ -75,13 +81,15 @@ final class KeyPipeline {
     var logger = Logger(label: "responderd.test") { _ in RecordingLogHandler(store: store) }
     logger.logLevel = .trace
     input = MediaKeyInput(
-      loop: loop, scheduler: timeBase == .asReported ? scheduler : nil, settings: settings,
-      timeBase: timeBase,
-      logger: logger
+      loop: loop, scheduler: virtualTime ? scheduler : nil, settings: settings, logger: logger
     ) { [app] emission in
       app.post(.remoteControl(emission.subtype, timestamp: emission.timestamp, source: emission.source))
     }
-    input.onDeviceChange = { [weak self] change in self?.changes.append(change) }
+    input.addDeviceObserver { [weak self] change in self?.changes.append(change) }
+    input.addReadObserver { [weak self] event in
+      guard let self else { return }
+      if case .resynced = event { self.resyncs += 1 } else { self.keysRead.append(event) }
+    }
     app.addDispatchObserver { [weak self] record in self?.records.append(record) }
   }
 
@@ -98,7 +106,7 @@ final class KeyPipeline {
 
   /// Waits until `count` mapped key events have been read in all.
   func waitForKeys(_ count: Int) throws {
-    try wait("\(count) key events (read \(input.keyEventsRead))") { input.keyEventsRead >= count }
+    try wait("\(count) key events (read \(keysRead.count))") { keysRead.count >= count }
   }
 
   var openPaths: [String] { input.openDevices.map(\.path) }

@@ -40,7 +40,7 @@ extension IIOInputDeviceTests {
     let recorder = ShakeRecorder()
     let service = service(chain: [recorder.name], loop: loop, recorder: recorder)
     var records: [DispatchRecord] = []
-    service.onDispatch { records.append($0) }
+    service.addDispatchObserver { records.append($0) }
     service.start()
     let motion = try #require(service.motion)
     #expect(motion.wantedBy == recorder.name)
@@ -134,7 +134,7 @@ extension IIOInputDeviceTests {
     let input = try #require(motion.shake?.input)
     #expect(motion.wantedBy == nil)
     #expect(!input.isWanted)
-    #expect(input.contextCount == 0)
+    #expect(input.sensor == nil)
     #expect(loop.registeredCount == baseline)
 
     // What the responder API does when an application registers for motion, then leaves.

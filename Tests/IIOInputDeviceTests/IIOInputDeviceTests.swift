@@ -23,7 +23,7 @@ struct IIOInputDeviceTests {
     settings.samplingRate = 50
     let input = IIOInput(loop: loop, settings: settings, logger: testLogger)
     var samples: [MotionSample] = []
-    input.onSample = { samples.append($0) }
+    input.addSampleObserver { samples.append($0) }
     let start = monotonicNow()
     input.setWanted(true)
     #expect(input.sensor?.mode == "polled")
@@ -60,7 +60,7 @@ struct IIOInputDeviceTests {
     let loop = try EventLoop()
     let input = IIOInput(loop: loop, settings: IIOInput.Settings(), logger: testLogger)
     var samples: [MotionSample] = []
-    input.onSample = { samples.append($0) }
+    input.addSampleObserver { samples.append($0) }
     input.setWanted(true)
     let sensor = try #require(input.sensor)
     #expect(sensor.mode == "buffered")
@@ -114,7 +114,7 @@ struct IIOInputDeviceTests {
     let loop = try EventLoop()
     let input = IIOInput(loop: loop, settings: IIOInput.Settings(), logger: testLogger)
     var samples: [MotionSample] = []
-    input.onSample = { samples.append($0) }
+    input.addSampleObserver { samples.append($0) }
     input.setWanted(true)
     #expect(input.sensor?.mode == "polled")
     #expect(loop.run(until: { samples.count >= 2 }, timeout: 5))
@@ -136,7 +136,7 @@ struct IIOInputDeviceTests {
     let loop = try EventLoop()
     let input = IIOInput(loop: loop, settings: IIOInput.Settings(), logger: testLogger)
     var samples: [MotionSample] = []
-    input.onSample = { samples.append($0) }
+    input.addSampleObserver { samples.append($0) }
     let start = monotonicNow()
     input.setWanted(true)
     #expect(loop.run(until: { samples.count >= 8 }, timeout: 5))
@@ -209,15 +209,16 @@ struct IIOInputDeviceTests {
     var samples = 0
     let shake = ShakeInput(loop: loop, settings: settings, shake: ShakeSettings(), logger: testLogger) { _ in
     }
-    shake.input.onSample = { _ in samples += 1 }
+    shake.input.addSampleObserver { _ in samples += 1 }
+    var wakeups = 0
+    loop.addWakeupObserver { _ in wakeups += 1 }
     _ = watch.drain()
-    let wakeups = loop.wakeups
     loop.run(until: { false }, timeout: 0.5)
+    // No libiio context either: it would have read the sensor's sysfs files.
     #expect(watch.drain() == 0, "the sensor's files were opened or read")
-    #expect(loop.wakeups - wakeups <= 6, "the loop woke up \(loop.wakeups - wakeups) times")
+    #expect(wakeups <= 6, "the loop woke up \(wakeups) times")
     #expect(loop.registeredCount == baseline)
     #expect(loop.scheduler.pendingCount == 0)
-    #expect(shake.input.contextCount == 0)
     #expect(samples == 0)
 
     // Wanted: it is opened and read (so the watch above would have seen it).
@@ -246,7 +247,7 @@ struct IIOInputDeviceTests {
     settings.capture = .polled
     let input = IIOInput(loop: loop, settings: settings, logger: testLogger)
     var samples = 0
-    input.onSample = { _ in samples += 1 }
+    input.addSampleObserver { _ in samples += 1 }
     input.setWanted(true)
     #expect(input.sensor == nil)
     try bed.addDevice()

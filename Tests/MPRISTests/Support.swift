@@ -332,7 +332,7 @@ final class ServiceUnderTest {
     service.add(busComponent)
     mpris = MPRISComponent(service: service)
     service.add(mpris)
-    service.onDispatch { [unowned self] record in self.records.append(record) }
+    service.addDispatchObserver { [unowned self] record in self.records.append(record) }
     service.start()
     try waitFor("the service to read \(players.map(\.busName))", on: loop) {
       players.allSatisfy { mpris.tracker.selector.players[$0.uniqueName]?.isLoaded == true }
@@ -347,7 +347,7 @@ final class ServiceUnderTest {
   deinit { stop() }
 
   var tracker: PlayerTracker { mpris.tracker }
-  var busConnection: DBusConnection { service.bus!.connection! }
+  var busConnection: DBusConnection { service.bus!.connection as! DBusConnection }
   var selected: String? { tracker.selector.selectedID }
 
   func stop() {

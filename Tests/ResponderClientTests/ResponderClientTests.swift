@@ -149,8 +149,13 @@ final class PlayButton: Responder {
     client.onEvent = { _ in true }
     var lost = 0
     var registrations: [UInt32] = []
-    client.onDaemonLost = { lost += 1 }
-    client.onRegistered = { registrations.append($0) }
+    client.addObserver { event in
+      switch event {
+      case .daemonLost: lost += 1
+      case .registered(let id): registrations.append(id)
+      case .firstResponderChanged: break
+      }
+    }
     client.register(becomeFirstResponder: true)
     try fixture.waitFor("first responder") { client.isFirstResponder }
 

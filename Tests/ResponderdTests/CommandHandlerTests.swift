@@ -36,7 +36,7 @@ func recordingLogger() -> (Logger, RecordingLogHandler.Store) {
     let config = try ResponderdConfig.parse(toml, file: "test.toml")
     let service = Service(config: config, loop: try EventLoop(), logger: logger)
     var records: [DispatchRecord] = []
-    service.onDispatch { records.append($0) }
+    service.addDispatchObserver { records.append($0) }
     service.start()
     return (service, store, { records })
   }

@@ -55,7 +55,7 @@ struct MotionComponentTests {
     let motion = try #require(service.motion)
     #expect(motion.wantedBy == nil)
     #expect(motion.shake?.input.isWanted == false)
-    #expect(motion.shake?.input.contextCount == 0)
+    #expect(motion.shake?.input.sensor == nil)
     #expect(loop.registeredCount == before)
     #expect(loop.scheduler.pendingCount == 0)
   }

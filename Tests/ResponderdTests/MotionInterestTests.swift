@@ -6,7 +6,7 @@ import ResponderConfig
 import ResponderdKit
 import Testing
 
-/// `Service.motionInterest` and `onMotionInterestChanged`, with the responder API in this process on
+/// `Service.motionInterest` and `addMotionInterestObserver`, with the responder API in this process on
 /// a private bus.
 @Suite(.serialized) struct MotionInterestTests {
   func service(_ toml: String, bus: PrivateBus, loop: EventLoop) throws -> Service {
@@ -38,7 +38,7 @@ import Testing
     let loop = try EventLoop()
     let service = try service("chain = [\"log\"]\n", bus: bus, loop: loop)
     var changes: [Bool] = []
-    service.onMotionInterestChanged { changes.append($0) }
+    service.addMotionInterestObserver { changes.append($0) }
     service.start()
     #expect(!service.motionInterest)
 

@@ -28,6 +28,8 @@ extension TouchDispatchDeviceTests {
       let loop = try EventLoop()
       let service = Service(
         config: config, loop: loop, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+      var dispatches: [DispatchRecord] = []
+      service.addDispatchObserver { dispatches.append($0) }
       let component = TouchGesturesComponent()
       service.add(component)
       service.start()
@@ -65,9 +67,9 @@ extension TouchDispatchDeviceTests {
       syn(1.2)
       try testbed.write(events)
       let arrived = loop.run(
-        until: { service.recentDispatches.contains { $0.subtype == .remoteControlNextTrack } }, timeout: 2)
+        until: { dispatches.contains { $0.subtype == .remoteControlNextTrack } }, timeout: 2)
       #expect(arrived)
-      let record = service.recentDispatches.first { $0.subtype == .remoteControlNextTrack }
+      let record = dispatches.first { $0.subtype == .remoteControlNextTrack }
       #expect(record?.source == "touch:next")
       #expect(record?.handledBy == nil || record?.handledBy == "log")
 

@@ -73,11 +73,14 @@ do {
   let client = try ResponderClient(
     session: session, path: "/org/responderd/examples/ShakeToUndo", eventTypes: [.motion])
   client.application = app
-  client.onRegistered = { id in say("registered with responderd as responder \(id)") }
-  client.onFirstResponderChanged = { isFirst in
-    say(isFirst ? "first responder: shake to undo" : "no longer first responder")
+  client.addObserver { event in
+    switch event {
+    case .registered(let id): say("registered with responderd as responder \(id)")
+    case .firstResponderChanged(let isFirst):
+      say(isFirst ? "first responder: shake to undo" : "no longer first responder")
+    case .daemonLost: say("responderd went away; waiting for it to come back")
+    }
   }
-  client.onDaemonLost = { say("responderd went away; waiting for it to come back") }
   client.register(becomeFirstResponder: true) { result in
     if case .failure(let error) = result {
       say("responderd is not running (\(error.message)); waiting for it")

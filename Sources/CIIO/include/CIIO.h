@@ -33,7 +33,6 @@ struct iio_buffer *rsp_iio_device_create_buffer(const struct iio_device *dev, si
 
 const char *rsp_iio_channel_get_id(const struct iio_channel *chn);
 bool rsp_iio_channel_is_scan_element(const struct iio_channel *chn);
-const char *rsp_iio_channel_find_attr(const struct iio_channel *chn, const char *name);
 const char *rsp_iio_channel_attr_get_filename(const struct iio_channel *chn, const char *attr);
 ssize_t rsp_iio_channel_attr_read(const struct iio_channel *chn, const char *attr, char *dst, size_t len);
 ssize_t rsp_iio_channel_attr_write(const struct iio_channel *chn, const char *attr, const char *src);

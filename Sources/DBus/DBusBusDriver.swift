@@ -32,8 +32,8 @@ struct OwnedName {
 }
 
 /// Calls on the bus driver (`org.freedesktop.DBus`): names and caller credentials.
-extension DBusConnection {
-  private func busCall(
+extension MessageBus {
+  fileprivate func busCall(
     _ method: String, _ arguments: [DBusValue], timeout: Seconds = 25,
     reply: @escaping (Result<[DBusValue], DBusError>) -> Void
   ) {
@@ -42,7 +42,7 @@ extension DBusConnection {
       method: method, arguments: arguments, timeout: timeout, reply: reply)
   }
 
-  private func busCall<T: DBusConvertible>(
+  fileprivate func busCall<T: DBusConvertible>(
     _ method: String, _ arguments: [DBusValue], as type: T.Type,
     reply: @escaping (Result<T, DBusError>) -> Void
   ) {
@@ -56,36 +56,6 @@ extension DBusConnection {
           return .success(value)
         })
     }
-  }
-
-  /// Asks for `name`. With `keep` (the default) the name is requested again after every
-  /// reconnection until `releaseName`. When not connected yet, the request waits for registration.
-  public func requestName(
-    _ name: String, flags: DBusNameFlags = [.doNotQueue], keep: Bool = true,
-    reply: ((Result<DBusRequestNameResult, DBusError>) -> Void)? = nil
-  ) {
-    if keep {
-      ownedNames.removeAll { $0.name == name }
-      guard state == .connected else {
-        // Asked once registered (restoreBusState), with this reply.
-        ownedNames.append(OwnedName(name: name, flags: flags, reply: reply))
-        return
-      }
-      ownedNames.append(OwnedName(name: name, flags: flags, reply: nil))
-    }
-    busCall("RequestName", [.string(name), .uint32(flags.rawValue)], as: UInt32.self) { result in
-      reply?(
-        result.flatMap { code in
-          DBusRequestNameResult(rawValue: code).map { .success($0) }
-            ?? .failure(DBusError.failed("RequestName returned \(code)"))
-        })
-    }
-  }
-
-  /// Releases `name` (and stops asking for it after reconnections).
-  public func releaseName(_ name: String, reply: ((Result<UInt32, DBusError>) -> Void)? = nil) {
-    ownedNames.removeAll { $0.name == name }
-    busCall("ReleaseName", [.string(name)], as: UInt32.self) { reply?($0) }
   }
 
   /// The unique name owning `name`; `.failure` with `NameHasNoOwner` when nobody owns it.
@@ -115,7 +85,7 @@ extension DBusConnection {
 }
 
 /// Client side of `org.freedesktop.DBus.Properties` on remote objects.
-extension DBusConnection {
+extension MessageBus {
   /// Reads one property of a remote object (the variant is removed).
   public func getProperty(
     _ name: String, interface: String, path: String, destination: String, timeout: Seconds = 25,
@@ -187,4 +157,45 @@ extension DBusConnection {
       handler(message, changed, invalidated)
     }
   }
+}
+
+/// Names owned by a real connection, asked for again after each reconnection.
+extension DBusConnection {
+  /// Asks for `name`. With `keep` (the default) the name is requested again after every
+  /// reconnection until `releaseName`. When not connected yet, the request waits for registration.
+  public func requestName(
+    _ name: String, flags: DBusNameFlags = [.doNotQueue], keep: Bool = true,
+    reply: ((Result<DBusRequestNameResult, DBusError>) -> Void)? = nil
+  ) {
+    if keep {
+      ownedNames.removeAll { $0.name == name }
+      guard state == .connected else {
+        // Asked once registered (restoreBusState), with this reply.
+        ownedNames.append(OwnedName(name: name, flags: flags, reply: reply))
+        return
+      }
+      ownedNames.append(OwnedName(name: name, flags: flags, reply: nil))
+    }
+    busCall("RequestName", [.string(name), .uint32(flags.rawValue)], as: UInt32.self) { result in
+      reply?(
+        result.flatMap { code in
+          DBusRequestNameResult(rawValue: code).map { .success($0) }
+            ?? .failure(DBusError.failed("RequestName returned \(code)"))
+        })
+    }
+  }
+
+  /// Asks for `name`, again after every reconnection until `releaseName`.
+  public func requestName(
+    _ name: String, flags: DBusNameFlags, reply: ((Result<DBusRequestNameResult, DBusError>) -> Void)?
+  ) {
+    requestName(name, flags: flags, keep: true, reply: reply)
+  }
+
+  /// Releases `name` (and stops asking for it after reconnections).
+  public func releaseName(_ name: String, reply: ((Result<UInt32, DBusError>) -> Void)?) {
+    ownedNames.removeAll { $0.name == name }
+    busCall("ReleaseName", [.string(name)], as: UInt32.self) { reply?($0) }
+  }
+
 }

@@ -28,11 +28,6 @@ final class SkipKey {
     self.emit = emit
   }
 
-  var isUp: Bool {
-    if case .up = state { return true }
-    return false
-  }
-
   /// The hold timer, while it runs.
   var pendingTimer: ScheduledTimer? {
     if case .pressed(let timer) = state { return timer }
@@ -79,41 +74,4 @@ final class SkipKey {
       emit(direction.end, time)
     }
   }
-}
-
-/// A fast-forward/rewind key: seeking from press to release.
-final class SeekKey {
-  enum State {
-    case up
-    case seeking
-  }
-
-  private(set) var state: State = .up
-  let direction: SeekDirection
-  private let emit: (EventSubtype, Seconds) -> Void
-
-  init(direction: SeekDirection, emit: @escaping (EventSubtype, Seconds) -> Void) {
-    self.direction = direction
-    self.emit = emit
-  }
-
-  var isUp: Bool {
-    if case .up = state { return true }
-    return false
-  }
-
-  func press(at time: Seconds) {
-    guard case .up = state else { return }
-    state = .seeking
-    emit(direction.begin, time)
-  }
-
-  func release(at time: Seconds) {
-    guard case .seeking = state else { return }
-    state = .up
-    emit(direction.end, time)
-  }
-
-  /// The device went away: the seek ends now.
-  func deviceGone(at time: Seconds) { release(at: time) }
 }

@@ -1,0 +1,123 @@
+/// Introspection XML.
+enum DBusIntrospection {
+  static let interface = "org.freedesktop.DBus.Introspectable"
+  static let propertiesInterface = "org.freedesktop.DBus.Properties"
+  static let standardInterfaces: Set<String> = [
+    interface, propertiesInterface, "org.freedesktop.DBus.Peer",
+  ]
+
+  static let standardXML = """
+      <interface name="org.freedesktop.DBus.Peer">
+        <method name="Ping"/>
+        <method name="GetMachineId">
+          <arg name="machine_uuid" type="s" direction="out"/>
+        </method>
+      </interface>
+      <interface name="org.freedesktop.DBus.Introspectable">
+        <method name="Introspect">
+          <arg name="xml_data" type="s" direction="out"/>
+        </method>
+      </interface>
+      <interface name="org.freedesktop.DBus.Properties">
+        <method name="Get">
+          <arg name="interface_name" type="s" direction="in"/>
+          <arg name="property_name" type="s" direction="in"/>
+          <arg name="value" type="v" direction="out"/>
+        </method>
+        <method name="GetAll">
+          <arg name="interface_name" type="s" direction="in"/>
+          <arg name="properties" type="a{sv}" direction="out"/>
+        </method>
+        <method name="Set">
+          <arg name="interface_name" type="s" direction="in"/>
+          <arg name="property_name" type="s" direction="in"/>
+          <arg name="value" type="v" direction="in"/>
+        </method>
+        <signal name="PropertiesChanged">
+          <arg name="interface_name" type="s"/>
+          <arg name="changed_properties" type="a{sv}"/>
+          <arg name="invalidated_properties" type="as"/>
+        </signal>
+      </interface>
+
+    """
+
+  static func xml(for object: DBusExportedObject?, children: [String]) -> String {
+    var xml = """
+      <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+       "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+      <node>
+
+      """
+    if let object {
+      xml += standardXML
+      for interface in object.interfaces {
+        xml += "  <interface name=\"\(interface.name.xmlEscaped)\">\n"
+        for method in interface.methods {
+          let arguments =
+            arguments(method.inSignature, names: method.inNames, direction: "in")
+            + arguments(method.outSignature, names: method.outNames, direction: "out")
+          if arguments.isEmpty {
+            xml += "    <method name=\"\(method.name.xmlEscaped)\"/>\n"
+          } else {
+            xml += "    <method name=\"\(method.name.xmlEscaped)\">\n" + arguments + "    </method>\n"
+          }
+        }
+        for signal in interface.signals {
+          let arguments = arguments(signal.signature, names: signal.argumentNames, direction: nil)
+          if arguments.isEmpty {
+            xml += "    <signal name=\"\(signal.name.xmlEscaped)\"/>\n"
+          } else {
+            xml += "    <signal name=\"\(signal.name.xmlEscaped)\">\n" + arguments + "    </signal>\n"
+          }
+        }
+        for property in interface.properties {
+          let head =
+            "    <property name=\"\(property.name.xmlEscaped)\" type=\"\(property.signature.xmlEscaped)\" access=\"\(property.access.rawValue)\""
+          if property.changeSignal == .emits {
+            xml += head + "/>\n"
+          } else {
+            xml +=
+              head + ">\n"
+              + "      <annotation name=\"org.freedesktop.DBus.Property.EmitsChangedSignal\" value=\"\(property.changeSignal.rawValue)\"/>\n"
+              + "    </property>\n"
+          }
+        }
+        xml += "  </interface>\n"
+      }
+    }
+    for child in children { xml += "  <node name=\"\(child.xmlEscaped)\"/>\n" }
+    xml += "</node>\n"
+    return xml
+  }
+
+  private static func arguments(_ signature: String, names: [String], direction: String?) -> String {
+    let types = DBusSignature.split(signature) ?? []
+    var text = ""
+    for (index, type) in types.enumerated() {
+      let name = index < names.count ? " name=\"\(names[index].xmlEscaped)\"" : ""
+      let dir = direction.map { " direction=\"\($0)\"" } ?? ""
+      text += "      <arg\(name) type=\"\(type.xmlEscaped)\"\(dir)/>\n"
+    }
+    return text
+  }
+
+}
+
+extension String {
+  /// The text with XML's special characters replaced by entities (introspection data, SVG).
+  public var xmlEscaped: String {
+    var result = ""
+    for character in self {
+      switch character {
+      case "&": result += "&amp;"
+      case "<": result += "&lt;"
+      case ">": result += "&gt;"
+      case "\"": result += "&quot;"
+      case "'": result += "&apos;"
+      default: result.append(character)
+      }
+    }
+    return result
+  }
+}

@@ -1,0 +1,116 @@
+import DBus
+import EventTime
+import ResponderdTestKit
+import Testing
+
+/// The in-memory bus behaves as a bus daemon does for what the clients use: calls and replies,
+/// deadlines on virtual time, names and their owners, signals, a peer leaving.
+@Suite struct InMemoryBusTests {
+  let time = VirtualScheduler(now: 10)
+  let bus: InMemoryBus
+  let server: InMemoryBusConnection
+  let client: InMemoryBusConnection
+
+  init() throws {
+    bus = InMemoryBus(scheduler: time)
+    server = bus.connect()
+    client = bus.connect()
+    try server.export(path: "/org/responderd/Test", interfaces: [echoInterface()])
+  }
+
+  func call(
+    _ method: String, _ arguments: [DBusValue] = [], on destination: String? = nil, timeout: Seconds = 1
+  ) -> () -> Result<[DBusValue], DBusError>? {
+    var result: Result<[DBusValue], DBusError>?
+    client.call(
+      destination: destination ?? server.uniqueName!, path: "/org/responderd/Test",
+      interface: "org.responderd.Test", method: method, arguments: arguments, timeout: timeout
+    ) { result = $0 }
+    return { result }
+  }
+
+  @Test func aCallIsAnsweredWhenTheBusDeliversNeverBeforeTheCallReturns() throws {
+    let reply = call("Add", [.int32(2), .int32(40)])
+    #expect(reply() == nil)
+    time.advance(by: 0)
+    #expect(try reply()?.get() == [.int32(42)])
+    let failure = call("Fail", ["no"])
+    let wrong = call("Add", ["two"])
+    time.advance(by: 0)
+    #expect(throws: DBusError("org.responderd.Test.Error.Refused", "no")) { try failure()?.get() }
+    if case .failure(let error)? = wrong() { #expect(error.name == DBusError.Name.invalidArgs) }
+  }
+
+  @Test func aCallToANameNobodyOwnsFailsAndAStoppedPeerMissesTheDeadline() throws {
+    let nobody = call("Add", [.int32(1), .int32(1)], on: "org.responderd.Nobody")
+    time.advance(by: 0)
+    if case .failure(let error)? = nobody() { #expect(error.name == DBusError.Name.serviceUnknown) }
+
+    server.isStopped = true
+    let late = call("Add", [.int32(1), .int32(1)], timeout: 0.5)
+    time.advance(by: 0.499)
+    #expect(late() == nil)
+    time.advance(by: 0.001)
+    if case .failure(let error)? = late() { #expect(error.name == DBusError.Name.noReply) }
+    #expect(time.now == 10.5)
+  }
+
+  @Test func aPeerLeavingFailsTheCallsItHoldsAtOnceAndReleasesItsNames() throws {
+    var owners: [String?] = []
+    client.watchNameOwner("org.responderd.Test.Service") { owners.append($0) }
+    server.requestName("org.responderd.Test.Service")
+    time.advance(by: 0)
+    #expect(owners == [nil, server.uniqueName])
+    #expect(bus.owner(of: "org.responderd.Test.Service") == server.uniqueName)
+
+    server.isStopped = true
+    let pending = call("Add", [.int32(1), .int32(1)], on: "org.responderd.Test.Service", timeout: 5)
+    time.advance(by: 0)
+    server.leave()
+    time.advance(by: 0)
+    #expect(time.now == 10)
+    if case .failure(let error)? = pending() { #expect(error.name == DBusError.Name.noReply) }
+    #expect(owners == [nil, server.uniqueName, nil])
+    #expect(bus.owner(of: "org.responderd.Test.Service") == nil)
+  }
+
+  @Test func signalsFromAWellKnownNameReachTheSubscribersOfThatName() throws {
+    let other = bus.connect()
+    try other.export(path: "/org/responderd/Test", interfaces: [echoInterface()])
+    server.requestName("org.responderd.Test.Sender")
+    var pings: [String] = []
+    client.onSignal(sender: "org.responderd.Test.Sender", interface: "org.responderd.Test", member: "Pinged")
+    {
+      pings.append($0.arguments.first?.string ?? "")
+    }
+    time.advance(by: 0)
+    try server.exportedObject(at: "/org/responderd/Test")?.emit(
+      interface: "org.responderd.Test", signal: "Pinged", arguments: ["from the owner"])
+    try other.exportedObject(at: "/org/responderd/Test")?.emit(
+      interface: "org.responderd.Test", signal: "Pinged", arguments: ["from someone else"])
+    time.advance(by: 0)
+    #expect(pings == ["from the owner"])
+  }
+
+  @Test func aTakenNameIsRefusedUnlessItsOwnerAllowsReplacement() throws {
+    var events: [MessageBusEvent] = []
+    server.addObserver { events.append($0) }
+    var first: DBusRequestNameResult?
+    var second: DBusRequestNameResult?
+    var third: DBusRequestNameResult?
+    server.requestName("org.responderd.Test.Name", flags: [.allowReplacement]) { first = try? $0.get() }
+    time.advance(by: 0)
+    client.requestName("org.responderd.Test.Name", flags: [.doNotQueue]) { second = try? $0.get() }
+    time.advance(by: 0)
+    client.requestName("org.responderd.Test.Name", flags: [.replaceExisting]) { third = try? $0.get() }
+    time.advance(by: 0)
+    #expect(first == .primaryOwner && second == .exists && third == .primaryOwner)
+    // As from a bus daemon, the unique name is announced first.
+    #expect(
+      events == [
+        .nameAcquired(server.uniqueName!), .nameAcquired("org.responderd.Test.Name"),
+        .nameLost("org.responderd.Test.Name"),
+      ])
+    #expect(bus.owner(of: "org.responderd.Test.Name") == client.uniqueName)
+  }
+}

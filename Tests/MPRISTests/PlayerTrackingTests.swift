@@ -1,0 +1,252 @@
+import DBus
+import EventTime
+import MPRIS
+import ResponderCore
+import ResponderdTestKit
+import Testing
+
+/// A small MPRIS player on the in-memory bus: its methods change its state as a player's do
+/// (PlayPause toggles, Next changes the track) and announce it with PropertiesChanged.
+final class FakePlayer {
+  let connection: InMemoryBusConnection
+  let busName: String
+  private(set) var calls: [String] = []
+  private(set) var status = "Paused"
+  private(set) var track = 1
+  private var object: DBusExportedObject?
+
+  init(_ shortName: String, on bus: InMemoryBus, status: String = "Paused") throws {
+    connection = bus.connect()
+    busName = MPRISNames.prefix + shortName
+    self.status = status
+    object = try connection.export(
+      path: MPRISNames.objectPath,
+      interfaces: [
+        DBusInterface(
+          MPRISNames.rootInterface, properties: [DBusProperty("Identity", get: { shortName })]),
+        DBusInterface(
+          MPRISNames.playerInterface,
+          methods: [
+            method("PlayPause") { $0.status = $0.status == "Playing" ? "Paused" : "Playing" },
+            method("Play") { $0.status = "Playing" },
+            method("Pause") { $0.status = "Paused" },
+            method("Stop") { $0.status = "Stopped" },
+            method("Next") { $0.track += 1 },
+            method("Previous") { $0.track -= 1 },
+            DBusMethod("Seek", in: "x") { [weak self] _ in
+              self?.calls.append("Seek")
+              return []
+            },
+          ],
+          properties: [
+            DBusProperty("PlaybackStatus", get: { [weak self] in self?.status ?? "Stopped" }),
+            DBusProperty(
+              "Metadata", signature: "a{sv}",
+              get: { [weak self] in .vardict(["xesam:title": .string("track \(self?.track ?? 0)")]) }),
+            DBusProperty("Position", signature: "x", changeSignal: .none, get: { .int64(0) }),
+            DBusProperty("CanControl", get: { true }), DBusProperty("CanPlay", get: { true }),
+            DBusProperty("CanPause", get: { true }), DBusProperty("CanGoNext", get: { true }),
+            DBusProperty("CanGoPrevious", get: { true }), DBusProperty("CanSeek", get: { true }),
+          ]),
+      ])
+    connection.requestName(busName)
+  }
+
+  private func method(_ name: String, _ change: @escaping (FakePlayer) -> Void) -> DBusMethod {
+    DBusMethod(name) { [weak self] _ in
+      guard let self else { return [] }
+      self.calls.append(name)
+      change(self)
+      try self.object?.propertiesChanged(
+        interface: MPRISNames.playerInterface, ["PlaybackStatus", "Metadata"])
+      return []
+    }
+  }
+
+  /// Starts or pauses on its own (as when the user clicks in the player).
+  func set(status: String) throws {
+    self.status = status
+    try object?.propertiesChanged(interface: MPRISNames.playerInterface, ["PlaybackStatus"])
+  }
+}
+
+/// Player tracking, selection and control on the in-memory bus and virtual time: what the bus
+/// tests do with real mpv players, deterministic and without a dbus-daemon.
+@Suite struct PlayerTrackingTests {
+  let time = VirtualScheduler(now: 100)
+  let bus: InMemoryBus
+  let daemon: InMemoryBusConnection
+  let tracker: PlayerTracker
+  let controller: PlayerController
+
+  init() {
+    bus = InMemoryBus(scheduler: time)
+    daemon = bus.connect()
+    var settings = PlayerSettings()
+    settings.callDeadline = 0.3
+    tracker = PlayerTracker(settings: settings, scheduler: time)
+    controller = PlayerController(tracker: tracker)
+  }
+
+  /// Delivers every message due now (and what they cause, at the same instant).
+  func settle() { time.advance(by: 0) }
+
+  func perform(_ subtype: EventSubtype) -> ControlOutcome? {
+    var outcome: ControlOutcome?
+    controller.perform(subtype) { outcome = $0 }
+    settle()
+    return outcome
+  }
+
+  @Test func playersFoundAtStartAppearLaterAndVanishWhenTheyLeave() throws {
+    let mpv = try FakePlayer("mpv", on: bus)
+    settle()
+    tracker.attach(to: daemon)
+    settle()
+    #expect(tracker.players.values.map(\.busNames) == [[mpv.busName]])
+    #expect(tracker.selected?.uniqueName == mpv.connection.uniqueName)
+    #expect(tracker.selected?.identity == "mpv")
+
+    let vlc = try FakePlayer("vlc", on: bus)
+    settle()
+    #expect(Set(tracker.players.keys) == [mpv.connection.uniqueName!, vlc.connection.uniqueName!])
+
+    mpv.connection.leave()
+    settle()
+    #expect(Array(tracker.players.keys) == [vlc.connection.uniqueName!])
+    #expect(tracker.selected?.uniqueName == vlc.connection.uniqueName)
+  }
+
+  @Test func playingFirstFollowsThePlayerThatStartsPlaying() throws {
+    let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
+    let vlc = try FakePlayer("vlc", on: bus)
+    settle()
+    tracker.attach(to: daemon)
+    settle()
+    #expect(tracker.selected?.uniqueName == mpv.connection.uniqueName)
+
+    time.advance(by: 5)
+    try mpv.set(status: "Paused")
+    try vlc.set(status: "Playing")
+    settle()
+    #expect(tracker.selected?.uniqueName == vlc.connection.uniqueName)
+    #expect(tracker.selector.reason.contains("playing"))
+  }
+
+  @Test func anIgnoredPlayerIsNeverSelected() throws {
+    var settings = PlayerSettings()
+    settings.ignore = ["vlc"]
+    let tracker = PlayerTracker(settings: settings, scheduler: time)
+    _ = try FakePlayer("vlc", on: bus, status: "Playing")
+    settle()
+    tracker.attach(to: daemon)
+    settle()
+    #expect(tracker.players.count == 1)
+    #expect(tracker.selected == nil)
+  }
+
+  @Test func anEventBecomesTheCallAndThePlayersAnswerHandlesIt() throws {
+    let mpv = try FakePlayer("mpv", on: bus)
+    settle()
+    tracker.attach(to: daemon)
+    settle()
+
+    #expect(perform(.remoteControlTogglePlayPause) == .sent(player: "mpv", method: "PlayPause"))
+    #expect(mpv.calls == ["PlayPause"])
+    #expect(mpv.status == "Playing")
+    // The player's PropertiesChanged reached the tracker.
+    #expect(tracker.selected?.playbackStatus == .playing)
+
+    #expect(perform(.remoteControlNextTrack) == .sent(player: "mpv", method: "Next"))
+    #expect(tracker.selected?.title == "track 2")
+  }
+
+  @Test func aStoppedPlayerMissesTheDeadlineAndIsPassedOverUntilItAnswers() throws {
+    let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
+    let vlc = try FakePlayer("vlc", on: bus)
+    settle()
+    tracker.attach(to: daemon)
+    settle()
+    #expect(tracker.selected?.uniqueName == mpv.connection.uniqueName)
+
+    mpv.connection.isStopped = true
+    var outcome: ControlOutcome?
+    controller.perform(.remoteControlTogglePlayPause) { outcome = $0 }
+    time.advance(by: 0.299)
+    #expect(outcome == nil)
+    time.advance(by: 0.001)
+    #expect(outcome?.isHandled == false)
+    #expect(tracker.selected?.uniqueName == vlc.connection.uniqueName)
+
+    #expect(perform(.remoteControlTogglePlayPause) == .sent(player: "vlc", method: "PlayPause"))
+    #expect(mpv.calls.isEmpty)
+
+    // The stopped player wakes up: it answers the ping and the calls it held, and is back.
+    mpv.connection.isStopped = false
+    settle()
+    #expect(tracker.selector.players[mpv.connection.uniqueName!]?.unresponsiveReason == nil)
+  }
+
+  @Test func aPlayerLeavingMidCallFailsTheCallAtOnce() throws {
+    let mpv = try FakePlayer("mpv", on: bus)
+    settle()
+    tracker.attach(to: daemon)
+    settle()
+    mpv.connection.isStopped = true
+    var outcome: ControlOutcome?
+    controller.perform(.remoteControlTogglePlayPause) { outcome = $0 }
+    settle()
+    #expect(outcome == nil)
+    mpv.connection.leave()
+    settle()
+    #expect(time.now == 100)
+    #expect(outcome?.isHandled == false)
+    #expect(tracker.selected == nil)
+  }
+
+  @Test func aCallOnTheProxyPlayerBecomesAnEventAndItMirrorsTheSelectedPlayer() throws {
+    let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
+    settle()
+    tracker.attach(to: daemon)
+    var posted: [EventSubtype] = []
+    let proxy = try ProxyPlayer(connection: daemon, tracker: tracker, controller: controller) {
+      posted.append($0)
+    }
+    defer { proxy.close() }
+    settle()
+
+    let widget = bus.connect()
+    var changes: [[String: DBusValue]] = []
+    widget.onPropertiesChanged(sender: MPRISNames.responderd) { _, changed, _ in changes.append(changed) }
+    var reply: Result<[DBusValue], DBusError>?
+    widget.call(
+      destination: MPRISNames.responderd, path: MPRISNames.objectPath, interface: MPRISNames.playerInterface,
+      method: "Next"
+    ) { reply = $0 }
+    settle()
+    #expect(reply.map { (try? $0.get()) != nil } == true)
+    #expect(posted == [.remoteControlNextTrack])
+    #expect(mpv.calls.isEmpty)  // the chain decides, not the proxy
+
+    var status: DBusValue?
+    widget.getProperty(
+      "PlaybackStatus", interface: MPRISNames.playerInterface, path: MPRISNames.objectPath,
+      destination: MPRISNames.responderd
+    ) { status = try? $0.get() }
+    settle()
+    #expect(status == "Playing")
+
+    try mpv.set(status: "Paused")
+    settle()
+    #expect(changes.last?["PlaybackStatus"] == "Paused")
+
+    // Seek goes straight to the selected player, with the player's answer.
+    widget.call(
+      destination: MPRISNames.responderd, path: MPRISNames.objectPath, interface: MPRISNames.playerInterface,
+      method: "Seek", arguments: [.int64(5_000_000)]
+    ) { reply = $0 }
+    settle()
+    #expect(mpv.calls == ["Seek"])
+    #expect(reply.map { (try? $0.get()) != nil } == true)
+  }
+}

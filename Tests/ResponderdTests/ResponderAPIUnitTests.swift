@@ -1,0 +1,178 @@
+import DBus
+import EventLoop
+import EventTime
+import ResponderClient
+import ResponderConfig
+import ResponderCore
+import ResponderdKit
+import ResponderdTestKit
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// An application on the in-memory bus implementing `org.responderd.Responder1`: it answers
+/// events as told, or never (a hung application).
+final class BusApp {
+  let connection: InMemoryBusConnection
+  let path: String
+  var answer: (String) -> Bool?
+  private(set) var received: [String] = []
+  /// Calls it never answered (kept, as a hung process keeps them).
+  private(set) var held: [DBusMethodCall] = []
+
+  init(
+    on bus: InMemoryBus, uid: UInt32 = getuid(), path: String = "/app", canBecome: Bool = true,
+    answer: @escaping (String) -> Bool? = { _ in true }
+  ) throws {
+    connection = bus.connect(uid: uid)
+    self.path = path
+    self.answer = answer
+    let methods = ["RemoteControlReceived", "MotionBegan", "MotionEnded", "MotionCancelled"].map { name in
+      DBusMethod.replyLater(name, in: "sd", out: "b") { [weak self] call in self?.receive(call) }
+    }
+    try connection.export(
+      path: path,
+      interfaces: [
+        DBusInterface(
+          ResponderBusAPI.responderInterface, methods: methods,
+          properties: [DBusProperty("CanBecomeFirstResponder", get: { canBecome })])
+      ])
+  }
+
+  private func receive(_ call: DBusMethodCall) {
+    let subtype = call.arguments[0].string ?? "?"
+    received.append(subtype)
+    guard let handled = answer(subtype) else { return held.append(call) }
+    call.reply([.bool(handled)])
+  }
+
+  /// Calls the daemon; the result once the bus delivered it (nil while none came).
+  func daemonCall(_ method: String, _ arguments: [DBusValue] = []) -> () -> Result<[DBusValue], DBusError>? {
+    var result: Result<[DBusValue], DBusError>?
+    connection.call(
+      destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
+      interface: ResponderBusAPI.daemonInterface, method: method, arguments: arguments, timeout: 5
+    ) { result = $0 }
+    return { result }
+  }
+}
+
+/// The responder API on the in-memory bus and virtual time: registration, the first responder,
+/// the per-call deadline of a hung application, caller checks, an application leaving the bus.
+@Suite struct ResponderAPIUnitTests {
+  let time = VirtualScheduler(now: 50)
+  let bus: InMemoryBus
+  let service: Service
+  let api = ResponderAPI()
+  let records: () -> [DispatchRecord]
+
+  init() throws {
+    bus = InMemoryBus(scheduler: time)
+    let config = try ResponderdConfig.parse(
+      "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.2\n", file: "test.toml")
+    let (logger, _) = recordingLogger()
+    service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: logger)
+    let component = BusComponent(bus: bus.connect())
+    service.bus = component
+    service.add(component)
+    service.add(api)
+    var records: [DispatchRecord] = []
+    service.addDispatchObserver { records.append($0) }
+    self.records = { records }
+    service.start()
+    time.advance(by: 0)
+  }
+
+  func settle() { time.advance(by: 0) }
+
+  @discardableResult
+  func register(_ app: BusApp, _ types: [String] = ["remoteControl"]) throws -> UInt32 {
+    let reply = app.daemonCall("RegisterResponder", [.objectPath(app.path), types.dbusValue])
+    settle()
+    return try #require(try reply()?.get().first?.uint32)
+  }
+
+  func post(_ subtype: EventSubtype) {
+    service.application.post(.remoteControl(subtype, timestamp: time.now, source: "test"))
+  }
+
+  @Test func aRegisteredApplicationBecomesFirstResponderAndHandlesEventsBeforeTheHandlers() throws {
+    let a = try BusApp(on: bus) { $0 == "play" }
+    let b = try BusApp(on: bus, path: "/b") { _ in false }
+    let aID = try register(a)
+    let bID = try register(b)
+    let names = api.registeredResponders.map(\.name)
+    #expect(api.registeredResponders.map(\.id) == [bID, aID])  // most recent first
+
+    post(.remoteControlPlay)
+    settle()
+    #expect(b.received == ["play"] && a.received == ["play"])
+    #expect(records().last?.handledBy == names[1])
+    #expect(records().last?.receivedBy == names)
+
+    let accepted = a.daemonCall("BecomeFirstResponder", [.uint32(aID)])
+    settle()
+    #expect(try accepted()?.get() == [.bool(true)])
+    #expect(api.registeredResponders.map(\.id) == [aID, bID])
+    post(.remoteControlPlay)
+    settle()
+    #expect(a.received == ["play", "play"] && b.received == ["play"])
+    #expect(records().last?.receivedBy == [names[1]])
+  }
+
+  @Test func aHungApplicationHoldsTheEventForTheDeadlineExactlyThenItMovesOn() throws {
+    let hung = try BusApp(on: bus) { _ in nil }
+    try register(hung)
+    post(.remoteControlNextTrack)
+    post(.remoteControlPause)
+    settle()
+    #expect(hung.received == ["nextTrack"])
+    #expect(records().isEmpty)
+    time.advance(to: 50.199)
+    #expect(records().isEmpty, "the chain waits for the application up to the deadline")
+    time.advance(to: 50.2)
+    #expect(records().first?.subtype == .remoteControlNextTrack)
+    #expect(records().first?.handledBy == "log")
+    // The next event was queued behind it and now gets its own deadline.
+    #expect(hung.received == ["nextTrack", "pause"])
+    time.advance(by: 0.2)
+    #expect(records().map(\.handledBy) == ["log", "log"])
+  }
+
+  @Test func anApplicationOfAnotherUserIsRefused() throws {
+    let stranger = try BusApp(on: bus, uid: getuid() &+ 1)
+    let reply = stranger.daemonCall("RegisterResponder", [.objectPath("/app"), ["remoteControl"].dbusValue])
+    settle()
+    #expect(throws: DBusError.self) { try reply()?.get() }
+    if case .failure(let error)? = reply() { #expect(error.name == DBusError.Name.accessDenied) }
+    #expect(api.registeredResponders.isEmpty)
+  }
+
+  @Test func whenTheFirstResponderLeavesTheBusThePreviousOneIsFirstAgain() throws {
+    let a = try BusApp(on: bus)
+    let b = try BusApp(on: bus, path: "/b")
+    let aID = try register(a)
+    let bID = try register(b)
+    _ = a.daemonCall("BecomeFirstResponder", [.uint32(aID)])
+    settle()
+    _ = b.daemonCall("BecomeFirstResponder", [.uint32(bID)])
+    settle()
+    #expect(api.registeredResponders.first?.id == bID)
+
+    // Leaving in the middle of an event: the event moves on at once, not at the deadline.
+    b.answer = { _ in nil }
+    post(.remoteControlStop)
+    settle()
+    #expect(b.received == ["stop"] && records().isEmpty)
+    b.connection.leave()
+    settle()
+    #expect(time.now == 50)
+    #expect(api.registeredResponders.map(\.id) == [aID])
+    #expect(records().first?.subtype == .remoteControlStop)
+    post(.remoteControlPlay)
+    settle()
+    #expect(a.received == ["stop", "play"])
+  }
+}
