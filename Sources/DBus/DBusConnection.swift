@@ -60,6 +60,11 @@ public final class DBusConnection: MessageBus {
   var ownedNames: [OwnedName] = []
   let objects = DBusObjectTable()
   var reconnector: DBusReconnector?
+  public var callerCheck: DBusCallerCheck? {
+    get { objects.callerCheck }
+    set { objects.callerCheck = newValue }
+  }
+
   private var failedReconnections = 0
   /// Counts links, so that late replies to an old link are dropped.
   private(set) var generation = 0

@@ -4,6 +4,8 @@
 /// connection, the in-memory one) answers calls through one of these.
 package final class DBusObjectTable {
   private(set) var objects: [String: DBusExportedObject] = [:]
+  /// Asked before any call to an exported object is answered (see `MessageBus.callerCheck`).
+  package var callerCheck: DBusCallerCheck?
 
   package init() {}
 
@@ -33,8 +35,27 @@ package final class DBusObjectTable {
   /// Forgets every object (the connection is closed for good).
   package func removeAll() { objects.removeAll() }
 
-  /// Answers an incoming method call, now or later, through `send`.
+  /// Answers an incoming method call, now or later, through `send`: once `callerCheck`, if any,
+  /// lets the caller in; with its error otherwise.
   package func handleMethodCall(_ message: DBusMessage, replyingWith send: @escaping Send) {
+    guard let callerCheck else { return dispatch(message, replyingWith: send) }
+    guard let sender = message.sender else {
+      return answer(
+        send, message,
+        error: DBusError(DBusError.Name.accessDenied, "a call without a sender is not answered"))
+    }
+    let member = [message.interface, message.member].compactMap { $0 }.joined(separator: ".")
+    callerCheck(sender, member) { [weak self] refusal in
+      guard let self else { return }
+      if let refusal {
+        self.answer(send, message, error: refusal)
+      } else {
+        self.dispatch(message, replyingWith: send)
+      }
+    }
+  }
+
+  private func dispatch(_ message: DBusMessage, replyingWith send: @escaping Send) {
     let path = message.path ?? "/"
     let member = message.member ?? ""
     let interfaceName = message.interface

@@ -60,7 +60,19 @@ public protocol MessageBus: AnyObject {
 
   /// Calls `observer` with every later event of the connection (connected, disconnected, names).
   func addObserver(_ observer: @escaping (MessageBusEvent) -> Void)
+
+  /// Who may call the exported objects: asked with the sender of every incoming method call
+  /// (every interface, the standard Properties and Introspectable ones included) before it is
+  /// answered. Nil answers everyone.
+  var callerCheck: DBusCallerCheck? { get set }
 }
+
+/// Decides whether the connection `sender` (a unique name) may make a call (`member`, as
+/// `interface.method`) on the exported objects: `done` gets nil to let the call through, or the
+/// error to answer it with. It may decide later.
+public typealias DBusCallerCheck = (
+  _ sender: String, _ member: String, _ done: @escaping (DBusError?) -> Void
+) -> Void
 
 extension MessageBus {
   /// Asks for `name` with `doNotQueue` (kept across reconnections until `releaseName`).

@@ -241,7 +241,7 @@ public final class PlayerTracker {
         changed = self.selector.responsive(id) || changed
         if changed { self.notify(.selection) }
       case .failure(let error):
-        self.logger.notice("players: cannot read the properties of \(id): \(error.message)")
+        self.logger.notice("players: cannot read the properties of \(id): \(error.message.loggable)")
         let reason = "did not answer GetAll: \(error.message)"
         if inBatch {
           self.listingLoaded.append((id, nil))

@@ -41,7 +41,12 @@ public enum ResponderBusAPI {
     public static let notOwner = "org.responderd.Daemon1.Error.NotOwner"
     /// This connection already registered a responder at this path.
     public static let alreadyRegistered = "org.responderd.Daemon1.Error.AlreadyRegistered"
+    /// This connection has registered as many responders as one connection may.
+    public static let tooManyResponders = "org.responderd.Daemon1.Error.TooManyResponders"
   }
+
+  /// How many responders one bus connection may register at once.
+  public static let maximumRespondersPerConnection = 16
 
   /// The event types applications may register for.
   public static let registrableEventTypes: [EventType] = [.remoteControl, .motion]

@@ -54,7 +54,43 @@ public enum TOML {
       values[key] = value
       lines[key] = line
     }
+
+    /// What `key` holds, as a table header sees it (without keeping a reference to an array, so
+    /// that `appendElement` can then grow it in place).
+    func entry(_ key: String) -> Entry {
+      switch values[key] {
+      case nil: .absent
+      case .table(let table): .table(table)
+      case .array(let elements, _):
+        if case .table(let last)? = elements.last, last.origin == .arrayElement {
+          .arrayOfTables(last: last)
+        } else {
+          .other("an array of values")
+        }
+      case let value?: .other(value.typeName)
+      }
+    }
+
+    enum Entry {
+      case absent
+      case table(Table)
+      case arrayOfTables(last: Table)
+      /// Anything else, by its type's name.
+      case other(String)
+    }
+
+    /// Appends a table to the array of tables at `key` in place (taking the array out of the
+    /// dictionary first, so that it is not copied: many `[[x]]` headers stay linear).
+    func appendElement(_ element: Table, to key: String) {
+      guard case .array(var elements, let line)? = values.removeValue(forKey: key) else { return }
+      elements.append(.table(element))
+      values[key] = .array(elements, line: line)
+    }
   }
+
+  /// How deeply arrays, inline tables and dotted keys may nest: far more than any config needs,
+  /// and far less than what would exhaust the stack of the reader (or of the values' release).
+  public static let maximumDepth = 64
 
   /// A syntax error, with its position.
   public struct SyntaxError: Error, CustomStringConvertible, Equatable {
@@ -69,9 +105,11 @@ public enum TOML {
     }
   }
 
-  /// Parses a document into its root table.
+  /// Parses a document into its root table. A byte order mark at the start is skipped.
   public static func parse(_ text: String) throws -> Table {
-    var parser = Parser(bytes: Array(text.utf8))
+    var bytes = Array(text.utf8)
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+    var parser = Parser(bytes: bytes)
     return try parser.document()
   }
 }
@@ -82,11 +120,23 @@ private struct Parser {
   var line = 1
   var lineStart = 0
   let root = TOML.Table(line: 0, origin: .header)
+  /// How many arrays and inline tables enclose the value being read.
+  var depth = 0
 
   init(bytes: [UInt8]) { self.bytes = bytes }
 
   var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
   func peek(at offset: Int) -> UInt8? { index + offset < bytes.count ? bytes[index + offset] : nil }
+
+  /// A byte as an error message shows it: the character, or its code when it is not printable.
+  func describe(_ byte: UInt8) -> String {
+    byte >= 0x21 && byte < 0x7f ? "'\(Character(Unicode.Scalar(byte)))'" : "the character U+\(hex(byte))"
+  }
+
+  func hex(_ byte: UInt8) -> String {
+    let digits = String(byte, radix: 16, uppercase: true)
+    return String(repeating: "0", count: 4 - digits.count) + digits
+  }
 
   func error(_ message: String) -> TOML.SyntaxError {
     TOML.SyntaxError(line: line, column: index - lineStart + 1, message: message)
@@ -121,7 +171,7 @@ private struct Parser {
     if peek == 0x0d && peek(at: 1) == 0x0a { index += 1 }
     guard let c = peek else { return }
     guard c == UInt8(ascii: "\n") else {
-      throw error("expected the end of the line, found '\(Character(Unicode.Scalar(c)))'")
+      throw error("expected the end of the line, found \(describe(c))")
     }
     advance()
   }
@@ -171,8 +221,8 @@ private struct Parser {
     var table = root
     for (position, name) in path.enumerated() {
       let last = position == path.count - 1
-      switch table[name] {
-      case nil:
+      switch table.entry(name) {
+      case .absent:
         if last && isArray {
           let element = TOML.Table(line: headerLine, origin: .arrayElement)
           table.set(name, .array([.table(element)], line: headerLine), line: headerLine)
@@ -190,22 +240,18 @@ private struct Parser {
           child.origin = .header
         }
         table = child
-      case .array(var elements, let arrayLine):
-        guard case .table(let lastElement)? = elements.last, lastElement.origin == .arrayElement else {
-          throw error("'\(name)' is an array of values, not of tables")
-        }
+      case .arrayOfTables(let lastElement):
         if last {
           guard isArray else {
             throw error("'\(name)' is an array of tables; use [[\(path.joined(separator: "."))]]")
           }
           let element = TOML.Table(line: headerLine, origin: .arrayElement)
-          elements.append(.table(element))
-          table.set(name, .array(elements, line: arrayLine), line: table.line(of: name) ?? headerLine)
+          table.appendElement(element, to: name)
           return element
         }
         table = lastElement
-      case let value?:
-        throw error("'\(name)' is already \(value.typeName), not a table")
+      case .other(let typeName):
+        throw error("'\(name)' is already \(typeName), not a table")
       }
     }
     return table
@@ -252,14 +298,22 @@ private struct Parser {
         let start = index
         while let b = peek, isBareKeyByte(b) { index += 1 }
         guard index > start else {
-          throw error("expected a key, found '\(Character(Unicode.Scalar(c)))'")
+          throw error("expected a key, found \(describe(c))")
         }
         parts.append(String(decoding: bytes[start..<index], as: UTF8.self))
       }
       skipSpaces()
       guard peek == UInt8(ascii: ".") else { return parts }
+      guard depth + parts.count < TOML.maximumDepth else {
+        throw error("a dotted key of more than \(TOML.maximumDepth) parts")
+      }
       index += 1
     }
+  }
+
+  /// Control characters other than tab, newline and carriage return (CR is checked with its LF).
+  func isForbiddenInString(_ b: UInt8) -> Bool {
+    (b < 0x20 && b != 0x09 && b != 0x0a && b != 0x0d) || b == 0x7f
   }
 
   func isBareKeyByte(_ b: UInt8) -> Bool {
@@ -307,7 +361,9 @@ private struct Parser {
     let text = String(decoding: bytes[start..<index], as: UTF8.self)
     let end = index
     index = start
-    if text.isEmpty { throw error("expected a value") }
+    if text.isEmpty {
+      throw error(peek.map { "expected a value, found \(describe($0))" } ?? "expected a value")
+    }
     if text.contains(":") || (text.count >= 10 && text.dropFirst(4).first == "-" && text.first != "-") {
       throw error("dates and times are not supported in responderd configs")
     }
@@ -338,8 +394,18 @@ private struct Parser {
     throw error("expected a value, found '\(text)' (did you forget quotes around a string?)")
   }
 
+  /// Enters an array or inline table, refusing to nest deeper than `TOML.maximumDepth`.
+  mutating func nest() throws {
+    guard depth < TOML.maximumDepth else {
+      throw error("arrays and inline tables nested more than \(TOML.maximumDepth) levels deep")
+    }
+    depth += 1
+  }
+
   mutating func array() throws -> TOML.Value {
     let arrayLine = line
+    try nest()
+    defer { depth -= 1 }
     index += 1
     var elements: [TOML.Value] = []
     while true {
@@ -361,6 +427,8 @@ private struct Parser {
 
   mutating func inlineTable() throws -> TOML.Value {
     let table = TOML.Table(line: line, origin: .inline)
+    try nest()
+    defer { depth -= 1 }
     index += 1
     skipSpaces()
     if peek == UInt8(ascii: "}") {
@@ -405,6 +473,8 @@ private struct Parser {
         }
       } else if c == UInt8(ascii: "\n") && !multi {
         throw error("newline in a single-line string")
+      } else if isForbiddenInString(c) {
+        throw error("\(describe(c)) in a string (TOML allows only tab among control characters)")
       }
       advance()
     }
@@ -465,6 +535,8 @@ private struct Parser {
         guard multi else { throw error("newline in a single-line string") }
         out.append(c)
         advance()
+      } else if isForbiddenInString(c) {
+        throw error("\(describe(c)) in a string (write it as an escape, such as \\u\(hex(c)))")
       } else {
         out.append(c)
         index += 1

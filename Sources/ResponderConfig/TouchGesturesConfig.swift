@@ -125,7 +125,46 @@ public struct TouchGesturesConfig: Equatable {
           "'\(gestureSections[index].qualified("require-to-fail"))' names no gesture '\(name)'\(hint)")
       }
     }
+    if let cycle = Self.requireToFailCycle(gestures) {
+      let first = gestureSections[cycle[0]]
+      let names = cycle.map { "'\(gestures[$0].name)'" }
+      let waits = cycle.indices.dropFirst().map { ", \(names[$0]) for \(names[($0 + 1) % cycle.count])" }
+      let description =
+        cycle.count == 1
+        ? "\(names[0]) waits for itself to fail"
+        : "\(names[0]) waits for \(names[1]) to fail" + waits.joined()
+      throw first.error(
+        "require-to-fail",
+        "require-to-fail cycle: \(description); none of them could ever be recognized")
+    }
     try section.finish()
+  }
+
+  /// The indices of the gestures on a require-to-fail cycle, in order, if there is one.
+  static func requireToFailCycle(_ gestures: [TouchGestureBinding]) -> [Int]? {
+    let index = Dictionary(gestures.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+    enum Mark { case unvisited, onPath, done }
+    var marks = Array(repeating: Mark.unvisited, count: gestures.count)
+    var path: [Int] = []
+    func visit(_ node: Int) -> [Int]? {
+      marks[node] = .onPath
+      path.append(node)
+      for name in gestures[node].requireToFail {
+        guard let next = index[name] else { continue }
+        switch marks[next] {
+        case .onPath: return Array(path[path.firstIndex(of: next)!...])
+        case .unvisited: if let cycle = visit(next) { return cycle }
+        case .done: break
+        }
+      }
+      path.removeLast()
+      marks[node] = .done
+      return nil
+    }
+    for node in gestures.indices where marks[node] == .unvisited {
+      if let cycle = visit(node) { return cycle }
+    }
+    return nil
   }
 
   private static func binding(_ section: ConfigSection, index: Int) throws -> TouchGestureBinding {

@@ -155,6 +155,10 @@ open class Application: Responder {
       ? { [weak self] record in
         guard !trace.finished else { return }
         trace.finished = true
+        // This closure and the deliverer hold the event and its trace, which hold them: let both
+        // go, or every event stays in memory for ever.
+        trace.completion = nil
+        trace.deliver = nil
         self?.publish(record)
         completion?(record)
       } : nil

@@ -61,6 +61,13 @@ public final class AppResponder: OfferingResponder {
       forward(event, forwarding)
       return
     }
+    // Its connection missed a deadline: passed over (for every registration of that connection)
+    // until it answers again, rather than making every event wait for it.
+    guard !registry.isHung(busName) else {
+      registry.probe(busName)
+      forward(event, forwarding)
+      return
+    }
     lastEvent = event
     let decision = deferDecision(on: event)
     pendingDecision = decision
@@ -81,10 +88,13 @@ public final class AppResponder: OfferingResponder {
         self.failuresInARow = 0
         decision.resolve(handled: handled)
       case .failure(let error):
+        let late = error.name == DBusError.Name.noReply
         let reason =
-          error.name == DBusError.Name.noReply
-          ? "no answer to \(method) within \(formatMilliseconds(deadline))" : "\(method) failed: \(error)"
+          late
+          ? "no answer to \(method) within \(formatMilliseconds(deadline))"
+          : "\(method) failed: \(error.name.loggable): \(error.message.loggable)"
         self.noteFailure(reason)
+        if late { self.registry.markHung(self.busName, by: self) }
         decision.resolve(handled: false)
       }
     }
@@ -133,6 +143,13 @@ final class AppResponderRegistry {
   weak var connection: (any MessageBus)?
   private var lastID: UInt32 = 0
   private var changeObservers: [() -> Void] = []
+  /// How many responders each connection registered.
+  private var registrations: [String: Int] = [:]
+  /// The connections that missed a deadline, with the `Peer.Ping` asking whether they answer
+  /// again (nil while none is on its way: one is sent when an event passes them over).
+  private var hung: [String: DBusPendingCall?] = [:]
+  /// How many registered applications take motion events.
+  private(set) var motionApplications = 0
 
   init(application: Application, chain: HandlerChain, deadline: Double, logger: Logger) {
     self.application = application
@@ -168,6 +185,51 @@ final class AppResponderRegistry {
     return chain.head
   }
 
+  /// How many responders `busName` registered.
+  func registrationCount(of busName: String) -> Int { registrations[busName] ?? 0 }
+
+  /// Whether `busName` registered a responder at `path`.
+  func isRegistered(_ busName: String, at path: String) -> Bool {
+    guard registrationCount(of: busName) > 0 else { return false }
+    return apps.contains { $0.busName == busName && $0.path == path }
+  }
+
+  // MARK: Hung connections
+
+  /// Whether `busName` missed a deadline and has not answered since.
+  func isHung(_ busName: String) -> Bool { hung[busName] != nil }
+
+  /// `busName` missed a deadline (answering `app`): its registrations are passed over until it
+  /// answers a `Peer.Ping`, sent now (a stopped process answers it once it runs again) and, if it
+  /// missed that one too, again the next time an event passes it over.
+  func markHung(_ busName: String, by app: AppResponder) {
+    guard hung[busName] == nil else { return }
+    hung[busName] = .some(nil)
+    let count = registrationCount(of: busName)
+    logger.notice(
+      "responders: \(busName.loggable) missed a deadline (\(app.name)): \(count == 1 ? "its registration is" : "its \(count) registrations are") passed over until it answers again"
+    )
+    probe(busName)
+  }
+
+  /// Asks a hung connection whether it answers again (one ask at a time, with the bus's usual
+  /// 25 s deadline; no timer of its own).
+  func probe(_ busName: String) {
+    guard let entry = hung[busName], entry == nil, let connection else { return }
+    hung[busName] = connection.call(
+      destination: busName, path: "/", interface: "org.freedesktop.DBus.Peer", method: "Ping", timeout: 25
+    ) { [weak self] result in
+      guard let self, self.hung[busName] != nil else { return }
+      if case .failure(let error) = result, error.name == DBusError.Name.noReply {
+        self.hung[busName] = .some(nil)  // still hung: asked again at the next event
+        return
+      }
+      // Any answer (a reply, or an error from the application itself) means it runs again.
+      self.hung[busName] = nil
+      self.logger.notice("responders: \(busName.loggable) answers again: its registrations take events again")
+    }
+  }
+
   func add(busName: String, path: String, eventTypes: Set<EventType>, processName: String?) -> AppResponder {
     lastID &+= 1
     if lastID == 0 { lastID = 1 }
@@ -175,6 +237,8 @@ final class AppResponderRegistry {
       id: lastID, busName: busName, path: path, eventTypes: eventTypes,
       name: "\(processName ?? "app")#\(lastID)", registry: self)
     apps.append(app)
+    registrations[busName, default: 0] += 1
+    if eventTypes.contains(.motion) { motionApplications += 1 }
     changed()
     return app
   }
@@ -211,8 +275,15 @@ final class AppResponderRegistry {
     let wasFirst = application.firstResponder === app
     apps.removeAll { $0 === app }
     stack.removeAll { $0 === app }
+    if let count = registrations[app.busName], count > 1 {
+      registrations[app.busName] = count - 1
+    } else {
+      registrations[app.busName] = nil
+      hung.removeValue(forKey: app.busName)??.cancel()
+    }
+    if app.eventTypes.contains(.motion) { motionApplications -= 1 }
     app.markRemoved(successor: successor)
-    logger.info("responders: \(app.name) (\(app.busName) \(app.path)) removed: \(reason)")
+    logger.info("responders: \(app.name) (\(app.busName.loggable) \(app.path.loggable)) removed: \(reason)")
     if wasFirst {
       _ = app.resignFirstResponder()
       restorePreviousFirstResponder()
@@ -242,7 +313,9 @@ final class AppResponderRegistry {
   }
 
   private func changed() {
-    application.keyWindow = order.first ?? chain.head
+    // The head of `order`, without building it: the first responder, else the latest registered.
+    let first = (application.firstResponder as? AppResponder).flatMap { $0.isRemoved ? nil : $0 }
+    application.keyWindow = first ?? apps.last ?? chain.head
     for observer in changeObservers { observer() }
   }
 }

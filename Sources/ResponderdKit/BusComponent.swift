@@ -19,6 +19,8 @@ public final class BusComponent: ServiceComponent {
   public private(set) var connection: (any MessageBus)?
   /// The address used (from the environment, else `/run/user/UID/bus`; empty for a given bus).
   public private(set) var address = ""
+  /// The caller check on everything the daemon exports: processes of the daemon's user only.
+  public private(set) var callers: SameUserCallers?
   private var setups: [(any MessageBus) -> Void] = []
   private var logger = Logger(label: "responderd")
 
@@ -56,6 +58,9 @@ public final class BusComponent: ServiceComponent {
       connection = DBusConnection(waitingFor: address, loop: service.loop)
     }
     self.connection = connection
+    let callers = SameUserCallers(bus: connection, logger: logger)
+    self.callers = callers
+    connection.callerCheck = callers.check
     connection.addObserver { [weak self, unowned connection] event in
       guard let self else { return }
       switch event {

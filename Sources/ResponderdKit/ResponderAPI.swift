@@ -26,7 +26,8 @@ public final class ResponderAPI: ServiceComponent {
   private var watches: [String: DBusSubscription] = [:]
   private var pendingSends: [PendingSend] = []
   private var lastFirstResponder: UInt32 = 0
-  private var lastChain: DBusValue?
+  /// Whether the registrations or their order changed since `Chain` was last announced.
+  private var chainChanged = false
   private var changeAnnouncementScheduled = false
   private var logger = Logger(label: "responderd")
 
@@ -109,8 +110,10 @@ public final class ResponderAPI: ServiceComponent {
       ],
       properties: [
         DBusProperty("FirstResponder", get: { [weak self] in self?.registry?.firstResponder?.id ?? 0 }),
+        // Announced as invalidated, not with its value: a registration costs the same however
+        // many there are.
         DBusProperty(
-          "Chain", signature: "aa{sv}",
+          "Chain", signature: "aa{sv}", changeSignal: .invalidates,
           get: { [weak self] in self?.chainValue() ?? .array(elementSignature: "a{sv}", []) }),
         DBusProperty("MotionInterest", get: { [weak self] in self?.service?.motionInterest ?? false }),
         DBusProperty("Version", changeSignal: .constant, get: { responderdVersion }),
@@ -159,7 +162,8 @@ public final class ResponderAPI: ServiceComponent {
 
   private func registrationsChanged() {
     guard let registry, let service else { return }
-    service.motionApplications = registry.apps.filter { $0.eventTypes.contains(.motion) }.count
+    service.motionApplications = registry.motionApplications
+    chainChanged = true
     // Once per loop turn, so that a handover (the old first responder resigns, the new one takes
     // over) is announced as one change, without the state in between.
     guard !changeAnnouncementScheduled else { return }
@@ -176,9 +180,8 @@ public final class ResponderAPI: ServiceComponent {
       lastFirstResponder = first
       changed.append("FirstResponder")
     }
-    let chain = chainValue()
-    if chain != lastChain {
-      lastChain = chain
+    if chainChanged {
+      chainChanged = false
       changed.append("Chain")
     }
     if !changed.isEmpty {
@@ -188,37 +191,15 @@ public final class ResponderAPI: ServiceComponent {
 
   // MARK: Methods
 
-  private struct Caller {
-    var uid: UInt32
-    var pid: UInt32?
-  }
-
-  /// Runs `body` when the caller runs as the daemon's user; answers AccessDenied otherwise.
-  private func checkCaller(_ call: DBusMethodCall, then body: @escaping (Caller) -> Void) {
-    guard let connection else { return call.reply(error: .disconnected()) }
-    let sender = call.sender
-    connection.call(
-      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-      method: "GetConnectionCredentials", arguments: [.string(sender)], timeout: 5
-    ) { [weak self] result in
-      guard case .success(let values) = result, let credentials = values.first?.dictionary,
-        let uid = credentials["UnixUserID"]?.uint32
-      else {
-        call.reply(
-          error: DBusError(
-            DBusError.Name.accessDenied, "responderd cannot tell which user \(sender) runs as"))
-        return
+  /// Runs `body` with the caller (its pid names the app) when it runs as the daemon's user, as
+  /// the bus's caller check already made sure; answers AccessDenied otherwise.
+  private func checkCaller(_ call: DBusMethodCall, then body: @escaping (SameUserCallers.Caller) -> Void) {
+    guard let callers = service?.bus?.callers else { return call.reply(error: .disconnected()) }
+    callers.caller(call.sender, member: call.member) { result in
+      switch result {
+      case .success(let caller): body(caller)
+      case .failure(let error): call.reply(error: error)
       }
-      guard uid == getuid() else {
-        self?.logger.warning(
-          "responders: refused \(call.member) from \(sender): it runs as uid \(uid), not as uid \(getuid())")
-        call.reply(
-          error: DBusError(
-            DBusError.Name.accessDenied,
-            "\(sender) runs as uid \(uid): responderd (uid \(getuid())) answers its own user only"))
-        return
-      }
-      body(Caller(uid: uid, pid: credentials["ProcessID"]?.uint32))
     }
   }
 
@@ -232,7 +213,8 @@ public final class ResponderAPI: ServiceComponent {
             ResponderBusAPI.ErrorName.unknownResponder, "no responder is registered with id \(id)"))
       }
       guard app.busName == call.sender else {
-        self?.logger.notice("responders: refused \(call.member)(\(id)) from \(call.sender): not its owner")
+        self?.logger.notice(
+          "responders: refused \(call.member)(\(id)) from \(call.sender.loggable): not its owner")
         return call.reply(
           error: DBusError(
             ResponderBusAPI.ErrorName.notOwner,
@@ -260,16 +242,25 @@ public final class ResponderAPI: ServiceComponent {
     checkCaller(call) { [weak self] caller in
       guard let self, let registry = self.registry else { return }
       let sender = call.sender
-      guard !registry.apps.contains(where: { $0.busName == sender && $0.path == path }) else {
+      guard registry.registrationCount(of: sender) < ResponderBusAPI.maximumRespondersPerConnection else {
         return call.reply(
           error: DBusError(
-            ResponderBusAPI.ErrorName.alreadyRegistered, "\(sender) already registered a responder at \(path)"
+            ResponderBusAPI.ErrorName.tooManyResponders,
+            "\(sender) already registered \(ResponderBusAPI.maximumRespondersPerConnection) responders, as many as one connection may; unregister one first"
+          ))
+      }
+      guard !registry.isRegistered(sender, at: path) else {
+        return call.reply(
+          error: DBusError(
+            ResponderBusAPI.ErrorName.alreadyRegistered,
+            "\(sender) already registered a responder at \(path.loggable)"
           ))
       }
       let app = registry.add(
         busName: sender, path: path, eventTypes: types, processName: caller.pid.flatMap(processName(of:)))
       self.logger.info(
-        "responders: \(app.name) registered (\(sender) \(path)) for \(Self.names(types).stringArray ?? [])")
+        "responders: \(app.name) registered (\(sender.loggable) \(path.loggable)) for \(Self.names(types).stringArray ?? [])"
+      )
       self.watch(sender)
       call.reply([.uint32(app.id)])
     }
@@ -302,10 +293,13 @@ public final class ResponderAPI: ServiceComponent {
     checkOwner(call) { [weak self] app in
       guard let self, let registry = self.registry else { return }
       if registry.firstResponder === app { return call.reply([.bool(true)]) }
-      self.readFlag("CanBecomeFirstResponder", of: app, default: false) { canBecome in
+      self.readFlag("CanBecomeFirstResponder", of: app, default: false) { canBecome, answered in
         app.canBecome = canBecome
         guard canBecome else {
-          self.logger.info("responders: \(app.name) cannot become first responder (CanBecomeFirstResponder)")
+          if answered {
+            self.logger.info(
+              "responders: \(app.name) cannot become first responder (CanBecomeFirstResponder)")
+          }
           return call.reply([.bool(false)])
         }
         let finish = {
@@ -314,7 +308,7 @@ public final class ResponderAPI: ServiceComponent {
           call.reply([.bool(accepted)])
         }
         guard let current = registry.firstResponder, current !== app else { return finish() }
-        self.readFlag("CanResignFirstResponder", of: current, default: true) { canResign in
+        self.readFlag("CanResignFirstResponder", of: current, default: true) { canResign, _ in
           current.canResign = canResign
           if !canResign {
             self.logger.info("responders: \(current.name) refuses to resign first responder for \(app.name)")
@@ -331,7 +325,7 @@ public final class ResponderAPI: ServiceComponent {
       guard registry.firstResponder === app else {
         return call.reply([.bool(registry.resignFirstResponder(app))])
       }
-      self.readFlag("CanResignFirstResponder", of: app, default: true) { canResign in
+      self.readFlag("CanResignFirstResponder", of: app, default: true) { canResign, _ in
         app.canResign = canResign
         call.reply([.bool(registry.resignFirstResponder(app))])
       }
@@ -339,16 +333,33 @@ public final class ResponderAPI: ServiceComponent {
   }
 
   /// Reads a boolean property of an application's responder object, with the deadline; `default`
-  /// when it is absent, unreadable or late.
+  /// when it is absent, unreadable or late, which is logged as such (not as the app's answer).
+  /// `body` gets the value and whether the application gave it.
   private func readFlag(
-    _ property: String, of app: AppResponder, default value: Bool, then body: @escaping (Bool) -> Void
+    _ property: String, of app: AppResponder, default value: Bool,
+    then body: @escaping (_ flag: Bool, _ answered: Bool) -> Void
   ) {
-    guard let connection, let registry else { return body(value) }
+    guard let connection, let registry else { return body(value, false) }
+    let deadline = registry.deadline
     connection.getProperty(
       property, interface: ResponderBusAPI.responderInterface, path: app.path, destination: app.busName,
-      timeout: registry.deadline
-    ) { result in
-      if case .success(.bool(let flag)) = result { body(flag) } else { body(value) }
+      timeout: deadline
+    ) { [weak self] result in
+      switch result {
+      case .success(.bool(let flag)):
+        body(flag, true)
+      case .success(let other):
+        self?.logger.notice(
+          "responders: \(app.name)'s \(property) is '\(other.signature)', not a boolean; taken as \(value)")
+        body(value, false)
+      case .failure(let error):
+        let what =
+          error.name == DBusError.Name.noReply
+          ? "did not answer \(property) within \(formatMilliseconds(deadline))"
+          : "\(property) could not be read (\(error.message.loggable))"
+        self?.logger.notice("responders: \(app.name) \(what); taken as \(value)")
+        body(value, false)
+      }
     }
   }
 

@@ -99,14 +99,45 @@ public final class Service {
   }
 
   /// Runs until SIGTERM or SIGINT, then stops every component and returns.
+  ///
+  /// Signals: SIGPIPE is ignored (a reader of stderr that goes away costs log lines, not the
+  /// service); SIGHUP checks the config file again and logs whether it would be accepted (the
+  /// running service keeps its config: restart it to apply a new one); SIGUSR1 and SIGUSR2 are
+  /// logged and ignored.
   public func run() throws {
-    try loop.onSignals([SIGTERM, SIGINT]) { [weak self] signal in
-      self?.logger.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"), stopping")
-      self?.loop.stop()
+    signal(SIGPIPE, SIG_IGN)
+    try loop.onSignals([SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2]) { [weak self] signal in
+      guard let self else { return }
+      switch signal {
+      case SIGHUP:
+        self.checkConfigAgain()
+      case SIGUSR1, SIGUSR2:
+        self.logger.notice("received SIGUSR\(signal == SIGUSR1 ? 1 : 2): ignored (it has no meaning here)")
+      default:
+        self.logger.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"), stopping")
+        self.loop.stop()
+      }
     }
     start()
     loop.run()
     for component in components.reversed() { component.stop() }
+  }
+
+  /// SIGHUP: reads the config file again and says whether it would be accepted.
+  private func checkConfigAgain() {
+    let path = config.file
+    guard path != ResponderdConfig().file else {
+      logger.notice("received SIGHUP: running on the built-in defaults, no config file to check")
+      return
+    }
+    do {
+      _ = try ResponderdConfig.load(path: path)
+      logger.notice(
+        "received SIGHUP: \(path) is valid; the service keeps the config it started with until it is restarted (systemctl --user restart responderd)"
+      )
+    } catch {
+      logger.error("received SIGHUP: \(error); the service keeps the config it started with")
+    }
   }
 
   // MARK: Motion interest

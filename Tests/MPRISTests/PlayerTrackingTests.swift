@@ -187,6 +187,31 @@ final class FakePlayer {
     #expect(tracker.selector.players[mpv.connection.uniqueName!]?.unresponsiveReason == nil)
   }
 
+  /// A call reported dropped still runs when the stopped player wakes up (D-Bus cannot take a
+  /// sent call back); the outcome stays predictable because nothing more is sent to the player
+  /// until it answers again (issue 16): one late toggle, never several.
+  @Test func aLateCallRunsOnceAndNothingMoreIsSentUntilThePlayerAnswers() throws {
+    let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
+    settle()
+    tracker.attach(to: daemon)
+    settle()
+    mpv.connection.isStopped = true
+    var first: ControlOutcome?
+    controller.perform(.remoteControlTogglePlayPause) { first = $0 }
+    time.advance(by: 0.3)
+    #expect(first?.isHandled == false, "reported dropped after the deadline")
+    // Pressed twice more while it is stopped: nothing is sent to it.
+    #expect(perform(.remoteControlTogglePlayPause)?.isHandled == false)
+    #expect(perform(.remoteControlPause)?.isHandled == false)
+    // It wakes up: it runs the one call it held, answers the ping, and takes calls again.
+    mpv.connection.isStopped = false
+    settle()
+    #expect(mpv.calls == ["PlayPause"])
+    #expect(mpv.status == "Paused")
+    #expect(perform(.remoteControlTogglePlayPause) == .sent(player: "mpv", method: "PlayPause"))
+    #expect(mpv.calls == ["PlayPause", "PlayPause"] && mpv.status == "Playing")
+  }
+
   @Test func aPlayerLeavingMidCallFailsTheCallAtOnce() throws {
     let mpv = try FakePlayer("mpv", on: bus)
     settle()

@@ -279,6 +279,10 @@ public final class InMemoryBusConnection: MessageBus {
     didSet { if !isStopped { resume() } }
   }
   private let objects = DBusObjectTable()
+  public var callerCheck: DBusCallerCheck? {
+    get { objects.callerCheck }
+    set { objects.callerCheck = newValue }
+  }
   private let subscriptions = DBusSubscriptionTable()
   private var pendingCalls: [UInt32: DBusPendingCall] = [:]
   private var observers: [(MessageBusEvent) -> Void] = []

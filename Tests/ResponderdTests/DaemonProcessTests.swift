@@ -145,3 +145,61 @@ struct TimeoutError: Error, CustomStringConvertible {
     #expect(try daemon.waitForExit(timeout: 10) == 0)
   }
 }
+
+@Suite struct DaemonSignalTests {
+  /// `responderd 2>&1 | head -n 1` killed it with SIGPIPE at its second log line (issue 16).
+  /// Here the reader of its stderr goes away after the first line; SIGHUP, SIGUSR1 and SIGUSR2
+  /// each make it log a line into the closed pipe, and it still stops cleanly on SIGTERM.
+  @Test func survivesTheLossOfItsStderrAndSignalsThatMeanNothing() throws {
+    let config = FileManager.default.temporaryDirectory.appendingPathComponent("rsp-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+    let process = Process()
+    process.executableURL = builtExecutable("responderd")
+    process.environment = [
+      "PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": config.path, "XDG_RUNTIME_DIR": "/nonexistent",
+    ]
+    let pipe = Pipe()
+    process.standardError = pipe
+    process.standardOutput = pipe
+    try process.run()
+    defer { if process.isRunning { process.terminate() } }
+    // Its log up to the line that says it runs (each read blocks until bytes come, and the pipe
+    // closes if it dies), then the reader goes away.
+    var log = ""
+    while !log.contains("no session bus") {
+      let data = pipe.fileHandleForReading.availableData
+      guard !data.isEmpty else { throw TimeoutError(what: "its start", output: log) }
+      log += String(decoding: data, as: UTF8.self)
+    }
+    try pipe.fileHandleForReading.close()
+    for signal in [SIGHUP, SIGUSR1, SIGUSR2, SIGTERM] { kill(process.processIdentifier, signal) }
+    let deadline = Date().addingTimeInterval(10)
+    while process.isRunning {
+      guard Date() < deadline else { throw TimeoutError(what: "exit after SIGTERM", output: "") }
+      RunLoop.current.run(until: Date().addingTimeInterval(0.01))
+    }
+    #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+  }
+
+  @Test func sighupChecksTheConfigAgain() throws {
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent("rsp-\(UUID().uuidString)")
+    let dir = home.appendingPathComponent("responderd")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let file = dir.appendingPathComponent("config.toml")
+    try "chain = [\"log\"]\n".write(to: file, atomically: true, encoding: .utf8)
+    let daemon = try DaemonProcess(
+      builtExecutable("responderd"), [],
+      environment: ["PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": home.path, "XDG_RUNTIME_DIR": "/nonexistent"])
+    try daemon.waitForOutput(timeout: 10) { $0.contains("bus: no session bus") }
+    kill(daemon.process.processIdentifier, SIGHUP)
+    try daemon.waitForOutput(timeout: 10) { $0.contains("received SIGHUP: \(file.path) is valid") }
+    try "chain = [\"lg\"]\n".write(to: file, atomically: true, encoding: .utf8)
+    kill(daemon.process.processIdentifier, SIGHUP)
+    try daemon.waitForOutput(timeout: 10) {
+      $0.contains("received SIGHUP: \(file.path):1: unknown handler 'lg'")
+    }
+    #expect(daemon.process.isRunning)
+    daemon.process.terminate()
+    #expect(try daemon.waitForExit(timeout: 10) == 0)
+  }
+}

@@ -135,10 +135,58 @@ final class BusApp {
     time.advance(to: 50.2)
     #expect(records().first?.subtype == .remoteControlNextTrack)
     #expect(records().first?.handledBy == "log")
-    // The next event was queued behind it and now gets its own deadline.
-    #expect(hung.received == ["nextTrack", "pause"])
-    time.advance(by: 0.2)
+    // Its connection missed a deadline: the next event, queued behind, passes it over at once.
+    #expect(hung.received == ["nextTrack"])
     #expect(records().map(\.handledBy) == ["log", "log"])
+    // Its connection still answers (only its handler hangs): asked again from the next event on.
+    settle()
+    post(.remoteControlPlay)
+    settle()
+    #expect(hung.received == ["nextTrack", "play"])
+  }
+
+  /// 50 registrations on one stopped connection made every event wait 50 deadlines (issue 16):
+  /// a connection that missed one deadline is passed over for all its registrations until it
+  /// answers again, and one connection may register 16 responders at most.
+  @Test func aStoppedConnectionCostsOneDeadlineForAllItsRegistrations() throws {
+    let app = try BusApp(on: bus) { _ in true }
+    try register(app)
+    for index in 1..<ResponderBusAPI.maximumRespondersPerConnection {
+      let reply = app.daemonCall(
+        "RegisterResponder", [.objectPath("/app\(index)"), ["remoteControl"].dbusValue])
+      settle()
+      _ = try #require(try reply()?.get())
+    }
+    let refused = app.daemonCall(
+      "RegisterResponder", [.objectPath("/oneTooMany"), ["remoteControl"].dbusValue])
+    settle()
+    guard case .failure(let error)? = refused() else {
+      Issue.record("a 17th registration was accepted")
+      return
+    }
+    #expect(error.name == ResponderBusAPI.ErrorName.tooManyResponders)
+    #expect(error.message.contains("already registered 16 responders"))
+    #expect(api.registeredResponders.count == 16)
+
+    app.connection.isStopped = true
+    post(.remoteControlNextTrack)
+    post(.remoteControlPause)
+    post(.remoteControlPlay)
+    settle()
+    time.advance(to: 50.199)
+    #expect(records().isEmpty)
+    time.advance(to: 50.2)
+    // One deadline for the first registration; every other one, and the next events, pass it by.
+    #expect(records().map(\.handledBy) == ["log", "log", "log"])
+    #expect(records().allSatisfy { $0.receivedBy.count == 17 && $0.receivedBy.last == "log" })
+    // Resumed, it answers the ping that the passing events sent; then it takes events again.
+    app.connection.isStopped = false
+    settle()
+    let before = app.received.count
+    post(.remoteControlStop)
+    settle()
+    #expect(app.received.count == before + 1 && app.received.last == "stop")
+    #expect(records().last?.handledBy != "log")
   }
 
   @Test func anApplicationOfAnotherUserIsRefused() throws {

@@ -88,6 +88,26 @@ import TouchDispatch
         "[[touch.gesture]]\nname = \"a\"\ngesture = \"tap\"\nevent = \"play\"\n[[touch.gesture]]\nname = \"a\"\ngesture = \"tap\"\nevent = \"play\"\n"
       )
         == "c.toml:6: gesture name 'a' is used twice")
+    // A cycle of require-to-fail would leave both gestures waiting for each other for ever
+    // (issue 16): refused, naming them.
+    let tap = "gesture = \"tap\"\nevent = \"play\"\n"
+    #expect(
+      error(
+        "[[touch.gesture]]\nname = \"a\"\n\(tap)require-to-fail = [\"b\"]\n"
+          + "[[touch.gesture]]\nname = \"b\"\n\(tap)require-to-fail = [\"a\"]\n")
+        == "c.toml:5: require-to-fail cycle: 'a' waits for 'b' to fail, 'b' for 'a'; none of them could ever be recognized"
+    )
+    #expect(
+      error(
+        "[[touch.gesture]]\nname = \"c\"\n\(tap)[[touch.gesture]]\nname = \"a\"\n\(tap)require-to-fail = [\"c\", \"b\"]\n"
+          + "[[touch.gesture]]\nname = \"b\"\n\(tap)require-to-fail = [\"d\"]\n"
+          + "[[touch.gesture]]\nname = \"d\"\n\(tap)require-to-fail = [\"a\"]\n")
+        == "c.toml:9: require-to-fail cycle: 'a' waits for 'b' to fail, 'b' for 'd', 'd' for 'a'; none of them could ever be recognized"
+    )
+    #expect(
+      error("[[touch.gesture]]\nname = \"a\"\n\(tap)require-to-fail = [\"a\"]\n")
+        == "c.toml:5: require-to-fail cycle: 'a' waits for itself to fail; none of them could ever be recognized"
+    )
   }
 
   @Test func theShippedConfigHasTheDefaults() throws {

@@ -1,0 +1,77 @@
+import ResponderConfig
+import Testing
+
+/// Configs written to break the reader (issue 16): they are refused with the file and line, and
+/// none crashes or takes more than linear time.
+@Suite struct HostileConfigTests {
+  /// The error `ResponderdConfig.parse` gives for `text`, or nil when it accepts it.
+  func refusal(_ text: String) -> ConfigError? {
+    do {
+      _ = try ResponderdConfig.parse(text, file: "hostile.toml")
+      return nil
+    } catch let error as ConfigError {
+      return error
+    } catch {
+      Issue.record("unexpected error \(error)")
+      return nil
+    }
+  }
+
+  /// The ways a config can nest.
+  enum Nesting: String, CaseIterable, Sendable {
+    case arrays, inlineTables, dottedKeys, tableHeaders
+
+    /// A config nesting `levels` deep.
+    func text(levels n: Int) -> String {
+      switch self {
+      case .arrays: "x = " + String(repeating: "[", count: n) + String(repeating: "]", count: n)
+      case .inlineTables: "x = " + String(repeating: "{a=", count: n) + "1" + String(repeating: "}", count: n)
+      case .dottedKeys: Array(repeating: "a", count: n).joined(separator: ".") + " = 1"
+      case .tableHeaders: "[" + Array(repeating: "a", count: n).joined(separator: ".") + "]"
+      }
+    }
+  }
+
+  @Test(arguments: Nesting.allCases)
+  func deepNestingIsRefusedWithItsLine(nesting: Nesting) throws {
+    // 50,000 levels crashed the reader (stack overflow); the limit is reported at its line.
+    let error = try #require(refusal("# \(nesting)\n\n" + nesting.text(levels: 50_000) + "\n"))
+    #expect(error.file == "hostile.toml" && error.line == 3, "\(error)")
+    #expect(error.message.contains("\(TOML.maximumDepth)"), "\(error)")
+    // What a person writes still reads.
+    #expect(throws: Never.self) { try TOML.parse(nesting.text(levels: TOML.maximumDepth - 1) + "\n") }
+  }
+
+  @Test func manyArraysOfTablesReadInLinearTime() throws {
+    // Each [[x]] copied the whole array before (40,000 headers took 10 s). Counted, not timed:
+    // the array's storage must be appended to in place, so every element is still there in order.
+    let count = 40_000
+    var text = ""
+    for i in 0..<count { text += "[[x]]\nn = \(i)\n" }
+    let table = try TOML.parse(text)
+    guard case .array(let elements, let line)? = table["x"] else {
+      Issue.record("no array of tables")
+      return
+    }
+    #expect(elements.count == count && line == 1)
+    guard case .table(let last) = elements[count - 1], case .integer(let n)? = last["n"] else {
+      Issue.record("last element")
+      return
+    }
+    #expect(n == Int64(count - 1) && last.line == 2 * count - 1)
+  }
+
+  @Test func controlCharactersAreNamed() throws {
+    let nulInKey = try #require(refusal("chain = []\n\u{0}x = 1\n"))
+    #expect(nulInKey.line == 2 && nulInKey.message.contains("U+0000"), "\(nulInKey)")
+    let nulInString = try #require(refusal("[log]\nprefix = \"a\u{0}b\"\n"))
+    #expect(nulInString.line == 2 && nulInString.message.contains("U+0000"), "\(nulInString)")
+    let escapeInValue = try #require(refusal("chain = \u{1b}\n"))
+    #expect(escapeInValue.line == 1 && escapeInValue.message.contains("U+001B"), "\(escapeInValue)")
+  }
+
+  @Test func aByteOrderMarkIsSkipped() throws {
+    let config = try ResponderdConfig.parse("\u{FEFF}chain = [\"log\"]\n", file: "bom.toml")
+    #expect(config.chain == ["log"])
+  }
+}
