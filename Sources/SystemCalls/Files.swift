@@ -36,13 +36,18 @@ extension FileDescriptor {
   }
 }
 
-/// Reads a whole file as UTF-8 text; the error names the call ("open", "read") and the file.
-public func readTextFile(_ path: String) throws(SystemError) -> String {
+/// Reads a whole file; the error names the call ("open", "read") and the file.
+public func readFile(_ path: String) throws(SystemError) -> [UInt8] {
   let path = FilePath(path)
   let descriptor = try FileDescriptor.openForReading(path)
   defer { try? descriptor.close() }
-  let bytes = try systemCall("read", path: path) { try descriptor.readToEnd() }
-  return String(decoding: bytes, as: UTF8.self)
+  return try systemCall("read", path: path) { try descriptor.readToEnd() }
+}
+
+/// Reads a whole file as UTF-8 text (invalid sequences become U+FFFD); the error names the call
+/// ("open", "read") and the file.
+public func readTextFile(_ path: String) throws(SystemError) -> String {
+  String(decoding: try readFile(path), as: UTF8.self)
 }
 
 /// Writes text to a descriptor (`.standardOutput`, `.standardError`), whole; errors are ignored.
