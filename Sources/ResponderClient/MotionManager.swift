@@ -2,6 +2,7 @@ import DBus
 import EventLoop
 import EventTime
 import ResponderCore
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -222,7 +223,8 @@ public final class MotionManager {
       stream.fd = fd
       stream.id = id
       do {
-        stream.source = try self.connection.loop.register(fd: fd, events: .readable) {
+        stream.source = try self.connection.loop.register(fd: FileDescriptor(rawValue: fd), events: .readable)
+        {
           [weak self, weak stream] _ in
           guard let self, let stream else { return }
           if !self.read(stream, size: size, deliver: deliver) {

@@ -5,6 +5,8 @@ import Logging
 import Motion
 import ResponderClient
 import ResponderCore
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -279,12 +281,15 @@ public final class MotionAPI: ServiceComponent {
     // Blocking for the client (its end is its own to read as it likes); the daemon never waits on
     // its end: every send and recv is MSG_DONTWAIT.
     let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-    guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { throw SystemError("socketpair") }
+    guard socketpair(AF_UNIX, type, 0, &fds) == 0 else {
+      throw SystemError("socketpair", errno: Errno(rawValue: errno))
+    }
     let id = nextID
     nextID &+= 1
     let stream = Stream(id: id, kind: kind, busName: busName, interval: interval, fd: fds[0])
     do {
-      stream.source = try service?.loop.register(fd: fds[0], events: .readable) { [weak self] events in
+      stream.source = try service?.loop.register(fd: FileDescriptor(rawValue: fds[0]), events: .readable) {
+        [weak self] events in
         self?.clientSide(of: id, events)
       }
     } catch {
