@@ -10,7 +10,9 @@
 //   idle    - responderd, thd and playerctld sitting idle, from /proc;
 //   startup - process start → well-known name owned, responderd and playerctld;
 //   motion  - responderd's CPU while it samples the accelerometer at 100 Hz;
-//   touch   - the TouchFrame benchmark's per-frame cost.
+//   touch   - the TouchFrame benchmark's per-frame cost;
+//   load    - 20 chatty MPRIS players (browser tabs, PropertiesChanged at 10 Hz each): the CPU of
+//             responderd and playerctld, and key → player with and without them (see Load).
 // Every wait is bounded; every process started is stopped and reaped (the run is also the
 // subreaper of whatever they leave behind).
 import BenchmarkSupport
@@ -25,6 +27,11 @@ import EventLoop
 reexecUnderUmockdevIfNeeded(name: "EndToEnd")
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--relay" {
   runRelay(device: CommandLine.arguments[2], player: CommandLine.arguments[3])
+}
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--chatty-players",
+  let count = Int(CommandLine.arguments[2]), let rate = Double(CommandLine.arguments[3])
+{
+  runChattyPlayers(count: count, rate: rate)
 }
 
 let options: Options
@@ -101,6 +108,11 @@ func runParts(_ options: Options, _ report: inout Report) throws {
   }
   if options.phases.contains("motion") {
     report.motion = try measureMotion(bench: bench, seconds: options.motionSeconds)
+  }
+  if options.phases.contains("load") {
+    report.load = try measureLoad(
+      bench: bench, tabs: options.loadTabs, rate: options.loadRate, seconds: options.loadSeconds,
+      presses: options.loadPresses)
   }
   if options.phases.contains("touch") {
     let (figures, _) = try measureTouch(bench: bench, sequences: options.touchSequences)
