@@ -20,6 +20,8 @@ struct LoadCPU {
 struct LoadFigures {
   var tabs = 0
   var rate = 0.0
+  /// Which responderd ("this build", or a baseline's path).
+  var build = ""
   var cpu: [LoadCPU] = []
   /// Key → player without the tabs, then with them (floor and responderd each).
   var quiet: [LatencySummary] = []
@@ -30,11 +32,14 @@ struct LoadFigures {
 /// PropertiesChanged `rate` times a second. Measures, in one run beside a paused mpv: the key →
 /// player latency (floor and responderd, interleaved) without the tabs, then with them; and the
 /// CPU of responderd and playerctld over `seconds` while the tabs chatter and nothing else happens.
-func measureLoad(bench: Bench, tabs: Int, rate: Double, seconds: Double, presses: Int) throws -> LoadFigures {
-  var figures = LoadFigures(tabs: tabs, rate: rate)
-  let (player, playerName) = try bench.startPlayer(3)
+/// `responderd`: another build's path (a baseline), nil for this one.
+func measureLoad(
+  bench: Bench, responderd path: String?, tabs: Int, rate: Double, seconds: Double, presses: Int
+) throws -> LoadFigures {
+  var figures = LoadFigures(tabs: tabs, rate: rate, build: path ?? "this build")
+  let (player, playerName) = try bench.startPlayer(path == nil ? 3 : 4)
   let config = try bench.writeConfig("load.toml", bench.keysConfig)
-  let responderd = try bench.startResponderd(config: config)
+  let responderd = try bench.startResponderd(config: config, path: path)
   try responderd.waitForOutput("bus: owns org.responderd.Daemon1", timeout: 10 * bench.slowdown)
   try responderd.waitForOutput("evdev: opened \(bench.responderdHeadset)", timeout: 10 * bench.slowdown)
   let playerctld = try bench.startPlayerctld()
@@ -131,6 +136,7 @@ func measureLoad(bench: Bench, tabs: Int, rate: Double, seconds: Double, presses
   chatty.stop()
   playerctld.stop()
   responderd.stop()
+  bench.pass(0.5)  // the names are released before the next part
   withExtendedLifetime(player) {}
   return figures
 }

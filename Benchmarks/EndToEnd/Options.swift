@@ -6,7 +6,7 @@ import EventTime
 
 /// The command line: `EndToEnd [--presses N] [--idle-seconds N] [--starts N] [--motion-seconds N]
 /// [--touch-sequences N] [--load-seconds N] [--load-tabs N] [--load-rate N] [--load-presses N]
-/// [--only key,idle,startup,motion,touch,load] [--raw FILE]`.
+/// [--baseline-responderd PATH] [--only key,idle,startup,motion,touch,load] [--raw FILE]`.
 struct Options {
   /// Presses per setup in the key → player measurement (at least 200 for the table).
   var presses = 200
@@ -23,6 +23,8 @@ struct Options {
   var loadTabs = 20
   var loadRate = 10.0
   var loadPresses = 100
+  /// Another responderd build measured in the load part too, first (before/after a change).
+  var baselineResponderd: String?
   var phases: Set<String> = ["key", "idle", "startup", "motion", "touch", "load"]
   /// Where to write every key → player latency (CSV: setup, round, seconds), if anywhere.
   var rawPath: String?
@@ -30,7 +32,8 @@ struct Options {
   static let usage = """
     usage: EndToEnd [--presses N] [--idle-seconds N] [--starts N] [--motion-seconds N]
                     [--touch-sequences N] [--load-seconds N] [--load-tabs N] [--load-rate N]
-                    [--load-presses N] [--only key,idle,startup,motion,touch,load] [--raw FILE]
+                    [--load-presses N] [--baseline-responderd PATH]
+                    [--only key,idle,startup,motion,touch,load] [--raw FILE]
     Runs the end-to-end benchmarks of responderd against the peer setup (triggerhappy + playerctl,
     playerctld) in one run and prints a markdown table. Runs itself under umockdev-wrapper.
     """
@@ -62,6 +65,7 @@ struct Options {
       case "--load-tabs": loadTabs = Int(try number(1...200))
       case "--load-rate": loadRate = try number(0.1...1000)
       case "--load-presses": loadPresses = Int(try number(1...100_000))
+      case "--baseline-responderd": baselineResponderd = try value()
       case "--raw": rawPath = try value()
       case "--only":
         let names = try value().split(separator: ",").map(String.init)

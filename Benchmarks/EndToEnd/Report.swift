@@ -18,6 +18,7 @@ struct Report {
   var touch: [TouchFigures] = []
   var touchHeader = ""
   var load: LoadFigures?
+  var loadBaseline: LoadFigures?
   var failure: String?
 
   /// One goal: what it is, what was measured, whether it is met (nil: not measured).
@@ -107,6 +108,24 @@ struct Report {
       }
     }
 
+    if let baseline = loadBaseline, let load, !baseline.cpu.isEmpty, !load.cpu.isEmpty {
+      out.append(
+        "**Load, before/after**: the same load part run first with the baseline responderd (\(baseline.build)), then with this build."
+      )
+      out.append("")
+      out.append(
+        "| | responderd | playerctld | responderd ÷ playerctld | responderd key median / p99 with the tabs |")
+      out.append("|---|---:|---:|---:|---:|")
+      for (index, figures) in [baseline, load].enumerated() {
+        let responderd = figures.cpu.first { $0.name == "responderd" }?.cpuPerSecond ?? .nan
+        let playerctld = figures.cpu.first { $0.name == "playerctld" }?.cpuPerSecond ?? .nan
+        let key = figures.loaded.last
+        out.append(
+          "| \(index == 0 ? "before" : "after") | \(percent(responderd)) | \(percent(playerctld)) | \(fixed(responderd / playerctld, 3))× | \(key.map { "\(ms($0.median)) / \(ms($0.p99))" } ?? "") |"
+        )
+      }
+      out.append("")
+    }
     if let load, !load.cpu.isEmpty {
       out.append(
         "**Load**: \(load.tabs) MPRIS players (browser tabs, one process with a bus connection each) each emitting PropertiesChanged (Metadata, Position) \(fixed(load.rate, 0)) times a second, beside a paused mpv; CPU (every thread, clock_getcpuclockid) over \(fixed(load.cpu[0].seconds, 0)) s with nothing else happening; key → player (\(load.quiet.first?.count ?? 0) presses per setup, interleaved) without the tabs, then with them."

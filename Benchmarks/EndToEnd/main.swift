@@ -110,9 +110,14 @@ func runParts(_ options: Options, _ report: inout Report) throws {
     report.motion = try measureMotion(bench: bench, seconds: options.motionSeconds)
   }
   if options.phases.contains("load") {
+    if let baseline = options.baselineResponderd {
+      report.loadBaseline = try measureLoad(
+        bench: bench, responderd: baseline, tabs: options.loadTabs, rate: options.loadRate,
+        seconds: options.loadSeconds, presses: options.loadPresses)
+    }
     report.load = try measureLoad(
-      bench: bench, tabs: options.loadTabs, rate: options.loadRate, seconds: options.loadSeconds,
-      presses: options.loadPresses)
+      bench: bench, responderd: nil, tabs: options.loadTabs, rate: options.loadRate,
+      seconds: options.loadSeconds, presses: options.loadPresses)
   }
   if options.phases.contains("touch") {
     let (figures, _) = try measureTouch(bench: bench, sequences: options.touchSequences)

@@ -61,9 +61,9 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
   /// knows the owner of a well-known sender name).
   func matchesIgnoringSender(_ message: DBusMessage) -> Bool {
     if let kind, message.kind != kind { return false }
-    if let interface, message.interface != interface { return false }
-    if let member, message.member != member { return false }
-    if let path, message.path != path { return false }
+    if let member, !message.hasMember(member) { return false }
+    if let interface, !message.hasInterface(interface) { return false }
+    if let path, !message.hasPath(path) { return false }
     if let pathNamespace {
       guard let messagePath = message.path else { return false }
       let prefix = pathNamespace == "/" ? "/" : pathNamespace + "/"
