@@ -270,22 +270,24 @@ public final class PlayerTracker {
   private func propertiesChanged(
     _ message: DBusMessage, _ changed: [String: DBusValue], _ invalidated: [String]
   ) {
-    guard let sender = message.sender, var player = players[sender],
+    guard let sender = message.sender, players[sender] != nil,
       let interface = message.arguments.first?.string
     else { return }
     let now = scheduler.now
     var newStatus: PlaybackStatus?
+    // Changed in place (a copy would copy its property dictionaries, for every signal).
     switch isProxy(sender) ? nil : interface {
     case MPRISNames.playerInterface:
-      player.mergePlayerProperties(changed, at: now)
-      if changed["PlaybackStatus"] != nil { newStatus = player.playbackStatus }
+      players[sender]!.mergePlayerProperties(changed, at: now)
+      if changed["PlaybackStatus"] != nil { newStatus = players[sender]!.playbackStatus }
     case MPRISNames.rootInterface:
-      for (key, value) in changed { player.rootProperties[key] = value }
+      for (key, value) in changed { players[sender]!.rootProperties[key] = value }
     default:
       break
     }
-    players[sender] = player
-    let names = (Array(changed.keys) + invalidated).sorted()
+    let names =
+      changed.count + invalidated.count == 1
+      ? Array(changed.keys) + invalidated : (Array(changed.keys) + invalidated).sorted()
     let kind = "PropertiesChanged (\(names.joined(separator: ", ")))"
     let wasUnresponsive = selector.players[sender]?.unresponsiveReason != nil
     let selectionChanged = selector.signal(sender, kind: kind, status: newStatus, at: now)
