@@ -209,11 +209,13 @@ public final class DBusConnection: MessageBus {
   /// The bus went away (Disconnected from libdbus, or Hello failed).
   func lostBus(_ error: DBusError) {
     guard state == .connected || state == .connecting else { return }
+    // A loss is reported once: attempts to reconnect that fail afterwards are not new losses.
+    let isNewLoss = state == .connected || failedReconnections == 0
     tearDownLink()
     state = .disconnected
     failPendingCalls(error)
     subscriptions.forgetResolvedSenders()
-    notify(.disconnected(error))
+    if isNewLoss { notify(.disconnected(error)) }
     if reconnectPolicy == .whenBusReappears, state == .disconnected {
       // Right away the first time; backing off when reconnections keep failing at once (a bus
       // that accepts and then drops us must not make us spin).

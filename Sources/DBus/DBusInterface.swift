@@ -8,6 +8,8 @@ public struct DBusMethod {
   /// Argument names for introspection (optional).
   public var inNames: [String]
   public var outNames: [String]
+  /// Documentation, published as an `org.gtk.GDBus.DocString` annotation.
+  public var doc: String?
   let handler: (DBusMethodCall) -> Void
 
   /// A method answered by the returned values, or by the `DBusError` thrown (another error
@@ -81,6 +83,8 @@ public struct DBusProperty {
   /// The type of the value (one complete type).
   public let signature: String
   public let changeSignal: ChangeSignal
+  /// Documentation, published as an `org.gtk.GDBus.DocString` annotation.
+  public var doc: String?
   let get: (() -> DBusValue)?
   let set: ((DBusValue) throws -> Void)?
 
@@ -132,6 +136,8 @@ public struct DBusSignalInfo: Sendable {
   public let name: String
   public let signature: String
   public var argumentNames: [String]
+  /// Documentation, published as an `org.gtk.GDBus.DocString` annotation.
+  public var doc: String?
   public init(_ name: String, signature: String = "", argumentNames: [String] = []) {
     self.name = name
     self.signature = signature
@@ -145,6 +151,8 @@ public struct DBusInterface {
   public var methods: [DBusMethod]
   public var properties: [DBusProperty]
   public var signals: [DBusSignalInfo]
+  /// Documentation, published as an `org.gtk.GDBus.DocString` annotation.
+  public var doc: String?
 
   public init(
     _ name: String, methods: [DBusMethod] = [], properties: [DBusProperty] = [],

@@ -51,44 +51,54 @@ enum DBusIntrospection {
       """
     if let object {
       xml += standardXML
-      for interface in object.interfaces {
-        xml += "  <interface name=\"\(interface.name.xmlEscaped)\">\n"
-        for method in interface.methods {
-          let arguments =
-            arguments(method.inSignature, names: method.inNames, direction: "in")
-            + arguments(method.outSignature, names: method.outNames, direction: "out")
-          if arguments.isEmpty {
-            xml += "    <method name=\"\(method.name.xmlEscaped)\"/>\n"
-          } else {
-            xml += "    <method name=\"\(method.name.xmlEscaped)\">\n" + arguments + "    </method>\n"
-          }
-        }
-        for signal in interface.signals {
-          let arguments = arguments(signal.signature, names: signal.argumentNames, direction: nil)
-          if arguments.isEmpty {
-            xml += "    <signal name=\"\(signal.name.xmlEscaped)\"/>\n"
-          } else {
-            xml += "    <signal name=\"\(signal.name.xmlEscaped)\">\n" + arguments + "    </signal>\n"
-          }
-        }
-        for property in interface.properties {
-          let head =
-            "    <property name=\"\(property.name.xmlEscaped)\" type=\"\(property.signature.xmlEscaped)\" access=\"\(property.access.rawValue)\""
-          if property.changeSignal == .emits {
-            xml += head + "/>\n"
-          } else {
-            xml +=
-              head + ">\n"
-              + "      <annotation name=\"org.freedesktop.DBus.Property.EmitsChangedSignal\" value=\"\(property.changeSignal.rawValue)\"/>\n"
-              + "    </property>\n"
-          }
-        }
-        xml += "  </interface>\n"
-      }
+      for interface in object.interfaces { xml += interfaceXML(interface) }
     }
     for child in children { xml += "  <node name=\"\(child.xmlEscaped)\"/>\n" }
     xml += "</node>\n"
     return xml
+  }
+
+  /// One `<interface>` element (indented for a `<node>`), with the descriptors' documentation as
+  /// `org.gtk.GDBus.DocString` annotations.
+  static func interfaceXML(_ interface: DBusInterface) -> String {
+    var xml =
+      "  <interface name=\"\(interface.name.xmlEscaped)\">\n" + docAnnotation(interface.doc, indent: 4)
+    for method in interface.methods {
+      let body =
+        docAnnotation(method.doc, indent: 6)
+        + arguments(method.inSignature, names: method.inNames, direction: "in")
+        + arguments(method.outSignature, names: method.outNames, direction: "out")
+      xml += element("method", name: method.name, body: body)
+    }
+    for signal in interface.signals {
+      let body =
+        docAnnotation(signal.doc, indent: 6)
+        + arguments(signal.signature, names: signal.argumentNames, direction: nil)
+      xml += element("signal", name: signal.name, body: body)
+    }
+    for property in interface.properties {
+      var body = docAnnotation(property.doc, indent: 6)
+      if property.changeSignal != .emits {
+        body +=
+          "      <annotation name=\"org.freedesktop.DBus.Property.EmitsChangedSignal\" value=\"\(property.changeSignal.rawValue)\"/>\n"
+      }
+      xml += element(
+        "property", name: property.name,
+        attributes: " type=\"\(property.signature.xmlEscaped)\" access=\"\(property.access.rawValue)\"",
+        body: body)
+    }
+    return xml + "  </interface>\n"
+  }
+
+  private static func element(_ tag: String, name: String, attributes: String = "", body: String) -> String {
+    let head = "    <\(tag) name=\"\(name.xmlEscaped)\"\(attributes)"
+    return body.isEmpty ? head + "/>\n" : head + ">\n" + body + "    </\(tag)>\n"
+  }
+
+  private static func docAnnotation(_ doc: String?, indent: Int) -> String {
+    guard let doc, !doc.isEmpty else { return "" }
+    return String(repeating: " ", count: indent)
+      + "<annotation name=\"org.gtk.GDBus.DocString\" value=\"\(doc.xmlEscaped)\"/>\n"
   }
 
   private static func arguments(_ signature: String, names: [String], direction: String?) -> String {

@@ -82,7 +82,7 @@ public final class ResponderClient {
     self.connection = connection
     self.path = path
     self.eventTypes = eventTypes
-    object = try connection.export(path: path, interfaces: [responderInterface()])
+    object = try connection.export(path: path, interfaces: [Self.responderInterface(for: self)])
     subscriptions.append(
       connection.watchNameOwner(ResponderBusAPI.daemonName) { [weak self] owner in
         self?.daemonOwnerChanged(owner)
@@ -234,24 +234,45 @@ public final class ResponderClient {
 
   // MARK: Events
 
-  private func responderInterface() -> DBusInterface {
+  /// The documented `org.responderd.Responder1` interface a client exports (`responderctl
+  /// interfaces` writes it to `org.responderd.Responder1.xml`).
+  public static var interfaceDescription: DBusInterface { responderInterface(for: nil) }
+
+  private static let methodDocs = [
+    "RemoteControlReceived":
+      "A remote-control event (subtype such as \"togglePlayPause\", \"nextTrack\", \"beginSeekingForward\"; timestamp in seconds since boot, CLOCK_MONOTONIC). Return true when handled; false (or no answer within the daemon's Deadline) passes it on up the chain.",
+    "MotionBegan": "A shake began (subtype \"motionShake\"). Return true when handled.",
+    "MotionEnded": "The shake ended (subtype \"motionShake\"). Return true when handled.",
+    "MotionCancelled": "The shake was cancelled: it was not one after all. Return true when handled.",
+  ]
+
+  private static func responderInterface(for client: ResponderClient?) -> DBusInterface {
     let methods = ["RemoteControlReceived", "MotionBegan", "MotionEnded", "MotionCancelled"].map { name in
       DBusMethod.replyLater(
         name, in: "sd", out: "b", inNames: ["subtype", "timestamp"], outNames: ["handled"]
       ) {
-        [weak self] call in
-        guard let self else { return call.reply([.bool(false)]) }
-        self.receive(call)
+        [weak client] call in
+        guard let client else { return call.reply([.bool(false)]) }
+        client.receive(call)
       }
+      .documented(methodDocs[name] ?? "")
     }
     return DBusInterface(
       ResponderBusAPI.responderInterface, methods: methods,
       properties: [
         DBusProperty(
-          "CanBecomeFirstResponder", get: { [weak self] in self?.canBecomeFirstResponder ?? false }),
+          "CanBecomeFirstResponder", get: { [weak client] in client?.canBecomeFirstResponder ?? false }
+        )
+        .documented("Whether this responder may become first responder (false when absent)."),
         DBusProperty(
-          "CanResignFirstResponder", get: { [weak self] in self?.canResignFirstResponder ?? true }),
-      ])
+          "CanResignFirstResponder", get: { [weak client] in client?.canResignFirstResponder ?? true }
+        )
+        .documented("Whether it lets another responder become first responder (true when absent)."),
+      ]
+    )
+    .documented(
+      "Implemented by applications on the object they register with org.responderd.Daemon1.RegisterResponder: responderd calls these methods to deliver events. Calls come from the owner of org.responderd.Daemon1 only; refuse others."
+    )
   }
 
   private func receive(_ call: DBusMethodCall) {

@@ -87,48 +87,88 @@ public final class ResponderAPI: ServiceComponent {
 
   // MARK: The interface
 
-  private func interface() -> DBusInterface {
+  /// The exported interface, documented: the daemon's object serves it, and
+  /// `responderctl interfaces` writes it to `org.responderd.Daemon1.xml`.
+  public func interface() -> DBusInterface {
     DBusInterface(
       ResponderBusAPI.daemonInterface,
       methods: [
         .replyLater(
           "RegisterResponder", in: "oas", out: "u", inNames: ["path", "eventTypes"], outNames: ["id"]
-        ) { [weak self] call in self?.register(call) },
+        ) { [weak self] call in self?.register(call) }
+        .documented(
+          "Registers the caller's object at path, which implements org.responderd.Responder1, as a responder for eventTypes (\"remoteControl\" and/or \"motion\"). Returns the id the other methods take. The registration ends with UnregisterResponder or when the caller leaves the bus. Callers must run as the daemon's user (AccessDenied otherwise); AlreadyRegistered when this connection registered path already; TooManyResponders beyond 16 per connection."
+        ),
         .replyLater("UnregisterResponder", in: "u", inNames: ["id"]) { [weak self] call in
           self?.unregister(call)
-        },
+        }
+        .documented("Removes the responder id (registered by this connection: NotOwner otherwise)."),
         .replyLater("BecomeFirstResponder", in: "u", out: "b", inNames: ["id"], outNames: ["accepted"]) {
           [weak self] call in self?.becomeFirstResponder(call)
-        },
+        }
+        .documented(
+          "Makes the responder id the first responder: remote-control and motion events go to it first. Refused (false) when its CanBecomeFirstResponder property is false or absent, or when the current first responder's CanResignFirstResponder is false."
+        ),
         .replyLater("ResignFirstResponder", in: "u", out: "b", inNames: ["id"], outNames: ["resigned"]) {
           [weak self] call in self?.resignFirstResponder(call)
-        },
+        }
+        .documented(
+          "Gives up first-responder status of id; the previous first responder gets it back. False when its CanResignFirstResponder is false."
+        ),
         .replyLater(
           "SendEvent", in: "sss", out: "s", inNames: ["type", "subtype", "phase"], outNames: ["handledBy"]
-        ) { [weak self] call in self?.sendEvent(call) },
+        ) { [weak self] call in self?.sendEvent(call) }
+        .documented(
+          "Dispatches an event as if a device produced it: type \"remoteControl\" with a subtype such as \"togglePlayPause\" and phase \"\", or type \"motion\", subtype \"motionShake\" and phase \"began\", \"ended\" or \"cancelled\". Returns who handled it (empty when dropped)."
+        ),
       ],
       properties: [
-        DBusProperty("FirstResponder", get: { [weak self] in self?.registry?.firstResponder?.id ?? 0 }),
+        DBusProperty("FirstResponder", get: { [weak self] in self?.registry?.firstResponder?.id ?? 0 })
+          .documented("The id of the first responder, 0 when no application is first responder."),
         // Announced as invalidated, not with its value: a registration costs the same however
         // many there are.
         DBusProperty(
           "Chain", signature: "aa{sv}", changeSignal: .invalidates,
-          get: { [weak self] in self?.chainValue() ?? .array(elementSignature: "a{sv}", []) }),
-        DBusProperty("MotionInterest", get: { [weak self] in self?.service?.motionInterest ?? false }),
-        DBusProperty("Version", changeSignal: .constant, get: { responderdVersion }),
+          get: { [weak self] in self?.chainValue() ?? .array(elementSignature: "a{sv}", []) }
+        )
+        .documented(
+          "The responder chain in order: registered applications (name, kind \"app\", id, busName, path, eventTypes, firstResponder), then the built-in handlers (name, kind \"handler\", eventTypes). Changes are announced as invalidated: read it again."
+        ),
+        DBusProperty("MotionInterest", get: { [weak self] in self?.service?.motionInterest ?? false })
+          .documented("Whether anything wants motion events now (the accelerometer is read only then)."),
+        DBusProperty("Version", changeSignal: .constant, get: { responderdVersion })
+          .documented("The daemon's version."),
         DBusProperty(
-          "ConfigFile", changeSignal: .constant, get: { [weak self] in self?.service?.config.file ?? "" }),
+          "ConfigFile", changeSignal: .constant, get: { [weak self] in self?.service?.config.file ?? "" }
+        )
+        .documented("The configuration file the daemon read (empty when it runs on defaults)."),
         DBusProperty(
           "Deadline", changeSignal: .constant,
-          get: { [weak self] in self?.service?.config.responders.deadline ?? 0 }),
+          get: { [weak self] in self?.service?.config.responders.deadline ?? 0 }
+        )
+        .documented(
+          "Seconds an application has to answer a Responder1 call; a late answer counts as not handled and the event goes on up the chain."
+        ),
       ],
       signals: [
         DBusSignalInfo(
-          "EventDispatched", signature: "ssds", argumentNames: ["type", "subtype", "timestamp", "handledBy"]),
+          "EventDispatched", signature: "ssds", argumentNames: ["type", "subtype", "timestamp", "handledBy"]
+        )
+        .documented(
+          "Emitted for every dispatched event: its type, subtype, timestamp (seconds since boot, CLOCK_MONOTONIC) and who handled it (empty when dropped)."
+        ),
         DBusSignalInfo(
           "EventDispatchedDetails", signature: "ssdsa{sv}",
-          argumentNames: ["type", "subtype", "timestamp", "handledBy", "details"]),
-      ])
+          argumentNames: ["type", "subtype", "timestamp", "handledBy", "details"]
+        )
+        .documented(
+          "Emitted right after EventDispatched, with details: phase (motion), dropReason, source and receivedBy (the responders it reached)."
+        ),
+      ]
+    )
+    .documented(
+      "responderd's API on /org/responderd/Daemon1 (bus name org.responderd.Daemon1): applications register as responders, become first responder and receive remote-control and motion events through org.responderd.Responder1; every dispatched event is published."
+    )
   }
 
   /// The `Chain` property: the registered applications in order, then the built-in handlers.

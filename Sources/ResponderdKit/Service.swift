@@ -87,7 +87,7 @@ public final class Service {
       }
     }
     chain.setHandlers(handlers)
-    logger.info("chain: \(chain.responders.map(\.responderName).joined(separator: " → ")) → dropped")
+    logger.info("chain: \((chain.responders.map(\.responderName) + ["dropped"]).joined(separator: " → "))")
     updateMotionInterest()
     for component in components {
       do {

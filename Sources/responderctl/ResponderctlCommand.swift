@@ -11,7 +11,7 @@ struct ResponderctlCommand: ParsableCommand {
     subcommands: [
       StatusCommand.self, ChainCommand.self, PlayersCommand.self, MonitorCommand.self, SendCommand.self,
       RespondCommand.self,
-      KeysCommand.self, MotionCommand.self, TouchCommand.self, VersionCommand.self,
+      KeysCommand.self, MotionCommand.self, TouchCommand.self, InterfacesCommand.self, VersionCommand.self,
     ])
 }
 

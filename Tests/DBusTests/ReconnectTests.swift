@@ -64,6 +64,8 @@ import Testing
     try bus.start()
     try waitFor("the reconnection", on: loop) { connectedCount == 1 && service.isConnected }
     #expect(service.uniqueName != nil)  // a new daemon may hand out the same name again
+    // One loss, reported once (attempts to reconnect that failed meanwhile are not new losses).
+    #expect(disconnects.count == 1, "\(disconnects)")
 
     // The name, the object and the subscription are back.
     let client = try bus.connect(loop: loop)
@@ -88,8 +90,10 @@ import Testing
     let loop = try EventLoop()
     let connection = try bus.connect(loop: loop, reconnect: .whenBusReappears)
     var connected = 0
+    var disconnects = 0
     connection.addObserver { event in
       if case .connected = event { connected += 1 }
+      if case .disconnected = event { disconnects += 1 }
     }
     try bus.kill()
     try waitFor("the disconnect", on: loop) { connection.state == .disconnected }
@@ -97,6 +101,7 @@ import Testing
     try bus.start()
     try waitFor("the reconnection", on: loop) { connected == 1 }
     #expect(connection.isConnected)
+    #expect(disconnects == 1, "one loss, reported once")
     #expect(loop.scheduler.pendingCount == 0)
   }
 

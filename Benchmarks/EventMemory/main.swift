@@ -1,0 +1,138 @@
+// EventMemory: responderd's resident memory while it dispatches many events, so that a leak per
+// event shows (issue 16: about 500 bytes stayed behind every event before the delivery trace let go
+// of its closures). A release responderd with `chain = []` on a private bus gets N SendEvent calls
+// (32 in flight); its anonymous resident memory (RssAnon) is read after a warm-up of 1,000 events
+// (the baseline, in the same run) and at every quarter.
+//
+//   swift build -c release --product responderd --product EventMemory && .build/release/EventMemory [N]
+//
+// N is 100,000 by default. It prints each reading, the growth over the baseline in bytes per event
+// and the ratio of the last reading to the baseline; it exits 1 when memory grew by more than
+// 64 bytes per event.
+import DBus
+import DBusTestSupport
+import EventLoop
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+struct BenchmarkError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// The RssAnon of `pid` in KiB, from /proc.
+func anonymousKiB(_ pid: pid_t) throws -> Int {
+  let text = try readFile("/proc/\(pid)/status")
+  guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
+    let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+  else { throw BenchmarkError("no RssAnon in /proc/\(pid)/status") }
+  return kib
+}
+
+func readFile(_ path: String) throws -> String {
+  guard let file = fopen(path, "r") else { throw BenchmarkError("cannot open \(path)") }
+  defer { fclose(file) }
+  var bytes: [UInt8] = []
+  var buffer = [UInt8](repeating: 0, count: 4096)
+  while true {
+    let n = fread(&buffer, 1, buffer.count, file)
+    if n == 0 { break }
+    bytes += buffer[0..<n]
+  }
+  return String(decoding: bytes, as: UTF8.self)
+}
+
+/// The directory of this executable (where `swift build` put responderd too).
+func binDirectory() -> String {
+  var buffer = [CChar](repeating: 0, count: 4096)
+  let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+  let path = String(decoding: buffer[0..<max(0, n)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+}
+
+func run() throws {
+  let total = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 100_000 : 100_000
+  let warmUp = 1_000
+  let inFlight = 32
+
+  let bus = try PrivateBus()
+  let home = bus.directory + "/config"
+  mkdir(home, 0o700)
+  mkdir(home + "/responderd", 0o700)
+  guard let file = fopen(home + "/responderd/config.toml", "w") else { throw BenchmarkError("config") }
+  fputs("chain = []\n", file)
+  fclose(file)
+  var arguments = [binDirectory() + "/responderd"]
+  if getuid() == 0 { arguments.append("--allow-root") }
+  let daemon = try ChildProcess(
+    arguments, environment: bus.environment.merging(["XDG_CONFIG_HOME": home]) { $1 }, stdout: .null,
+    stderr: .null)
+  defer { daemon.terminate(grace: 2) }
+
+  let loop = try EventLoop()
+  let client = try bus.connect(loop: loop)
+  var owner: String?
+  let watch = client.watchNameOwner("org.responderd.Daemon1") { owner = $0 }
+  guard loop.run(until: { owner != nil }, timeout: 15) else {
+    throw BenchmarkError("responderd did not own org.responderd.Daemon1 within 15 s")
+  }
+  watch.cancel()
+
+  var sent = 0
+  var answered = 0
+  var failure: DBusError?
+  func sendUpTo(_ target: Int) throws {
+    func next() {
+      guard sent < target else { return }
+      sent += 1
+      client.call(
+        destination: "org.responderd.Daemon1", path: "/org/responderd/Daemon1",
+        interface: "org.responderd.Daemon1", method: "SendEvent",
+        arguments: [.string("remoteControl"), .string("togglePlayPause"), .string("")], timeout: 10
+      ) { result in
+        answered += 1
+        if case .failure(let error) = result { failure = error }
+        next()
+      }
+    }
+    for _ in 0..<inFlight { next() }
+    guard loop.run(until: { answered >= target || failure != nil }, timeout: 600) else {
+      throw BenchmarkError("timed out after 600 s with \(answered) of \(target) events answered")
+    }
+    if let failure { throw BenchmarkError("SendEvent failed: \(failure)") }
+  }
+
+  try sendUpTo(warmUp)
+  let baseline = try anonymousKiB(daemon.pid)
+  print("events      RssAnon (KiB)")
+  print("\(String(warmUp).padding(toLength: 12))\(baseline)   (baseline, after the warm-up)")
+  var last = baseline
+  for quarter in 1...4 {
+    let target = warmUp + (total - warmUp) * quarter / 4
+    try sendUpTo(target)
+    last = try anonymousKiB(daemon.pid)
+    print("\(String(target).padding(toLength: 12))\(last)")
+  }
+  let perEvent = Double(last - baseline) * 1024 / Double(total - warmUp)
+  let ratio = Double(last) / Double(baseline)
+  print("growth: \(Int(perEvent.rounded())) bytes per event; last / baseline = \(ratio)")
+  if perEvent > 64 {
+    print("FAIL: resident memory grows with the events (more than 64 bytes each)")
+    exit(1)
+  }
+}
+
+extension String {
+  func padding(toLength width: Int) -> String {
+    count >= width ? self : self + String(repeating: " ", count: width - count)
+  }
+}
+
+do {
+  try run()
+} catch {
+  print("EventMemory: \(error)")
+  exit(1)
+}

@@ -1,0 +1,287 @@
+"""responder: join responderd's responder chain from Python (Debian's python3-gi, Gio).
+
+    from responder import Responder
+
+    def on_event(event):            # an Event: kind, subtype, phase, timestamp
+        if event.subtype == "togglePlayPause":
+            return True             # handled: the event goes no further
+        return False                # not handled: on up the chain (the media player)
+
+    app = Responder("/org/example/App", ["remoteControl"], on_event)
+    app.register()
+    app.become_first_responder()
+    GLib.MainLoop().run()
+
+The interface comes from org.responderd.Responder1.xml, the interface file responderd installs
+under /usr/share/dbus-1/interfaces (or packaging/dbus/interfaces in a source tree).
+
+Registrations are kept: a restarted responderd gets them again.
+
+Deadline-safe: responderd waits at most its Deadline (seconds, a property of the daemon) for an
+answer and then passes the event on. A handler returns True/False at once, or returns None and
+calls event.reply(handled) later; an exception, or no reply within the deadline less a margin,
+answers False (not handled), so the daemon never waits on this application.
+"""
+
+import os
+import sys
+
+import gi
+
+gi.require_version("Gio", "2.0")
+from gi.repository import Gio, GLib  # noqa: E402
+
+DAEMON_NAME = "org.responderd.Daemon1"
+DAEMON_PATH = "/org/responderd/Daemon1"
+DAEMON_INTERFACE = "org.responderd.Daemon1"
+RESPONDER_INTERFACE = "org.responderd.Responder1"
+METHODS = {
+    "RemoteControlReceived": ("remoteControl", None),
+    "MotionBegan": ("motion", "began"),
+    "MotionEnded": ("motion", "ended"),
+    "MotionCancelled": ("motion", "cancelled"),
+}
+
+
+def interface_file(name):
+    """The path of the interface file NAME.xml: $RESPONDERD_INTERFACES, the source tree, /usr/share."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for directory in (
+        os.environ.get("RESPONDERD_INTERFACES"),
+        os.path.join(here, "..", "..", "packaging", "dbus", "interfaces"),
+        "/usr/share/dbus-1/interfaces",
+    ):
+        if directory and os.path.exists(os.path.join(directory, name + ".xml")):
+            return os.path.join(directory, name + ".xml")
+    raise FileNotFoundError(name + ".xml: install responderd or set RESPONDERD_INTERFACES")
+
+
+def interface_info(name):
+    with open(interface_file(name), encoding="utf-8") as file:
+        return Gio.DBusNodeInfo.new_for_xml(file.read()).lookup_interface(name)
+
+
+class Event:
+    """One event from responderd. Return True/False from the handler, or None and reply() later."""
+
+    def __init__(self, invocation, kind, subtype, phase, timestamp):
+        self.kind = kind  # "remoteControl" or "motion"
+        self.subtype = subtype  # "togglePlayPause", "nextTrack", "motionShake", ...
+        self.phase = phase  # "began", "ended", "cancelled" (motion), None
+        self.timestamp = timestamp  # seconds since boot (CLOCK_MONOTONIC)
+        self._invocation = invocation
+        self._timer = 0
+
+    @property
+    def answered(self):
+        return self._invocation is None
+
+    def reply(self, handled):
+        """Answers responderd (once; later replies are ignored)."""
+        if self._invocation is None:
+            return
+        invocation, self._invocation = self._invocation, None
+        if self._timer:
+            GLib.source_remove(self._timer)
+            self._timer = 0
+        invocation.return_value(GLib.Variant("(b)", (bool(handled),)))
+
+    def __str__(self):
+        return f"{self.kind}/{self.subtype}" + (f"/{self.phase}" if self.phase else "")
+
+
+class Responder:
+    """A responder object on the session bus (or `connection`), registered with responderd."""
+
+    def __init__(self, path, event_types, on_event, connection=None, name=None):
+        """`name`: the process name responderd shows in its chain (else "python3")."""
+        if name:
+            import ctypes
+
+            ctypes.CDLL(None).prctl(15, name.encode()[:15], 0, 0, 0)  # PR_SET_NAME
+        self.path = path
+        self.event_types = list(event_types)
+        self.on_event = on_event
+        self.connection = connection or Gio.bus_get_sync(Gio.BusType.SESSION, None)
+        self.can_become_first_responder = True
+        self.can_resign_first_responder = True
+        self.on_first_responder_changed = None  # called with True/False
+        self.id = None
+        self.is_first_responder = False
+        self.on_registered = None  # called with the id after each registration
+        self._daemon = None  # the unique name of responderd, the only caller accepted
+        self._deadline = 1.0
+        self._wants_registration = False
+        self._wants_first_responder = False
+        self._registering = False
+        self._registration = self.connection.register_object(
+            path, interface_info(RESPONDER_INTERFACE), self._method_call, self._get_property, None
+        )
+        self._subscription = self.connection.signal_subscribe(
+            None, "org.freedesktop.DBus.Properties", "PropertiesChanged", DAEMON_PATH,
+            DAEMON_INTERFACE, Gio.DBusSignalFlags.NONE, self._properties_changed,
+        )
+        # A restarted responderd has forgotten every registration: register again with it.
+        self._watch = Gio.bus_watch_name_on_connection(
+            self.connection, DAEMON_NAME, Gio.BusNameWatcherFlags.NONE, self._daemon_appeared,
+            self._daemon_vanished,
+        )
+
+    # -- calls to responderd ------------------------------------------------------------------
+
+    def _call(self, method, signature, arguments, reply_type, destination=None, path=DAEMON_PATH,
+              interface=DAEMON_INTERFACE):
+        """Calls responderd and waits for the reply while the main context keeps serving: responderd
+        reads this object's properties before it answers BecomeFirstResponder/ResignFirstResponder."""
+        result = []
+        self.connection.call(
+            destination or self._daemon or DAEMON_NAME, path, interface, method,
+            GLib.Variant(signature, arguments) if signature else None,
+            GLib.VariantType(reply_type), Gio.DBusCallFlags.NONE, 5000, None,
+            lambda connection, task: result.append(task),
+        )
+        context = GLib.MainContext.default()
+        while not result:
+            context.iteration(True)
+        return self.connection.call_finish(result[0]).unpack()
+
+    def register(self):
+        """Registers with responderd; returns the id. Kept: after a restart of responderd the
+        responder registers again (and becomes first responder again when it was)."""
+        self._wants_registration = True
+        self._registering = True
+        try:
+            (self._daemon,) = self._call(
+                "GetNameOwner", "(s)", (DAEMON_NAME,), "(s)", destination="org.freedesktop.DBus",
+                path="/org/freedesktop/DBus", interface="org.freedesktop.DBus",
+            )
+            (self.id,) = self._call("RegisterResponder", "(oas)", (self.path, self.event_types), "(u)")
+            (deadline,) = self._call(
+                "Get", "(ss)", (DAEMON_INTERFACE, "Deadline"), "(v)", interface="org.freedesktop.DBus.Properties"
+            )
+        finally:
+            self._registering = False
+        self._deadline = deadline or 1.0
+        if self.on_registered:
+            self.on_registered(self.id)
+        return self.id
+
+    def become_first_responder(self):
+        """Asks to become first responder; True when responderd accepted."""
+        self._wants_first_responder = True
+        (accepted,) = self._call("BecomeFirstResponder", "(u)", (self.id,), "(b)")
+        self._set_first_responder(accepted or self.is_first_responder)
+        return accepted
+
+    def resign_first_responder(self):
+        """Gives the first responder back; True when resigned."""
+        self._wants_first_responder = False
+        (resigned,) = self._call("ResignFirstResponder", "(u)", (self.id,), "(b)")
+        if resigned:
+            self._set_first_responder(False)
+        return resigned
+
+    def unregister(self):
+        self._wants_registration = self._wants_first_responder = False
+        if self.id is not None:
+            try:
+                self._call("UnregisterResponder", "(u)", (self.id,), "()")
+            except GLib.Error:
+                pass  # responderd is gone: nothing is registered any more
+            self.id = None
+            self._set_first_responder(False)
+
+    def close(self):
+        """Unregisters and removes the object from the bus."""
+        self.unregister()
+        if self._registration:
+            self.connection.unregister_object(self._registration)
+            self._registration = 0
+        if self._subscription:
+            self.connection.signal_unsubscribe(self._subscription)
+            self._subscription = 0
+        if self._watch:
+            Gio.bus_unwatch_name(self._watch)
+            self._watch = 0
+
+    def _daemon_appeared(self, connection, name, owner):
+        if owner != self._daemon and self._wants_registration:
+            GLib.idle_add(self._register_again)
+
+    def _register_again(self):
+        if self._wants_registration and self.id is None and not self._registering:
+            try:
+                self.register()
+                if self._wants_first_responder:
+                    self.become_first_responder()
+            except GLib.Error as error:
+                print(f"responder: cannot register again: {error.message}", file=sys.stderr, flush=True)
+        return GLib.SOURCE_REMOVE
+
+    def _daemon_vanished(self, connection, name):
+        if self._daemon is not None:
+            self._daemon = None
+            self.id = None
+            self._set_first_responder(False)
+
+    # -- calls from responderd ----------------------------------------------------------------
+
+    def _method_call(self, connection, sender, path, interface, method, parameters, invocation):
+        if sender != self._daemon:
+            invocation.return_dbus_error(
+                "org.freedesktop.DBus.Error.AccessDenied", "events are accepted from responderd only"
+            )
+            return
+        kind, phase = METHODS[method]
+        subtype, timestamp = parameters.unpack()
+        event = Event(invocation, kind, subtype, phase, timestamp)
+        # Answer "not handled" before the daemon's deadline when the handler has not answered.
+        margin = min(0.1, self._deadline / 4)
+        event._timer = GLib.timeout_add(int((self._deadline - margin) * 1000), self._expire, event)
+        try:
+            handled = self.on_event(event)
+        except Exception as error:  # a broken handler must not keep the daemon waiting
+            print(f"responder: the handler failed on {event}: {error!r}", file=sys.stderr, flush=True)
+            handled = False
+        if handled is not None:
+            event.reply(handled)
+
+    @staticmethod
+    def _expire(event):
+        event._timer = 0
+        if not event.answered:
+            print(f"responder: no answer to {event} before the deadline: not handled", file=sys.stderr, flush=True)
+            event.reply(False)
+        return GLib.SOURCE_REMOVE
+
+    def _get_property(self, connection, sender, path, interface, name):
+        if name == "CanBecomeFirstResponder":
+            return GLib.Variant("b", self.can_become_first_responder)
+        if name == "CanResignFirstResponder":
+            return GLib.Variant("b", self.can_resign_first_responder)
+        return None
+
+    def _properties_changed(self, connection, sender, path, interface, signal, parameters):
+        _, changed, _ = parameters.unpack()
+        if sender == self._daemon and "FirstResponder" in changed and self.id is not None:
+            self._set_first_responder(changed["FirstResponder"] == self.id)
+
+    def _set_first_responder(self, value):
+        if value != self.is_first_responder:
+            self.is_first_responder = value
+            if self.on_first_responder_changed:
+                self.on_first_responder_changed(value)
+
+
+def run_until_signalled(loop, cleanup):
+    """Runs `loop` until SIGINT or SIGTERM, then runs `cleanup` (resign, unregister)."""
+    import signal
+
+    def stop():
+        cleanup()
+        loop.quit()
+        return GLib.SOURCE_REMOVE
+
+    for number in (signal.SIGINT, signal.SIGTERM):
+        GLib.unix_signal_add(GLib.PRIORITY_HIGH, number, stop)
+    loop.run()
