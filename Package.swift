@@ -24,6 +24,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
   ],
   targets: [
     // System libraries (module.modulemap + shim.h).
@@ -32,7 +33,13 @@ let package = Package(
     // libiio (libiio-dev's header), loaded with dlopen when a sensor is first wanted.
     .target(name: "CIIO"),
     .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
-    // Linux calls the Glibc module does not import (epoll, timerfd, signalfd, eventfd).
+    // System calls as swift-system makes them: one error type naming the call and the file, and
+    // whole-file reads and writes (for the adapters, the config and the tools).
+    .target(
+      name: "SystemCalls", dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+      swiftSettings: strict),
+    // Linux calls the Glibc module does not import (epoll, timerfd, signalfd, eventfd, pidfd, spawn);
+    // EventLoop wraps them in swift-system's style (FileDescriptor, Errno).
     .target(name: "CSystemShims"),
 
     // Pure Swift, below everything: seconds, the Scheduler protocol and virtual time.
@@ -60,11 +67,15 @@ let package = Package(
       name: "EventLoop",
       dependencies: [
         "EventTime", "CSystemShims",
-        .product(name: "HeapModule", package: "swift-collections"),
+        .product(name: "HeapModule", package: "swift-collections"), "SystemCalls",
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
     .target(
-      name: "DBus", dependencies: ["CDBus", "EventLoop", "EventTime"],
+      name: "DBus",
+      dependencies: [
+        "CDBus", "EventLoop", "EventTime", .product(name: "SystemPackage", package: "swift-system"),
+      ],
       swiftSettings: strict),
     .target(
       name: "MPRIS",
@@ -76,13 +87,15 @@ let package = Package(
       name: "EvdevInput",
       dependencies: [
         "CEvdev", "CUdev", "EventLoop", "EventTime", "InputCodes", "RemoteControl", "TouchDispatch",
-        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
     .target(
       name: "IIOInput",
       dependencies: [
         "CIIO", "CUdev", "EventLoop", "EventTime", "Motion", .product(name: "Logging", package: "swift-log"),
+        "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
 
@@ -90,7 +103,7 @@ let package = Package(
     .target(
       name: "ResponderConfig",
       dependencies: [
-        "ResponderCore", "InputCodes", "TouchDispatch", "RemoteControl", "Motion", "MPRIS",
+        "ResponderCore", "InputCodes", "TouchDispatch", "RemoteControl", "Motion", "MPRIS", "SystemCalls",
       ],
       swiftSettings: strict),
     // The service: components, handler chain, built-in handlers, the responder D-Bus API. The
@@ -100,7 +113,8 @@ let package = Package(
       dependencies: [
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
         "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient",
-        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
     // responderctl's tools (key and touch replay, motion analyze/record/plot, scenes, JSON); they
@@ -111,7 +125,7 @@ let package = Package(
       dependencies: [
         "ResponderdKit", "ResponderConfig", "ResponderCore", "EventTime", "InputCodes", "TouchDispatch",
         "RemoteControl", "Motion", "EventLoop", "DBus", "IIOInput",
-        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
       swiftSettings: strict),
     .target(
@@ -122,6 +136,7 @@ let package = Package(
       // No swift-argument-parser here: it brings Foundation (DaemonCommandLine parses by hand).
       dependencies: [
         "ResponderdKit", "ResponderConfig", "EventLoop", .product(name: "Logging", package: "swift-log"),
+        "SystemCalls",
       ],
       exclude: ["link"],
       swiftSettings: strict,
@@ -145,7 +160,7 @@ let package = Package(
       dependencies: [
         "ResponderTools", "ResponderdKit", "ResponderConfig", "ResponderClient", "DBus", "EventLoop",
         "EventTime", "ResponderCore", "MPRIS", "Motion", .product(name: "Logging", package: "swift-log"),
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"), "SystemCalls",
       ],
       swiftSettings: strict),
     // Examples.
@@ -160,7 +175,8 @@ let package = Package(
         "BenchmarkSupport", "DBusTestSupport", "DeviceTestSupport", "EventLoop", "EvdevInput",
         "ResponderCore",
         "ResponderdKit", "ResponderConfig",
-        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Benchmarks/KeyLatency",
       swiftSettings: strict),
@@ -175,7 +191,9 @@ let package = Package(
     // Shake accuracy over the real-motion corpus, responderd against seismic's algorithm.
     .executableTarget(
       name: "ShakeAccuracy",
-      dependencies: ["Motion", "ResponderConfig", "ResponderTools", "ResponderCore", "EventTime"],
+      dependencies: [
+        "SystemCalls", "Motion", "ResponderConfig", "ResponderTools", "ResponderCore", "EventTime",
+      ],
       path: "Benchmarks/ShakeAccuracy", swiftSettings: strict),
     // End to end against the peer setup, in one run (scripts/bench): responderd, thd + playerctl,
     // playerctld, mpv on a private bus, devices emulated by umockdev.
@@ -184,12 +202,13 @@ let package = Package(
       dependencies: [
         "EventTime",
         "BenchmarkSupport", "CBenchmarkShims", "DBus", "DBusTestSupport", "DeviceTestSupport", "EventLoop",
+        "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Benchmarks/EndToEnd", swiftSettings: strict),
     // What the benchmarks share: umockdev testbed and fixtures, statistics.
     .target(
       name: "BenchmarkSupport",
-      dependencies: ["InputCodes", "CUmockdev", "DeviceTestSupport", "ResponderCore"],
+      dependencies: ["InputCodes", "CUmockdev", "DeviceTestSupport", "ResponderCore", "SystemCalls"],
       path: "Benchmarks/BenchmarkSupport",
       swiftSettings: strict),
     .target(name: "CBenchmarkShims", path: "Benchmarks/CBenchmarkShims"),
@@ -203,7 +222,10 @@ let package = Package(
     .testTarget(name: "InputCodesTests", dependencies: ["InputCodes"], swiftSettings: strict),
     .testTarget(
       name: "ResponderCoreTests", dependencies: ["ResponderCore", "EventTime"], swiftSettings: strict),
-    .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"], swiftSettings: strict),
+    .testTarget(
+      name: "EventLoopTests",
+      dependencies: ["EventLoop", "SystemCalls", .product(name: "SystemPackage", package: "swift-system")],
+      swiftSettings: strict),
     .testTarget(
       name: "MotionTests", dependencies: ["EventTime", "ResponderCore", "Motion"], swiftSettings: strict),
     .testTarget(name: "IIOInputTests", dependencies: ["IIOInput"], swiftSettings: strict),
@@ -216,7 +238,7 @@ let package = Package(
         "EventTime", "InputCodes",
         "DeviceTestSupport", "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev",
         "ResponderdKit", "ResponderConfig",
-        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -224,7 +246,8 @@ let package = Package(
       dependencies: [
         "EventTime",
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
-        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
     .testTarget(
@@ -244,17 +267,18 @@ let package = Package(
       dependencies: [
         "EventTime", "TouchDispatch",
         "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore",
-        "EventLoop", "RemoteControl", "ResponderdTestKit",
+        "EventLoop", "RemoteControl", "ResponderdTestKit", "SystemCalls",
       ],
       swiftSettings: strict),
     .testTarget(
       name: "ResponderConfigTests",
-      dependencies: ["ResponderConfig", "ResponderCore", "InputCodes", "RemoteControl"],
+      dependencies: ["ResponderConfig", "ResponderCore", "InputCodes", "RemoteControl", "SystemCalls"],
       swiftSettings: strict),
     .testTarget(
       name: "ResponderToolsTests",
       dependencies: [
         "ResponderTools", "ResponderConfig", "ResponderCore", "EventTime", "RemoteControl", "Motion",
+        "SystemCalls",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -265,7 +289,11 @@ let package = Package(
     // D-Bus test harness (private dbus-daemon, child processes), reusable by any test target,
     // and a peer process exporting an echo object.
     .target(
-      name: "DBusTestSupport", dependencies: ["EventTime", "DBus", "EventLoop", "CDBus", "CSystemShims"],
+      name: "DBusTestSupport",
+      dependencies: [
+        "EventTime", "DBus", "EventLoop", "CDBus", "CSystemShims", "SystemCalls",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
       path: "Tests/DBusTestSupport",
       swiftSettings: strict),
     // libumockdev, for the device tests and benchmarks only.
@@ -278,7 +306,10 @@ let package = Package(
       swiftSettings: strict),
     // umockdev testbed for the device tests (emulated evdev devices).
     .target(
-      name: "DeviceTestSupport", dependencies: ["CUmockdev", "InputCodes"],
+      name: "DeviceTestSupport",
+      dependencies: [
+        "CUmockdev", "InputCodes", "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
+      ],
       path: "Tests/DeviceTestSupport",
       swiftSettings: strict),
     .executableTarget(
@@ -303,6 +334,7 @@ let package = Package(
       dependencies: [
         "EventTime", "ResponderdTestKit",
         "MPRIS", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
+        "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
     .testTarget(

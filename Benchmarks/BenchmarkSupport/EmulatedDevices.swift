@@ -4,6 +4,7 @@ import DeviceTestSupport
 // testbed (DeviceTestSupport) for live injection, and statistics.
 import InputCodes
 import ResponderCore
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc
@@ -32,13 +33,6 @@ public func reexecUnderUmockdevIfNeeded(name: String) {
   exit(1)
 }
 
-/// Writes `text` to `path` (replacing it).
-public func writeTextFile(_ text: String, to path: String) throws {
-  guard let file = fopen(path, "w") else { throw BenchmarkError("cannot write \(path): errno \(errno)") }
-  defer { fclose(file) }
-  guard fputs(text, file) >= 0 else { throw BenchmarkError("cannot write \(path)") }
-}
-
 // MARK: The testbed
 
 extension UmockdevTestbed {
@@ -62,8 +56,8 @@ extension UmockdevTestbed {
   public func addEvdevDevice(ioctl: String, sysfs: String, name: String) throws -> EmulatedDevice {
     let ioctlPath = root + "/" + name + ".ioctl"
     let sysfsPath = root + "/" + name + ".umockdev"
-    try writeTextFile(ioctl, to: ioctlPath)
-    try writeTextFile(sysfs, to: sysfsPath)
+    try writeTextFile(ioctlPath, ioctl)
+    try writeTextFile(sysfsPath, sysfs)
     return try addEvdevDevice(ioctlPath: ioctlPath, sysfsPath: sysfsPath, name: name)
   }
 

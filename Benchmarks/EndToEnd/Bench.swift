@@ -3,6 +3,7 @@ import DBus
 import DBusTestSupport
 import DeviceTestSupport
 import EventLoop
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc
@@ -105,12 +106,12 @@ final class Bench {
       }.joined()
     }
     let minor = 64 + node
-    let umockdev = try readText(fixturePath("evdev", "headset.umockdev"))
+    let umockdev = try readTextFile(fixturePath("evdev", "headset.umockdev"))
       .replacing("usb1/1-2/1-2:1.3", with: "usb1/1-\(port)/1-\(port):1.3")
       .replacing("input7", with: "input\(node)").replacing("event7", with: "event\(node)")
       .replacing("MINOR=71", with: "MINOR=\(minor)").replacing("dev=13:71", with: "dev=13:\(minor)")
     var lines: [String] = []
-    for line in try readText(fixturePath("evdev", "headset.ioctl")).split(separator: "\n") {
+    for line in try readTextFile(fixturePath("evdev", "headset.ioctl")).split(separator: "\n") {
       var line = String(line)
       if line.hasPrefix("@DEV ") { line = "@DEV /dev/input/event\(node)" }
       if line.hasPrefix("EVIOCGPHYS(0) ") {
@@ -137,7 +138,7 @@ final class Bench {
   /// Writes a responderd config file and returns its path.
   func writeConfig(_ name: String, _ text: String) throws -> String {
     let path = bus.directory + "/" + name
-    try writeTextFile(text, to: path)
+    try writeTextFile(path, text)
     return path
   }
 
@@ -183,7 +184,7 @@ final class Bench {
   /// Starts thd reading its headset with one trigger: KEY_PLAYPAUSE pressed → `playerctl play-pause`.
   func startThd() throws -> LoggedProcess {
     let triggers = bus.directory + "/triggers.conf"
-    try writeTextFile("KEY_PLAYPAUSE\t1\tplayerctl play-pause\n", to: triggers)
+    try writeTextFile(triggers, "KEY_PLAYPAUSE\t1\tplayerctl play-pause\n")
     return try LoggedProcess(
       "thd", ["thd", "--triggers", triggers, thdHeadset], environment: environment(testbed: true), loop: loop)
   }

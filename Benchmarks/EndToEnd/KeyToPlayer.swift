@@ -2,6 +2,7 @@ import BenchmarkSupport
 import DBus
 import DBusTestSupport
 import EventLoop
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc
@@ -171,7 +172,7 @@ final class KeyToPlayer {
           csv += "\"\(setup.name)\",\(round),\(latency)\n"
         }
       }
-      try writeTextFile(csv, to: path)
+      try writeTextFile(path, csv)
     }
   }
 }

@@ -2,6 +2,8 @@ import BenchmarkSupport
 import DBus
 import DBusTestSupport
 import EventLoop
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -17,7 +19,8 @@ final class Player {
   private(set) var pauseChanges: [(time: Double, paused: Bool)] = []
   /// The current value of `pause` (nil until the first answer).
   private(set) var paused: Bool?
-  private var fd: Int32 = -1
+  /// The IPC socket, once connected.
+  private var socket: FileDescriptor?
   private var source: IOSource?
   private var pending: [UInt8] = []
   private let loop: EventLoop
@@ -34,7 +37,7 @@ final class Player {
 
   deinit {
     source?.remove()
-    if fd >= 0 { close(fd) }
+    try? socket?.close()
     process.terminate()
   }
 
@@ -42,33 +45,40 @@ final class Player {
   /// the first value came.
   func observePause(timeout: Double) throws {
     let deadline = monotonicNow() + timeout
-    while fd < 0 {
-      fd = try connectUnixSocket(ipcPath)
-      if fd >= 0 { break }
+    while socket == nil {
+      socket = try connectUnixSocket(ipcPath)
+      if socket != nil { break }
       guard process.isRunning else { throw BenchmarkError("mpv exited while starting") }
       guard monotonicNow() < deadline else {
         throw BenchmarkError("mpv's IPC socket \(ipcPath) did not appear")
       }
       loop.run(until: { false }, timeout: 0.02)  // mpv is starting: bounded polling for its socket
     }
-    source = try loop.register(fd: fd, events: .readable) { [weak self] _ in self?.readEvents() }
+    guard let socket else { return }
+    source = try loop.register(fd: socket, events: .readable) { [weak self] _ in self?.readEvents() }
     let command = "{\"command\":[\"observe_property\",1,\"pause\"]}\n"
-    _ = command.withCString { write(fd, $0, strlen($0)) }
+    _ = try? socket.writeAll(bytes: command.utf8)
     guard loop.run(until: { paused != nil }, timeout: max(0.1, deadline - monotonicNow())) else {
       throw BenchmarkError("mpv did not report its pause state over IPC")
     }
   }
 
   private func readEvents() {
+    guard let socket else { return }
     let now = monotonicNow()
     var buffer = [UInt8](repeating: 0, count: 4096)
     while true {
-      let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if count <= 0 {
-        if count == 0 || (errno != EAGAIN && errno != EINTR) {
-          source?.remove()
-          source = nil
-        }
+      let count: Int
+      do {
+        count = try buffer.withUnsafeMutableBytes { try socket.read(into: $0) }
+      } catch Errno.resourceTemporarilyUnavailable {
+        break
+      } catch {
+        count = 0
+      }
+      if count == 0 {
+        source?.remove()
+        source = nil
         break
       }
       pending += buffer[..<count]
@@ -85,10 +95,10 @@ final class Player {
   }
 }
 
-/// A connected, non-blocking unix stream socket; -1 when nobody listens there (yet).
-func connectUnixSocket(_ path: String) throws -> Int32 {
-  let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-  guard fd >= 0 else { throw BenchmarkError("socket: errno \(errno)") }
+/// A connected, non-blocking unix stream socket; nil when nobody listens there (yet).
+func connectUnixSocket(_ path: String) throws -> FileDescriptor? {
+  let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+  guard fd >= 0 else { throw SystemError("socket", errno: .last) }
   var address = sockaddr_un()
   address.sun_family = sa_family_t(AF_UNIX)
   let bytes = Array(path.utf8)
@@ -107,8 +117,8 @@ func connectUnixSocket(_ path: String) throws -> Int32 {
   }
   guard result == 0 else {
     close(fd)
-    return -1
+    return nil
   }
   _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-  return fd
+  return FileDescriptor(rawValue: fd)
 }

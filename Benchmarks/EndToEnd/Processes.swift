@@ -3,6 +3,8 @@ import CBenchmarkShims
 import DBusTestSupport
 import DeviceTestSupport
 import EventLoop
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -89,7 +91,7 @@ struct ProcessSample {
 
   /// Reads /proc/PID/stat and /proc/PID/status.
   init(pid: pid_t) throws {
-    let stat = try readText("/proc/\(pid)/stat")
+    let stat = try readTextFile("/proc/\(pid)/stat")
     guard let close = stat.lastIndex(of: ")") else { throw BenchmarkError("unreadable /proc/\(pid)/stat") }
     let fields = stat[stat.index(after: close)...].split(separator: " ")
     // Fields from the state (field 3): utime is field 14, stime field 15.
@@ -98,7 +100,7 @@ struct ProcessSample {
     }
     ticks = utime + stime
     var values: [String: Int] = [:]
-    for line in try readText("/proc/\(pid)/status").split(separator: "\n") {
+    for line in try readTextFile("/proc/\(pid)/status").split(separator: "\n") {
       let parts = line.split(separator: ":", maxSplits: 1)
       guard parts.count == 2 else { continue }
       let number = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Int($0) }
@@ -111,7 +113,7 @@ struct ProcessSample {
     rssFile = values["RssFile"] ?? 0
     preloadRss = 0
     var inPreload = false
-    for line in try readText("/proc/\(pid)/smaps").split(separator: "\n") {
+    for line in try readTextFile("/proc/\(pid)/smaps").split(separator: "\n") {
       let range = line.prefix { $0 != " " }
       if range.contains("-"), range.allSatisfy({ $0 == "-" || $0.isHexDigit }) {  // a mapping's header
         inPreload = line.contains("libumockdev-preload")
@@ -131,7 +133,7 @@ struct ProcessSample {
 /// Makes this process the reaper of orphaned descendants (a thd child whose parent was stopped).
 func becomeSubreaper() {
   if bench_become_subreaper() != 0 {
-    writeText("EndToEnd: warning: cannot become a child subreaper (errno \(errno))\n", to: 2)
+    writeText("EndToEnd: warning: cannot become a child subreaper (\(Errno.last))\n", to: .standardError)
   }
 }
 
@@ -145,7 +147,7 @@ func reapRemainingChildren() {
         let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
           String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
-        guard let pid = pid_t(name), let stat = try? readText("/proc/\(pid)/stat"),
+        guard let pid = pid_t(name), let stat = try? readTextFile("/proc/\(pid)/stat"),
           let close = stat.lastIndex(of: ")")
         else { continue }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
@@ -162,10 +164,5 @@ func reapRemainingChildren() {
   }
 }
 
-/// Writes text to a descriptor (stderr for progress).
-func writeText(_ text: String, to fd: Int32) {
-  _ = text.withCString { write(fd, $0, strlen($0)) }
-}
-
 /// Progress, on stderr (the table goes to stdout).
-func progress(_ text: String) { writeText("EndToEnd: \(text)\n", to: 2) }
+func progress(_ text: String) { writeText("EndToEnd: \(text)\n", to: .standardError) }

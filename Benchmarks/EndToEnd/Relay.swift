@@ -1,6 +1,8 @@
 import BenchmarkSupport
 import DBus
 import EventLoop
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -16,16 +18,16 @@ func runRelay(device: String, player: String) -> Never {
     let loop = try EventLoop()
     let connection = try DBusConnection.session(loop: loop)
     try connection.waitUntilConnected(timeout: 10)
-    let fd = open(device, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-    guard fd >= 0 else { throw BenchmarkError("cannot open \(device): errno \(errno)") }
+    let fd = try FileDescriptor.openForReading(FilePath(device), options: .nonBlocking)
     // The read libevdev makes (a queue of 256 events): under umockdev the whole buffer crosses
     // the emulator's socket on every read, so a smaller one would make this floor cheaper than
     // the same read(2) in responderd.
     var buffer = [UInt8](repeating: 0, count: 24 * 256)
     try loop.register(fd: fd, events: .readable) { _ in
       while true {
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count <= 0 { break }
+        guard let count = try? buffer.withUnsafeMutableBytes({ try fd.read(into: $0) }), count > 0 else {
+          break
+        }
         for offset in stride(from: 0, to: count - 23, by: 24) {
           let type = UInt16(buffer[offset + 16]) | UInt16(buffer[offset + 17]) << 8
           let code = UInt16(buffer[offset + 18]) | UInt16(buffer[offset + 19]) << 8
@@ -40,11 +42,11 @@ func runRelay(device: String, player: String) -> Never {
         if count < buffer.count { break }
       }
     }
-    writeText("ready\n", to: 1)
+    writeText("ready\n", to: .standardOutput)
     loop.run()
     exit(0)
   } catch {
-    writeText("relay: \(error)\n", to: 2)
+    writeText("relay: \(error)\n", to: .standardError)
     exit(1)
   }
 }

@@ -1,5 +1,6 @@
 import BenchmarkSupport
 import DeviceTestSupport
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc
@@ -226,7 +227,7 @@ struct Report {
       String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
     }
     var os = "Linux"
-    if let release = try? readText("/etc/os-release") {
+    if let release = try? readTextFile("/etc/os-release") {
       for line in release.split(separator: "\n") where line.hasPrefix("PRETTY_NAME=") {
         os = String(line.dropFirst("PRETTY_NAME=".count)).replacing("\"", with: "")
       }

@@ -19,6 +19,7 @@ import BenchmarkSupport
 import DBus
 import DBusTestSupport
 import EventLoop
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc
@@ -39,7 +40,7 @@ do {
   options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
 } catch let error as OptionError {
   if let message = error.message {
-    writeText("EndToEnd: \(message)\n\(Options.usage)\n", to: 2)
+    writeText("EndToEnd: \(message)\n\(Options.usage)\n", to: .standardError)
     exit(64)
   }
   print(Options.usage)

@@ -22,6 +22,8 @@ import Logging
 import ResponderConfig
 import ResponderCore
 import ResponderdKit
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -42,7 +44,7 @@ func addDevice(_ name: String) -> String {
   do {
     return try devices.addEvdevFixture(name).devnode
   } catch {
-    writeText("KeyLatency: \(error)\n", to: 2)
+    writeText("KeyLatency: \(error)\n", to: .standardError)
     exit(1)
   }
 }
@@ -53,7 +55,7 @@ func writeKey(_ devnode: String, _ code: UInt16, _ value: Int32) {
   do {
     try devices.writeKey(code, value, to: devnode)
   } catch {
-    writeText("KeyLatency: \(error)\n", to: 2)
+    writeText("KeyLatency: \(error)\n", to: .standardError)
     exit(1)
   }
 }
@@ -72,13 +74,11 @@ final class RawRead: Reader {
   let devnode = "/dev/input/event7"
 
   func open(loop: EventLoop, seen: @escaping () -> Void) throws {
-    let fd = Glibc.open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-    guard fd >= 0 else { throw SystemError("open") }
+    let fd = try FileDescriptor.openForReading(FilePath(devnode), options: .nonBlocking)
     try loop.register(fd: fd, events: .readable) { _ in
       var buffer = [UInt8](repeating: 0, count: 24 * 64)
       while true {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n <= 0 { break }
+        guard let n = try? buffer.withUnsafeMutableBytes({ try fd.read(into: $0) }), n > 0 else { break }
         for offset in stride(from: 0, to: n - 23, by: 24) {
           let type = UInt16(buffer[offset + 16]) | UInt16(buffer[offset + 17]) << 8
           let code = UInt16(buffer[offset + 18]) | UInt16(buffer[offset + 19]) << 8
@@ -135,7 +135,7 @@ final class Pipeline: Reader {
     service.start()
     responder.becomeFirstResponder()
     guard keys.input?.openDevices.map(\.path) == [devnode] else {
-      throw SystemError("pipeline devices", errno: 0)
+      throw BenchmarkError("pipeline devices: \(keys.input?.openDevices.map(\.path) ?? []), not [\(devnode)]")
     }
     self.service = service
     self.responder = responder
@@ -161,7 +161,8 @@ for press in 0..<(warmUp + pressesPerMode) * readers.count {
   let start = monotonicNow()
   writeKey(writers[index], KEY_PLAYPAUSE, 1)
   guard loop.run(until: { seen[index] != nil }, timeout: 2), let end = seen[index] else {
-    writeText("KeyLatency: press \(press) not seen by \(readers[index].name) within 2 s\n", to: 2)
+    writeText(
+      "KeyLatency: press \(press) not seen by \(readers[index].name) within 2 s\n", to: .standardError)
     exit(1)
   }
   if press >= warmUp * readers.count { results[index].append(end - start) }

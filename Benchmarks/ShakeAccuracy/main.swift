@@ -9,6 +9,7 @@ import Motion
 import ResponderConfig
 import ResponderCore
 import ResponderTools
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc

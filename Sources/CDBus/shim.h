@@ -62,6 +62,4 @@ static const uint32_t CDBUS_IN_DELETE_SELF = IN_DELETE_SELF;
 static const uint32_t CDBUS_IN_IGNORED = IN_IGNORED;
 static const uint32_t CDBUS_IN_MOVE_SELF = IN_MOVE_SELF;
 
-static inline int cdbus_inotify_init(void) { return inotify_init1(IN_NONBLOCK | IN_CLOEXEC); }
-
 #endif

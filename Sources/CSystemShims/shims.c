@@ -67,8 +67,6 @@ int rsp_spawn(const char *file, char *const argv[], char *const envp[], pid_t *p
 
 int rsp_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 
-int rsp_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
-
 int rsp_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
   return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }

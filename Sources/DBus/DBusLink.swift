@@ -1,6 +1,7 @@
 internal import CDBus
 import EventLoop
 import EventTime
+import SystemPackage
 
 /// One libdbus connection (one socket) wired into the event loop: watches become epoll
 /// registrations, timeouts become scheduler timers, and incoming messages are queued for the
@@ -123,7 +124,8 @@ final class DBusLink {
     if let source = sources[fd], source.isRegistered {
       try? source.setEvents(events)
     } else {
-      sources[fd] = try? loop.register(fd: fd, events: events) { [weak self] ready in
+      sources[fd] = try? loop.register(fd: FileDescriptor(rawValue: fd), events: events) {
+        [weak self] ready in
         self?.handle(fd: fd, ready: ready)
       }
     }

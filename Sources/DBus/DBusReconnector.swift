@@ -1,6 +1,7 @@
 internal import CDBus
 import EventLoop
 import EventTime
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -19,7 +20,7 @@ final class DBusReconnector {
   private let socketPath: String?
   /// Tries to connect; returns true when connected (or no longer needed).
   private let attempt: () -> Bool
-  private var inotifyFD: Int32 = -1
+  private var inotify: FileDescriptor?
   private var inotifySource: IOSource?
   private var watchedDirectory: String?
   private var timer: ScheduledTimer?
@@ -82,20 +83,19 @@ final class DBusReconnector {
     guard let socketPath else { return }
     var directory = Self.parent(of: socketPath)
     while directory != "/" && access(directory, F_OK) != 0 { directory = Self.parent(of: directory) }
-    guard directory != watchedDirectory || inotifyFD < 0 else { return }
+    guard directory != watchedDirectory || inotify == nil else { return }
     removeWatch()
-    let fd = cdbus_inotify_init()
-    guard fd >= 0 else { return }
+    guard let fd = try? FileDescriptor.inotify() else { return }
     let mask =
       CDBUS_IN_CREATE | CDBUS_IN_MOVED_TO | CDBUS_IN_ATTRIB | CDBUS_IN_DELETE_SELF | CDBUS_IN_MOVE_SELF
-    guard inotify_add_watch(fd, directory, mask) >= 0,
+    guard (try? fd.addInotifyWatch(FilePath(directory), mask: mask)) != nil,
       let source = try? loop.register(
         fd: fd, events: .readable, handler: { [weak self] _ in self?.readEvents() })
     else {
-      close(fd)
+      try? fd.close()
       return
     }
-    inotifyFD = fd
+    inotify = fd
     inotifySource = source
     watchedDirectory = directory
   }
@@ -103,10 +103,8 @@ final class DBusReconnector {
   private func removeWatch() {
     inotifySource?.remove()
     inotifySource = nil
-    if inotifyFD >= 0 {
-      close(inotifyFD)
-      inotifyFD = -1
-    }
+    try? inotify?.close()
+    inotify = nil
     watchedDirectory = nil
   }
 
@@ -116,11 +114,13 @@ final class DBusReconnector {
   }
 
   private func readEvents() {
+    guard let inotify else { return }
     var buffer = [UInt8](repeating: 0, count: 4096)
     var watchGone = false
     while true {
-      let count = buffer.withUnsafeMutableBytes { read(inotifyFD, $0.baseAddress, $0.count) }
-      if count <= 0 { break }
+      guard let count = try? buffer.withUnsafeMutableBytes({ try inotify.read(into: $0) }), count > 0 else {
+        break
+      }
       var offset = 0
       while offset + 16 <= count {
         let mask = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) }
@@ -133,7 +133,7 @@ final class DBusReconnector {
     if watchGone { removeWatch() }
     // A directory on the way may have appeared (or ours went away): watch the nearest one again.
     watchNearestDirectory()
-    if inotifyFD < 0, timer == nil {
+    if self.inotify == nil, timer == nil {
       timer = scheduler.schedule(after: backoff) { [weak self] in self?.tryNow() }
       return
     }

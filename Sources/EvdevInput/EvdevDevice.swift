@@ -2,25 +2,12 @@ import CEvdev
 import EventTime
 import InputCodes
 import ResponderCore
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
 #endif
-
-/// An error opening or setting up an evdev device, with its errno.
-public struct EvdevError: Error, CustomStringConvertible, Equatable {
-  public var path: String
-  public var call: String
-  public var errno: Int32
-
-  public init(path: String, call: String, errno: Int32) {
-    self.path = path
-    self.call = call
-    self.errno = errno
-  }
-
-  public var description: String { "\(path): \(call): \(String(cString: strerror(errno)))" }
-}
 
 /// The events of one device between two SYN_REPORTs (the SYN_REPORT itself not included).
 public struct EvdevFrame: Sendable {
@@ -45,7 +32,7 @@ public enum EvdevReadStatus: Equatable, Sendable {
   /// Everything pending was read.
   case drained
   /// The device is gone (ENODEV or another fatal error): close it.
-  case gone(errno: Int32)
+  case gone(Errno)
 }
 
 /// One event as `EvdevDevice.readEvents` hands it over, with where it stands in the stream.
@@ -68,7 +55,7 @@ public enum EvdevReadItem: Sendable {
 /// before they reach Swift) and the `accept` filter of `read`.
 public final class EvdevDevice {
   public let path: String
-  public let fd: Int32
+  public let fd: FileDescriptor
   private var device: OpaquePointer?
   public let identity: InputDeviceIdentity
   /// Whether timestamps are on CLOCK_MONOTONIC (the kernel accepted EVIOCSCLOCKID); when false
@@ -79,20 +66,20 @@ public final class EvdevDevice {
   private var partial: [RawInputEvent] = []
 
   /// Opens `path` (O_RDONLY | O_NONBLOCK | O_CLOEXEC) and reads its description with libevdev.
-  public init(path: String) throws(EvdevError) {
+  /// The error names the call that failed and the device.
+  public init(path: String) throws(SystemError) {
     self.path = path
-    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-    guard fd >= 0 else { throw EvdevError(path: path, call: "open", errno: errno) }
+    let fd = try FileDescriptor.openForReading(FilePath(path), options: .nonBlocking)
     guard let device = libevdev_new() else {
-      Glibc.close(fd)
-      throw EvdevError(path: path, call: "libevdev_new", errno: ENOMEM)
+      try? fd.close()
+      throw SystemError("libevdev_new", path: FilePath(path), errno: .noMemory)
     }
     libevdev_set_device_log_function(device, evdevLogHandler, LIBEVDEV_LOG_ERROR, nil)
-    let rc = libevdev_set_fd(device, fd)
+    let rc = libevdev_set_fd(device, fd.rawValue)
     guard rc == 0 else {
       libevdev_free(device)
-      Glibc.close(fd)
-      throw EvdevError(path: path, call: "libevdev_set_fd", errno: -rc)
+      try? fd.close()
+      throw SystemError("libevdev_set_fd", path: FilePath(path), errno: Errno(rawValue: -rc))
     }
     self.fd = fd
     self.device = device
@@ -112,7 +99,7 @@ public final class EvdevDevice {
     guard let device else { return }
     libevdev_free(device)
     self.device = nil
-    Glibc.close(fd)
+    try? fd.close()
   }
 
   public var isOpen: Bool { device != nil }
@@ -218,7 +205,7 @@ public final class EvdevDevice {
   ///
   /// Timestamps are the device's (see `clockIsMonotonic`).
   public func readEvents(_ handle: (EvdevReadItem) -> Void) -> EvdevReadStatus {
-    guard let device else { return .gone(errno: EBADF) }
+    guard let device else { return .gone(.badFileDescriptor) }
     let normal = LIBEVDEV_READ_FLAG_NORMAL.rawValue
     let sync = LIBEVDEV_READ_FLAG_SYNC.rawValue
     let statusSync = Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue)
@@ -232,7 +219,8 @@ public final class EvdevDevice {
       if flags == normal && !first && libevdev_has_event_pending(device) == 0 { return .drained }
       first = false
       let rc = libevdev_next_event(device, flags, &event)
-      if rc == -EAGAIN {
+      let failure = rc < 0 ? Errno(rawValue: -rc) : nil
+      if failure == .resourceTemporarilyUnavailable {
         if flags == sync {
           flags = normal  // the resync delta is over; read on in normal mode
           handle(.resyncEnded)
@@ -240,8 +228,8 @@ public final class EvdevDevice {
         }
         return .drained
       }
-      if rc == -EINTR { continue }
-      if rc < 0 { return .gone(errno: -rc) }
+      if failure == .interrupted { continue }
+      if let failure { return .gone(failure) }
       let time = Seconds(event.time.tv_sec) + Seconds(event.time.tv_usec) / 1_000_000
       let raw = RawInputEvent(time: time, type: event.type, code: event.code, value: event.value)
       if rc == statusSync && flags == normal {

@@ -195,7 +195,7 @@ public final class MediaKeyInput {
       }
     }
     if case .gone(let error) = status {
-      remove(path, reason: "gone (\(String(cString: strerror(error))))")
+      remove(path, reason: "gone (\(error))")
     } else if events.isGone {
       remove(path, reason: "gone (hang-up)")
     }

@@ -1,27 +1,27 @@
 import EventLoop
 import InputCodes
 import ResponderCore
+import SystemCalls
+import SystemPackage
 import TouchDispatch
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// An error opening a touchscreen: the device, what failed, and the errno when there is one.
-public struct TouchscreenError: Error, CustomStringConvertible, Equatable {
-  public var path: String
-  public var message: String
-  public var errno: Int32?
-
-  public init(path: String, message: String, errno: Int32? = nil) {
-    self.path = path
-    self.message = message
-    self.errno = errno
-  }
+/// Why a touchscreen could not be opened.
+public enum TouchscreenError: Error, CustomStringConvertible, Equatable {
+  /// Opening the device or reading its description failed (the error names the call and the device).
+  case cannotOpen(SystemError)
+  /// The device is not a protocol B multitouch device.
+  case notMultitouch(path: String)
 
   public var description: String {
-    guard let errno else { return "\(path): \(message)" }
-    return "\(path): \(message): \(String(cString: strerror(errno)))"
+    switch self {
+    case .cannotOpen(let error): "\(error)"
+    case .notMultitouch(let path):
+      "\(path): not a multitouch touchscreen (no ABS_MT_SLOT with ABS_MT_POSITION_X/Y)"
+    }
   }
 }
 
@@ -30,7 +30,7 @@ public struct TouchscreenError: Error, CustomStringConvertible, Equatable {
 public final class TouchscreenDevice {
   private let device: EvdevDevice
   public var path: String { device.path }
-  public var fd: Int32 { device.fd }
+  public var fd: FileDescriptor { device.fd }
   public var identity: InputDeviceIdentity { device.identity }
   /// The ABS_MT_POSITION_X and _Y ranges.
   public let xRange: ClosedRange<Int32>
@@ -50,7 +50,7 @@ public final class TouchscreenDevice {
     do {
       device = try EvdevDevice(path: path)
     } catch {
-      throw TouchscreenError(path: error.path, message: error.call, errno: error.errno)
+      throw .cannotOpen(error)
     }
     func axis(_ code: UInt16) -> ClosedRange<Int32>? {
       guard let axis = device.absoluteAxis(code), axis.maximum > axis.minimum else { return nil }
@@ -60,8 +60,7 @@ public final class TouchscreenDevice {
       let y = axis(InputCode.ABS_MT_POSITION_Y)
     else {
       device.close()
-      throw TouchscreenError(
-        path: path, message: "not a multitouch touchscreen (no ABS_MT_SLOT with ABS_MT_POSITION_X/Y)")
+      throw .notMultitouch(path: path)
     }
     self.device = device
     xRange = x

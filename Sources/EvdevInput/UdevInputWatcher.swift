@@ -1,5 +1,7 @@
 import CUdev
 import EventLoop
+import SystemCalls
+import SystemPackage
 
 /// Finds evdev nodes (/dev/input/event*) through libudev and follows hotplug with a udev monitor
 /// on the event loop: `onAdd` for every node present at start and every one added later,
@@ -28,13 +30,13 @@ public final class UdevInputWatcher {
   /// `onAdd` may thus see a node twice, which callers ignore.
   public func start(onAdd: @escaping (Node) -> Void, onRemove: @escaping (Node) -> Void) throws {
     guard udev == nil else { return }
-    guard let udev = udev_new() else { throw SystemError("udev_new") }
+    guard let udev = udev_new() else { throw SystemError("udev_new", errno: .last) }
     self.udev = udev
     if let monitor = udev_monitor_new_from_netlink(udev, "udev") {
       self.monitor = monitor
       udev_monitor_filter_add_match_subsystem_devtype(monitor, "input", nil)
       if udev_monitor_enable_receiving(monitor) == 0 {
-        let fd = udev_monitor_get_fd(monitor)
+        let fd = FileDescriptor(rawValue: udev_monitor_get_fd(monitor))
         source = try loop.register(fd: fd, events: .readable) { [weak self] events in
           self?.receive(onAdd: onAdd, onRemove: onRemove, events: events)
         }

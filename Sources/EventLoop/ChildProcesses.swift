@@ -1,4 +1,5 @@
-import CSystemShims
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -8,7 +9,7 @@ import CSystemShims
 /// loop never blocks on a child and no zombie is left behind.
 public final class ChildProcesses {
   private unowned let loop: EventLoop
-  private var running: [Int32: IOSource] = [:]
+  private var running: [FileDescriptor: IOSource] = [:]
 
   public init(loop: EventLoop) { self.loop = loop }
 
@@ -16,12 +17,12 @@ public final class ChildProcesses {
   public var count: Int { running.count }
 
   /// Starts `argv[0]` (searched in PATH) with `argv`, the daemon's environment plus `extraEnvironment`.
-  /// `onExit` gets the exit status (or 128 + signal). Throws `SystemError` (errno ENOENT when the
-  /// program does not exist).
+  /// `onExit` gets the exit status (or 128 + signal). Throws `SystemError` (`.noSuchFileOrDirectory`
+  /// when the program does not exist).
   @discardableResult
   public func spawn(
     _ argv: [String], extraEnvironment: [String: String] = [:], onExit: ((Int32) -> Void)? = nil
-  ) throws -> pid_t {
+  ) throws(SystemError) -> pid_t {
     precondition(!argv.isEmpty, "spawn needs a program")
     var environmentLines: [String] = []
     var index = 0
@@ -32,23 +33,18 @@ public final class ChildProcesses {
       index += 1
     }
     environmentLines += extraEnvironment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-    let cArgs = argv.map { strdup($0) } + [nil]
-    let cEnv = environmentLines.map { strdup($0) } + [nil]
-    defer {
-      cArgs.forEach { free($0) }
-      cEnv.forEach { free($0) }
+    let pid = try systemCall("spawn \(argv[0])") {
+      try spawnProcess(argv[0], arguments: argv, environment: environmentLines)
     }
-    var pid: pid_t = 0
-    let rc = rsp_spawn(argv[0], cArgs, cEnv, &pid)
-    guard rc == 0 else { throw SystemError("spawn \(argv[0])", errno: rc) }
-    let pidfd = rsp_pidfd_open(pid)
-    guard pidfd >= 0 else { throw SystemError("pidfd_open (Linux 5.3 or later is needed)") }
+    let pidfd = try systemCall("pidfd_open (Linux 5.3 or later is needed)") {
+      try FileDescriptor.pidFD(for: pid)
+    }
     running[pidfd] = try loop.register(fd: pidfd, events: .readable) { [weak self] _ in
       var status: Int32 = 0
       _ = waitpid(pid, &status, 0)
       self?.running[pidfd]?.remove()
       self?.running[pidfd] = nil
-      close(pidfd)
+      try? pidfd.close()
       let exited = status & 0x7f == 0
       onExit?(exited ? (status >> 8) & 0xff : 128 + (status & 0x7f))
     }

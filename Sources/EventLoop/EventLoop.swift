@@ -1,6 +1,8 @@
 import CSystemShims
 import EventTime
 import HeapModule
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -28,26 +30,17 @@ public struct IOEvents: OptionSet, Sendable, CustomStringConvertible {
   }
 }
 
-/// An error from a system call, with its errno.
-public struct SystemError: Error, CustomStringConvertible, Equatable {
-  public let call: String
-  public let errno: Int32
-  public init(_ call: String, errno: Int32 = Glibc.errno) {
-    self.call = call
-    self.errno = errno
-  }
-  public var description: String { "\(call): \(String(cString: strerror(errno)))" }
-}
-
 /// A file descriptor registered with an `EventLoop`. Remove it before closing the descriptor.
 public final class IOSource {
-  public let fd: Int32
+  public let fd: FileDescriptor
   public fileprivate(set) var events: IOEvents
   fileprivate var handler: (IOEvents) -> Void
   fileprivate weak var loop: EventLoop?
   public fileprivate(set) var isRegistered = true
 
-  fileprivate init(fd: Int32, events: IOEvents, handler: @escaping (IOEvents) -> Void, loop: EventLoop) {
+  fileprivate init(
+    fd: FileDescriptor, events: IOEvents, handler: @escaping (IOEvents) -> Void, loop: EventLoop
+  ) {
     self.fd = fd
     self.events = events
     self.handler = handler
@@ -70,12 +63,12 @@ public final class IOSource {
 ///
 /// Not thread-safe: use it from the thread that runs it, except `wake()`.
 public final class EventLoop {
-  private let epollFD: Int32
-  private var sources: [Int32: IOSource] = [:]
+  private let epollFD: FileDescriptor
+  private var sources: [FileDescriptor: IOSource] = [:]
   private var deferred: [() -> Void] = []
   private var running = false
   private var stopRequested = false
-  private let wakeFD: Int32
+  private let wakeFD: FileDescriptor
   private var wakeSource: IOSource?
   /// The timers of this loop, on CLOCK_MONOTONIC through one timerfd.
   public private(set) var scheduler: TimerScheduler!
@@ -83,44 +76,34 @@ public final class EventLoop {
   private var wakeupObservers: [(Int) -> Void] = []
 
   public init() throws {
-    epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
-    guard epollFD >= 0 else { throw SystemError("epoll_create1") }
-    wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-    guard wakeFD >= 0 else { throw SystemError("eventfd") }
+    epollFD = try systemCall("epoll_create1") { try FileDescriptor.epollCreate() }
+    wakeFD = try systemCall("eventfd") { try FileDescriptor.eventFD() }
     scheduler = try TimerScheduler(loop: self)
     wakeSource = try register(fd: wakeFD, events: .readable) { [wakeFD] _ in
-      var value: UInt64 = 0
-      _ = read(wakeFD, &value, 8)
+      _ = try? wakeFD.readCounter()
     }
   }
 
   deinit {
-    close(wakeFD)
-    close(epollFD)
+    try? wakeFD.close()
+    try? epollFD.close()
   }
 
   /// Watches `fd` for `events`; `handler` runs on the loop thread with what epoll reported.
   /// Error and hang-up are always reported, whatever `events` says.
   @discardableResult
-  public func register(fd: Int32, events: IOEvents, handler: @escaping (IOEvents) -> Void) throws -> IOSource
+  public func register(fd: FileDescriptor, events: IOEvents, handler: @escaping (IOEvents) -> Void)
+    throws(SystemError) -> IOSource
   {
     if let old = sources[fd] { remove(old) }
     let source = IOSource(fd: fd, events: events, handler: handler, loop: self)
-    var event = epoll_event()
-    event.events = events.rawValue
-    event.data.fd = fd
-    guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SystemError("epoll_ctl(ADD)") }
+    try systemCall("epoll_ctl(ADD)") { try epollFD.epollControl(.add, fd, events: events) }
     sources[fd] = source
     return source
   }
 
-  fileprivate func modify(_ source: IOSource, events: IOEvents) throws {
-    var event = epoll_event()
-    event.events = events.rawValue
-    event.data.fd = source.fd
-    guard epoll_ctl(epollFD, EPOLL_CTL_MOD, source.fd, &event) == 0 else {
-      throw SystemError("epoll_ctl(MOD)")
-    }
+  fileprivate func modify(_ source: IOSource, events: IOEvents) throws(SystemError) {
+    try systemCall("epoll_ctl(MOD)") { try epollFD.epollControl(.modify, source.fd, events: events) }
     source.events = events
   }
 
@@ -129,7 +112,7 @@ public final class EventLoop {
     source.isRegistered = false
     if sources[source.fd] === source {
       sources[source.fd] = nil
-      _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, source.fd, nil)
+      try? epollFD.epollControl(.delete, source.fd)
     }
   }
 
@@ -141,8 +124,7 @@ public final class EventLoop {
 
   /// Wakes the loop from another thread (the only thread-safe call).
   public func wake() {
-    var one: UInt64 = 1
-    _ = write(wakeFD, &one, 8)
+    try? wakeFD.writeCounter(1)
   }
 
   /// Makes `run()` return after the current iteration.
@@ -166,18 +148,24 @@ public final class EventLoop {
     if stopRequested { return 0 }
     var events = [epoll_event](repeating: epoll_event(), count: 32)
     let waitTimeout = deferred.isEmpty ? timeout : 0
-    let count = events.withUnsafeMutableBufferPointer { buffer in
-      epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), waitTimeout)
+    let count: Int
+    do {
+      count = try events.withUnsafeMutableBufferPointer { buffer throws(Errno) in
+        try epollFD.epollWait(into: buffer, timeout: waitTimeout)
+      }
+    } catch {
+      return 0  // EINTR
     }
-    if count < 0 { return 0 }  // EINTR
-    for observer in wakeupObservers { observer(Int(count)) }
-    for index in 0..<Int(count) {
+    for observer in wakeupObservers { observer(count) }
+    for index in 0..<count {
       let ready = events[index]
-      guard let source = sources[ready.data.fd], source.isRegistered else { continue }
+      guard let source = sources[FileDescriptor(rawValue: ready.data.fd)], source.isRegistered else {
+        continue
+      }
       source.handler(IOEvents(rawValue: ready.events))
       runDeferred()
     }
-    return Int(count)
+    return count
   }
 
   /// Calls `observer` after every wake-up from epoll, with the number of descriptors ready (for
@@ -212,15 +200,12 @@ public final class EventLoop {
   /// Calls `handler` on the loop thread for each of `signals` received (they are blocked for the
   /// calling thread and read from a signalfd, so no handler runs asynchronously).
   @discardableResult
-  public func onSignals(_ signals: [Int32], handler: @escaping (Int32) -> Void) throws -> IOSource {
-    let fd = signals.withUnsafeBufferPointer { rsp_signalfd_for($0.baseAddress, Int32($0.count)) }
-    guard fd >= 0 else { throw SystemError("signalfd") }
+  public func onSignals(_ signals: [Int32], handler: @escaping (Int32) -> Void) throws(SystemError)
+    -> IOSource
+  {
+    let fd = try systemCall("signalfd") { try FileDescriptor.signalFD(for: signals) }
     return try register(fd: fd, events: .readable) { _ in
-      while true {
-        let signal = rsp_signalfd_read(fd)
-        if signal <= 0 { break }
-        handler(signal)
-      }
+      while let signal = try? fd.readSignal() { handler(signal) }
     }
   }
 }
@@ -237,18 +222,17 @@ public final class TimerScheduler: Scheduler {
   }
   private var heap = Heap<Entry>()
   private var sequence: UInt64 = 0
-  private let timerFD: Int32
+  private let timerFD: FileDescriptor
   private var armedFor: Seconds?
   private unowned let loop: EventLoop
 
-  fileprivate init(loop: EventLoop) throws {
+  fileprivate init(loop: EventLoop) throws(SystemError) {
     self.loop = loop
-    timerFD = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-    guard timerFD >= 0 else { throw SystemError("timerfd_create") }
+    timerFD = try systemCall("timerfd_create") { try FileDescriptor.monotonicTimerFD() }
     try loop.register(fd: timerFD, events: .readable) { [weak self] _ in self?.expire() }
   }
 
-  deinit { close(timerFD) }
+  deinit { try? timerFD.close() }
 
   public var now: Seconds { rsp_monotonic_now() }
 
@@ -266,8 +250,7 @@ public final class TimerScheduler: Scheduler {
   }
 
   private func expire() {
-    var value: UInt64 = 0
-    _ = read(timerFD, &value, 8)
+    _ = try? timerFD.readCounter()
     armedFor = nil
     let current = now
     while let first = heap.min, first.timer.isCancelled || first.timer.deadline <= current {
@@ -282,6 +265,6 @@ public final class TimerScheduler: Scheduler {
     let next = heap.min?.timer.deadline
     guard next != armedFor else { return }
     armedFor = next
-    _ = rsp_timerfd_arm_absolute(timerFD, next ?? 0)
+    try? timerFD.armTimer(at: next)
   }
 }

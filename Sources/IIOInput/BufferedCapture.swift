@@ -4,6 +4,8 @@ import EventLoop
 import EventTime
 import Motion
 import ResponderCore
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -19,7 +21,7 @@ final class BufferedCapture {
   private let rate: Double
   private let blockSamples: Int
   private let onSample: (MotionSample) -> Void
-  private let onFailure: (IIOError) -> Void
+  private let onFailure: (SystemError) -> Void
   private var buffer: OpaquePointer?
   private var source: IOSource?
   private var formats: (x: ScanElementFormat, y: ScanElementFormat, z: ScanElementFormat)
@@ -33,7 +35,7 @@ final class BufferedCapture {
   init?(
     accelerometer: Accelerometer, loop: EventLoop, rate: Double, blockSamples: Int,
     converter: SampleConverter, onSample: @escaping (MotionSample) -> Void,
-    onFailure: @escaping (IIOError) -> Void
+    onFailure: @escaping (SystemError) -> Void
   ) {
     guard let x = accelerometer.x.format, let y = accelerometer.y.format, let z = accelerometer.z.format
     else { return nil }
@@ -63,7 +65,9 @@ final class BufferedCapture {
     }
     if let trigger = accelerometer.trigger {
       let result = rsp_iio_device_set_trigger(device.pointer, trigger.pointer)
-      if result < 0 { throw IIOError("set trigger \(trigger.name) on \(device.id)", errno: -result) }
+      if result < 0 {
+        throw SystemError("set trigger \(trigger.name) on \(device.id)", errno: Errno(rawValue: -result))
+      }
     }
     // Wake up once per block, not once per scan (before the buffer is enabled).
     if rsp_iio_device_buffer_attr_write_longlong(device.pointer, "watermark", Int64(blockSamples)) < 0 {
@@ -71,18 +75,19 @@ final class BufferedCapture {
     }
     errno = 0
     guard let buffer = rsp_iio_device_create_buffer(device.pointer, blockSamples, false) else {
-      let error = errno
+      let error = Errno.last
       disableChannels()
-      throw IIOError("iio_device_create_buffer(\(device.id))", errno: error == 0 ? EIO : error)
+      throw SystemError(
+        "iio_device_create_buffer(\(device.id))", errno: error.rawValue == 0 ? .ioError : error)
     }
     self.buffer = buffer
     _ = rsp_iio_buffer_set_blocking_mode(buffer, false)
     let fd = rsp_iio_buffer_get_poll_fd(buffer)
     guard fd >= 0 else {
       stop()
-      throw IIOError("iio_buffer_get_poll_fd(\(device.id))", errno: -fd)
+      throw SystemError("iio_buffer_get_poll_fd(\(device.id))", errno: Errno(rawValue: -fd))
     }
-    source = try loop.register(fd: fd, events: .readable) { [weak self] events in
+    source = try loop.register(fd: FileDescriptor(rawValue: fd), events: .readable) { [weak self] events in
       self?.readable(events)
     }
   }
@@ -109,15 +114,19 @@ final class BufferedCapture {
     // Read what is there (non-blocking), whole blocks or the last part of one.
     while true {
       let count = rsp_iio_buffer_refill(buffer)
-      if count == -Int(EAGAIN) || count == 0 { break }
+      if count == 0 { break }
       if count < 0 {
-        onFailure(IIOError("iio_buffer_refill(\(accelerometer.id))", errno: Int32(-count)))
+        let error = Errno(rawValue: Int32(-count))
+        if error == .resourceTemporarilyUnavailable { break }
+        onFailure(SystemError("iio_buffer_refill(\(accelerometer.id))", errno: error))
         return
       }
       decode(buffer)
       if count < blockSamples * Int(rsp_iio_buffer_step(buffer)) { break }
     }
-    if events.isGone { onFailure(IIOError("read \(accelerometer.id)", errno: ENODEV)) }
+    if events.isGone {
+      onFailure(SystemError("read \(accelerometer.id)", errno: .operationNotSupportedByDevice))
+    }
   }
 
   private func decode(_ buffer: OpaquePointer) {

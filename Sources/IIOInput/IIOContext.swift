@@ -1,24 +1,10 @@
 import CIIO
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
 #endif
-
-/// An error from libiio or the system, with its errno.
-public struct IIOError: Error, CustomStringConvertible, Equatable {
-  public var call: String
-  public var errno: Int32
-
-  public init(_ call: String, errno: Int32) {
-    self.call = call
-    self.errno = errno
-  }
-
-  public var description: String { "\(call): \(String(cString: strerror(errno)))" }
-
-  /// Whether it means the device went away.
-  public var isDeviceGone: Bool { [ENODEV, ENOENT, ENXIO, EBADF, EIO, EPIPE].contains(errno) }
-}
 
 /// A libiio local context: a snapshot of the IIO devices under /sys/bus/iio/devices.
 final class IIOContext {
@@ -27,11 +13,13 @@ final class IIOContext {
   init() throws {
     guard rsp_iio_load() != 0 else {
       let reason = rsp_iio_load_error().map { String(cString: $0) } ?? "libiio.so.0 not found"
-      throw IIOError("loading libiio (\(reason))", errno: ENOENT)
+      throw SystemError("loading libiio (\(reason))", errno: .noSuchFileOrDirectory)
     }
     errno = 0
     guard let context = rsp_iio_create_local_context() else {
-      throw IIOError("iio_create_local_context", errno: errno == 0 ? ENODEV : errno)
+      let error = Errno.last
+      throw SystemError(
+        "iio_create_local_context", errno: error.rawValue == 0 ? .operationNotSupportedByDevice : error)
     }
     pointer = context
   }
@@ -73,7 +61,7 @@ struct IIODevice {
 
   func writeAttribute(_ name: String, _ value: String) throws {
     let result = rsp_iio_device_attr_write(pointer, name, value)
-    if result < 0 { throw IIOError("write \(id)/\(name)", errno: Int32(-result)) }
+    if result < 0 { throw SystemError("write \(id)/\(name)", errno: Errno(rawValue: Int32(-result))) }
   }
 }
 
@@ -99,7 +87,7 @@ struct IIOChannel {
   func readInteger(_ name: String) throws -> Int64 {
     var value: Int64 = 0
     let result = rsp_iio_channel_attr_read_longlong(pointer, name, &value)
-    if result < 0 { throw IIOError("read \(id) \(name)", errno: -result) }
+    if result < 0 { throw SystemError("read \(id) \(name)", errno: Errno(rawValue: -result)) }
     return Int64(value)
   }
 

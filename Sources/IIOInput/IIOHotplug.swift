@@ -1,5 +1,7 @@
 import CUdev
 import EventLoop
+import SystemCalls
+import SystemPackage
 
 /// Watches udev for IIO devices coming and going (subsystem `iio`), on the event loop.
 final class IIOHotplug {
@@ -11,10 +13,10 @@ final class IIOHotplug {
   private var source: IOSource?
 
   init(loop: EventLoop, handler: @escaping Handler) throws {
-    guard let udev = udev_new() else { throw IIOError("udev_new", errno: ENOMEM) }
+    guard let udev = udev_new() else { throw SystemError("udev_new", errno: .noMemory) }
     guard let monitor = udev_monitor_new_from_netlink(udev, "udev") else {
       udev_unref(udev)
-      throw IIOError("udev_monitor_new_from_netlink", errno: ENOMEM)
+      throw SystemError("udev_monitor_new_from_netlink", errno: .noMemory)
     }
     self.udev = udev
     self.monitor = monitor
@@ -23,9 +25,9 @@ final class IIOHotplug {
     guard result >= 0 else {
       udev_monitor_unref(monitor)
       udev_unref(udev)
-      throw IIOError("udev_monitor_enable_receiving", errno: -result)
+      throw SystemError("udev_monitor_enable_receiving", errno: Errno(rawValue: -result))
     }
-    let fd = udev_monitor_get_fd(monitor)
+    let fd = FileDescriptor(rawValue: udev_monitor_get_fd(monitor))
     source = try loop.register(fd: fd, events: .readable) { [monitor] _ in
       while let device = udev_monitor_receive_device(monitor) {
         let action = udev_device_get_action(device).map { String(cString: $0) } ?? ""

@@ -3,6 +3,7 @@ import EventTime
 import Logging
 import Motion
 import ResponderCore
+import SystemCalls
 
 /// Accelerometer samples from IIO through libiio, only while someone wants them.
 ///
@@ -170,7 +171,7 @@ public final class IIOInput {
       guard let self else { return }
       for observer in self.sampleObservers { observer(sample) }
     }
-    let fail: (IIOError) -> Void = { [weak self] error in self?.failed(error) }
+    let fail: (SystemError) -> Void = { [weak self] error in self?.failed(error) }
     var opened: Sensor?
     if useBuffer {
       let block = max(1, Int((rate * settings.blockDuration).rounded()))
@@ -209,7 +210,7 @@ public final class IIOInput {
     for observer in sensorObservers { observer(.opened(opened)) }
   }
 
-  private func failed(_ error: IIOError) {
+  private func failed(_ error: SystemError) {
     guard let sensor else { return }
     logger.notice("iio: \(sensor.id) (\(sensor.name)) stopped: \(error)")
     // Stop from the loop, not from inside the capture's own callback.

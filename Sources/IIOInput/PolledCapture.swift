@@ -1,6 +1,8 @@
 import EventTime
 import Motion
 import ResponderCore
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -19,16 +21,16 @@ final class PolledCapture {
   private let converter: SampleConverter
   private let period: Seconds
   private let onSample: (MotionSample) -> Void
-  private let onFailure: (IIOError) -> Void
+  private let onFailure: (SystemError) -> Void
   private var timer: ScheduledTimer?
   private var nextDeadline: Seconds = 0
   /// Samples read so far.
   /// The x, y, z raw attribute files, open while capturing (empty: read through libiio).
-  private var rawFiles: [Int32] = []
+  private var rawFiles: [FileDescriptor] = []
 
   init(
     accelerometer: Accelerometer, scheduler: any Scheduler, rate: Double, converter: SampleConverter,
-    onSample: @escaping (MotionSample) -> Void, onFailure: @escaping (IIOError) -> Void
+    onSample: @escaping (MotionSample) -> Void, onFailure: @escaping (SystemError) -> Void
   ) {
     self.accelerometer = accelerometer
     self.scheduler = scheduler
@@ -58,15 +60,14 @@ final class PolledCapture {
     let directory = "/sys/bus/iio/devices/\(accelerometer.id)/"
     for channel in [accelerometer.x, accelerometer.y, accelerometer.z] {
       guard let name = channel.attributeFileName("raw") else { break }
-      let fd = open(directory + name, O_RDONLY | O_CLOEXEC)
-      guard fd >= 0 else { break }
-      rawFiles.append(fd)
+      guard let file = try? FileDescriptor.openForReading(FilePath(directory + name)) else { break }
+      rawFiles.append(file)
     }
     if rawFiles.count != 3 { closeRawFiles() }
   }
 
   private func closeRawFiles() {
-    for fd in rawFiles { close(fd) }
+    for file in rawFiles { try? file.close() }
     rawFiles = []
   }
 
@@ -81,13 +82,13 @@ final class PolledCapture {
   }
 
   /// An integer attribute read from the start of an open sysfs file ("-512\n").
-  private func readInteger(_ fd: Int32) throws -> Double {
+  private func readInteger(_ file: FileDescriptor) throws(SystemError) -> Double {
     var buffer: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-    let count = withUnsafeMutableBytes(of: &buffer) { pread(fd, $0.baseAddress, $0.count, 0) }
-    guard count > 0 else {
-      throw IIOError("read \(accelerometer.id) raw", errno: count == 0 ? EIO : errno)
+    let count = try systemCall("read \(accelerometer.id) raw") {
+      try withUnsafeMutableBytes(of: &buffer) { try file.read(fromAbsoluteOffset: 0, into: $0) }
     }
-    return try withUnsafeBytes(of: &buffer) { bytes in
+    guard count > 0 else { throw SystemError("read \(accelerometer.id) raw", errno: .ioError) }
+    return try withUnsafeBytes(of: &buffer) { bytes throws(SystemError) in
       var value: Int64 = 0
       var negative = false
       var digits = 0
@@ -101,7 +102,9 @@ final class PolledCapture {
           break
         }
       }
-      guard digits > 0 else { throw IIOError("read \(accelerometer.id) raw (not a number)", errno: EINVAL) }
+      guard digits > 0 else {
+        throw SystemError("read \(accelerometer.id) raw (not a number)", errno: .invalidArgument)
+      }
       return Double(negative ? -value : value)
     }
   }
@@ -112,7 +115,7 @@ final class PolledCapture {
     do {
       let raw = try readRaw()
       onSample(converter.sample(t: now, raw: raw))
-    } catch let error as IIOError {
+    } catch let error as SystemError {
       onFailure(error)
       return
     } catch {

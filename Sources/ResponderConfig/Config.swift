@@ -1,5 +1,6 @@
 import MPRIS
 import ResponderCore
+import SystemCalls
 
 /// responderd's configuration: the chain of handlers and the settings of each part.
 ///
@@ -32,13 +33,37 @@ public struct ResponderdConfig {
 
   /// Reads a config file.
   public static func load(path: String) throws -> ResponderdConfig {
-    let text: String
+    let bytes: [UInt8]
     do {
-      text = try readTextFile(path)
+      bytes = try readFile(path)
     } catch {
       throw ConfigError(file: path, line: 0, key: "", message: "cannot read the file: \(error)")
     }
-    return try parse(text, file: path)
+    if let offset = firstInvalidUTF8(bytes) {
+      let lineStart = bytes[..<offset].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+      let line = bytes[..<offset].count(where: { $0 == 0x0A }) + 1
+      let byte = String(bytes[offset], radix: 16, uppercase: true)
+      throw ConfigError(
+        file: path, line: line, key: "",
+        message:
+          "column \(offset - lineStart + 1): the file is not UTF-8 text (byte 0x\(byte) here); save it as UTF-8"
+      )
+    }
+    return try parse(String(decoding: bytes, as: UTF8.self), file: path)
+  }
+
+  /// The offset of the first byte of `bytes` that is not part of valid UTF-8, if any.
+  static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+    var parser = Unicode.UTF8.ForwardParser()
+    var iterator = bytes.makeIterator()
+    var offset = 0
+    while true {
+      switch parser.parseScalar(from: &iterator) {
+      case .valid(let encoded): offset += encoded.count
+      case .emptyInput: return nil
+      case .error: return offset
+      }
+    }
   }
 
   /// Parses the text of a config file; `file` names it in errors.

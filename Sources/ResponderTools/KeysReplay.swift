@@ -3,6 +3,7 @@ import InputCodes
 import RemoteControl
 import ResponderConfig
 import ResponderCore
+import SystemCalls
 
 /// `responderctl keys replay FILE.evemu`: runs the daemon's key interpreter on an evemu recording,
 /// on the recording's clock (virtual time), and reports every remote-control event it emits.
@@ -68,8 +69,7 @@ public enum KeysReplay {
     do {
       text = try readTextFile(path)
     } catch {
-      throw Error(
-        file: path, line: 0, message: "cannot read the file: \((error as? FileError)?.reason ?? "\(error)")")
+      throw Error(file: path, line: 0, message: "cannot read the file: \(error.errno)")
     }
     return try run(text: text, file: path, settings: settings)
   }

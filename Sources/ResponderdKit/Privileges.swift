@@ -1,8 +1,10 @@
+import SystemCalls
+
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// Why privileges could not be dropped.
+/// Why privileges could not be dropped (a failing call throws `SystemError`).
 public struct PrivilegeError: Error, CustomStringConvertible {
   public var description: String
 }
@@ -13,8 +15,8 @@ public func dropPrivileges(to user: String) throws {
   let uid = entry.pointee.pw_uid
   let gid = entry.pointee.pw_gid
   guard uid != 0 else { throw PrivilegeError(description: "'\(user)' is root") }
-  guard setgroups(0, nil) == 0, setgid(gid) == 0, setuid(uid) == 0 else {
-    throw PrivilegeError(description: String(cString: strerror(errno)))
-  }
+  guard setgroups(0, nil) == 0 else { throw SystemError("setgroups", errno: .last) }
+  guard setgid(gid) == 0 else { throw SystemError("setgid", errno: .last) }
+  guard setuid(uid) == 0 else { throw SystemError("setuid", errno: .last) }
   guard setuid(0) != 0 else { throw PrivilegeError(description: "root could be regained") }
 }

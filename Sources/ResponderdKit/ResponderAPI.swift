@@ -4,6 +4,7 @@ import Logging
 import ResponderClient
 import ResponderConfig
 import ResponderCore
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc

@@ -1,5 +1,6 @@
 import Logging
 import ResponderConfig
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc
@@ -30,7 +31,7 @@ public struct StderrLogHandler: Logging.LogHandler {
     if let extra = event.metadata { merged.merge(extra) { $1 } }
     let fields = merged.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
     let prefix = journald ? "<\(Self.priority(event.level))>" : "\(event.level): "
-    writeText("\(prefix)\(event.message)\(fields)\n", to: 2)
+    writeText("\(prefix)\(event.message)\(fields)\n", to: .standardError)
   }
 
   /// The syslog priority of a level.

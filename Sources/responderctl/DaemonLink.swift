@@ -4,6 +4,7 @@ import EventLoop
 import ResponderClient
 import ResponderConfig
 import ResponderTools
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc
@@ -54,9 +55,11 @@ struct DaemonLink {
   private static func notRunning(_ reason: String, json: Bool) -> ExitCode {
     let message = "responderd is not running on the session bus (\(reason))"
     if json {
-      writeText(JSON.object([("running", .bool(false)), ("error", .string(message))]).text + "\n", to: 1)
+      writeText(
+        JSON.object([("running", .bool(false)), ("error", .string(message))]).text + "\n", to: .standardOutput
+      )
     }
-    writeText("responderctl: \(message)\n", to: 2)
+    writeText("responderctl: \(message)\n", to: .standardError)
     return ExitCode(exitDaemonNotRunning)
   }
 
@@ -89,13 +92,13 @@ struct DaemonLink {
 
 /// Prints `responderctl: message` on stderr and returns the exit code to throw.
 func failure(_ message: String, code: Int32 = 1) -> ExitCode {
-  writeText("responderctl: \(message)\n", to: 2)
+  writeText("responderctl: \(message)\n", to: .standardError)
   return ExitCode(code)
 }
 
 /// Writes a line on stdout at once (stdout is often a pipe).
 func output(_ line: String) {
-  writeText(line + "\n", to: 1)
+  writeText(line + "\n", to: .standardOutput)
 }
 
 /// One entry of the daemon's `Chain` property.

@@ -2,6 +2,7 @@ import ArgumentParser
 import DBus
 import ResponderConfig
 import ResponderdKit
+import SystemCalls
 
 /// `responderctl interfaces`: the D-Bus interface files of responderd's API.
 struct InterfacesCommand: ParsableCommand {
@@ -52,6 +53,6 @@ struct InterfacesCommand: ParsableCommand {
   }
 
   private func printError(_ text: String) {
-    writeText(text + "\n", to: 2)
+    writeText(text + "\n", to: .standardError)
   }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ResponderConfig
 import ResponderTools
+import SystemCalls
 
 /// `responderctl keys`: the headset and media key tools.
 struct KeysCommand: ParsableCommand {
@@ -35,17 +36,19 @@ struct KeysReplayCommand: ParsableCommand {
     do {
       settings = try config.map { try ResponderdConfig.load(path: $0) } ?? ResponderdConfig()
     } catch {
-      writeText("responderctl: \(error)\n", to: 2)
+      writeText("responderctl: \(error)\n", to: .standardError)
       throw ExitCode(78)
     }
     do {
       let result = try KeysReplay.run(path: file, settings: settings.keys.settings)
       if result.profile.isIgnored {
-        writeText("responderctl: '\(result.identity.name)' is ignored by a device rule: no events\n", to: 2)
+        writeText(
+          "responderctl: '\(result.identity.name)' is ignored by a device rule: no events\n",
+          to: .standardError)
       }
       for line in result.jsonLines { print(line) }
     } catch {
-      writeText("responderctl: \(error)\n", to: 2)
+      writeText("responderctl: \(error)\n", to: .standardError)
       throw ExitCode(65)  // EX_DATAERR
     }
   }

@@ -3,6 +3,7 @@ import DBus
 import ResponderClient
 import ResponderConfig
 import ResponderTools
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc
@@ -45,9 +46,10 @@ struct MonitorCommand: ParsableCommand {
       guard owner != announcedOwner else { return }
       announcedOwner = owner
       if let owner {
-        writeText("responderctl monitor: responderd is back on the bus (\(owner))\n", to: 2)
+        writeText("responderctl monitor: responderd is back on the bus (\(owner))\n", to: .standardError)
       } else {
-        writeText("responderctl monitor: responderd left the bus; waiting for it to come back\n", to: 2)
+        writeText(
+          "responderctl monitor: responderd left the bus; waiting for it to come back\n", to: .standardError)
       }
     }
     link.bus.addObserver { event in
@@ -61,7 +63,8 @@ struct MonitorCommand: ParsableCommand {
       destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
       method: "GetNameOwner", arguments: [.string(ResponderBusAPI.daemonName)], timeout: 5)
     writeText(
-      "responderctl monitor: following events dispatched by responderd (\(link.owner)); Ctrl-C stops\n", to: 2
+      "responderctl monitor: following events dispatched by responderd (\(link.owner)); Ctrl-C stops\n",
+      to: .standardError
     )
     if count.map({ $0 > 0 }) ?? true { link.loop.run() }
     if let failure { throw failure }

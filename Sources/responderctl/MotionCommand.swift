@@ -5,6 +5,7 @@ import Motion
 import ResponderConfig
 import ResponderTools
 import ResponderdKit
+import SystemCalls
 
 /// `responderctl motion`: the offline shake tools.
 struct MotionCommand: ParsableCommand {
@@ -92,13 +93,13 @@ struct MotionRecordCommand: ParsableCommand {
     do {
       try recorder.run(seconds: seconds)
     } catch {
-      writeText("responderctl: \(error)\n", to: 2)
+      writeText("responderctl: \(error)\n", to: .standardError)
       throw ExitCode(1)
     }
     if let output { try writeTextFile(output, text) }
-    writeText("responderctl: \(recorder.sampleCount) samples recorded\n", to: 2)
+    writeText("responderctl: \(recorder.sampleCount) samples recorded\n", to: .standardError)
     if recorder.sensorLost {
-      writeText("responderctl: the sensor went away\n", to: 2)
+      writeText("responderctl: the sensor went away\n", to: .standardError)
       throw ExitCode(1)
     }
   }

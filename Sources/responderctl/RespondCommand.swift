@@ -5,6 +5,7 @@ import EventTime
 import ResponderClient
 import ResponderConfig
 import ResponderCore
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc
@@ -73,24 +74,29 @@ struct RespondCommand: ParsableCommand {
       do {
         let pid = try children.spawn(command, extraEnvironment: environment) { status in
           if status != 0 {
-            writeText("responderctl respond: \(program) exited with status \(status)\n", to: 2)
+            writeText("responderctl respond: \(program) exited with status \(status)\n", to: .standardError)
           }
         }
-        writeText("responderctl respond: \(event) → \(program) (pid \(pid))\n", to: 2)
+        writeText("responderctl respond: \(event) → \(program) (pid \(pid))\n", to: .standardError)
         return true
       } catch {
-        writeText("responderctl respond: \(event): cannot start \(program): \(error)\n", to: 2)
+        writeText("responderctl respond: \(event): cannot start \(program): \(error)\n", to: .standardError)
         return false
       }
     }
     client.addObserver { event in
       switch event {
       case .daemonLost:
-        writeText("responderctl respond: responderd went away; registering again when it is back\n", to: 2)
+        writeText(
+          "responderctl respond: responderd went away; registering again when it is back\n",
+          to: .standardError)
       case .registered(let id):
-        writeText("responderctl respond: registered as responder \(id) for \(self.events)\n", to: 2)
+        writeText(
+          "responderctl respond: registered as responder \(id) for \(self.events)\n", to: .standardError)
       case .firstResponderChanged(let isFirst):
-        writeText("responderctl respond: \(isFirst ? "is" : "is no longer") the first responder\n", to: 2)
+        writeText(
+          "responderctl respond: \(isFirst ? "is" : "is no longer") the first responder\n", to: .standardError
+        )
       }
     }
 
@@ -109,9 +115,9 @@ struct RespondCommand: ParsableCommand {
       if case .success(false)? = accepted {
         writeText(
           "responderctl respond: the first responder refuses to resign; staying in the chain after it\n",
-          to: 2)
+          to: .standardError)
       } else if case .failure(let error)? = accepted {
-        writeText("responderctl respond: BecomeFirstResponder failed: \(error.message)\n", to: 2)
+        writeText("responderctl respond: BecomeFirstResponder failed: \(error.message)\n", to: .standardError)
       }
     }
 
@@ -133,7 +139,7 @@ struct RespondCommand: ParsableCommand {
     if let failureCode { throw failureCode }
     link.bus.flush()
     guard unregistered else { throw failure("responderd did not answer UnregisterResponder") }
-    writeText("responderctl respond: unregistered; bye\n", to: 2)
+    writeText("responderctl respond: unregistered; bye\n", to: .standardError)
   }
 }
 

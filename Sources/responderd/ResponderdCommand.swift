@@ -2,6 +2,7 @@ import EventLoop
 import Logging
 import ResponderConfig
 import ResponderdKit
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc
@@ -15,25 +16,25 @@ enum ResponderdCommand {
     do {
       switch try DaemonCommandLine.parse(Array(CommandLine.arguments.dropFirst())) {
       case .help:
-        writeText(DaemonCommandLine.help, to: 1)
+        writeText(DaemonCommandLine.help, to: .standardOutput)
         exit(0)
       case .version:
-        writeText(responderdVersion + "\n", to: 1)
+        writeText(responderdVersion + "\n", to: .standardOutput)
         exit(0)
       case .completionScript(let script):
-        writeText(script, to: 1)
+        writeText(script, to: .standardOutput)
         exit(0)
       case .run(let parsed):
         options = parsed
       }
     } catch {
-      writeText(error.text, to: 2)
+      writeText(error.text, to: .standardError)
       exit(64)  // EX_USAGE
     }
     do {
       exit(try run(options))
     } catch {
-      writeText("Error: \(error)\n", to: 2)
+      writeText("Error: \(error)\n", to: .standardError)
       exit(1)
     }
   }
@@ -43,10 +44,10 @@ enum ResponderdCommand {
     if let path = options.checkConfig {
       do {
         let loaded = try ResponderdConfig.load(path: path)
-        writeText("\(path): OK (chain: \(loaded.chain.joined(separator: " → ")))\n", to: 1)
+        writeText("\(path): OK (chain: \(loaded.chain.joined(separator: " → ")))\n", to: .standardOutput)
         return 0
       } catch {
-        writeText("\(error)\n", to: 2)
+        writeText("\(error)\n", to: .standardError)
         return 1
       }
     }
@@ -59,13 +60,13 @@ enum ResponderdCommand {
         loaded = ResponderdConfig()
       }
     } catch {
-      writeText("responderd: refusing to start: \(error)\n", to: 2)
+      writeText("responderd: refusing to start: \(error)\n", to: .standardError)
       return 78  // EX_CONFIG
     }
 
     let levelName = options.logLevel ?? loaded.logging.level
     guard let level = Logger.Level(rawValue: levelName) else {
-      writeText("responderd: unknown log level '\(levelName)'\n", to: 2)
+      writeText("responderd: unknown log level '\(levelName)'\n", to: .standardError)
       return 64
     }
     LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: level) }

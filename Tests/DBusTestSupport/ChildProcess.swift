@@ -1,6 +1,9 @@
 import CDBus
 import CSystemShims
+import EventLoop
 import EventTime
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -18,8 +21,9 @@ public struct TestSupportError: Error, CustomStringConvertible {
 public final class ChildProcess {
   public let pid: pid_t
   public let arguments: [String]
-  private let pidFD: Int32
-  private var stdoutFD: Int32
+  private let pidFD: FileDescriptor
+  /// The read end of the captured output; nil when not captured or at its end.
+  private var output: FileDescriptor?
   private var buffered: [UInt8] = []
   public private(set) var exitStatus: Int32?
 
@@ -61,19 +65,19 @@ public final class ChildProcess {
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    var pipeFDs: [Int32] = [-1, -1]
+    var pipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)?
     if stdout == .capture || stderr == .capture {
-      guard rsp_pipe_cloexec(&pipeFDs) == 0 else { throw TestSupportError("pipe2 failed: errno \(errno)") }
+      pipe = try systemCall("pipe2") { try FileDescriptor.pipe(options: .closeOnExec) }
     }
-    switch stdout {
-    case .inherit: break
-    case .null: posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    case .capture: posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
+    switch (stdout, pipe) {
+    case (.null, _): posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    case (.capture, let pipe?): posix_spawn_file_actions_adddup2(&actions, pipe.writeEnd.rawValue, 1)
+    default: break
     }
-    switch stderr {
-    case .inherit: break
-    case .null: posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    case .capture: posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
+    switch (stderr, pipe) {
+    case (.null, _): posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    case (.capture, let pipe?): posix_spawn_file_actions_adddup2(&actions, pipe.writeEnd.rawValue, 2)
+    default: break
     }
     // Only 0, 1 and 2 reach the child: a long-lived child (a player, a bus) must not keep open a
     // pipe another test created at the same time, or that test never sees its end of output.
@@ -98,21 +102,22 @@ public final class ChildProcess {
     }
     var pid: pid_t = 0
     let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
-    if pipeFDs[1] >= 0 { close(pipeFDs[1]) }
+    try? pipe?.writeEnd.close()
     guard result == 0 else {
-      if pipeFDs[0] >= 0 { close(pipeFDs[0]) }
-      throw TestSupportError("cannot start \(arguments[0]): \(String(cString: strerror(result)))")
+      try? pipe?.readEnd.close()
+      throw SystemError("cannot start \(arguments[0])", errno: Errno(rawValue: result))
     }
     self.pid = pid
-    self.stdoutFD = pipeFDs[0]
-    let fd = rsp_pidfd_open(pid)
-    guard fd >= 0 else {
+    self.output = pipe?.readEnd
+    do {
+      self.pidFD = try systemCall("pidfd_open") { try FileDescriptor.pidFD(for: pid) }
+    } catch {
       kill(pid, SIGKILL)
       var status: Int32 = 0
       waitpid(pid, &status, 0)
-      throw TestSupportError("pidfd_open failed: errno \(errno)")
+      try? output?.close()
+      throw error
     }
-    self.pidFD = fd
   }
 
   deinit {
@@ -122,8 +127,8 @@ public final class ChildProcess {
       var status: Int32 = 0
       waitpid(pid, &status, 0)
     }
-    close(pidFD)
-    if stdoutFD >= 0 { close(stdoutFD) }
+    try? pidFD.close()
+    try? output?.close()
   }
 
   /// Whether the process has exited (reaps it if so).
@@ -161,7 +166,7 @@ public final class ChildProcess {
   }
 
   private func reap(timeoutMilliseconds: Int32) -> Bool {
-    var poller = pollfd(fd: pidFD, events: Int16(POLLIN), revents: 0)
+    var poller = pollfd(fd: pidFD.rawValue, events: Int16(POLLIN), revents: 0)
     let ready = poll(&poller, 1, timeoutMilliseconds)
     guard ready > 0 else { return false }
     var status: Int32 = 0
@@ -208,21 +213,33 @@ public final class ChildProcess {
     return text
   }
 
-  /// The read end of the captured output (-1 when not captured or at its end), to watch with
-  /// an event loop.
-  public var outputDescriptor: Int32 { stdoutFD }
+  /// The read end of the captured output, to watch with an event loop. Throws (EBADF) when the
+  /// output is not captured or has ended.
+  public var outputDescriptor: FileDescriptor {
+    get throws(SystemError) {
+      guard let output else {
+        throw SystemError("output of \(arguments.joined(separator: " "))", errno: .badFileDescriptor)
+      }
+      return output
+    }
+  }
 
   /// Reads what is available now into the buffer without waiting; false at end of output.
   @discardableResult
   public func readAvailable() -> Bool {
-    guard stdoutFD >= 0 else { return false }
-    var poller = pollfd(fd: stdoutFD, events: Int16(POLLIN), revents: 0)
+    guard let output else { return false }
+    var poller = pollfd(fd: output.rawValue, events: Int16(POLLIN), revents: 0)
     guard poll(&poller, 1, 0) > 0 else { return true }
+    return readChunk(from: output)
+  }
+
+  /// Reads once from `output` into the buffer (it is readable); false at its end, when it is closed.
+  private func readChunk(from output: FileDescriptor) -> Bool {
     var chunk = [UInt8](repeating: 0, count: 4096)
-    let count = chunk.withUnsafeMutableBytes { read(stdoutFD, $0.baseAddress, $0.count) }
-    if count <= 0 {
-      close(stdoutFD)
-      stdoutFD = -1
+    let count = (try? chunk.withUnsafeMutableBytes { try output.read(into: $0) }) ?? 0
+    if count == 0 {
+      try? output.close()
+      self.output = nil
       return false
     }
     buffered += chunk[..<count]
@@ -238,25 +255,17 @@ public final class ChildProcess {
 
   /// Reads what is available; false at end of output.
   private func fill(until deadline: Double) throws -> Bool {
-    guard stdoutFD >= 0 else { return false }
+    guard let output else { return false }
     let left = deadline - monotonicNow()
     guard left > 0 else {
       throw TestSupportError(
         "no output from \(arguments.joined(separator: " ")) within the time given; got so far: \(String(decoding: buffered, as: UTF8.self))"
       )
     }
-    var poller = pollfd(fd: stdoutFD, events: Int16(POLLIN), revents: 0)
+    var poller = pollfd(fd: output.rawValue, events: Int16(POLLIN), revents: 0)
     let ready = poll(&poller, 1, Int32(min(left * 1000 + 1, Double(Int32.max))))
     if ready == 0 { return try fill(until: deadline) }
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    let count = chunk.withUnsafeMutableBytes { read(stdoutFD, $0.baseAddress, $0.count) }
-    if count <= 0 {
-      close(stdoutFD)
-      stdoutFD = -1
-      return false
-    }
-    buffered += chunk[..<count]
-    return true
+    return readChunk(from: output)
   }
 }
 

@@ -1,5 +1,6 @@
 import DBus
 import EventLoop
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc
@@ -41,13 +42,13 @@ public final class DaemonFixture {
       let open = PrivateBus.config(directory: bus.directory, listen: bus.address)
         .replacing(
           "<policy context=\"default\">", with: "<policy context=\"default\">\n    <allow user=\"*\"/>")
-      try PrivateBus.write(open, to: bus.configPath)
+      try writeTextFile(bus.configPath, open)
       chmod(bus.directory, 0o755)
       try bus.start()
     }
     loop = try EventLoop()
     configPath = bus.directory + "/config.toml"
-    try PrivateBus.write(config, to: configPath)
+    try writeTextFile(configPath, config)
     daemon = try Self.startDaemon(configPath: configPath, bus: bus)
     connection = try bus.connect(loop: loop)
     try watchDaemon(timeout: timeout)

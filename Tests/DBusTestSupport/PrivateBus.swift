@@ -1,6 +1,8 @@
 import CSystemShims
 import DBus
 import EventLoop
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -37,7 +39,7 @@ public final class PrivateBus {
     let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
     var template = Array((base + "/responderd-bus-XXXXXX").utf8CString)
     guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-      throw TestSupportError("mkdtemp in \(base) failed: errno \(errno)")
+      throw SystemError("mkdtemp", path: FilePath(base), errno: .last)
     }
     directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     if abstractSocket {
@@ -48,7 +50,7 @@ public final class PrivateBus {
       address = "unix:path=" + DBusAddress.escape(socketPath)
     }
     mkdir(directory + "/services", 0o700)
-    try Self.write(Self.config(directory: directory, listen: address), to: configPath)
+    try writeTextFile(configPath, Self.config(directory: directory, listen: address))
     if start { try self.start() }
   }
 
@@ -133,12 +135,6 @@ public final class PrivateBus {
     </busconfig>
 
     """
-  }
-
-  static func write(_ text: String, to path: String) throws {
-    guard let file = fopen(path, "w") else { throw TestSupportError("cannot write \(path): errno \(errno)") }
-    defer { fclose(file) }
-    guard fputs(text, file) >= 0 else { throw TestSupportError("cannot write \(path)") }
   }
 
   /// Removes `path` and everything below it (no symlinks followed).

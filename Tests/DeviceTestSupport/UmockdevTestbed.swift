@@ -1,5 +1,7 @@
 import CUmockdev
 import InputCodes
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -23,20 +25,6 @@ public func fixturePath(_ folder: String, _ name: String) -> String {
   var path = #filePath
   while let slash = path.lastIndex(of: "/"), !path.hasSuffix("/Tests") { path = String(path[..<slash]) }
   return path + "/Fixtures/" + folder + "/" + name
-}
-
-/// The text of a file.
-public func readText(_ path: String) throws -> String {
-  guard let file = fopen(path, "r") else { throw TestbedError(description: "cannot read \(path)") }
-  defer { fclose(file) }
-  var bytes: [UInt8] = []
-  var buffer = [UInt8](repeating: 0, count: 65536)
-  while true {
-    let n = fread(&buffer, 1, buffer.count, file)
-    if n == 0 { break }
-    bytes.append(contentsOf: buffer[0..<n])
-  }
-  return String(decoding: bytes, as: UTF8.self)
 }
 
 /// An emulated evdev device of a testbed.
@@ -71,8 +59,8 @@ public final class UmockdevTestbed {
   /// description): the ioctl answers first, then the sysfs description (which sends the "add"
   /// uevent). `name` names the device in errors.
   public func addEvdevDevice(ioctlPath: String, sysfsPath: String, name: String) throws -> EmulatedDevice {
-    let ioctlText = try readText(ioctlPath)
-    let sysText = try readText(sysfsPath)
+    let ioctlText = try readTextFile(ioctlPath)
+    let sysText = try readTextFile(sysfsPath)
     guard let first = ioctlText.split(separator: "\n").first, first.hasPrefix("@DEV "),
       let sysLine = sysText.split(separator: "\n").first, sysLine.hasPrefix("P: ")
     else { throw TestbedError(description: "\(name): unexpected fixture format") }
@@ -96,6 +84,7 @@ public final class UmockdevTestbed {
   public func write(_ events: [RawInputEvent], to devnode: String) throws {
     let fd = umockdev_testbed_get_dev_fd(pointer, devnode)
     guard fd >= 0 else { throw TestbedError(description: "no device fd for \(devnode)") }
+    let device = FileDescriptor(rawValue: fd)
     var bytes: [UInt8] = []
     for event in events {
       let micros = Int64((event.time * 1_000_000).rounded())
@@ -105,14 +94,16 @@ public final class UmockdevTestbed {
       Self.append(&bytes, event.code)
       Self.append(&bytes, event.value)
     }
-    let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    let written = try systemCall("write", path: FilePath(devnode)) {
+      try bytes.withUnsafeBytes { try device.write($0) }
+    }
     guard written == bytes.count else { throw TestbedError(description: "short write to \(devnode)") }
   }
 
   /// Closes the emulated device's end: readers get EPOLLHUP, as on a real unplug.
   public func hangUp(_ devnode: String) {
     let fd = umockdev_testbed_get_dev_fd(pointer, devnode)
-    if fd >= 0 { close(fd) }
+    if fd >= 0 { try? FileDescriptor(rawValue: fd).close() }
   }
 
   private static func message(_ error: UnsafeMutablePointer<GError>?) -> String {

@@ -1,40 +1,38 @@
 import EventLoop
 import Glibc
+import SystemPackage
 import Testing
 
 @Suite(.serialized) struct EventLoopTests {
   @Test func readableDescriptorRunsItsHandler() throws {
     let loop = try EventLoop()
-    var fds: [Int32] = [0, 0]
-    #expect(pipe(&fds) == 0)
+    let pipe = try FileDescriptor.pipe()
     defer {
-      close(fds[0])
-      close(fds[1])
+      try? pipe.readEnd.close()
+      try? pipe.writeEnd.close()
     }
     var got: [UInt8] = []
-    let source = try loop.register(fd: fds[0], events: .readable) { events in
+    let source = try loop.register(fd: pipe.readEnd, events: .readable) { events in
       #expect(events.contains(.readable))
-      var byte: UInt8 = 0
-      _ = read(fds[0], &byte, 1)
-      got.append(byte)
+      var byte: [UInt8] = [0]
+      _ = try? byte.withUnsafeMutableBytes { try pipe.readEnd.read(into: $0) }
+      got += byte
     }
-    var byte: UInt8 = 42
-    _ = write(fds[1], &byte, 1)
+    _ = try pipe.writeEnd.writeAll([42])
     #expect(loop.run(until: { got == [42] }, timeout: 5))
     source.remove()
-    _ = write(fds[1], &byte, 1)
+    _ = try pipe.writeEnd.writeAll([42])
     loop.runOnce(timeout: 0)
     #expect(got == [42])
   }
 
   @Test func hangupIsReportedAsGone() throws {
     let loop = try EventLoop()
-    var fds: [Int32] = [0, 0]
-    #expect(pipe(&fds) == 0)
-    defer { close(fds[0]) }
+    let pipe = try FileDescriptor.pipe()
+    defer { try? pipe.readEnd.close() }
     var gone = false
-    try loop.register(fd: fds[0], events: .readable) { events in gone = events.isGone }
-    close(fds[1])
+    try loop.register(fd: pipe.readEnd, events: .readable) { events in gone = events.isGone }
+    try pipe.writeEnd.close()
     #expect(loop.run(until: { gone }, timeout: 5))
   }
 

@@ -3,6 +3,7 @@ import Foundation
 import IIOInput
 import Motion
 import ResponderCore
+import SystemCalls
 import Testing
 
 /// in_accel_scale of the fixture.

@@ -5,6 +5,8 @@ import Foundation
 import IIOInput
 import Logging
 import Motion
+import SystemCalls
+import SystemPackage
 import Testing
 
 /// Whether the tests run under umockdev (umockdev-wrapper preloads the library that redirects /sys
@@ -59,14 +61,18 @@ final class Testbed {
   /// (umockdev_testbed_set_attribute writes a new file over it: an open one would keep the old.)
   func setAttribute(_ name: String, _ value: String) {
     let path = root + Self.sysPath + "/" + name
-    let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
-    guard fd >= 0 else {
-      Issue.record("cannot write \(path): errno \(errno)")
-      return
+    do {
+      let file = try systemCall("open", path: FilePath(path)) {
+        try FileDescriptor.open(FilePath(path), .writeOnly, options: [.truncate, .closeOnExec])
+      }
+      defer { try? file.close() }
+      let text = Array((value + "\n").utf8)
+      #expect(
+        try systemCall("write", path: FilePath(path)) { try text.withUnsafeBytes { try file.write($0) } }
+          == text.count)
+    } catch {
+      Issue.record("cannot write: \(error)")
     }
-    defer { close(fd) }
-    let text = Array((value + "\n").utf8)
-    #expect(text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == text.count)
   }
 
   /// Reads a sysfs attribute of the accelerometer from the testbed's files (not through the
@@ -78,16 +84,13 @@ final class Testbed {
   }
 
   /// The pty master behind /dev/iio:device0: what is written there is what the program reads.
-  var deviceFD: Int32 { umockdev_testbed_get_dev_fd(pointer, Self.devNode) }
+  var deviceFD: FileDescriptor {
+    FileDescriptor(rawValue: umockdev_testbed_get_dev_fd(pointer, Self.devNode))
+  }
 
-  /// Writes scans to the device node.
+  /// Writes scans to the device node (as far as it takes them).
   func feed(_ data: [UInt8]) {
-    var offset = 0
-    while offset < data.count {
-      let n = data.withUnsafeBytes { write(deviceFD, $0.baseAddress! + offset, $0.count - offset) }
-      if n <= 0 { break }
-      offset += n
-    }
+    try? deviceFD.writeAll(bytes: data)
   }
 
   /// Replays a umockdev script on the device node.
@@ -135,25 +138,25 @@ func monotonicNow() -> Double {
 
 /// Watches a directory with inotify for any file being opened or read.
 final class AccessWatch {
-  let fd: Int32
+  let fd: FileDescriptor
   init(_ paths: [String]) throws {
-    fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-    guard fd >= 0 else { throw TestbedError(description: "inotify_init1 failed") }
+    fd = try systemCall("inotify_init1") { try FileDescriptor.inotify() }
     for path in paths {
-      guard inotify_add_watch(fd, path, UInt32(IN_OPEN | IN_ACCESS)) >= 0 else {
-        throw TestbedError(description: "cannot watch \(path)")
+      try systemCall("inotify_add_watch", path: FilePath(path)) {
+        try fd.addInotifyWatch(FilePath(path), mask: UInt32(IN_OPEN | IN_ACCESS))
       }
     }
   }
-  deinit { close(fd) }
+  deinit { try? fd.close() }
 
   /// The number of events since the last call.
   func drain() -> Int {
     var buffer = [UInt8](repeating: 0, count: 65536)
     var events = 0
     while true {
-      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if n <= 0 { return events }
+      guard let n = try? buffer.withUnsafeMutableBytes({ try fd.read(into: $0) }), n > 0 else {
+        return events
+      }
       var offset = 0
       while offset < n {
         let length = buffer.withUnsafeBytes { $0.load(fromByteOffset: offset + 12, as: UInt32.self) }

@@ -7,6 +7,8 @@ import MPRIS
 import ResponderConfig
 import ResponderCore
 import ResponderdKit
+import SystemCalls
+import SystemPackage
 import Testing
 
 // MARK: - Waiting
@@ -45,7 +47,9 @@ enum TestAudio {
         guard ChildProcess.exitedSuccessfully(status) else {
           throw TestSupportError("sox failed: \(try sox.readToEnd(timeout: 1))")
         }
-        guard rename(partial, one) == 0 else { throw TestSupportError("rename to \(one): errno \(errno)") }
+        guard rename(partial, one) == 0 else {
+          throw SystemError("rename", path: FilePath(one), errno: .last)
+        }
       }
       let two = "\(dir)/two.ogg"
       if !FileManager.default.fileExists(atPath: two) { _ = link(one, two) }

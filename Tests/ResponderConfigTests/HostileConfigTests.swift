@@ -1,5 +1,10 @@
 import ResponderConfig
+import SystemCalls
 import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Configs written to break the reader (issue 16): they are refused with the file and line, and
 /// none crashes or takes more than linear time.
@@ -68,6 +73,20 @@ import Testing
     #expect(nulInString.line == 2 && nulInString.message.contains("U+0000"), "\(nulInString)")
     let escapeInValue = try #require(refusal("chain = \u{1b}\n"))
     #expect(escapeInValue.line == 1 && escapeInValue.message.contains("U+001B"), "\(escapeInValue)")
+  }
+
+  @Test func invalidUTF8IsRefusedWithItsPlace() throws {
+    let path = "/tmp/responderd-hostile-\(UInt32.random(in: 0...UInt32.max)).toml"
+    let bytes: [UInt8] = Array("chain = [\"log\"]\n# caf".utf8) + [0xE9] + Array(" latin-1\n".utf8)
+    let file = try #require(fopen(path, "w"))
+    fwrite(bytes, 1, bytes.count, file)
+    fclose(file)
+    defer { unlink(path) }
+    #expect {
+      try ResponderdConfig.load(path: path)
+    } throws: { error in
+      "\(error)" == "\(path):2: column 6: the file is not UTF-8 text (byte 0xE9 here); save it as UTF-8"
+    }
   }
 
   @Test func aByteOrderMarkIsSkipped() throws {

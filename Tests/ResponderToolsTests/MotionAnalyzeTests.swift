@@ -3,6 +3,7 @@ import Motion
 import ResponderConfig
 import ResponderCore
 import ResponderTools
+import SystemCalls
 import Testing
 
 #if canImport(FoundationXML)

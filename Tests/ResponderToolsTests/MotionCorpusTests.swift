@@ -4,6 +4,7 @@ import Motion
 import ResponderConfig
 import ResponderCore
 import ResponderTools
+import SystemCalls
 import Testing
 
 /// The real-motion corpus (Tests/Fixtures/Motion/real, see its README): every trace, resampled to

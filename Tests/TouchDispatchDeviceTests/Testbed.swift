@@ -1,6 +1,7 @@
 import DeviceTestSupport
 import InputCodes
 import ResponderCore
+import SystemCalls
 import Testing
 
 #if canImport(Glibc)
@@ -23,7 +24,7 @@ func touchscreenFixture(_ name: String) -> String {
 
 /// The events of an evemu fixture.
 func fixtureEvents(_ name: String) throws -> [RawInputEvent] {
-  try EvemuRecording(text: try readText(touchscreenFixture(name))).events
+  try EvemuRecording(text: try readTextFile(touchscreenFixture(name))).events
 }
 
 /// A umockdev testbed with the emulated touchscreen: /sys and /dev redirected to a temporary tree,

@@ -31,9 +31,6 @@ int rsp_spawn(const char *file, char *const argv[], char *const envp[], pid_t *p
 /// A pidfd for `pid` (readable when it exits), or -1.
 int rsp_pidfd_open(pid_t pid);
 
-/// pipe2(O_CLOEXEC): a pipe whose ends do not leak into children spawned meanwhile.
-int rsp_pipe_cloexec(int fds[2]);
-
 /// Adds "close every descriptor from `from` up" to spawn file actions, so that descriptors another
 /// thread opened without O_CLOEXEC (a pipe of Foundation's Process, say) do not leak into a child.
 int rsp_spawn_close_from(posix_spawn_file_actions_t *actions, int from);
