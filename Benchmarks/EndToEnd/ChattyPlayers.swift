@@ -2,6 +2,8 @@ import BenchmarkSupport
 import DBus
 import EventLoop
 import EventTime
+import SystemCalls
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -54,7 +56,7 @@ func runChattyPlayers(count: Int, rate: Double) -> Never {
     guard loop.run(until: { owned == count }, timeout: 10) else {
       throw BenchmarkError("only \(owned) of \(count) tab names owned within 10 s")
     }
-    writeText("ready\n", to: 1)
+    writeText("ready\n", to: .standardOutput)
     guard let scheduler = loop.scheduler else { throw BenchmarkError("the event loop has no timers") }
     let interval = 1 / (Double(count) * rate)
     var step = 0
@@ -75,7 +77,7 @@ func runChattyPlayers(count: Int, rate: Double) -> Never {
     withExtendedLifetime(connections) {}
     exit(0)
   } catch {
-    writeText("chatty players: \(error)\n", to: 2)
+    writeText("chatty players: \(error)\n", to: .standardError)
     exit(1)
   }
 }
