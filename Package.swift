@@ -346,11 +346,9 @@ let package = Package(
   ]
 )
 
-// `scripts/test-sanitized` builds one test target alone, under the address sanitizer: with
-// RESPONDERD_ONLY_TESTS set to a test target's name, the package declares that target and the
-// targets it depends on, and nothing else.
-if let only = Context.environment["RESPONDERD_ONLY_TESTS"] {
-  var needed: Set<String> = [only]
+/// Keeps the targets named in `roots` and the targets they depend on, and nothing else.
+@MainActor func keepOnly(_ roots: Set<String>) {
+  var needed = roots
   var grew = true
   while grew {
     grew = false
@@ -367,5 +365,28 @@ if let only = Context.environment["RESPONDERD_ONLY_TESTS"] {
   }
   package.targets = package.targets.filter { needed.contains($0.name) }
   package.products = []
+}
+
+// `scripts/test-sanitized` builds one test target alone, under the address sanitizer: with
+// RESPONDERD_ONLY_TESTS set to a test target's name, the package declares that target and the
+// targets it depends on, and nothing else.
+if let only = Context.environment["RESPONDERD_ONLY_TESTS"] {
+  keepOnly([only])
   package.dependencies = []
+} else if Context.environment["RESPONDERD_FUZZ"] != nil {
+  // `scripts/fuzz` builds the libFuzzer targets (Fuzz/, `--sanitize=fuzzer`): with RESPONDERD_FUZZ
+  // set, the package declares them and what they depend on, and nothing else (libFuzzer brings
+  // the entry point: the other executables would not link).
+  let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+    ("FuzzConfig", ["ResponderConfig"]), ("FuzzEvemu", ["InputCodes"]),
+    ("FuzzMotionTrace", ["ResponderTools"]), ("FuzzTouchScene", ["ResponderTools"]),
+    ("FuzzDBusValue", ["DBus"]),
+  ]
+  for fuzzTarget in fuzzTargets {
+    package.targets.append(
+      .executableTarget(
+        name: fuzzTarget.name, dependencies: fuzzTarget.dependencies, path: "Fuzz/\(fuzzTarget.name)",
+        swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]))
+  }
+  keepOnly(Set(fuzzTargets.map(\.name)))
 }

@@ -110,6 +110,33 @@ public final class DBusMessage: CustomStringConvertible {
     cachedArguments = nil
   }
 
+  /// A message read back from its wire form (what `marshalled` returns, or bytes off a socket);
+  /// throws when the bytes are not one valid message.
+  package static func demarshal(_ bytes: [UInt8]) throws(DBusError) -> DBusMessage {
+    guard !bytes.isEmpty else { throw .invalidArgs("not a D-Bus message: no bytes") }
+    guard bytes.count <= Int(Int32.max) else { throw .invalidArgs("message too long") }
+    let raw = try withDBusError { error in
+      bytes.withUnsafeBufferPointer { buffer in
+        buffer.withMemoryRebound(to: CChar.self) { chars in
+          chars.baseAddress.flatMap { dbus_message_demarshal($0, Int32(chars.count), error) }
+        }
+      }
+    }
+    guard let raw else { throw .invalidArgs("not a D-Bus message") }
+    return DBusMessage(owning: raw)
+  }
+
+  /// The message in its wire form.
+  package var marshalled: [UInt8] {
+    var pointer: UnsafeMutablePointer<CChar>?
+    var length: Int32 = 0
+    guard dbus_message_marshal(raw, &pointer, &length) != 0, let pointer else { return [] }
+    defer { dbus_free(pointer) }
+    return pointer.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
+      Array(UnsafeBufferPointer(start: $0, count: Int(length)))
+    }
+  }
+
   // MARK: Header
 
   public var kind: Kind { Kind(rawValue: dbus_message_get_type(raw)) ?? .signal }
