@@ -170,11 +170,11 @@ final class Bench {
 
   /// Starts responderd with `config` (under the testbed unless `testbed` is false). With
   /// RESPONDERD_WRAPPER in the environment ("valgrind --tool=callgrind"), under that command.
-  func startResponderd(config: String, testbed: Bool = true) throws -> LoggedProcess {
+  func startResponderd(config: String, testbed: Bool = true, path: String? = nil) throws -> LoggedProcess {
     let wrapper =
       getenv("RESPONDERD_WRAPPER").map { String(cString: $0).split(separator: " ").map(String.init) } ?? []
     return try LoggedProcess(
-      "responderd", wrapper + [responderdPath, "--allow-root", "--config", config],
+      "responderd", wrapper + [path ?? responderdPath, "--allow-root", "--config", config],
       environment: environment(testbed: testbed), loop: loop)
   }
 

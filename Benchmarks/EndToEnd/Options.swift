@@ -5,7 +5,8 @@ import EventTime
 #endif
 
 /// The command line: `EndToEnd [--presses N] [--idle-seconds N] [--starts N] [--motion-seconds N]
-/// [--touch-sequences N] [--only key,idle,startup,motion,touch] [--raw FILE]`.
+/// [--touch-sequences N] [--load-seconds N] [--load-tabs N] [--load-rate N] [--load-presses N]
+/// [--baseline-responderd PATH] [--only key,idle,startup,motion,touch,load] [--raw FILE]`.
 struct Options {
   /// Presses per setup in the key → player measurement (at least 200 for the table).
   var presses = 200
@@ -17,13 +18,22 @@ struct Options {
   var starts = 15
   var motionSeconds = 10.0
   var touchSequences = 200
-  var phases: Set<String> = ["key", "idle", "startup", "motion", "touch"]
+  /// The load part: seconds of CPU measured, chatty tabs and their PropertiesChanged rate, presses.
+  var loadSeconds = 20.0
+  var loadTabs = 20
+  var loadRate = 10.0
+  var loadPresses = 100
+  /// Another responderd build measured in the load part too, first (before/after a change).
+  var baselineResponderd: String?
+  var phases: Set<String> = ["key", "idle", "startup", "motion", "touch", "load"]
   /// Where to write every key → player latency (CSV: setup, round, seconds), if anywhere.
   var rawPath: String?
 
   static let usage = """
     usage: EndToEnd [--presses N] [--idle-seconds N] [--starts N] [--motion-seconds N]
-                    [--touch-sequences N] [--only key,idle,startup,motion,touch] [--raw FILE]
+                    [--touch-sequences N] [--load-seconds N] [--load-tabs N] [--load-rate N]
+                    [--load-presses N] [--baseline-responderd PATH]
+                    [--only key,idle,startup,motion,touch,load] [--raw FILE]
     Runs the end-to-end benchmarks of responderd against the peer setup (triggerhappy + playerctl,
     playerctld) in one run and prints a markdown table. Runs itself under umockdev-wrapper.
     """
@@ -51,12 +61,17 @@ struct Options {
       case "--starts": starts = Int(try number(1...1000))
       case "--motion-seconds": motionSeconds = try number(1...3600)
       case "--touch-sequences": touchSequences = Int(try number(1...100_000))
+      case "--load-seconds": loadSeconds = try number(1...3600)
+      case "--load-tabs": loadTabs = Int(try number(1...200))
+      case "--load-rate": loadRate = try number(0.1...1000)
+      case "--load-presses": loadPresses = Int(try number(1...100_000))
+      case "--baseline-responderd": baselineResponderd = try value()
       case "--raw": rawPath = try value()
       case "--only":
         let names = try value().split(separator: ",").map(String.init)
-        let known: Set<String> = ["key", "idle", "startup", "motion", "touch"]
+        let known: Set<String> = ["key", "idle", "startup", "motion", "touch", "load"]
         for name in names where !known.contains(name) {
-          throw OptionError("--only: unknown part '\(name)' (key, idle, startup, motion, touch)")
+          throw OptionError("--only: unknown part '\(name)' (key, idle, startup, motion, touch, load)")
         }
         phases = Set(names)
       case "-h", "--help": throw OptionError(nil)

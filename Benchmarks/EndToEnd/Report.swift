@@ -18,6 +18,8 @@ struct Report {
   var motion: [MotionFigures] = []
   var touch: [TouchFigures] = []
   var touchHeader = ""
+  var load: LoadFigures?
+  var loadBaseline: LoadFigures?
   var failure: String?
 
   /// One goal: what it is, what was measured, whether it is met (nil: not measured).
@@ -104,6 +106,60 @@ struct Report {
           Goal(
             goal: "idle: RSS ≤ 8 MiB", measured: mib(responderd.end.rss), met: responderd.end.rss <= 8 * 1024)
         )
+      }
+    }
+
+    if let baseline = loadBaseline, let load, !baseline.cpu.isEmpty, !load.cpu.isEmpty {
+      out.append(
+        "**Load, before/after**: the same load part run first with the baseline responderd (\(baseline.build)), then with this build."
+      )
+      out.append("")
+      out.append(
+        "| | responderd | playerctld | responderd ÷ playerctld | responderd key median / p99 with the tabs |")
+      out.append("|---|---:|---:|---:|---:|")
+      for (index, figures) in [baseline, load].enumerated() {
+        let responderd = figures.cpu.first { $0.name == "responderd" }?.cpuPerSecond ?? .nan
+        let playerctld = figures.cpu.first { $0.name == "playerctld" }?.cpuPerSecond ?? .nan
+        let key = figures.loaded.last
+        out.append(
+          "| \(index == 0 ? "before" : "after") | \(percent(responderd)) | \(percent(playerctld)) | \(fixed(responderd / playerctld, 3))× | \(key.map { "\(ms($0.median)) / \(ms($0.p99))" } ?? "") |"
+        )
+      }
+      out.append("")
+    }
+    if let load, !load.cpu.isEmpty {
+      out.append(
+        "**Load**: \(load.tabs) MPRIS players (browser tabs, one process with a bus connection each) each emitting PropertiesChanged (Metadata, Position) \(fixed(load.rate, 0)) times a second, beside a paused mpv; CPU (every thread, clock_getcpuclockid) over \(fixed(load.cpu[0].seconds, 0)) s with nothing else happening; key → player (\(load.quiet.first?.count ?? 0) presses per setup, interleaved) without the tabs, then with them."
+      )
+      out.append("")
+      out.append("| process | CPU time | of a core | voluntary switches | ÷ playerctld |")
+      out.append("|---|---:|---:|---:|---:|")
+      let reference = load.cpu.first { $0.name == "playerctld" }?.cpuPerSecond ?? .nan
+      for figures in load.cpu {
+        out.append(
+          "| \(figures.name) | \(fixed(figures.cpuSeconds * 1000, 1)) ms | \(percent(figures.cpuPerSecond)) | \(figures.voluntarySwitches) | \(fixed(figures.cpuPerSecond / reference, 3))× |"
+        )
+      }
+      out.append("")
+      out.append("| key → player | median | p99 | median with the tabs | p99 with the tabs |")
+      out.append("|---|---:|---:|---:|---:|")
+      for (quiet, loaded) in zip(load.quiet, load.loaded) {
+        out.append(
+          "| \(quiet.name) | \(ms(quiet.median)) | \(ms(quiet.p99)) | \(ms(loaded.median)) | \(ms(loaded.p99)) |"
+        )
+      }
+      out.append("")
+      if let cpu = load.cpu.first(where: { $0.name == "responderd" }) {
+        goals.append(
+          Goal(
+            goal: "load: responderd ≤ 1 % of a core with \(load.tabs) tabs at \(fixed(load.rate, 0)) Hz",
+            measured: percent(cpu.cpuPerSecond), met: cpu.cpuPerSecond <= 0.01))
+      }
+      if let quiet = load.quiet.last, let loaded = load.loaded.last {
+        goals.append(
+          Goal(
+            goal: "load: responderd key p99 unchanged by the tabs (within 0.5 ms)",
+            measured: "\(ms(loaded.p99)) vs \(ms(quiet.p99))", met: loaded.p99 <= quiet.p99 + 0.0005))
       }
     }
 

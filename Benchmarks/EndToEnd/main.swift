@@ -10,7 +10,9 @@
 //   idle    - responderd, thd and playerctld sitting idle, from /proc;
 //   startup - process start → well-known name owned, responderd and playerctld;
 //   motion  - responderd's CPU while it samples the accelerometer at 100 Hz;
-//   touch   - the TouchFrame benchmark's per-frame cost.
+//   touch   - the TouchFrame benchmark's per-frame cost;
+//   load    - 20 chatty MPRIS players (browser tabs, PropertiesChanged at 10 Hz each): the CPU of
+//             responderd and playerctld, and key → player with and without them (see Load).
 // Every wait is bounded; every process started is stopped and reaped (the run is also the
 // subreaper of whatever they leave behind).
 import BenchmarkSupport
@@ -26,6 +28,11 @@ import SystemCalls
 reexecUnderUmockdevIfNeeded(name: "EndToEnd")
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--relay" {
   runRelay(device: CommandLine.arguments[2], player: CommandLine.arguments[3])
+}
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--chatty-players",
+  let count = Int(CommandLine.arguments[2]), let rate = Double(CommandLine.arguments[3])
+{
+  runChattyPlayers(count: count, rate: rate)
 }
 
 let options: Options
@@ -102,6 +109,16 @@ func runParts(_ options: Options, _ report: inout Report) throws {
   }
   if options.phases.contains("motion") {
     report.motion = try measureMotion(bench: bench, seconds: options.motionSeconds)
+  }
+  if options.phases.contains("load") {
+    if let baseline = options.baselineResponderd {
+      report.loadBaseline = try measureLoad(
+        bench: bench, responderd: baseline, tabs: options.loadTabs, rate: options.loadRate,
+        seconds: options.loadSeconds, presses: options.loadPresses)
+    }
+    report.load = try measureLoad(
+      bench: bench, responderd: nil, tabs: options.loadTabs, rate: options.loadRate,
+      seconds: options.loadSeconds, presses: options.loadPresses)
   }
   if options.phases.contains("touch") {
     let (figures, _) = try measureTouch(bench: bench, sequences: options.touchSequences)

@@ -142,6 +142,11 @@ public final class DBusMessage: CustomStringConvertible {
   public var kind: Kind { Kind(rawValue: dbus_message_get_type(raw)) ?? .signal }
   public var path: String? { dbus_message_get_path(raw).map { String(cString: $0) } }
   public var interface: String? { dbus_message_get_interface(raw).map { String(cString: $0) } }
+  /// Whether the header fields are these (compared in place, without making strings: every
+  /// subscription asks this of every signal).
+  package func hasInterface(_ name: String) -> Bool { dbus_message_has_interface(raw, name) != 0 }
+  package func hasMember(_ name: String) -> Bool { dbus_message_has_member(raw, name) != 0 }
+  package func hasPath(_ name: String) -> Bool { dbus_message_has_path(raw, name) != 0 }
   /// The method or signal name.
   public var member: String? { dbus_message_get_member(raw).map { String(cString: $0) } }
   public var errorName: String? { dbus_message_get_error_name(raw).map { String(cString: $0) } }

@@ -61,9 +61,9 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
   /// knows the owner of a well-known sender name).
   func matchesIgnoringSender(_ message: DBusMessage) -> Bool {
     if let kind, message.kind != kind { return false }
-    if let interface, message.interface != interface { return false }
-    if let member, message.member != member { return false }
-    if let path, message.path != path { return false }
+    if let member, !message.hasMember(member) { return false }
+    if let interface, !message.hasInterface(interface) { return false }
+    if let path, !message.hasPath(path) { return false }
     if let pathNamespace {
       guard let messagePath = message.path else { return false }
       let prefix = pathNamespace == "/" ? "/" : pathNamespace + "/"
@@ -127,13 +127,18 @@ public final class DBusSubscription {
     handler?(self)
   }
 
-  func matches(_ message: DBusMessage) -> Bool {
-    guard isActive, rule.matchesIgnoringSender(message) else { return false }
-    guard let sender = rule.sender else { return true }
-    if rule.needsSenderResolution {
-      return resolvedSender != nil && message.sender == resolvedSender
+  /// Whether `message`, sent by `sender`, is for this subscription (the sender first: with a
+  /// subscription per player, most are not for the message).
+  func matches(_ message: DBusMessage, sender messageSender: String?) -> Bool {
+    guard isActive else { return false }
+    if let sender = rule.sender {
+      if rule.needsSenderResolution {
+        guard resolvedSender != nil, messageSender == resolvedSender else { return false }
+      } else {
+        guard messageSender == sender else { return false }
+      }
     }
-    return message.sender == sender
+    return rule.matchesIgnoringSender(message)
   }
 }
 
@@ -165,7 +170,8 @@ package final class DBusSubscriptionTable {
 
   /// Runs the handler of every subscription matching `message`, in subscription order.
   package func deliver(_ message: DBusMessage) {
-    for subscription in subscriptions where subscription.matches(message) {
+    let sender = message.sender
+    for subscription in subscriptions where subscription.matches(message, sender: sender) {
       subscription.handler(message)
     }
   }

@@ -179,13 +179,26 @@ public struct PlayerSelector: Sendable {
   public mutating func signal(_ id: String, kind: String, status: PlaybackStatus? = nil, at time: Seconds)
     -> Bool
   {
-    guard var record = players[id] else { return false }
-    record.lastActivity = time
-    record.lastActivityKind = kind
-    record.activitySequence = nextSequence()
-    record.unresponsiveReason = nil
-    if let status { apply(status, to: &record, at: time, initial: false) }
-    players[id] = record
+    guard players[id] != nil else { return false }
+    let sequence = nextSequence()
+    // Changed in place: a chatty player (a browser tab signals 10 times a second) costs no copy.
+    let before = (players[id]!.unresponsiveReason, players[id]!.status, players[id]!.playingSequence)
+    players[id]!.lastActivity = time
+    players[id]!.lastActivityKind = kind
+    players[id]!.activitySequence = sequence
+    players[id]!.unresponsiveReason = nil
+    if let status {
+      var record = players[id]!
+      apply(status, to: &record, at: time, initial: false)
+      players[id] = record
+    }
+    // Playing first looks at activity only through what it changed (its responsiveness, its
+    // status, when it started playing): when none changed, the selection and its reason cannot.
+    if settings.policy == .playingFirst, before.0 == nil, before.1 == players[id]!.status,
+      before.2 == players[id]!.playingSequence
+    {
+      return false
+    }
     return reselect()
   }
 

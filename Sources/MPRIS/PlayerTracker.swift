@@ -18,8 +18,9 @@ public enum PlayerTrackerChange: Sendable {
 /// Players are found with `ListNames` at each (re)connection and followed through
 /// `NameOwnerChanged` for `org.mpris.MediaPlayer2.*`; their properties come from `GetAll` and
 /// `PropertiesChanged`, their jumps from `Seeked`. They are keyed by unique name, so a player
-/// owning two names is one player, and signals are attributed by sender: playerctld's re-emitted
-/// signals count for playerctld (a proxy, never selected), not for the player it echoes.
+/// owning two names is one player. Those signals are subscribed to per player, by sender, so that
+/// the bus daemon filters: responderd hears nothing of proxies (playerctld re-emits the signals of
+/// the player it follows; with 20 chatty browser tabs, two thirds of the traffic) nor of itself.
 public final class PlayerTracker {
   public let scheduler: Scheduler
   public let settings: PlayerSettings
@@ -32,6 +33,8 @@ public final class PlayerTracker {
   private var owners: [String: String] = [:]
   private var observers: [(PlayerTrackerChange) -> Void] = []
   private var subscriptions: [DBusSubscription] = []
+  /// The PropertiesChanged and Seeked subscriptions of each player followed (by unique name).
+  private var playerSubscriptions: [String: [DBusSubscription]] = [:]
   /// Counts listings, so that answers to an older one are dropped.
   private var listing = 0
   /// Names whose owner changed since the current listing began (the signal is newer).
@@ -67,18 +70,6 @@ public final class PlayerTracker {
     subscriptions.append(
       connection.onNameOwnerChanged(namespace: "org.mpris.MediaPlayer2") { [weak self] change in
         self?.nameOwnerChanged(change)
-      })
-    subscriptions.append(
-      connection.onPropertiesChanged(path: MPRISNames.objectPath) {
-        [weak self] message, changed, invalidated in
-        self?.propertiesChanged(message, changed, invalidated)
-      })
-    subscriptions.append(
-      connection.onSignal(
-        path: MPRISNames.objectPath, interface: MPRISNames.playerInterface, member: "Seeked"
-      ) {
-        [weak self] message in
-        self?.seeked(message)
       })
     if connection.isConnected { refresh() }
   }
@@ -134,6 +125,8 @@ public final class PlayerTracker {
   }
 
   private func forgetAll() {
+    for (_, list) in playerSubscriptions { for subscription in list { subscription.cancel() } }
+    playerSubscriptions.removeAll()
     players.removeAll()
     owners.removeAll()
     probing.removeAll()
@@ -182,6 +175,7 @@ public final class PlayerTracker {
       // Listed, never read nor controlled.
       changed = selector.loaded(owner, status: nil, at: now) || changed
     default:
+      follow(owner)
       load(owner, listing: live ? nil : listing)
     }
     if changed { notify(.selection) }
@@ -194,6 +188,7 @@ public final class PlayerTracker {
     player.busNames.removeAll { $0 == name }
     if player.busNames.isEmpty {
       players[owner] = nil
+      for subscription in playerSubscriptions.removeValue(forKey: owner) ?? [] { subscription.cancel() }
       probing.remove(owner)
       logger.log(
         level: isProxy(owner) ? .debug : .info, "players: \(MPRISNames.shortName(name)) (\(owner)) left")
@@ -205,6 +200,23 @@ public final class PlayerTracker {
   }
 
   // MARK: Properties
+
+  /// Subscribes to the signals of player `id` (before its properties are read, so that no change
+  /// falls between the two: the bus daemon handles the match rule before the GetAll calls).
+  private func follow(_ id: String) {
+    guard let connection, playerSubscriptions[id] == nil else { return }
+    playerSubscriptions[id] = [
+      connection.onPropertiesChanged(sender: id, path: MPRISNames.objectPath) {
+        [weak self] message, changed, invalidated in
+        self?.propertiesChanged(message, changed, invalidated)
+      },
+      connection.onSignal(
+        sender: id, path: MPRISNames.objectPath, interface: MPRISNames.playerInterface, member: "Seeked"
+      ) { [weak self] message in
+        self?.seeked(message)
+      },
+    ]
+  }
 
   /// Reads both interfaces of a player; it becomes a candidate once its Player properties are in
   /// (at the end of `listing` for a player found by that listing).
@@ -258,22 +270,24 @@ public final class PlayerTracker {
   private func propertiesChanged(
     _ message: DBusMessage, _ changed: [String: DBusValue], _ invalidated: [String]
   ) {
-    guard let sender = message.sender, var player = players[sender],
+    guard let sender = message.sender, players[sender] != nil,
       let interface = message.arguments.first?.string
     else { return }
     let now = scheduler.now
     var newStatus: PlaybackStatus?
+    // Changed in place (a copy would copy its property dictionaries, for every signal).
     switch isProxy(sender) ? nil : interface {
     case MPRISNames.playerInterface:
-      player.mergePlayerProperties(changed, at: now)
-      if changed["PlaybackStatus"] != nil { newStatus = player.playbackStatus }
+      players[sender]!.mergePlayerProperties(changed, at: now)
+      if changed["PlaybackStatus"] != nil { newStatus = players[sender]!.playbackStatus }
     case MPRISNames.rootInterface:
-      for (key, value) in changed { player.rootProperties[key] = value }
+      for (key, value) in changed { players[sender]!.rootProperties[key] = value }
     default:
       break
     }
-    players[sender] = player
-    let names = (Array(changed.keys) + invalidated).sorted()
+    let names =
+      changed.count + invalidated.count == 1
+      ? Array(changed.keys) + invalidated : (Array(changed.keys) + invalidated).sorted()
     let kind = "PropertiesChanged (\(names.joined(separator: ", ")))"
     let wasUnresponsive = selector.players[sender]?.unresponsiveReason != nil
     let selectionChanged = selector.signal(sender, kind: kind, status: newStatus, at: now)

@@ -1,0 +1,142 @@
+import BenchmarkSupport
+import DBus
+import DBusTestSupport
+import EventLoop
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// CPU of one process over the load window.
+struct LoadCPU {
+  let name: String
+  let seconds: Double
+  let cpuSeconds: Double
+  let voluntarySwitches: Int
+  var cpuPerSecond: Double { cpuSeconds / seconds }
+}
+
+/// The figures of the load part.
+struct LoadFigures {
+  var tabs = 0
+  var rate = 0.0
+  /// Which responderd ("this build", or a baseline's path).
+  var build = ""
+  var cpu: [LoadCPU] = []
+  /// Key → player without the tabs, then with them (floor and responderd each).
+  var quiet: [LatencySummary] = []
+  var loaded: [LatencySummary] = []
+}
+
+/// Load (issue 16): `tabs` MPRIS players (`EndToEnd --chatty-players`, browser tabs) each emitting
+/// PropertiesChanged `rate` times a second. Measures, in one run beside a paused mpv: the key →
+/// player latency (floor and responderd, interleaved) without the tabs, then with them; and the
+/// CPU of responderd and playerctld over `seconds` while the tabs chatter and nothing else happens.
+/// `responderd`: another build's path (a baseline), nil for this one.
+func measureLoad(
+  bench: Bench, responderd path: String?, tabs: Int, rate: Double, seconds: Double, presses: Int
+) throws -> LoadFigures {
+  var figures = LoadFigures(tabs: tabs, rate: rate, build: path ?? "this build")
+  let (player, playerName) = try bench.startPlayer(path == nil ? 3 : 4)
+  let config = try bench.writeConfig("load.toml", bench.keysConfig)
+  let responderd = try bench.startResponderd(config: config, path: path)
+  try responderd.waitForOutput("bus: owns org.responderd.Daemon1", timeout: 10 * bench.slowdown)
+  try responderd.waitForOutput("evdev: opened \(bench.responderdHeadset)", timeout: 10 * bench.slowdown)
+  let playerctld = try bench.startPlayerctld()
+  bench.pass(1)
+
+  let connection = bench.connection
+  var callErrors: [String] = []
+  var writeErrors: [String] = []
+  let devices = bench.devices
+  func key(_ value: Int32) -> () -> Void {
+    {
+      do { try devices.writeKey(keyPlayPause, value, to: bench.responderdHeadset) } catch {
+        writeErrors.append("\(error)")
+      }
+    }
+  }
+  func setups() -> [KeySetup] {
+    [
+      KeySetup(
+        name: "floor: PlayPause sent on an open bus connection",
+        press: {
+          connection.call(
+            destination: playerName, path: "/org/mpris/MediaPlayer2",
+            interface: "org.mpris.MediaPlayer2.Player",
+            method: "PlayPause", timeout: 5
+          ) { result in
+            if case .failure(let error) = result { callErrors.append("\(error)") }
+          }
+        }, release: {}),
+      KeySetup(name: "responderd (evdev → mpris handler → PlayPause)", press: key(1), release: key(0)),
+    ]
+  }
+  func press(_ setups: [KeySetup], count: Int, record: Bool) throws {
+    for round in 0..<count {
+      for offset in 0..<setups.count {
+        let setup = setups[(round + offset) % setups.count]
+        let before = player.pauseChanges.count
+        let start = monotonicNow()
+        setup.press()
+        let changed = bench.loop.run(
+          until: { player.pauseChanges.count > before }, timeout: 5 * bench.slowdown)
+        setup.release()
+        try responderd.checkRunning()
+        if let error = callErrors.first { throw BenchmarkError("the floor's PlayPause failed: \(error)") }
+        if let error = writeErrors.first { throw BenchmarkError("writing a key failed: \(error)") }
+        guard changed else {
+          throw BenchmarkError(
+            "load: \(setup.name): no pause change within 5 s of the press; responderd said:\n\(responderd.output)"
+          )
+        }
+        if record { setup.latencies.append(player.pauseChanges[before].time - start) }
+        bench.pass(start + bench.options.spacing - monotonicNow())
+      }
+    }
+  }
+
+  progress("load: \(presses) presses per setup without the tabs")
+  let quiet = setups()
+  try press(quiet, count: 5, record: false)
+  try press(quiet, count: presses, record: true)
+  figures.quiet = quiet.map { LatencySummary(name: $0.name, latencies: $0.latencies) }
+
+  let chatty = try LoggedProcess(
+    "chatty players",
+    [try BuiltProducts.path(of: "EndToEnd"), "--chatty-players", "\(tabs)", "\(rate)"],
+    environment: bench.environment(testbed: false), loop: bench.loop)
+  try chatty.waitForOutput("ready", timeout: 20)
+  bench.pass(3)  // everyone takes in the tabs
+  try chatty.checkRunning()
+
+  progress("load: \(Int(seconds)) s of \(tabs) tabs × \(rate) PropertiesChanged/s, nothing else")
+  let processes = [("responderd", responderd), ("playerctld", playerctld)]
+  for (_, process) in processes { try process.checkRunning() }
+  let start = try processes.map { try ProcessSample(pid: $0.1.pid) }
+  let began = monotonicNow()
+  bench.pass(seconds)
+  let elapsed = monotonicNow() - began
+  for (index, (name, process)) in processes.enumerated() {
+    try process.checkRunning()
+    let end = try ProcessSample(pid: process.pid)
+    figures.cpu.append(
+      LoadCPU(
+        name: name, seconds: elapsed, cpuSeconds: end.cpuSeconds - start[index].cpuSeconds,
+        voluntarySwitches: end.voluntarySwitches - start[index].voluntarySwitches))
+  }
+
+  progress("load: \(presses) presses per setup with the tabs")
+  let loaded = setups()
+  try press(loaded, count: 5, record: false)
+  try press(loaded, count: presses, record: true)
+  figures.loaded = loaded.map { LatencySummary(name: $0.name, latencies: $0.latencies) }
+  try chatty.checkRunning()
+
+  chatty.stop()
+  playerctld.stop()
+  responderd.stop()
+  bench.pass(0.5)  // the names are released before the next part
+  withExtendedLifetime(player) {}
+  return figures
+}
