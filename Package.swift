@@ -187,7 +187,7 @@ let package = Package(
     .executableTarget(
       name: "MotionCost",
       dependencies: [
-        "EventTime",
+        "BenchmarkSupport", "EventTime",
         "Motion", "IIOInput", "EventLoop", "CUmockdev", "ResponderCore",
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -196,8 +196,8 @@ let package = Package(
     .executableTarget(
       name: "MotionStreams",
       dependencies: [
-        "CUmockdev", "DBus", "DBusTestSupport", "EventLoop", "ResponderClient", "ResponderConfig",
-        "ResponderdKit",
+        "BenchmarkSupport", "CUmockdev", "DBus", "DBusTestSupport", "EventLoop", "ResponderClient",
+        "ResponderConfig", "ResponderdKit",
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/MotionStreams", swiftSettings: strict),

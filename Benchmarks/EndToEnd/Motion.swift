@@ -16,13 +16,6 @@ struct MotionFigures {
   let detail: String
 }
 
-/// Seconds of CPU used by the calling thread.
-func threadCPUSeconds() -> Double {
-  var time = timespec()
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-  return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
-
 /// Motion: responderd sampling the emulated accelerometer at 100 Hz (a `[command]` shake command
 /// makes the chain want motion), polled and buffered, measured from outside over `seconds`; beside
 /// MotionCost's baseline, an event loop that only wakes up on a 100 Hz timer grid (this thread).

@@ -8,6 +8,7 @@
 //
 // Build and run: swift build -c release --product MotionCost && umockdev-wrapper .build/release/MotionCost
 
+import BenchmarkSupport
 import CUmockdev
 import EventLoop
 import EventTime
@@ -16,18 +17,6 @@ import IIOInput
 import Logging
 import Motion
 import ResponderCore
-
-func threadCPU() -> Double {
-  var t = timespec()
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-  return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-}
-
-func monotonic() -> Double {
-  var t = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &t)
-  return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-}
 
 func fixed(_ value: Double, _ decimals: Int) -> String { String(format: "%.\(decimals)f", value) }
 
@@ -71,18 +60,18 @@ func detectorCost() {
   var shakes = 0
   var sink = 0.0
   for _ in 0..<5 {
-    var start = monotonic()
+    var start = monotonicSeconds()
     var sum = 0.0
     for sample in samples { sum += sample.x + sample.y + sample.z }
-    baselineRuns.append((monotonic() - start) / Double(samples.count) * 1e9)
+    baselineRuns.append((monotonicSeconds() - start) / Double(samples.count) * 1e9)
     sink += sum
 
     let scheduler = VirtualScheduler()
     var began = 0
     let detector = ShakeDetector(scheduler: scheduler) { if $0.phase == .began { began += 1 } }
-    start = monotonic()
+    start = monotonicSeconds()
     for sample in samples { detector.process(sample) }
-    detectorRuns.append((monotonic() - start) / Double(samples.count) * 1e9)
+    detectorRuns.append((monotonicSeconds() - start) / Double(samples.count) * 1e9)
     shakes = began
     sink += detector.dynamic.x
   }
@@ -133,15 +122,15 @@ final class WakeupCounter {
 /// Runs `loop` for `seconds`, measuring this thread's CPU and the loop's wake-ups.
 func measure(_ loop: EventLoop, seconds: Double, samples: () -> Int) -> LoopFigures {
   let wakeups = WakeupCounter(loop)
-  let cpu0 = threadCPU()
+  let cpu0 = threadCPUSeconds()
   let samples0 = samples()
-  let start = monotonic()
+  let start = monotonicSeconds()
   // Stopped by a timer, so that the measurement itself adds one wake-up, not periodic ones.
   loop.scheduler.schedule(after: seconds) { loop.stop() }
   loop.run()
-  let elapsed = monotonic() - start
+  let elapsed = monotonicSeconds() - start
   return LoopFigures(
-    cpuPerSecond: (threadCPU() - cpu0) / elapsed, wakeupsPerSecond: Double(wakeups.count) / elapsed,
+    cpuPerSecond: (threadCPUSeconds() - cpu0) / elapsed, wakeupsPerSecond: Double(wakeups.count) / elapsed,
     samplesPerSecond: Double(samples() - samples0) / elapsed)
 }
 
@@ -194,11 +183,11 @@ func samplingCost(seconds: Double) throws {
     if capture == .buffered {
       // The sensor's side, on another thread: a block of 10 scans every 100 ms.
       let fd = umockdev_testbed_get_dev_fd(testbed, "/dev/iio:device0")
-      let end = monotonic() + seconds + 0.3
+      let end = monotonicSeconds() + seconds + 0.3
       Thread.detachNewThread {
         var raw: [UInt8] = []
         for _ in 0..<10 { raw += [0xc0, 0x00, 0x50, 0xc2, 0x30, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] }
-        while monotonic() < end {
+        while monotonicSeconds() < end {
           _ = raw.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
           var delay = timespec(tv_sec: 0, tv_nsec: 100_000_000)
           nanosleep(&delay, nil)

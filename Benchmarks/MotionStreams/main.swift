@@ -12,6 +12,7 @@
 //
 // Build and run: swift build -c release --product MotionStreams && umockdev-wrapper .build/release/MotionStreams
 
+import BenchmarkSupport
 import CUmockdev
 import DBus
 import DBusTestSupport
@@ -21,18 +22,6 @@ import Logging
 import ResponderClient
 import ResponderConfig
 import ResponderdKit
-
-func threadCPU() -> Double {
-  var t = timespec()
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-  return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-}
-
-func monotonic() -> Double {
-  var t = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &t)
-  return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-}
 
 func realtimeNanoseconds() -> Int64 {
   var t = timespec()
@@ -65,13 +54,13 @@ let deviceFD = umockdev_testbed_get_dev_fd(testbed, "/dev/iio:device0")
 let feederLock = NSLock()
 nonisolated(unsafe) var feeding = true
 Thread.detachNewThread {
-  var next = monotonic()
+  var next = monotonicSeconds()
   while feederLock.withLock({ feeding }) {
     var scan: [UInt8] = [0, 0, 0, 0, 0xf0, 0x3f, 0, 0]
     scan += withUnsafeBytes(of: realtimeNanoseconds().littleEndian) { Array($0) }
     _ = scan.withUnsafeBytes { write(deviceFD, $0.baseAddress, $0.count) }
     next += 0.01
-    let delay = max(0, next - monotonic())
+    let delay = max(0, next - monotonicSeconds())
     var spec = timespec(tv_sec: 0, tv_nsec: Int(delay * 1e9))
     nanosleep(&spec, nil)
   }
@@ -105,13 +94,13 @@ struct Figures {
   var wakeups = 0
   var counting = true
   loop.addWakeupObserver { _ in if counting { wakeups += 1 } }
-  let cpu0 = threadCPU()
-  let start = monotonic()
+  let cpu0 = threadCPUSeconds()
+  let start = monotonicSeconds()
   loop.scheduler.schedule(after: seconds) { loop.stop() }
   loop.run()
   counting = false
-  let elapsed = monotonic() - start
-  return Figures(cpu: (threadCPU() - cpu0) / elapsed, wakeups: Double(wakeups) / elapsed)
+  let elapsed = monotonicSeconds() - start
+  return Figures(cpu: (threadCPUSeconds() - cpu0) / elapsed, wakeups: Double(wakeups) / elapsed)
 }
 
 /// Latencies in seconds, from every reader thread.
@@ -127,7 +116,7 @@ final class Latencies: @unchecked Sendable {
 }
 
 let latencies = Latencies()
-let offsetNanoseconds = realtimeNanoseconds() - Int64(monotonic() * 1e9)
+let offsetNanoseconds = realtimeNanoseconds() - Int64(monotonicSeconds() * 1e9)
 
 /// Starts `count` streams at 100 Hz, each read on its own thread; returns their ids and sockets.
 @MainActor func startClients(_ count: Int) throws -> [(UInt32, Int32)] {
@@ -146,7 +135,7 @@ let offsetNanoseconds = realtimeNanoseconds() - Int64(monotonic() * 1e9)
         guard n == AccelerometerRecord.size, let record = AccelerometerRecord(bytes: buffer[0..<n]) else {
           return
         }
-        latencies.add(monotonic() - record.seconds)
+        latencies.add(monotonicSeconds() - record.seconds)
       }
     }
   }
