@@ -145,9 +145,10 @@ final class AppResponderRegistry {
   private var changeObservers: [() -> Void] = []
   /// How many responders each connection registered.
   private var registrations: [String: Int] = [:]
-  /// The connections that missed a deadline, with the `Peer.Ping` asking whether they answer
-  /// again (nil while none is on its way: one is sent when an event passes them over).
-  private var hung: [String: DBusPendingCall?] = [:]
+  /// The connections that missed a deadline and have not answered since.
+  private var hung = Set<String>()
+  /// The `Peer.Ping` on its way to each hung connection, asking whether it answers again.
+  private var probes: [String: DBusPendingCall] = [:]
   /// How many registered applications take motion events.
   private(set) var motionApplications = 0
 
@@ -197,14 +198,13 @@ final class AppResponderRegistry {
   // MARK: Hung connections
 
   /// Whether `busName` missed a deadline and has not answered since.
-  func isHung(_ busName: String) -> Bool { hung[busName] != nil }
+  func isHung(_ busName: String) -> Bool { hung.contains(busName) }
 
   /// `busName` missed a deadline (answering `app`): its registrations are passed over until it
   /// answers a `Peer.Ping`, sent now (a stopped process answers it once it runs again) and, if it
   /// missed that one too, again the next time an event passes it over.
   func markHung(_ busName: String, by app: AppResponder) {
-    guard hung[busName] == nil else { return }
-    hung[busName] = .some(nil)
+    guard hung.insert(busName).inserted else { return }
     let count = registrationCount(of: busName)
     logger.notice(
       "responders: \(busName.loggable) missed a deadline (\(app.name)): \(count == 1 ? "its registration is" : "its \(count) registrations are") passed over until it answers again"
@@ -215,17 +215,16 @@ final class AppResponderRegistry {
   /// Asks a hung connection whether it answers again (one ask at a time, with the bus's usual
   /// 25 s deadline; no timer of its own).
   func probe(_ busName: String) {
-    guard let entry = hung[busName], entry == nil, let connection else { return }
-    hung[busName] = connection.call(
+    guard hung.contains(busName), probes[busName] == nil, let connection else { return }
+    probes[busName] = connection.call(
       destination: busName, path: "/", interface: "org.freedesktop.DBus.Peer", method: "Ping", timeout: 25
     ) { [weak self] result in
-      guard let self, self.hung[busName] != nil else { return }
-      if case .failure(let error) = result, error.name == DBusError.Name.noReply {
-        self.hung[busName] = .some(nil)  // still hung: asked again at the next event
-        return
-      }
+      guard let self, self.hung.contains(busName) else { return }
+      self.probes[busName] = nil
+      // Still hung: asked again at the next event that passes it over.
+      if case .failure(let error) = result, error.name == DBusError.Name.noReply { return }
       // Any answer (a reply, or an error from the application itself) means it runs again.
-      self.hung[busName] = nil
+      self.hung.remove(busName)
       self.logger.notice("responders: \(busName.loggable) answers again: its registrations take events again")
     }
   }
@@ -279,7 +278,8 @@ final class AppResponderRegistry {
       registrations[app.busName] = count - 1
     } else {
       registrations[app.busName] = nil
-      hung.removeValue(forKey: app.busName)??.cancel()
+      hung.remove(app.busName)
+      probes.removeValue(forKey: app.busName)?.cancel()
     }
     if app.eventTypes.contains(.motion) { motionApplications -= 1 }
     app.markRemoved(successor: successor)
