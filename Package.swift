@@ -281,7 +281,7 @@ let package = Package(
       dependencies: [
         "EventTime", "TouchDispatch",
         "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore",
-        "EventLoop", "RemoteControl", "ResponderdTestKit", "SystemCalls",
+        "EventLoop", "RemoteControl", "ResponderdTestKit", "SystemCalls", "Motion", "InputCodes",
       ],
       swiftSettings: strict),
     .testTarget(
