@@ -7,6 +7,8 @@ import IIOInput
 import Motion
 import ResponderClient
 import ResponderCore
+import ResponderTools
+import SystemCalls
 import Testing
 
 @testable import ResponderConfig
@@ -460,6 +462,69 @@ extension IIOInputDeviceTests {
     let last = try #require(records.last)
     #expect(abs(last.x - 987 * 0.009582 / standardGravity) < 1e-9, "\(last)")
     #expect(abs(last.y - 12 * 0.009582 / standardGravity) < 1e-9, "\(last)")
+    daemon.stop()
+  }
+}
+
+extension IIOInputDeviceTests {
+  @Test(
+    "responderctl motion record: the stream into a trace `motion analyze` reads; Ctrl-C ends it, file complete"
+  )
+  func motionRecordCommand() throws {
+    let daemon = try MotionDaemon()
+    let responderctl = try BuiltProducts.path(of: "responderctl")
+    let file = NSTemporaryDirectory() + "responderd-record-\(getpid()).csv"
+    defer { unlink(file) }
+    let record = try ChildProcess(
+      [responderctl, "motion", "record", "--interval", "0.02", "-o", file],
+      environment: daemon.bus.environment,
+      stdout: .capture, stderr: .capture)
+    #expect(daemon.loop.run(until: { daemon.api.streamCount == 1 }, timeout: 5), "the recording's stream")
+    // Face up, then a push along x for 0.2 s (raw y 300 through the mount matrix: x = 2.8746 m/s²).
+    daemon.feed(rate: 100, duration: 1) { t in t >= 0.4 && t < 0.6 ? (0, 300, 1023) : (0, 0, 1023) }
+    record.signal(SIGINT)
+    let status = try record.waitForExit(timeout: 5)
+    #expect(ChildProcess.exitCode(status) == 0, "ended cleanly by SIGINT")
+    let said = try record.readToEnd(timeout: 2)
+    #expect(said.contains(" samples recorded"), "\(said)")
+    #expect(daemon.loop.run(until: { daemon.api.streamCount == 0 }, timeout: 2), "its stream released")
+
+    let text = try readTextFile(file)
+    #expect(
+      text.hasPrefix("# responderd stream (org.responderd.Motion1): accelerometer every 0.02 s\nt,x,y,z\n"),
+      "\(text.prefix(200))")
+    #expect(text.hasSuffix("\n"), "the last line complete")
+    let samples = try MotionTrace.parse(text, file: file)
+    #expect((40...56).contains(samples.count), "1 s at 50 Hz: \(samples.count)")
+    // m/s² as the sensor reads it (face up: z = +1023 × 0.009582), as `motion record --direct` writes.
+    #expect(samples.allSatisfy { abs($0.z - 1023 * 0.009582) < 1e-3 }, "\(samples.map(\.z))")
+    let pushed = samples.filter { abs($0.x - 300 * 0.009582) < 1e-3 }.count
+    #expect((8...12).contains(pushed), "0.2 s of push at 50 Hz: \(pushed)")
+    #expect(zip(samples, samples.dropFirst()).allSatisfy { abs($1.t - $0.t - 0.02) < 0.002 })
+    let analyze = try ChildProcess.run([responderctl, "motion", "analyze", file], loop: daemon.loop)
+    #expect(analyze.exitCode == 0 && analyze.output.isEmpty, "\(analyze)")
+
+    // Device motion, for a duration: the trace goes on with gravity and user acceleration.
+    let timed = try ChildProcess(
+      [
+        responderctl, "motion", "record", "--device-motion", "--interval", "0.05", "--duration", "0.6", "-o",
+        file,
+      ],
+      environment: daemon.bus.environment, stdout: .null, stderr: .null)
+    #expect(daemon.loop.run(until: { daemon.api.streamCount == 1 }, timeout: 5))
+    daemon.feed(rate: 100, duration: 1)
+    #expect(ChildProcess.exitCode(try timed.waitForExit(timeout: 5)) == 0)
+    let motion = try readTextFile(file)
+    let lines = motion.split(separator: "\n")
+    #expect(lines.count > 2 && lines[1] == "t,x,y,z,gravity_x,gravity_y,gravity_z,user_x,user_y,user_z")
+    let rows = lines.dropFirst(2).map { $0.split(separator: ",").compactMap { Double($0) } }
+    #expect((9...14).contains(rows.count), "0.6 s at 20 Hz: \(rows.count)")
+    #expect(
+      rows.allSatisfy { $0.count == 10 && abs($0[3] - ($0[6] + $0[9])) < 2e-4 && abs($0[6] - 9.8024) < 0.3 })
+    #expect(try MotionTrace.parse(motion, file: file).count == rows.count)
+    let analyzed = try ChildProcess.run([responderctl, "motion", "analyze", file], loop: daemon.loop)
+    #expect(analyzed.exitCode == 0, "\(analyzed)")
+    _ = daemon.loop.run(until: { daemon.api.streamCount == 0 }, timeout: 2)
     daemon.stop()
   }
 }
