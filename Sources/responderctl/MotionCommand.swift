@@ -7,11 +7,12 @@ import ResponderTools
 import ResponderdKit
 import SystemCalls
 
-/// `responderctl motion`: the offline shake tools.
+/// `responderctl motion`: live samples from the daemon (watch, record) and the offline shake analysis.
 struct MotionCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "motion",
-    abstract: "Analyze accelerometer traces with the shake detector, record one, or watch live samples.",
+    abstract:
+      "Watch or record the running responderd's accelerometer samples; analyze a trace with the shake detector.",
     subcommands: [MotionAnalyzeCommand.self, MotionRecordCommand.self, MotionWatchCommand.self])
 }
 

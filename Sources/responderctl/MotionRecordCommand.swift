@@ -20,7 +20,7 @@ import SystemPackage
 struct MotionRecordCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "record",
-    abstract: "Record accelerometer samples to a trace that `motion analyze` reads.",
+    abstract: "Record the running responderd's samples to a trace that `motion analyze` reads.",
     discussion: """
       Asks the running responderd for a stream (org.responderd.Motion1, as `motion watch` does) \
       and writes t,x,y,z lines: CLOCK_MONOTONIC seconds, m/s² in screen coordinates as the sensor \
