@@ -202,9 +202,4 @@ extension Service {
   public var motionAPI: MotionAPI? {
     components.lazy.compactMap { $0 as? MotionAPI }.first
   }
-
-  /// The touch component, when the service has one.
-  public var touch: TouchGesturesComponent? {
-    components.lazy.compactMap { $0 as? TouchGesturesComponent }.first
-  }
 }
