@@ -73,9 +73,15 @@ public final class TouchGesturesComponent: ServiceComponent {
   /// (the screen then keeps the panel's natural orientation).
   private func startFollowingOrientation(_ service: Service) {
     let motion = service.config.motion
-    guard motion.enabled, let motionAPI = service.motionAPI, let shake = service.motion?.shake else {
+    guard motion.enabled else {
       logger.notice(
         "touch: rotation = \"auto\" needs the accelerometer, and motion is disabled ([motion] enabled = false): the touchscreen keeps its natural orientation"
+      )
+      return
+    }
+    guard let motionAPI = service.motionAPI, let shake = service.motion?.shake else {
+      logger.notice(
+        "touch: rotation = \"auto\" needs the motion components, which this service does not run: the touchscreen keeps its natural orientation"
       )
       return
     }
