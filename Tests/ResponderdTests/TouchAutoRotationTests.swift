@@ -202,12 +202,13 @@ import TouchDispatch
     #expect(rig.names.list == ["drawer"])
   }
 
-  /// A turn while a finger is down waits for the sequence to end: the touches of a sequence keep
-  /// the coordinates they began with (every touch that began ends or is cancelled in the frame it
-  /// began in; UIKit cancels touches only for interruptions — the app made inactive, the view
-  /// removed from its window — and a turn is neither: seeds/003_d3783573b3416bf1.txt, the
-  /// touchesCancelled:withEvent: reference and "对于每个正在处理的 touch … touchesEnded … 或
-  /// touchesCancelled"). The next sequence is turned.
+  /// A turn while a finger is down waits for the sequence to end: the sequence keeps the
+  /// coordinates it began with, and the next one is turned. The seeds do not speak of interface
+  /// rotation; they reserve cancelling for interruptions — "anything that makes the app inactive
+  /// or removes the view handling the touches from its window" (seeds/003_d3783573b3416bf1.txt:689,
+  /// touchesCancelled:withEvent:) — and a turn is neither, while every touch a responder got in
+  /// touchesBegan still gets its touchesEnded or touchesCancelled (003:645). So the sequence is
+  /// neither cancelled nor bent halfway: it ends as the gesture it began as.
   @Test func aTurnDuringATouchSequenceWaitsForItsEnd() throws {
     let rig = try Rig()
     rig.hold(Vector3(0, 1, 0))
