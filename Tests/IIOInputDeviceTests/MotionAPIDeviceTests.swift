@@ -240,6 +240,39 @@ extension IIOInputDeviceTests {
     daemon.stop()
   }
 
+  @Test(
+    "motion API: the last client found gone by a failed send, mid-delivery: released, the sensor closed and opened again"
+  )
+  func motionClientGoneFoundBySend() throws {
+    let daemon = try MotionDaemon()
+    let client = try daemon.connect()
+    var lateSamples = 0
+    daemon.input?.addSampleObserver { _ in if daemon.input?.sensor == nil { lateSamples += 1 } }
+    let first = try daemon.start(client, interval: 0.01)
+    // Scans wait on the device before the client closes its socket: the daemon delivers them
+    // before it sees the hang-up, and the send fails.
+    let now = monotonicNow()
+    var scans: [UInt8] = []
+    for k in 0..<4 {
+      scans += scan(x: 0, y: 0, z: 1023, timestamp: Int64((now + Double(k) * 0.008 + daemon.offset) * 1e9))
+    }
+    daemon.bed.feed(scans)
+    #expect(try daemon.bed.waitUntilReadable(timeout: 2))
+    close(first.fd)
+    #expect(daemon.loop.run(until: { daemon.api.streamCount == 0 }, timeout: 2))
+    #expect(daemon.input?.sensor == nil, "the last client gone, the sensor is closed")
+    #expect(daemon.bed.attribute("buffer/enable") == "0")
+    // (The sample whose send failed still reaches the observers after the stream's.)
+    #expect(lateSamples <= 1, "samples read from the sensor's buffer after it was closed")
+    // A new stream is served by the sensor opened again.
+    let second = try daemon.start(client, interval: 0.05)
+    defer { close(second.fd) }
+    var records = 0
+    daemon.feed(rate: 100, duration: 0.5, each: { records += drain(second.fd, size: 32).count })
+    #expect(records >= 8, "\(records) samples in 0.5 s at 0.05 s")
+    daemon.stop()
+  }
+
   @Test("motion API: bad requests get errors and change nothing")
   func motionBadRequests() throws {
     let daemon = try MotionDaemon()
