@@ -469,6 +469,51 @@ extension IIOInputDeviceTests {
 
 extension IIOInputDeviceTests {
   @Test(
+    "the Python example's start_updates: closing its socket ends the stream while the app stays on the bus")
+  func motionPythonExampleClosesItsStream() throws {
+    let python = "/usr/bin/python3"
+    guard access(python, X_OK) == 0 else {
+      Issue.record("\(python) is missing: install python3-gi (scripts/packages.txt)")
+      return
+    }
+    let daemon = try MotionDaemon()
+    let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("examples/python-motion").path
+    let app = try ChildProcess(
+      [
+        python, "-c",
+        """
+        import signal
+        from gi.repository import Gio
+        from motion_watch import start_updates
+        samples, stream_id = start_updates(Gio.bus_get_sync(Gio.BusType.SESSION, None), 0.05)
+        print("started", stream_id, flush=True)
+        samples.close()
+        print("closed", flush=True)
+        signal.pause()
+        """,
+      ],
+      environment: daemon.bus.environment.merging(["PYTHONPATH": examples]) { $1 }, stdout: .capture,
+      stderr: .capture)
+    defer { app.terminate() }
+    var text = ""
+    #expect(
+      daemon.loop.run(
+        until: {
+          app.readAvailable()
+          text += app.takeBufferedOutput()
+          return text.contains("closed")
+        }, timeout: 5), "\(text)")
+    #expect(
+      daemon.loop.run(until: { daemon.api.streamCount == 0 }, timeout: 2), "the stream ended at the close")
+    #expect(daemon.input?.sensor == nil)
+    #expect(app.isRunning, "still on the bus")
+    daemon.stop()
+  }
+}
+
+extension IIOInputDeviceTests {
+  @Test(
     "motion API: with the buffer held by another (iio-sensor-proxy), streams go on through polled capture")
   func motionStreamsBesideSensorProxy() throws {
     let daemon = try MotionDaemon { bed in
