@@ -25,7 +25,9 @@ private final class MotionDaemon {
   /// Realtime minus monotonic seconds (the emulated sensor stamps scans on the realtime clock).
   let offset: Double
 
-  init(chain: [String] = ["log"], prepare: (Testbed) throws -> Void = { _ in }) throws {
+  init(
+    chain: [String] = ["log"], handlers: [any Handler] = [], prepare: (Testbed) throws -> Void = { _ in }
+  ) throws {
     bed = try Testbed()
     try prepare(bed)
     bus = try PrivateBus()
@@ -33,6 +35,7 @@ private final class MotionDaemon {
     var config = ResponderdConfig()
     config.chain = chain
     service = Service(config: config, loop: loop, logger: testLogger)
+    for handler in handlers { service.handlerFactories[handler.name] = { _ in handler } }
     let busComponent = BusComponent(address: bus.address)
     service.bus = busComponent
     service.add(busComponent)
@@ -112,6 +115,17 @@ private final class MotionDaemon {
 
   func stop() {
     for component in service.components.reversed() { component.stop() }
+  }
+}
+
+/// A handler of the chain that takes motion events and keeps their phases.
+private final class MotionEventRecorder: Handler {
+  let name = "shake-recorder"
+  let eventTypes: Set<EventType> = [.motion]
+  var phases: [MotionPhase] = []
+  func handle(_ event: Event, phase: MotionPhase?, decide: @escaping (Bool) -> Void) {
+    if let phase { phases.append(phase) }
+    decide(true)
   }
 }
 
@@ -270,6 +284,44 @@ extension IIOInputDeviceTests {
     var records = 0
     daemon.feed(rate: 100, duration: 0.5, each: { records += drain(second.fd, size: 32).count })
     #expect(records >= 8, "\(records) samples in 0.5 s at 0.05 s")
+    daemon.stop()
+  }
+
+  @Test("motion API: a shake responder and a stream share one capture; shakes are found while samples stream")
+  func motionShakesAndStreamShareOneCapture() throws {
+    let shakes = MotionEventRecorder()
+    let daemon = try MotionDaemon(chain: [shakes.name], handlers: [shakes])
+    var opened: [IIOInput.Sensor] = []
+    daemon.input?.addSensorObserver { if case .opened(let sensor) = $0 { opened.append(sensor) } }
+    // The shake responder alone: the configured 50 Hz (62.5 offered), in blocks of 0.1 s.
+    let alone = try #require(daemon.input?.sensor)
+    #expect(alone.rate == 62.5 && alone.blockSamples == 6)
+    let client = try daemon.connect()
+    let stream = try daemon.start(client, interval: 0.05)
+    // The stream takes the same capture (samples one by one now), not a sensor of its own.
+    #expect(daemon.service.motion?.wantedBy == "\(shakes.name), 1 motion stream")
+    #expect(opened.count == 1 && opened.last?.rate == 62.5 && opened.last?.blockSamples == 1)
+    var records: [AccelerometerRecord] = []
+    // 1.2 s of shaking (3 Hz, 1.8 g along the screen's x axis), then 0.8 s still.
+    daemon.feed(
+      rate: 62.5, duration: 2,
+      raw: { t in
+        let dynamic = t < 1.2 ? 1.8 * standardGravity * sin(2 * .pi * 3 * t) : 0
+        return (0, max(-2048, min(2047, Int((dynamic / 0.009582).rounded()))), 1023)
+      },
+      each: { records += drain(stream.fd, size: 32).compactMap { AccelerometerRecord(bytes: $0) } })
+    _ = daemon.loop.run(until: { shakes.phases.count >= 2 }, timeout: 2)
+    #expect(shakes.phases == [.began, .ended])
+    #expect((38...42).contains(records.count), "\(records.count) samples in 2 s at 0.05 s")
+    // The stream saw the shake: x swings both ways past 1 g (Core Motion's signs).
+    #expect(records.contains { $0.x > 1 } && records.contains { $0.x < -1 })
+    #expect(opened.count == 1, "one capture for both")
+
+    // The stream ends: the sensor stays open for the shakes, in blocks again.
+    _ = try daemon.call(client, "StopUpdates", [.uint32(stream.id)])
+    close(stream.fd)
+    #expect(daemon.input?.sensor?.rate == 62.5 && daemon.input?.sensor?.blockSamples == 6)
+    #expect(daemon.service.motion?.wantedBy == shakes.name)
     daemon.stop()
   }
 
