@@ -51,6 +51,9 @@ import Testing
   static let calls: [(String, [DBusValue], String)] = [
     ("StartAccelerometerUpdates", [.double(0.1)], MotionBusAPI.interface),
     ("StartDeviceMotionUpdates", [.double(0.02)], MotionBusAPI.interface),
+    // A bad interval too: refused as a stranger's call, not answered about its argument.
+    ("StartAccelerometerUpdates", [.double(0)], MotionBusAPI.interface),
+    ("StartDeviceMotionUpdates", [.double(1e9)], MotionBusAPI.interface),
     ("StopUpdates", [.uint32(1)], MotionBusAPI.interface),
     ("BeginGeneratingDeviceOrientationNotifications", [], MotionBusAPI.interface),
     ("EndGeneratingDeviceOrientationNotifications", [], MotionBusAPI.interface),
