@@ -184,7 +184,8 @@ public final class Service {
       chain.wants(.motion) || motionApplications > 0 || !motionStreams.isEmpty || touchFollowsOrientation
     guard wanted != motionInterest else { return }
     motionInterest = wanted
-    logger.info("motion: \(wanted ? "wanted" : "no longer wanted") by the chain")
+    // (Wanted by the chain, applications, streams or the touchscreen: the motion component says which.)
+    logger.info("motion: \(wanted ? "wanted" : "no longer wanted")")
     for observer in motionInterestObservers { observer(wanted) }
   }
 

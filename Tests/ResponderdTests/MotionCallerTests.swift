@@ -91,6 +91,9 @@ import Testing
     }
     #expect(try call(own, "BeginGeneratingDeviceOrientationNotifications")?.get() == [])
     #expect(service.motionStreams.orientationWatchers == 1 && service.motionInterest)
+    // Not "by the chain": the chain (the default one) wants no motion here.
+    #expect(log.all.contains { $0.hasSuffix("motion: wanted") }, "\(log.all)")
+    #expect(!log.all.contains { $0.contains("by the chain") }, "\(log.all)")
     let orientation = try call(
       own, "Get", [.string(MotionBusAPI.interface), .string("DeviceOrientation")], interface: Self.properties)?
       .get()
