@@ -53,3 +53,27 @@ extension IIOInputDeviceTests {
     #expect(samples == 1)
   }
 }
+
+extension IIOInputDeviceTests {
+  @Test("A sensor that failed while wanted is opened again when it is asked for again (a new client)")
+  func failedSensorOpenedAgainWhenAskedAgain() throws {
+    let bed = try Testbed()
+    let loop = try EventLoop()
+    var settings = IIOInput.Settings()
+    settings.capture = .polled
+    let input = IIOInput(loop: loop, settings: settings, logger: testLogger)
+    var samples = 0
+    input.addSampleObserver { _ in samples += 1 }
+    input.setWanted(true)
+    #expect(loop.run(until: { samples > 0 }, timeout: 5))
+    // A read error (as a driver answering EBUSY while another program holds its buffer).
+    bed.setAttribute("in_accel_x_raw", "busy")
+    #expect(loop.run(until: { input.sensor == nil }, timeout: 5), "the failed sensor is closed")
+    bed.setAttribute("in_accel_x_raw", "12")
+    input.setWanted(true)
+    #expect(input.sensor?.mode == "polled", "opened again")
+    let count = samples
+    #expect(loop.run(until: { samples > count }, timeout: 5))
+    input.setWanted(false)
+  }
+}
