@@ -412,6 +412,44 @@ extension IIOInputDeviceTests {
 }
 
 extension IIOInputDeviceTests {
+  @Test("motion API: orientation from a real recorded turn (a phone on a belt, standing, then lying down)")
+  func motionOrientationFromARecordedTurn() throws {
+    // UCI HAPT subject 1 at the waist, 50 Hz, screen coordinates in m/s² (Tests/Fixtures/Motion/real):
+    // standing still until 67.5 s, the stand-to-lie transition until 73.26 s, then lying.
+    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Fixtures/Motion/real/hapt-u01-waist-50hz.csv").path
+    let trace = try MotionTrace.parse(try readTextFile(file), file: file)
+    let from = 66.0
+    let first = try #require(trace.firstIndex { $0.t >= from })
+    let daemon = try MotionDaemon()
+    let client = try daemon.connect()
+    var seen: [(String, Double)] = []
+    var fed = 0.0
+    client.onPropertiesChanged(path: ResponderBusAPI.daemonPath, interface: MotionBusAPI.interface) {
+      _, changed, _ in
+      if let value = changed["DeviceOrientation"]?.string { seen.append((value, from + fed)) }
+    }
+    _ = try daemon.call(client, "BeginGeneratingDeviceOrientationNotifications")
+    // The trace through the emulated sensor as it happened: its mount matrix reads the screen's x
+    // from raw y and its y from raw -x; 0.009582 m/s² a count, ±2048.
+    func counts(_ value: Double) -> Int { max(-2048, min(2047, Int((value / 0.009582).rounded()))) }
+    daemon.feed(
+      rate: 50, duration: 8,
+      raw: { t in
+        fed = t
+        let sample = trace[min(trace.count - 1, first + Int((t * 50).rounded()))]
+        return (counts(-sample.y), counts(sample.x), counts(sample.z))
+      })
+    _ = daemon.loop.run(until: { false }, timeout: 0.2)
+    // Standing, the phone sideways in its holder (its right edge up); one change, in the transition.
+    #expect(seen.map(\.0) == ["landscapeLeft", "portrait"], "\(seen)")
+    if seen.count == 2 { #expect((67.5...73.26).contains(seen[1].1), "turned at \(seen[1].1) s") }
+    _ = try daemon.call(client, "EndGeneratingDeviceOrientationNotifications")
+    daemon.stop()
+  }
+}
+
+extension IIOInputDeviceTests {
   @Test("responderctl motion watch prints samples live; killed mid-stream, its stream is released")
   func motionWatchCommand() throws {
     let daemon = try MotionDaemon()
