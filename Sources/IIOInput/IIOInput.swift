@@ -4,6 +4,7 @@ import Logging
 import Motion
 import ResponderCore
 import SystemCalls
+import SystemPackage
 
 /// Accelerometer samples from IIO through libiio, only while someone wants them.
 ///
@@ -68,6 +69,9 @@ public final class IIOInput {
   public enum SensorChange: Sendable, Equatable {
     /// A sensor was opened.
     case opened(Sensor)
+    /// The open sensor was reopened to run at another rate or block size (a stream came or went):
+    /// the same sensor goes on delivering, so what was learnt from its samples still holds.
+    case reconfigured(Sensor)
     /// The open sensor stopped delivering: it went away, failed, or sampling was stopped
     /// (`setWanted(false)`); with the time it happened.
     case closed(at: Seconds)
@@ -84,6 +88,18 @@ public final class IIOInput {
   /// Calls `observer` when a sensor is opened or stops delivering.
   public func addSensorObserver(_ observer: @escaping (SensorChange) -> Void) {
     sensorObservers.append(observer)
+  }
+
+  /// Called when an IIO device is added or removed, or the sensor opens or closes (what `probe()`
+  /// answers may have changed). While it is set, a udev monitor watches IIO devices: a netlink
+  /// descriptor on the loop, which wakes nothing up until a device changes.
+  public var onAvailabilityChange: (() -> Void)? {
+    didSet { updateHotplug() }
+  }
+
+  /// For tests: an error each polled read answers instead of the sensor's value (nil: read it).
+  var polledReadFault: (() -> Errno?)? {
+    didSet { polled?.readFault = polledReadFault }
   }
 
   public private(set) var isWanted = false
@@ -119,8 +135,19 @@ public final class IIOInput {
     logger.info(
       "iio: \(sensor.id): sampling at \(formatFrequency(offered)) Hz, blocks of \(formatSeconds(blockDuration))"
     )
-    close(reason: "sampling change")
-    open()
+    // Reopened quietly: observers are told of a reconfiguration, not of a loss and a new sensor
+    // (a shake under way goes on, gravity estimates stay), unless it does not open again.
+    let now = scheduler.now
+    close(reason: "sampling change", notify: false)
+    if let reopened = open(notify: false), reopened.id == sensor.id {
+      for observer in sensorObservers { observer(.reconfigured(reopened)) }
+    } else {
+      for observer in sensorObservers { observer(.closed(at: now)) }
+      onAvailabilityChange?()
+      if let sensor = self.sensor {
+        for observer in sensorObservers { observer(.opened(sensor)) }
+      }
+    }
   }
 
   private static func blockSamples(rate: Double, duration: Seconds) -> Int {
@@ -153,7 +180,19 @@ public final class IIOInput {
       return
     }
     isWanted = wanted
+    updateHotplug()
     if wanted {
+      open()
+    } else {
+      close(reason: "not wanted")
+      reportedMissing = false
+    }
+  }
+
+  /// Watches udev while sampling is wanted or availability is observed; not otherwise.
+  private func updateHotplug() {
+    let needed = isWanted || onAvailabilityChange != nil
+    if needed, hotplug == nil {
       do {
         hotplug = try IIOHotplug(loop: loop) { [weak self] action, name in
           self?.hotplugEvent(action: action, name: name)
@@ -161,16 +200,16 @@ public final class IIOInput {
       } catch {
         logger.warning("iio: no hotplug (\(error)); sensors plugged in later are not seen")
       }
-      open()
-    } else {
-      close(reason: "not wanted")
-      hotplug?.stop()
+    } else if !needed, let watcher = hotplug {
+      watcher.stop()
       hotplug = nil
-      reportedMissing = false
     }
   }
 
   private func hotplugEvent(action: String, name: String) {
+    if action == "add" || action == "remove" || action == "bind" || action == "unbind" {
+      onAvailabilityChange?()
+    }
     guard isWanted else { return }
     if let sensor, sensor.id == name, action == "remove" {
       logger.notice("iio: \(sensor.id) (\(sensor.name)) removed")
@@ -180,14 +219,15 @@ public final class IIOInput {
     }
   }
 
-  private func open() {
-    guard sensor == nil else { return }
+  @discardableResult
+  private func open(notify: Bool = true) -> Sensor? {
+    guard sensor == nil else { return sensor }
     let context: IIOContext
     do {
       context = try IIOContext()
     } catch {
       report("iio: no IIO context (\(error)); waiting for a sensor")
-      return
+      return nil
     }
     let candidates = Accelerometer.all(in: context).filter { accelerometer in
       settings.device.isEmpty || accelerometer.name == settings.device || accelerometer.id == settings.device
@@ -197,7 +237,7 @@ public final class IIOInput {
         settings.device.isEmpty
           ? "iio: no accelerometer found; waiting for one"
           : "iio: no accelerometer '\(settings.device)' found; waiting for it")
-      return
+      return nil
     }
     reportedMissing = false
     let converter = accelerometer.converter(rotation: settings.rotation)
@@ -209,7 +249,7 @@ public final class IIOInput {
     case .buffered:
       guard accelerometer.canBuffer else {
         report("iio: \(accelerometer.id) (\(accelerometer.name)) has no trigger for buffered capture")
-        return
+        return nil
       }
       useBuffer = true
     case .polled: useBuffer = false
@@ -234,29 +274,41 @@ public final class IIOInput {
             id: accelerometer.id, name: accelerometer.name, mode: "buffered", rate: rate, blockSamples: block,
             availableRates: availableRates)
         } catch {
-          logger.error("iio: \(accelerometer.id): buffered capture failed (\(error))")
+          let busy = (error as? SystemError)?.errno == .resourceBusy
+          let message =
+            "iio: \(accelerometer.id): buffered capture failed (\(error))"
+            + (busy ? ": another program (iio-sensor-proxy?) holds its buffer" : "")
+          logger.log(level: settings.capture == .auto ? .notice : .error, "\(message)")
         }
       }
       // With `capture = "auto"`, a buffer that cannot be set up (sysfs read-only under the
       // systemd unit, a busy buffer) falls back to polled reads; `buffered` insists.
-      guard opened != nil || settings.capture == .auto else { return }
-      if opened == nil { logger.notice("iio: \(accelerometer.id): falling back to polled capture") }
+      guard opened != nil || settings.capture == .auto else { return nil }
+      if opened == nil {
+        logger.notice("iio: \(accelerometer.id): falling back to polled capture (reads of in_accel_*_raw)")
+      }
     }
     if opened == nil {
       let capture = PolledCapture(
         accelerometer: accelerometer, scheduler: scheduler, rate: rate, converter: converter,
         onSample: deliver, onFailure: fail)
+      capture.logger = { [logger] in logger.notice("\($0)") }
+      capture.readFault = polledReadFault
       capture.start()
       polled = capture
       opened = Sensor(
         id: accelerometer.id, name: accelerometer.name, mode: "polled", rate: rate, blockSamples: 1,
         availableRates: availableRates)
     }
-    guard let opened else { return }
+    guard let opened else { return nil }
     sensor = opened
     self.context = context
     logger.info("iio: sampling \(opened)")
-    for observer in sensorObservers { observer(.opened(opened)) }
+    if notify {
+      for observer in sensorObservers { observer(.opened(opened)) }
+      onAvailabilityChange?()
+    }
+    return opened
   }
 
   private func failed(_ error: SystemError) {
@@ -269,7 +321,7 @@ public final class IIOInput {
     }
   }
 
-  private func close(reason: String) {
+  private func close(reason: String, notify: Bool = true) {
     guard let closed = sensor else { return }
     polled?.stop()
     polled = nil
@@ -278,8 +330,10 @@ public final class IIOInput {
     context = nil
     sensor = nil
     logger.debug("iio: closed \(closed.id) (\(reason))")
+    guard notify else { return }
     let now = scheduler.now
     for observer in sensorObservers { observer(.closed(at: now)) }
+    onAvailabilityChange?()
   }
 
   private func report(_ message: String) {
@@ -306,6 +360,9 @@ public final class ShakeInput {
       switch change {
       case .opened:
         detector.reset()
+        detector.lateSampleAllowance = input.latency
+      case .reconfigured:
+        // The same sensor at another rate: a shake under way goes on.
         detector.lateSampleAllowance = input.latency
       case .closed(let time): detector.sensorLost(at: time)
       }

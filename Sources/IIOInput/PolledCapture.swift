@@ -15,6 +15,12 @@ import SystemPackage
 /// value anew at every read from the start): one system call per axis and sample, where libiio's
 /// attribute read opens a stdio stream, reads and closes it each time. When the files cannot be
 /// opened that way, the axes are read through libiio.
+///
+/// A read refused with EBUSY or EAGAIN is not a failure: many drivers (bmc150 and most others,
+/// through `iio_device_claim_direct_mode`) refuse direct reads while another program
+/// (iio-sensor-proxy) holds the sensor's buffer. That sample is skipped, the timer keeps to its
+/// grid, and samples resume as soon as reads are answered again; one line is logged when reads are
+/// refused and one when they are answered again. Other errors (ENODEV: unplugged) are failures.
 final class PolledCapture {
   private let accelerometer: Accelerometer
   private let scheduler: any Scheduler
@@ -29,6 +35,13 @@ final class PolledCapture {
   /// Samples read so far.
   /// The x, y, z raw attribute files, open while capturing (empty: read through libiio).
   private var rawFiles: [FileDescriptor] = []
+  /// Told what to log (the refused and resumed reads).
+  var logger: ((String) -> Void)?
+  /// For tests: an error each read answers instead of the attribute's value (nil: read it).
+  var readFault: (() -> Errno?)?
+  /// When reads began to be refused (nil while they are answered), and the samples skipped since.
+  private var refusedSince: Seconds?
+  private var skipped = 0
 
   init(
     accelerometer: Accelerometer, scheduler: any Scheduler, rate: Double, converter: SampleConverter,
@@ -77,6 +90,7 @@ final class PolledCapture {
 
   /// The three raw readings: pread on the open files, else libiio's attribute reads.
   private func readRaw() throws -> Vector3 {
+    if let fault = readFault?() { throw SystemError("read \(accelerometer.id) raw", errno: fault) }
     guard rawFiles.count == 3 else {
       return Vector3(
         Double(try accelerometer.x.readInteger("raw")), Double(try accelerometer.y.readInteger("raw")),
@@ -113,12 +127,33 @@ final class PolledCapture {
     }
   }
 
+  /// A refused read that another may not be: the driver is busy (its buffer runs for another
+  /// program).
+  static func isTransient(_ errno: Errno) -> Bool {
+    errno == .resourceBusy || errno == .resourceTemporarilyUnavailable
+  }
+
   private func tick() {
     timer = nil
     let now = scheduler.now
     do {
       let raw = try readRaw()
+      if let since = refusedSince {
+        logger?(
+          "iio: \(accelerometer.id): direct reads answered again after \(formatSeconds(now - since)) s (\(skipped) samples skipped); sampling resumed"
+        )
+        refusedSince = nil
+        skipped = 0
+      }
       onSample(converter.sample(t: now, raw: raw))
+    } catch let error as SystemError where Self.isTransient(error.errno) {
+      if refusedSince == nil {
+        refusedSince = now
+        logger?(
+          "iio: \(accelerometer.id): direct reads refused (\(error.errno == .resourceBusy ? "EBUSY" : "EAGAIN")) while another program holds its buffer; retrying at the sampling rate"
+        )
+      }
+      skipped += 1
     } catch let error as SystemError {
       onFailure(error)
       return

@@ -77,6 +77,15 @@ public final class MotionAPI: ServiceComponent {
   private var lastSensorInterval: Seconds = 0
   /// The time of the last sample (to measure the sensor's actual period).
   private var lastSampleTime: Seconds?
+  /// The accelerometer the availability properties last told of (nil: none), once told.
+  private var publishedAvailability: Availability??
+  private var availabilityCheckPending = false
+
+  /// What the availability properties say.
+  private struct Availability: Equatable {
+    var name: String
+    var rates: [Double]
+  }
 
   public init() {}
 
@@ -100,10 +109,19 @@ public final class MotionAPI: ServiceComponent {
         self?.deliver(sample, gravity: detector.gravity)
       }
       shake.input.addSensorObserver { [weak self] change in
-        if case .closed = change { self?.sensorClosed() }
+        switch change {
+        case .closed: self?.sensorClosed()
+        // The same sensor at another rate: gravity, orientation and decimation go on; only the
+        // measured period starts afresh.
+        case .reconfigured: self?.lastSampleTime = nil
+        case .opened: break
+        }
       }
     }
     guard let bus = service.bus else { return }
+    // An accelerometer coming or going changes the availability properties: watched (udev, no
+    // wake-up while nothing changes) while the interface is served.
+    service.motion?.shake?.input.onAvailabilityChange = { [weak self] in self?.availabilityMayHaveChanged() }
     bus.withConnection { [weak self] connection in
       self?.attach(connection)
       connection.addObserver { [weak self] event in
@@ -115,6 +133,7 @@ public final class MotionAPI: ServiceComponent {
   }
 
   public func stop() {
+    service?.motion?.shake?.input.onAvailabilityChange = nil
     releaseAll(reason: "responderd stops")
     object?.remove(interface: MotionBusAPI.interface)
   }
@@ -166,10 +185,12 @@ public final class MotionAPI: ServiceComponent {
       ],
       properties: [
         DBusProperty(
-          "AccelerometerAvailable", changeSignal: .invalidates, get: { [weak self] in self?.probe() != nil }
+          "AccelerometerAvailable", changeSignal: .invalidates,
+          get: { [weak self] in self?.readAvailability() != nil }
         ).documented("Whether there is an accelerometer to stream from."),
         DBusProperty(
-          "AccelerometerName", changeSignal: .invalidates, get: { [weak self] in self?.probe()?.name ?? "" }
+          "AccelerometerName", changeSignal: .invalidates,
+          get: { [weak self] in self?.readAvailability()?.name ?? "" }
         ).documented("The IIO name of the accelerometer (\"bmc150_accel\"); empty without one."),
         DBusProperty(
           "AvailableIntervals", changeSignal: .invalidates,
@@ -201,9 +222,36 @@ public final class MotionAPI: ServiceComponent {
     service?.motion?.shake?.input.probe()
   }
 
+  /// What the availability properties say now, noted as told to the client reading them.
+  private func readAvailability() -> Availability? {
+    let now = probe().map { Availability(name: $0.name, rates: $0.availableRates) }
+    publishedAvailability = .some(now)
+    return now
+  }
+
+  /// An IIO device came or went, or the sensor opened or closed: the availability properties are
+  /// invalidated (PropertiesChanged) when what they say changed, checked once the loop turns.
+  private func availabilityMayHaveChanged() {
+    guard !availabilityCheckPending, let loop = service?.loop else { return }
+    availabilityCheckPending = true
+    loop.runSoon { [weak self] in
+      guard let self else { return }
+      self.availabilityCheckPending = false
+      let now = self.probe().map { Availability(name: $0.name, rates: $0.availableRates) }
+      guard self.publishedAvailability != .some(now) else { return }
+      self.publishedAvailability = .some(now)
+      self.logger.info(
+        now.map { "motion-api: accelerometer \($0.name) available" }
+          ?? "motion-api: no accelerometer available")
+      try? self.object?.propertiesChanged(
+        interface: MotionBusAPI.interface,
+        ["AccelerometerAvailable", "AccelerometerName", "AvailableIntervals", "ShortestInterval"])
+    }
+  }
+
   /// The sampling intervals the sensor offers within the limits, shortest first.
   private var availableIntervals: [Double] {
-    let rates = probe()?.availableRates ?? []
+    let rates = readAvailability()?.rates ?? []
     return rates.reversed().map { 1 / $0 }.filter {
       $0 >= MotionBusAPI.shortestInterval - 1e-9 && $0 <= MotionBusAPI.longestInterval
     }

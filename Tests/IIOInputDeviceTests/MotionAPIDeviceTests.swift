@@ -292,7 +292,10 @@ extension IIOInputDeviceTests {
     let shakes = MotionEventRecorder()
     let daemon = try MotionDaemon(chain: [shakes.name], handlers: [shakes])
     var opened: [IIOInput.Sensor] = []
-    daemon.input?.addSensorObserver { if case .opened(let sensor) = $0 { opened.append(sensor) } }
+    daemon.input?.addSensorObserver {
+      if case .opened(let sensor) = $0 { opened.append(sensor) }
+      if case .reconfigured(let sensor) = $0 { opened.append(sensor) }
+    }
     // The shake responder alone: the configured 50 Hz (62.5 offered), in blocks of 0.1 s.
     let alone = try #require(daemon.input?.sensor)
     #expect(alone.rate == 62.5 && alone.blockSamples == 6)
