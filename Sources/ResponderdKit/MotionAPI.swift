@@ -41,6 +41,8 @@ public final class MotionAPI: ServiceComponent {
     var nextDue: Seconds?
     var sent = 0
     var dropped = 0
+    /// Samples dropped since the client last read (its socket full), and when that began.
+    var droppedInSpell = 0
     init(id: UInt32, kind: StreamKind, busName: String, interval: Seconds, fd: Int32) {
       self.id = id
       self.kind = kind
@@ -339,6 +341,13 @@ public final class MotionAPI: ServiceComponent {
     guard socketpair(AF_UNIX, type, 0, &fds) == 0 else {
       throw SystemError("socketpair", errno: Errno(rawValue: errno))
     }
+    // A client that stops reading finds at most about `slack` of samples waiting when it reads
+    // again (newer ones are dropped meanwhile), not seconds of stale ones: the socket holds that
+    // many records (the kernel's accounting is per record, its `truesize`).
+    let recordSize = kind == .accelerometer ? AccelerometerRecord.size : DeviceMotionRecord.size
+    let records = min(256, max(Self.minimumQueuedRecords, Int((Self.slack / interval).rounded(.up))))
+    var sendBuffer = Int32(records * truesize(ofRecord: recordSize) / 2)  // (The kernel doubles it.)
+    _ = setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
     let id = nextID
     nextID &+= 1
     let stream = Stream(id: id, kind: kind, busName: busName, interval: interval, fd: fds[0])
@@ -357,6 +366,34 @@ public final class MotionAPI: ServiceComponent {
     demandChanged()
     return (stream, fds[1])
   }
+
+  /// How far behind a client may fall before samples are dropped: the samples its socket holds.
+  static let slack: Seconds = 0.5
+  /// The fewest records a stream's socket holds.
+  static let minimumQueuedRecords = 4
+
+  /// What the kernel counts against the send buffer for one record of `size` bytes on a unix
+  /// socket (its skb's truesize: about 768 bytes on x86-64), measured once on a socket pair of
+  /// its own; 1024 when it cannot be measured.
+  private func truesize(ofRecord size: Int) -> Int {
+    if let known = recordTruesizes[size] { return known }
+    var measured = 1024
+    var fds: [Int32] = [-1, -1]
+    if socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 {
+      let record = [UInt8](repeating: 0, count: size)
+      var queued: Int32 = 0
+      if record.withUnsafeBytes({ send(fds[0], $0.baseAddress, size, Int32(MSG_DONTWAIT)) }) == size,
+        ioctl(fds[0], UInt(TIOCOUTQ), &queued) == 0, queued > size
+      {
+        measured = Int(queued)
+      }
+      close(fds[0])
+      close(fds[1])
+    }
+    recordTruesizes[size] = measured
+    return measured
+  }
+  private var recordTruesizes: [Int: Int] = [:]
 
   /// The client wrote on its socket (ignored) or closed it (the stream ends).
   private func clientSide(of id: UInt32, _ events: IOEvents) {
@@ -506,8 +543,24 @@ public final class MotionAPI: ServiceComponent {
       }
       if n == bytes.count {
         stream.sent += 1
+        if stream.droppedInSpell > 0 {
+          // (Each spell after the first at debug level: a client always a little slow would fill
+          // the journal.)
+          logger.log(
+            level: stream.dropped == stream.droppedInSpell ? .info : .debug,
+            "motion-api: stream \(stream.id) of \(stream.busName) reads again (\(stream.droppedInSpell) samples dropped meanwhile)"
+          )
+          stream.droppedInSpell = 0
+        }
       } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
+        if stream.droppedInSpell == 0 {
+          logger.log(
+            level: stream.dropped == 0 ? .info : .debug,
+            "motion-api: stream \(stream.id) of \(stream.busName) is not read fast enough: samples dropped until it reads again"
+          )
+        }
         stream.dropped += 1
+        stream.droppedInSpell += 1
       } else {
         gone.append(stream)
       }

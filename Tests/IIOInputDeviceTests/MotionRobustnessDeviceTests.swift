@@ -215,10 +215,11 @@ extension IIOInputDeviceTests {
     let afterBusy = samples.count
     #expect(loop.run(until: { samples.count >= afterBusy + 5 }, timeout: 5), "samples resume")
     #expect(log.matching("sampling resumed").count == 1, "\(log.lines)")
-    // The timer kept to its grid: every sample on a multiple of the period from the first.
-    let period = 1 / 62.5
-    let offGrid = samples.map { ($0.t - firstTime) / period }.filter { abs($0 - $0.rounded()) > 0.3 }
-    #expect(offGrid.isEmpty, "samples off the grid at \(offGrid) periods")
+    // Reads went on at the sampling rate throughout: samples and refused reads together.
+    let elapsed = try #require(samples.last?.t) - firstTime
+    let reads = Double(samples.count - 1 + refused)
+    #expect(
+      reads >= 0.8 * elapsed * 62.5 && reads <= 1.05 * elapsed * 62.5 + 2, "\(reads) reads in \(elapsed) s")
 
     // A second busy spell is logged again, once.
     busy = true
@@ -420,6 +421,75 @@ extension IIOInputDeviceTests {
       #expect(
         abs(firstAfter.userAcceleration.x) > 0.3 * push, "user acceleration \(firstAfter.userAcceleration)")
     }
+    rig.stop()
+  }
+}
+
+// MARK: A slow client
+
+extension IIOInputDeviceTests {
+  @Test(
+    "motion API: a client that stops reading loses samples, not the others; when it reads again its samples are current"
+  )
+  func motionSlowClientLosesSamplesNotOthers() throws {
+    let rig = try MotionRig()
+    let reading = try rig.connect()
+    let stalled = try rig.connect()
+    let reader = try rig.start(reading, interval: 0.01)
+    let slow = try rig.start(stalled, interval: 0.01)
+    defer {
+      close(reader.fd)
+      close(slow.fd)
+    }
+    #expect(rig.input?.sensor?.rate == 125)
+    var read: [AccelerometerRecord] = []
+    // 2 s at 125 Hz: the slow client reads nothing for the first 1.5 s, then reads as it comes.
+    var late: [(record: AccelerometerRecord, readAt: Double)] = []
+    var waiting: [AccelerometerRecord] = []
+    let stallEnd = 1.5
+    let start = rig.feed(
+      rate: { _ in 125 }, timeout: 6, raw: { t in (0, Int(t * 100), 1023) },
+      each: { t in
+        read += drainRecords(reader.fd).compactMap { AccelerometerRecord(bytes: $0) }
+        guard t >= stallEnd else { return }
+        let now = monotonicNow()
+        let records = drainRecords(slow.fd).compactMap { AccelerometerRecord(bytes: $0) }
+        if waiting.isEmpty && late.isEmpty {
+          waiting = records
+        } else {
+          late += records.map { ($0, now) }
+        }
+      },
+      until: { t in t > 2 })
+    read += drainRecords(reader.fd).compactMap { AccelerometerRecord(bytes: $0) }
+
+    // The reader got every sample: 100 a second, none missing.
+    #expect((185...205).contains(read.count), "\(read.count) samples in 2 s at 0.01 s")
+    let gaps = zip(read.dropFirst(), read).map { $0.seconds - $1.seconds }
+    #expect(gaps.allSatisfy { $0 < 0.0165 }, "the reader missed samples: gaps up to \(gaps.max() ?? 0) s")
+
+    // What waited for the slow one is a short stretch (about 0.5 s of samples), not 1.5 s of them.
+    #expect((1...60).contains(waiting.count), "\(waiting.count) samples waiting after 1.5 s unread")
+    // After those, each sample it reads is current.
+    #expect(late.count >= 30, "\(late.count) samples after it read again")
+    let ages = late.map { $0.readAt - $0.record.seconds }
+    #expect(ages.allSatisfy { $0 < 0.2 }, "samples up to \(ages.max() ?? 0) s old")
+    #expect((late.first?.record.seconds ?? 0) > start + stallEnd - 0.2, "the first after those is recent")
+
+    // The daemon says so, once per spell, and counts what was dropped.
+    let said = rig.log.matching("stream \(slow.id) ")
+    #expect(
+      said.first?.contains("is not read fast enough: samples dropped until it reads again") == true, "\(said)"
+    )
+    let dropped = said.dropFirst().first.flatMap { line in
+      line.contains("reads again (")
+        ? Int(line.split(separator: "(").last?.split(separator: " ").first ?? "") : nil
+    }
+    #expect((dropped ?? 0) > 60, "\(said)")
+    #expect(rig.log.matching("stream \(reader.id) ").filter { $0.contains("dropped") }.isEmpty)
+    _ = try rig.call(stalled, "StopUpdates", [.uint32(slow.id)])
+    let ended = rig.log.matching("stream \(slow.id) of").last ?? ""
+    #expect(ended.contains("dropped (client too slow)"), "\(ended)")
     rig.stop()
   }
 }
