@@ -224,6 +224,7 @@ open class Window: View, EventWindow {
     guard !delivery.slots.isEmpty else { return }
     let order = orderMayDiffer ? arena.deliveryOrder(of: delivery) : nil
     delivery.deliver(with: event, order: order, arena: arena)
+    delivery.clear()
   }
 
   /// For a new touch, in one look at its recognizers: whether one already under way that cancels

@@ -42,7 +42,8 @@ import Testing
     let refused = postedEvent(to: app) { .remoteControl(.remoteControlPlay, timestamp: 1) }
     app.beginReceivingRemoteControlEvents()
     let nobody = postedEvent(to: app) { .remoteControl(.remoteControlPlay, timestamp: 2) }
-    app.keyWindow = Node("window", next: app)
+    let window = Node("window", next: app)  // the application does not own its key window
+    app.keyWindow = window
     let unhandled = postedEvent(to: app) { .remoteControl(.remoteControlPlay, timestamp: 3) }
     #expect(records.count == 3 && records.allSatisfy(\.wasDropped))
     #expect(refused() == nil && nobody() == nil && unhandled() == nil)
@@ -65,7 +66,8 @@ import Testing
   @Test func anEventSentDirectlyIsReleased() {
     let app = Application(scheduler: VirtualScheduler())
     app.beginReceivingRemoteControlEvents()
-    app.keyWindow = Node("window", next: app, handles: [.remoteControl])
+    let window = Node("window", next: app, handles: [.remoteControl])
+    app.keyWindow = window
     weak var weakEvent: Event?
     do {
       let event = Event.remoteControl(.remoteControlStop, timestamp: 1)
