@@ -244,7 +244,8 @@ final class TwoFingerSpreadRecognizer: GestureRecognizer {
     double.numberOfTapsRequired = 2
     single.require(toFail: double)
     var singleAt: Seconds?
-    single.addHandler { [scheduler = h.scheduler] _ in singleAt = scheduler.now }  // not h: its views keep this
+    // The scheduler, not h: its views keep this handler.
+    single.addHandler { [scheduler = h.scheduler] _ in singleAt = scheduler.now }
 
     h.tap(100, 100, at: 1.0)
     #expect(single.state == .possible)
