@@ -14,6 +14,11 @@ public struct MPRISPlayer: Sendable {
   public internal(set) var playerProperties: [String: DBusValue] = [:]
   /// The properties of `org.mpris.MediaPlayer2`.
   public internal(set) var rootProperties: [String: DBusValue] = [:]
+  /// Whether Player properties changed without being read (decoded only for the selected
+  /// player): its values here are older than the player's until read again.
+  public internal(set) var hasUnreadChanges = false
+  /// The property names of its last PropertiesChanged and the activity kind made of them.
+  var lastSignal: (names: [String], kind: String)?
   /// The last known position (µs) and when it was known, for extrapolation while playing
   /// (players do not signal Position changes, only jumps through `Seeked`).
   var positionSample: (position: Int64, at: Seconds)?
