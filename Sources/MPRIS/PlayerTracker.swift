@@ -25,8 +25,10 @@ public enum PlayerTrackerChange: Sendable {
 /// Only the selected player's properties are shown (by the proxy player) and used (by the
 /// controller): of the others' PropertiesChanged only `PlaybackStatus` (what the selection looks
 /// at) is decoded; the rest (a browser tab's Metadata and Position, 10 times a second) is left
-/// unread and the player marked `hasUnreadChanges`. Its properties are read again (GetAll, with
-/// a callback) when it becomes selected, or for `responderctl players` (`readUnreadProperties`).
+/// unread and named in the player's `unreadProperties`. When a signal selects its player (it
+/// started playing; with `most-recent`, any signal), that signal is decoded in full; what it
+/// leaves unread is read again (GetAll, with a callback), as for a player selected otherwise
+/// (another one left or paused), and for `responderctl players` (`readUnreadProperties`).
 public final class PlayerTracker {
   public let scheduler: Scheduler
   public let settings: PlayerSettings
@@ -259,7 +261,7 @@ public final class PlayerTracker {
       case .success(let values):
         player.playerProperties = values
         // Newer than any signal left unread while it was loading.
-        player.hasUnreadChanges = false
+        player.unreadProperties.removeAll()
         if let position = values["Position"]?.int64 { player.setPosition(position, at: now) }
         self.players[id] = player
         self.notify(.properties(player: id, names: Set(values.keys)))
@@ -292,9 +294,7 @@ public final class PlayerTracker {
   }
 
   private func propertiesChanged(_ message: DBusMessage) {
-    guard let sender = message.sender, let hadUnreadChanges = players[sender]?.hasUnreadChanges else {
-      return
-    }
+    guard let sender = message.sender, players[sender] != nil else { return }
     let proxy = isProxy(sender)
     let selected = selector.selectedID == sender
     guard
@@ -308,7 +308,7 @@ public final class PlayerTracker {
     switch proxy ? nil : change.interface {
     case MPRISNames.playerInterface:
       players[sender]!.mergePlayerProperties(change.changed, at: now)
-      if !change.unread.isEmpty { players[sender]!.hasUnreadChanges = true }
+      players[sender]!.noteRead(change.changed.keys, unread: change.unread)
       if change.changed["PlaybackStatus"] != nil { newStatus = players[sender]!.playbackStatus }
     case MPRISNames.rootInterface:
       for (key, value) in change.changed { players[sender]!.rootProperties[key] = value }
@@ -318,12 +318,13 @@ public final class PlayerTracker {
     let kind = activityKind(of: sender, change)
     let wasUnresponsive = selector.players[sender]?.unresponsiveReason != nil
     let selectionChanged = selector.signal(sender, kind: kind, status: newStatus, at: now)
-    if !change.unread.isEmpty, !proxy, selector.selectedID == sender {
-      // Selected by this very signal (it started playing): its values are the newest.
-      if let full = message.readPropertiesChanged(wanted: { _, _ in true }) {
-        players[sender]!.mergePlayerProperties(full.changed, at: now)
-      }
-      players[sender]!.hasUnreadChanges = hadUnreadChanges
+    if !change.unread.isEmpty, !proxy, selector.selectedID == sender,
+      let full = message.readPropertiesChanged(wanted: { _, _ in true })
+    {
+      // Selected by this very signal: its values are the newest. A chatty player sends the same
+      // properties each time: nothing is left unread then, and nothing to ask it.
+      players[sender]!.mergePlayerProperties(full.changed, at: now)
+      players[sender]!.noteRead(full.changed.keys, unread: [])
     }
     if change.interface == MPRISNames.playerInterface {
       notify(.properties(player: sender, names: Set(change.changed.keys)))
@@ -382,7 +383,7 @@ public final class PlayerTracker {
       let wasOutdated = player.hasUnreadChanges
       player.mergePlayerProperties(values, at: now)
       // Newer than every signal left unread: the player sent those before this answer.
-      player.hasUnreadChanges = false
+      player.unreadProperties.removeAll()
       self.players[id] = player
       var changed = false
       if let status = player.playbackStatus {

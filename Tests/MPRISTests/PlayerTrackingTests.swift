@@ -322,14 +322,16 @@ final class FakePlayer {
     #expect(tracker.players[tabID]?.hasUnreadChanges == true)
     #expect(proxyTitle(widget) == "track 1")  // mpv's
 
-    // It starts playing the next track: selected by that signal, whose Metadata is read at once;
-    // the changes left unread before are read again (GetAll).
+    // It starts playing the next track: selected by that signal, which is read in full; it
+    // carries all that was left unread, so the tab is not asked (a call to it would wait).
     try tab.playNextTrack()
+    tab.connection.isStopped = true
     settle()
     #expect(tracker.selected?.uniqueName == tabID)
     #expect(tracker.selected?.title == "track 4")
     #expect(tracker.players[tabID]?.hasUnreadChanges == false)
     #expect(proxyTitle(widget) == "track 4")
+    tab.connection.isStopped = false
   }
 
   @Test func aPlayerSelectedByItsOwnSignalShowsThatSignalsMetadataWithoutAskingIt() throws {
@@ -384,6 +386,34 @@ final class FakePlayer {
     #expect(tracker.selected?.title == "track 3")
     #expect(tracker.players[tabID]?.hasUnreadChanges == false)
     #expect(titles.last == "track 3")
+  }
+
+  @Test func withMostRecentAChattyPlayerSelectedByEachSignalIsNotAskedForItsProperties() throws {
+    var settings = PlayerSettings()
+    settings.policy = .mostRecent
+    let tracker = PlayerTracker(settings: settings, scheduler: time)
+    let a = try FakePlayer("a", on: bus)
+    let b = try FakePlayer("b", on: bus)
+    settle()
+    tracker.attach(to: daemon)
+    settle()
+    let aID = try #require(a.connection.uniqueName)
+    #expect(tracker.selected?.uniqueName == aID)  // first by name
+
+    // Each signal selects its sender, and carries all it left unread before: read at once.
+    try b.changeTrack()
+    settle()
+    #expect(tracker.selected?.uniqueName == b.connection.uniqueName)
+    #expect(tracker.selected?.title == "track 2")
+    try a.changeTrack()
+    try a.changeTrack()
+    // Stopped: a call (GetAll) to it would wait unanswered.
+    a.connection.isStopped = true
+    settle()
+    #expect(tracker.selected?.uniqueName == aID)
+    #expect(tracker.selected?.title == "track 3")
+    #expect(tracker.players[aID]?.hasUnreadChanges == false)
+    a.connection.isStopped = false
   }
 
   @Test func theReportReadsThePlayersWithUnreadChangesFirst() throws {
