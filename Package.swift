@@ -259,7 +259,7 @@ let package = Package(
       dependencies: [
         "EventTime",
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
-        "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore",
+        "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "DeviceTestSupport", "InputCodes",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -281,7 +281,7 @@ let package = Package(
       dependencies: [
         "EventTime", "TouchDispatch",
         "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore",
-        "EventLoop", "RemoteControl", "ResponderdTestKit", "SystemCalls",
+        "EventLoop", "RemoteControl", "ResponderdTestKit", "SystemCalls", "Motion", "InputCodes",
       ],
       swiftSettings: strict),
     .testTarget(

@@ -8,7 +8,10 @@
 //     streams, samples are delivered one by one: 100 wake-ups/s, the price of the latency);
 //   - nobody: the sensor closed.
 // Figures: CPU of the daemon's thread per second (% of a core), its wake-ups per second, and the
-// sample → client latency (the scan's write to the client's recv) p50 and p99.
+// sample → client latency (the scan's write to the client's recv) p50 and p99, split in three:
+// the scan's write to the daemon's wake-up (the kernel, umockdev and the scheduler), the wake-up
+// to the sample sent to every client (responderd's own work), and the last send to the client's
+// recv (the scheduler again; negative for the clients sent to before the last).
 //
 // Build and run: swift build -c release --product MotionStreams && umockdev-wrapper .build/release/MotionStreams
 
@@ -105,10 +108,12 @@ struct Figures {
 
 /// Latencies in seconds, from every reader thread.
 final class Latencies: @unchecked Sendable {
+  /// A sample's timestamp (ns, as in its record) and when a client received it (s, monotonic).
+  struct Received { var timestamp: UInt64, at: Double }
   private let lock = NSLock()
-  private var values: [Double] = []
-  func add(_ value: Double) { lock.withLock { values.append(value) } }
-  func take() -> [Double] {
+  private var values: [Received] = []
+  func add(_ value: Received) { lock.withLock { values.append(value) } }
+  func take() -> [Received] {
     lock.withLock {
       defer { values.removeAll() }; return values
     }
@@ -116,6 +121,16 @@ final class Latencies: @unchecked Sendable {
 }
 
 let latencies = Latencies()
+
+/// In the daemon (this thread): when the loop last woke up, and for each sample (by its record's
+/// timestamp) that wake-up and when the daemon had sent it to every client.
+var lastWakeup = 0.0
+var daemonTimes: [UInt64: (wakeup: Double, sent: Double)] = [:]
+loop.addWakeupObserver { _ in lastWakeup = monotonicSeconds() }
+// Added after the motion API's observer, so it runs once the sample has been sent.
+service.motion?.shake?.input.addSampleObserver { sample in
+  daemonTimes[UInt64(max(0, (sample.t * 1e9).rounded()))] = (lastWakeup, monotonicSeconds())
+}
 let offsetNanoseconds = realtimeNanoseconds() - Int64(monotonicSeconds() * 1e9)
 
 /// Starts `count` streams at 100 Hz, each read on its own thread; returns their ids and sockets.
@@ -135,7 +150,7 @@ let offsetNanoseconds = realtimeNanoseconds() - Int64(monotonicSeconds() * 1e9)
         guard n == AccelerometerRecord.size, let record = AccelerometerRecord(bytes: buffer[0..<n]) else {
           return
         }
-        latencies.add(monotonicSeconds() - record.seconds)
+        latencies.add(.init(timestamp: record.timestamp, at: monotonicSeconds()))
       }
     }
   }
@@ -155,14 +170,39 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
   return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
 }
 
-func line(_ name: String, _ f: Figures, baseline: Figures?, latency: [Double] = []) {
+/// Latency (s) from the scan's write to the client's recv, and its three parts.
+struct Latency {
+  var total: [Double] = []
+  var toWakeup: [Double] = []
+  var inDaemon: [Double] = []
+  var toClient: [Double] = []
+
+  init() {}
+
+  @MainActor init(_ received: [Latencies.Received]) {
+    for sample in received {
+      total.append(sample.at - Double(sample.timestamp) / 1e9)
+      guard let daemon = daemonTimes[sample.timestamp] else { continue }
+      toWakeup.append(daemon.wakeup - Double(sample.timestamp) / 1e9)
+      inDaemon.append(daemon.sent - daemon.wakeup)
+      toClient.append(sample.at - daemon.sent)
+    }
+  }
+
+  static func describe(_ values: [Double]) -> String {
+    "p50 \(fixed(percentile(values, 0.5) * 1e3, 3)) ms, p99 \(fixed(percentile(values, 0.99) * 1e3, 3)) ms"
+  }
+}
+
+func line(_ name: String, _ f: Figures, baseline: Figures?, latency: Latency = Latency()) {
   var text =
     "  \(name.padding(toLength: 42, withPad: " ", startingAt: 0)): \(fixed(f.cpu * 100, 3)) % of a core, "
     + "\(fixed(f.wakeups, 1)) wake-ups/s"
   if let baseline, baseline.cpu > 0 { text += ", \(fixed(f.cpu / baseline.cpu, 2))× sampling alone" }
-  if !latency.isEmpty {
+  if !latency.total.isEmpty {
+    text += ", latency \(Latency.describe(latency.total)) (\(latency.total.count) samples)"
     text +=
-      ", latency p50 \(fixed(percentile(latency, 0.5) * 1e3, 3)) ms, p99 \(fixed(percentile(latency, 0.99) * 1e3, 3)) ms (\(latency.count) samples)"
+      "\n      write → daemon wake-up \(Latency.describe(latency.toWakeup)); wake-up → sent to all \(Latency.describe(latency.inDaemon)); last send → client recv \(Latency.describe(latency.toClient))"
   }
   print(text)
 }
@@ -174,12 +214,12 @@ line("sampling alone (for shakes)", alone, baseline: nil)
 let one = try startClients(1)
 _ = latencies.take()
 let figuresOne = measure(seconds: seconds)
-let latencyOne = latencies.take()
+let latencyOne = Latency(latencies.take())
 stopClients(one)
 let ten = try startClients(10)
 _ = latencies.take()
 let figuresTen = measure(seconds: seconds)
-let latencyTen = latencies.take()
+let latencyTen = Latency(latencies.take())
 stopClients(ten)
 line("1 client at 100 Hz", figuresOne, baseline: alone, latency: latencyOne)
 line("10 clients at 100 Hz", figuresTen, baseline: alone, latency: latencyTen)

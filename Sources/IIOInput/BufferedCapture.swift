@@ -122,6 +122,9 @@ final class BufferedCapture {
         return
       }
       decode(buffer)
+      // An observer of a sample may have stopped the capture (the last stream's client gone): the
+      // buffer is destroyed, and nothing more is read.
+      guard self.buffer == buffer else { return }
       if count < blockSamples * Int(rsp_iio_buffer_step(buffer)) { break }
     }
     if events.isGone {
@@ -144,6 +147,8 @@ final class BufferedCapture {
     let now = rsp_monotonic_now()
     let clockOffset = offsetToMonotonic()
     for index in 0..<count {
+      // Stopped by an observer of the previous sample: the block's memory is gone.
+      guard self.buffer == buffer else { return }
       let offset = index * step
       let raw = Vector3(
         Double(formats.x.value(at: x + offset)), Double(formats.y.value(at: y + offset)),

@@ -144,9 +144,14 @@ public final class IIOInput {
     return Double(sensor.blockSamples + 1) / sensor.rate
   }
 
-  /// Opens the sensor when `wanted` and closes it when not.
+  /// Opens the sensor when `wanted` and closes it when not. Asked again while wanted, it tries
+  /// again to open a sensor that failed (a driver refusing reads while another program holds its
+  /// buffer) or was not there.
   public func setWanted(_ wanted: Bool) {
-    guard wanted != isWanted else { return }
+    guard wanted != isWanted else {
+      if wanted && sensor == nil { open() }
+      return
+    }
     isWanted = wanted
     if wanted {
       do {

@@ -23,6 +23,8 @@ final class PolledCapture {
   private let onSample: (MotionSample) -> Void
   private let onFailure: (SystemError) -> Void
   private var timer: ScheduledTimer?
+  /// Between `start()` and `stop()`.
+  private var isRunning = false
   private var nextDeadline: Seconds = 0
   /// Samples read so far.
   /// The x, y, z raw attribute files, open while capturing (empty: read through libiio).
@@ -42,12 +44,14 @@ final class PolledCapture {
 
   /// Starts reading: the first sample on the next turn of the loop, then one per period.
   func start() {
+    isRunning = true
     openRawFiles()
     nextDeadline = scheduler.now
     timer = scheduler.schedule(at: nextDeadline) { [weak self] in self?.tick() }
   }
 
   func stop() {
+    isRunning = false
     timer?.cancel()
     timer = nil
     closeRawFiles()
@@ -124,6 +128,9 @@ final class PolledCapture {
     // Keep to the rate's grid; after a stall, start again from now rather than catch up.
     nextDeadline += period
     if nextDeadline <= scheduler.now { nextDeadline = scheduler.now + period }
-    if timer == nil { timer = scheduler.schedule(at: nextDeadline) { [weak self] in self?.tick() } }
+    // (Not when an observer of the sample stopped the capture.)
+    if timer == nil, isRunning {
+      timer = scheduler.schedule(at: nextDeadline) { [weak self] in self?.tick() }
+    }
   }
 }

@@ -63,6 +63,9 @@ public final class ConfigSection {
     return table[key]
   }
 
+  /// The value of `key` as written, of any type (for keys that take a number or a word).
+  public func anyValue(_ key: String) -> TOML.Value? { value(key) }
+
   private func wrongType(_ key: String, _ value: TOML.Value, expected: String) -> ConfigError {
     error(key, "'\(qualified(key))' must be \(expected), not \(value.typeName)")
   }

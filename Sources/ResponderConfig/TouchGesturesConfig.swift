@@ -73,7 +73,8 @@ public struct TouchGestureBinding: Equatable {
 /// [touch]
 /// enabled = true
 /// device = ""          # a /dev/input/eventN path or a device name (glob); empty: the first touchscreen
-/// rotation = 0         # how the display is turned, clockwise: 0, 90, 180, 270
+/// rotation = 0         # how the display is turned, clockwise: 0, 90, 180, 270, or "auto"
+///                      # (follow the device orientation from the accelerometer)
 /// width = 0            # the screen in points; 0: the panel's own units
 /// height = 0
 /// edge-width = 40      # points from an edge where an edge swipe must start
@@ -88,7 +89,12 @@ public struct TouchGestureBinding: Equatable {
 public struct TouchGesturesConfig: Equatable {
   public var enabled = true
   public var device = ""
+  /// The fixed rotation (0 with `autoRotate`: the panel's natural orientation until the device
+  /// orientation is known).
   public var rotation = TouchRotation.degrees0
+  /// `rotation = "auto"`: the screen turns with the device orientation (portrait 0, landscapeRight
+  /// 90, portraitUpsideDown 180, landscapeLeft 270; flat or unknown keeps the last).
+  public var autoRotate = false
   public var width: Double = 0
   public var height: Double = 0
   public var edgeWidth: Double = 40
@@ -99,12 +105,20 @@ public struct TouchGesturesConfig: Equatable {
   init(_ section: ConfigSection) throws {
     enabled = try section.bool("enabled", default: enabled)
     device = try section.string("device", default: device)
-    let degrees = try section.int("rotation", default: 0)
-    guard let turned = TouchRotation(degrees: degrees) else {
-      throw section.error(
-        "rotation", "'\(section.qualified("rotation"))' must be 0, 90, 180 or 270, not \(degrees)")
+    let mustBe = "'\(section.qualified("rotation"))' must be 0, 90, 180, 270 or \"auto\""
+    switch section.anyValue("rotation") {
+    case nil: break
+    case .integer(let degrees):
+      guard let turned = TouchRotation(degrees: Int(degrees)) else {
+        throw section.error("rotation", "\(mustBe), not \(degrees)")
+      }
+      rotation = turned
+    case .string("auto"): autoRotate = true
+    case .string(let word):
+      let hint = suggestion(for: word, among: ["auto"]).map { " (did you mean '\($0)'?)" } ?? ""
+      throw section.error("rotation", "\(mustBe), not '\(word)'\(hint)")
+    case let other?: throw section.error("rotation", "\(mustBe), not \(other.typeName)")
     }
-    rotation = turned
     width = try section.double("width", default: width, range: 0...100_000)
     height = try section.double("height", default: height, range: 0...100_000)
     edgeWidth = try section.double("edge-width", default: edgeWidth, range: 1...10_000)

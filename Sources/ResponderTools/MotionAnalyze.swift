@@ -28,28 +28,37 @@ public enum MotionTrace {
   /// The header line written at the top of a trace.
   public static let header = "t,x,y,z"
 
+  /// The header of a device-motion trace (`responderctl motion record --device-motion`): t,x,y,z
+  /// as in any trace (x = gravity + user acceleration), then the gravity estimate and the user's
+  /// acceleration, in the same units and signs.
+  public static let deviceMotionHeader = "t,x,y,z,gravity_x,gravity_y,gravity_z,user_x,user_y,user_z"
+
   /// Parses a trace. Blank lines and lines starting with `#` are skipped; the first other line
-  /// may be a header (`t,x,y,z`); every other line needs four numbers.
+  /// may be a header (`t,x,y,z`, or more columns after those: every line then has as many); every
+  /// other line needs four numbers (t, x, y, z are read; further columns must be numbers too).
   public static func parse(_ text: String, file: String) throws -> [MotionSample] {
     var samples: [MotionSample] = []
     var lineNumber = 0
     var sawData = false
+    var names = ["t", "x", "y", "z"]
     for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
       lineNumber += 1
       let line = rawLine.trimmingWhitespace
       if line.isEmpty || line.hasPrefix("#") { continue }
       let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(\.trimmingWhitespace)
       let numbers = fields.map { Double(String($0)) }
-      if !sawData, fields.count == 4, numbers.allSatisfy({ $0 == nil }) {
+      if !sawData, fields.count >= 4, numbers.allSatisfy({ $0 == nil }) {
         sawData = true  // A header.
+        names = fields.enumerated().map { $0 < 4 ? names[$0] : String($1) }
         continue
       }
       sawData = true
-      guard fields.count == 4 else {
+      guard fields.count == names.count else {
         throw MotionTraceError(
-          file: file, line: lineNumber, message: "expected 4 fields t,x,y,z, found \(fields.count)")
+          file: file, line: lineNumber,
+          message: "expected \(names.count) fields \(names.joined(separator: ",")), found \(fields.count)")
       }
-      for (index, name) in ["t", "x", "y", "z"].enumerated() {
+      for (index, name) in names.enumerated() {
         guard let value = numbers[index], value.isFinite else {
           throw MotionTraceError(
             file: file, line: lineNumber, message: "\(name) is not a number: '\(fields[index])'")
@@ -64,6 +73,22 @@ public enum MotionTrace {
   public static func line(for sample: MotionSample) -> String {
     "\(formatNumber(sample.t, decimals: 6)),\(formatNumber(sample.x, decimals: 4)),"
       + "\(formatNumber(sample.y, decimals: 4)),\(formatNumber(sample.z, decimals: 4))"
+  }
+
+  /// One line of a trace for a sample of a `Motion1` accelerometer stream: `acceleration` in g
+  /// with Core Motion's signs (face up reads z = -1), written in m/s² as the sensor reads it (face
+  /// up reads z = +9.8), as `motion record --direct` and `motion analyze` have it.
+  public static func line(streamTime t: Seconds, acceleration: Vector3) -> String {
+    line(for: MotionSample(t: t, acceleration: acceleration * -standardGravity + .zero))
+  }
+
+  /// One line of a device-motion trace (`deviceMotionHeader`) for a sample of a `Motion1`
+  /// device-motion stream (gravity and user acceleration in g, Core Motion's signs).
+  public static func line(streamTime t: Seconds, gravity: Vector3, userAcceleration: Vector3) -> String {
+    let g = gravity * -standardGravity + .zero
+    let u = userAcceleration * -standardGravity + .zero
+    let values = [g.x, g.y, g.z, u.x, u.y, u.z].map { formatNumber($0, decimals: 4) }
+    return ([line(for: MotionSample(t: t, acceleration: g + u + .zero))] + values).joined(separator: ",")
   }
 }
 

@@ -73,6 +73,7 @@ public final class MotionAPI: ServiceComponent {
   private var orientationWatchers: [String: Int] = [:]
   private var watches: [String: DBusSubscription] = [:]
   private var estimator = OrientationEstimator()
+  private var orientationObservers: [(DeviceOrientation) -> Void] = []
   private var lastSensorInterval: Seconds = 0
   /// The time of the last sample (to measure the sensor's actual period).
   private var lastSampleTime: Seconds?
@@ -83,6 +84,12 @@ public final class MotionAPI: ServiceComponent {
   public var streamCount: Int { streams.count }
   /// The device orientation now (unknown while the sensor is closed).
   public var deviceOrientation: DeviceOrientation { estimator.orientation }
+
+  /// Calls `observer` with each new device orientation (each `DeviceOrientation` change; unknown
+  /// when the sensor stays closed).
+  public func addOrientationObserver(_ observer: @escaping (DeviceOrientation) -> Void) {
+    orientationObservers.append(observer)
+  }
 
   public func start(in service: Service) throws {
     self.service = service
@@ -412,6 +419,7 @@ public final class MotionAPI: ServiceComponent {
     if estimator.update(gravity: gravity) != previous {
       logger.info("motion-api: device orientation \(estimator.orientation)")
       try? object?.propertiesChanged(interface: MotionBusAPI.interface, ["DeviceOrientation"])
+      for observer in orientationObservers { observer(estimator.orientation) }
     }
     // The tolerance of decimation: the actual spacing of samples, else the sensor's nominal one.
     var period = sensorInterval
@@ -469,6 +477,7 @@ public final class MotionAPI: ServiceComponent {
       else { return }
       self.estimator.reset()
       try? self.object?.propertiesChanged(interface: MotionBusAPI.interface, ["DeviceOrientation"])
+      for observer in self.orientationObservers { observer(.unknown) }
     }
   }
 }

@@ -58,12 +58,13 @@ public final class MotionComponent: ServiceComponent {
     let streams = service.motionStreams.streams
     if streams > 0 { names.append(streams == 1 ? "1 motion stream" : "\(streams) motion streams") }
     if service.motionStreams.orientationWatchers > 0 { names.append("orientation notifications") }
+    if service.touchFollowsOrientation { names.append("touch rotation") }
     return names.isEmpty ? nil : names.joined(separator: ", ")
   }
 
   /// Opens or closes the sensor according to who wants motion now, at the rate they want: the
   /// configured rate for shake detection, the fastest a stream asks for, 10 Hz for orientation
-  /// alone. While streams are served, buffered samples are delivered one by one (no blocks).
+  /// alone (notifications, touch rotation). While streams are served, buffered samples are delivered one by one (no blocks).
   public func refresh() {
     guard let shake, let service else { return }
     let reason = wantedBy

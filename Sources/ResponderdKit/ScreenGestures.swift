@@ -90,6 +90,14 @@ public final class ScreenGestures {
       }
     }
   }
+
+  /// Gives the screen a new size (it turned: `[touch] rotation = "auto"`): the window and its
+  /// view take it, and edge swipes measure their edges on it. Call it between touch sequences.
+  public func resize(to screen: Size) {
+    window.frame = Rect(x: 0, y: 0, width: screen.width, height: screen.height)
+    view.frame = window.bounds
+    for filter in delegates { filter.screen = screen }
+  }
 }
 
 /// Lets an edge swipe take only sequences whose first touch starts near its edge (the other
@@ -97,7 +105,7 @@ public final class ScreenGestures {
 final class EdgeFilter: GestureRecognizerDelegate {
   let edge: TouchGestureBinding.Edge
   let width: Double
-  let screen: Size
+  var screen: Size
 
   init(edge: TouchGestureBinding.Edge, width: Double, screen: Size) {
     self.edge = edge

@@ -169,11 +169,23 @@ public final class Service {
     }
   }
 
+  /// Whether the touch component follows the device orientation now (`[touch] rotation = "auto"`
+  /// with a touchscreen open; kept by `TouchGesturesComponent`). Makes `motionInterest` true.
+  public internal(set) var touchFollowsOrientation = false {
+    didSet {
+      guard touchFollowsOrientation != oldValue else { return }
+      updateMotionInterest()
+      motion?.refresh()
+    }
+  }
+
   func updateMotionInterest() {
-    let wanted = chain.wants(.motion) || motionApplications > 0 || !motionStreams.isEmpty
+    let wanted =
+      chain.wants(.motion) || motionApplications > 0 || !motionStreams.isEmpty || touchFollowsOrientation
     guard wanted != motionInterest else { return }
     motionInterest = wanted
-    logger.info("motion: \(wanted ? "wanted" : "no longer wanted") by the chain")
+    // (Wanted by the chain, applications, streams or the touchscreen: the motion component says which.)
+    logger.info("motion: \(wanted ? "wanted" : "no longer wanted")")
     for observer in motionInterestObservers { observer(wanted) }
   }
 

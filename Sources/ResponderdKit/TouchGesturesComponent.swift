@@ -15,6 +15,12 @@ import TouchDispatch
 /// remote-control event to the application or runs its command. The touchscreen is opened only
 /// when gestures are configured; unplugged, it is followed by udev and taken again when it comes
 /// back.
+///
+/// With `rotation = "auto"` the screen turns with the device orientation (`AutoRotation`, from
+/// the motion API's orientation estimate, the one `Motion1.DeviceOrientation` shows): while the
+/// touchscreen is open the accelerometer is wanted (`Service.touchFollowsOrientation`, one capture
+/// shared with shakes and streams). A turn takes effect between touch sequences: a sequence under
+/// way keeps its coordinates to its end.
 public final class TouchGesturesComponent: ServiceComponent {
   public let componentName = "touch"
   /// The gestures on the open touchscreen (nil while none is open).
@@ -24,6 +30,8 @@ public final class TouchGesturesComponent: ServiceComponent {
   private var watcher: UdevInputWatcher?
   private weak var service: Service?
   private var logger = Logger(label: "responderd")
+  /// The rotation following the device orientation (`rotation = "auto"`; nil otherwise).
+  public private(set) var autoRotation: AutoRotation?
 
   public init() {}
 
@@ -39,6 +47,7 @@ public final class TouchGesturesComponent: ServiceComponent {
       logger.info("touch: no gestures configured ([[touch.gesture]]): touchscreen left closed")
       return
     }
+    if config.autoRotate { startFollowingOrientation(service) }
     let watcher = UdevInputWatcher(loop: service.loop)
     self.watcher = watcher
     try watcher.start(
@@ -57,6 +66,49 @@ public final class TouchGesturesComponent: ServiceComponent {
     source = nil
     closing?.close()
     gestures = nil
+    service?.touchFollowsOrientation = false
+  }
+
+  /// `rotation = "auto"`: follows the motion API's orientation; says in one line when it cannot
+  /// (the screen then keeps the panel's natural orientation).
+  private func startFollowingOrientation(_ service: Service) {
+    let motion = service.config.motion
+    guard motion.enabled else {
+      logger.notice(
+        "touch: rotation = \"auto\" needs the accelerometer, and motion is disabled ([motion] enabled = false): the touchscreen keeps its natural orientation"
+      )
+      return
+    }
+    guard let motionAPI = service.motionAPI, let shake = service.motion?.shake else {
+      logger.notice(
+        "touch: rotation = \"auto\" needs the motion components, which this service does not run: the touchscreen keeps its natural orientation"
+      )
+      return
+    }
+    var rotation = AutoRotation(motionRotation: motion.rotation)
+    rotation.update(motionAPI.deviceOrientation)
+    autoRotation = rotation
+    motionAPI.addOrientationObserver { [weak self] orientation in self?.orientationChanged(orientation) }
+    if shake.input.probe() == nil {
+      logger.notice(
+        "touch: rotation = \"auto\" but no accelerometer is found: the touchscreen keeps its natural orientation until one appears"
+      )
+    } else {
+      logger.info("touch: rotation follows the device orientation (the accelerometer)")
+    }
+  }
+
+  private func orientationChanged(_ orientation: DeviceOrientation) {
+    guard var rotation = autoRotation else { return }
+    let before = rotation.rotation
+    rotation.update(orientation)
+    autoRotation = rotation
+    guard rotation.rotation != before, let input = source?.input else { return }
+    logger.info("touch: device \(orientation): screen turned \(rotation.rotation.rawValue)°")
+    input.rotate(to: rotation.rotation)
+    if input.pendingRotation != nil {
+      logger.debug("touch: the turn waits for the fingers on the screen to lift")
+    }
   }
 
   /// Whether `device` is the configured touchscreen (any direct multitouch device when none is).
@@ -75,12 +127,22 @@ public final class TouchGesturesComponent: ServiceComponent {
       device.close()
       return
     }
-    let turned = config.rotation == .degrees90 || config.rotation == .degrees270
+    let rotation = autoRotation?.rotation ?? config.rotation
     let unitsWide = Double(device.xRange.upperBound) - Double(device.xRange.lowerBound) + 1
     let unitsHigh = Double(device.yRange.upperBound) - Double(device.yRange.lowerBound) + 1
-    let screen = Size(
-      width: config.width > 0 ? config.width : (turned ? unitsHigh : unitsWide),
-      height: config.height > 0 ? config.height : (turned ? unitsWide : unitsHigh))
+    var screen: Size
+    if autoRotation != nil {
+      // width and height are the screen in the panel's natural orientation.
+      screen = Size(
+        width: config.width > 0 ? config.width : unitsWide,
+        height: config.height > 0 ? config.height : unitsHigh)
+      if rotation.isQuarterTurn { screen = Size(width: screen.height, height: screen.width) }
+    } else {
+      let turned = rotation.isQuarterTurn
+      screen = Size(
+        width: config.width > 0 ? config.width : (turned ? unitsHigh : unitsWide),
+        height: config.height > 0 ? config.height : (turned ? unitsWide : unitsHigh))
+    }
     let gestures = ScreenGestures(
       bindings: config.gestures, screen: screen, edgeWidth: config.edgeWidth,
       scheduler: service.loop.scheduler
@@ -89,10 +151,14 @@ public final class TouchGesturesComponent: ServiceComponent {
     }
     do {
       let source = try TouchscreenSource(
-        device: device, window: gestures.window, loop: service.loop, rotation: config.rotation)
+        device: device, window: gestures.window, loop: service.loop, rotation: rotation)
       source.addGoneObserver { [weak self] in self?.closed(path) }
+      source.input.rotationObserver = { [weak gestures] calibration in
+        gestures?.resize(to: calibration.screen)
+      }
       self.source = source
       self.gestures = gestures
+      if autoRotation != nil { service.touchFollowsOrientation = true }
       logger.info(
         "touch: \(config.gestures.count) gestures on '\(device.identity.name)' (\(path)), screen \(Int(screen.width))×\(Int(screen.height))"
       )
@@ -112,6 +178,7 @@ public final class TouchGesturesComponent: ServiceComponent {
     logger.info("touch: touchscreen \(path) gone; waiting for one")
     source = nil
     gestures = nil
+    service?.touchFollowsOrientation = false
   }
 
   private func perform(_ binding: TouchGestureBinding, at time: Seconds) {
@@ -133,5 +200,12 @@ public final class TouchGesturesComponent: ServiceComponent {
         logger.warning("touch: gesture '\(binding.name)': cannot start '\(argv[0])': \(error)")
       }
     }
+  }
+}
+
+extension Service {
+  /// The motion API component, when the service has one.
+  public var motionAPI: MotionAPI? {
+    components.lazy.compactMap { $0 as? MotionAPI }.first
   }
 }

@@ -11,6 +11,28 @@ public enum TouchRotation: Int, Sendable, CaseIterable {
 
   /// A rotation from degrees (0, 90, 180, 270).
   public init?(degrees: Int) { self.init(rawValue: degrees) }
+
+  /// The rotation that shows the picture upright when the device is held as `orientation`
+  /// (measured against the panel's natural orientation): portrait 0, landscapeRight (the left edge
+  /// up) 90, portraitUpsideDown 180, landscapeLeft (the right edge up) 270; none for faceUp,
+  /// faceDown and unknown, which say nothing about which edge is up.
+  public init?(_ orientation: DeviceOrientation) {
+    switch orientation {
+    case .portrait: self = .degrees0
+    case .landscapeRight: self = .degrees90
+    case .portraitUpsideDown: self = .degrees180
+    case .landscapeLeft: self = .degrees270
+    case .faceUp, .faceDown, .unknown: return nil
+    }
+  }
+
+  /// This rotation followed by `other` (clockwise degrees add up).
+  public func adding(_ other: TouchRotation) -> TouchRotation {
+    TouchRotation(rawValue: (rawValue + other.rawValue) % 360)!
+  }
+
+  /// Whether the screen is on its side (90 or 270): its width and height are the panel's swapped.
+  public var isQuarterTurn: Bool { self == .degrees90 || self == .degrees270 }
 }
 
 /// Maps a touch panel's device units to screen points, as libinput does: the axis ranges
@@ -40,6 +62,17 @@ public struct TouchCalibration: Sendable, Equatable {
     self.pressureRange = pressureRange
   }
 
+  /// The same panel with the screen turned to `rotation`: the screen's width and height swap when
+  /// the turn is a quarter one.
+  public func turned(to rotation: TouchRotation) -> TouchCalibration {
+    var turned = self
+    turned.rotation = rotation
+    if rotation.isQuarterTurn != self.rotation.isQuarterTurn {
+      turned.screen = Size(width: screen.height, height: screen.width)
+    }
+    return turned
+  }
+
   private var xSpan: Double { Double(xRange.upperBound) - Double(xRange.lowerBound) + 1 }
   private var ySpan: Double { Double(yRange.upperBound) - Double(yRange.lowerBound) + 1 }
 
@@ -61,7 +94,7 @@ public struct TouchCalibration: Sendable, Equatable {
 
   /// Points per device unit, averaged over the two axes (for contact sizes).
   public var pointsPerUnit: Double {
-    let turned = rotation == .degrees90 || rotation == .degrees270
+    let turned = rotation.isQuarterTurn
     let alongX = (turned ? screen.height : screen.width) / xSpan
     let alongY = (turned ? screen.width : screen.height) / ySpan
     return (alongX + alongY) / 2
@@ -89,6 +122,11 @@ public struct TouchCalibration: Sendable, Equatable {
 public final class TouchscreenInput {
   public let touchInput: TouchInput
   public var calibration: TouchCalibration
+  /// The rotation `rotate(to:)` asked for while fingers were down, applied when the last one lifts.
+  public private(set) var pendingRotation: TouchRotation?
+  /// Called each time a new rotation takes effect, with the new calibration (its `screen` is the
+  /// window's new size).
+  public var rotationObserver: ((TouchCalibration) -> Void)?
   private var decoder = MultitouchDecoder()
 
   public init(window: Window, calibration: TouchCalibration, source: String = "touchscreen") {
@@ -105,11 +143,29 @@ public final class TouchscreenInput {
     case .dropped(let time):
       touchInput.cancelAll(at: time)
     }
+    if pendingRotation != nil { applyPendingRotation() }
   }
 
   /// Cancels the touches under way (the device went away).
   public func cancel(at time: Seconds) {
     touchInput.cancelAll(at: time)
     decoder = MultitouchDecoder()
+    if pendingRotation != nil { applyPendingRotation() }
+  }
+
+  /// Turns the screen to `rotation` (the screen turned with the device): at once when no finger
+  /// is on the surface, else once the last one lifts, so that a touch sequence under way keeps
+  /// the coordinates it began with to its end, as the touches of one UIKit sequence do.
+  public func rotate(to rotation: TouchRotation) {
+    pendingRotation = rotation
+    applyPendingRotation()
+  }
+
+  private func applyPendingRotation() {
+    guard let rotation = pendingRotation, touchInput.activeTouches.isEmpty else { return }
+    pendingRotation = nil
+    guard rotation != calibration.rotation else { return }
+    calibration = calibration.turned(to: rotation)
+    rotationObserver?(calibration)
   }
 }

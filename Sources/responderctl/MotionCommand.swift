@@ -7,11 +7,12 @@ import ResponderTools
 import ResponderdKit
 import SystemCalls
 
-/// `responderctl motion`: the offline shake tools.
+/// `responderctl motion`: live samples from the daemon (watch, record) and the offline shake analysis.
 struct MotionCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "motion",
-    abstract: "Analyze accelerometer traces with the shake detector, record one, or watch live samples.",
+    abstract:
+      "Watch or record the running responderd's accelerometer samples; analyze a trace with the shake detector.",
     subcommands: [MotionAnalyzeCommand.self, MotionRecordCommand.self, MotionWatchCommand.self])
 }
 
@@ -53,54 +54,6 @@ struct MotionAnalyzeCommand: ParsableCommand {
     for line in analysis.jsonLines { print(line) }
     if let plot {
       try writeTextFile(plot, MotionPlot(analysis: analysis, title: file).svg())
-    }
-  }
-}
-
-/// `responderctl motion record [--seconds N] [--config F] [--output FILE]`.
-struct MotionRecordCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "record",
-    abstract: "Record the accelerometer to a trace that `motion analyze` reads.",
-    discussion: """
-      Opens the accelerometer the way responderd does (the [motion] settings of the config: rate, \
-      capture, rotation, device) and writes t,x,y,z lines (CLOCK_MONOTONIC seconds, m/s² in screen \
-      coordinates) until N seconds have passed or it is interrupted.
-      """)
-
-  @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
-  var seconds: Double?
-
-  @Option(help: "A responderd config file whose [motion] settings to use.")
-  var config: String?
-
-  @Option(name: .shortAndLong, help: "Write the trace to this file instead of standard output.")
-  var output: String?
-
-  func validate() throws {
-    if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be positive") }
-  }
-
-  func run() throws {
-    let settings = try config.map { try ResponderdConfig.load(path: $0).motion } ?? MotionSettings()
-    LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: .notice) }
-    let loop = try EventLoop()
-    var text = ""
-    let recorder = MotionRecorder(loop: loop, settings: settings, logger: Logger(label: "responderctl")) {
-      line in
-      if output == nil { print(line, terminator: "") } else { text += line }
-    }
-    do {
-      try recorder.run(seconds: seconds)
-    } catch {
-      writeText("responderctl: \(error)\n", to: .standardError)
-      throw ExitCode(1)
-    }
-    if let output { try writeTextFile(output, text) }
-    writeText("responderctl: \(recorder.sampleCount) samples recorded\n", to: .standardError)
-    if recorder.sensorLost {
-      writeText("responderctl: the sensor went away\n", to: .standardError)
-      throw ExitCode(1)
     }
   }
 }

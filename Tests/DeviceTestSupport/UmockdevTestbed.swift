@@ -51,6 +51,16 @@ public final class UmockdevTestbed {
     g_free(dir)
   }
 
+  /// The testbed `pointer` another helper made (umockdev redirects to the last testbed made: one
+  /// per process), to add evdev devices beside its own.
+  public init(sharing pointer: UnsafeMutablePointer<UMockdevTestbed>) {
+    g_object_ref(UnsafeMutableRawPointer(pointer))
+    self.pointer = pointer
+    let dir = umockdev_testbed_get_root_dir(pointer)!
+    root = String(cString: dir)
+    g_free(dir)
+  }
+
   deinit {
     g_object_unref(UnsafeMutableRawPointer(pointer))
   }

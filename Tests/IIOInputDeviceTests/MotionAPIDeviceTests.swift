@@ -7,6 +7,8 @@ import IIOInput
 import Motion
 import ResponderClient
 import ResponderCore
+import ResponderTools
+import SystemCalls
 import Testing
 
 @testable import ResponderConfig
@@ -23,7 +25,9 @@ private final class MotionDaemon {
   /// Realtime minus monotonic seconds (the emulated sensor stamps scans on the realtime clock).
   let offset: Double
 
-  init(chain: [String] = ["log"], prepare: (Testbed) throws -> Void = { _ in }) throws {
+  init(
+    chain: [String] = ["log"], handlers: [any Handler] = [], prepare: (Testbed) throws -> Void = { _ in }
+  ) throws {
     bed = try Testbed()
     try prepare(bed)
     bus = try PrivateBus()
@@ -31,6 +35,7 @@ private final class MotionDaemon {
     var config = ResponderdConfig()
     config.chain = chain
     service = Service(config: config, loop: loop, logger: testLogger)
+    for handler in handlers { service.handlerFactories[handler.name] = { _ in handler } }
     let busComponent = BusComponent(address: bus.address)
     service.bus = busComponent
     service.add(busComponent)
@@ -110,6 +115,17 @@ private final class MotionDaemon {
 
   func stop() {
     for component in service.components.reversed() { component.stop() }
+  }
+}
+
+/// A handler of the chain that takes motion events and keeps their phases.
+private final class MotionEventRecorder: Handler {
+  let name = "shake-recorder"
+  let eventTypes: Set<EventType> = [.motion]
+  var phases: [MotionPhase] = []
+  func handle(_ event: Event, phase: MotionPhase?, decide: @escaping (Bool) -> Void) {
+    if let phase { phases.append(phase) }
+    decide(true)
   }
 }
 
@@ -238,6 +254,77 @@ extension IIOInputDeviceTests {
     daemon.stop()
   }
 
+  @Test(
+    "motion API: the last client found gone by a failed send, mid-delivery: released, the sensor closed and opened again"
+  )
+  func motionClientGoneFoundBySend() throws {
+    let daemon = try MotionDaemon()
+    let client = try daemon.connect()
+    var lateSamples = 0
+    daemon.input?.addSampleObserver { _ in if daemon.input?.sensor == nil { lateSamples += 1 } }
+    let first = try daemon.start(client, interval: 0.01)
+    // Scans wait on the device before the client closes its socket: the daemon delivers them
+    // before it sees the hang-up, and the send fails.
+    let now = monotonicNow()
+    var scans: [UInt8] = []
+    for k in 0..<4 {
+      scans += scan(x: 0, y: 0, z: 1023, timestamp: Int64((now + Double(k) * 0.008 + daemon.offset) * 1e9))
+    }
+    daemon.bed.feed(scans)
+    #expect(try daemon.bed.waitUntilReadable(timeout: 2))
+    close(first.fd)
+    #expect(daemon.loop.run(until: { daemon.api.streamCount == 0 }, timeout: 2))
+    #expect(daemon.input?.sensor == nil, "the last client gone, the sensor is closed")
+    #expect(daemon.bed.attribute("buffer/enable") == "0")
+    // (The sample whose send failed still reaches the observers after the stream's.)
+    #expect(lateSamples <= 1, "samples read from the sensor's buffer after it was closed")
+    // A new stream is served by the sensor opened again.
+    let second = try daemon.start(client, interval: 0.05)
+    defer { close(second.fd) }
+    var records = 0
+    daemon.feed(rate: 100, duration: 0.5, each: { records += drain(second.fd, size: 32).count })
+    #expect(records >= 8, "\(records) samples in 0.5 s at 0.05 s")
+    daemon.stop()
+  }
+
+  @Test("motion API: a shake responder and a stream share one capture; shakes are found while samples stream")
+  func motionShakesAndStreamShareOneCapture() throws {
+    let shakes = MotionEventRecorder()
+    let daemon = try MotionDaemon(chain: [shakes.name], handlers: [shakes])
+    var opened: [IIOInput.Sensor] = []
+    daemon.input?.addSensorObserver { if case .opened(let sensor) = $0 { opened.append(sensor) } }
+    // The shake responder alone: the configured 50 Hz (62.5 offered), in blocks of 0.1 s.
+    let alone = try #require(daemon.input?.sensor)
+    #expect(alone.rate == 62.5 && alone.blockSamples == 6)
+    let client = try daemon.connect()
+    let stream = try daemon.start(client, interval: 0.05)
+    // The stream takes the same capture (samples one by one now), not a sensor of its own.
+    #expect(daemon.service.motion?.wantedBy == "\(shakes.name), 1 motion stream")
+    #expect(opened.count == 1 && opened.last?.rate == 62.5 && opened.last?.blockSamples == 1)
+    var records: [AccelerometerRecord] = []
+    // 1.2 s of shaking (3 Hz, 1.8 g along the screen's x axis), then 0.8 s still.
+    daemon.feed(
+      rate: 62.5, duration: 2,
+      raw: { t in
+        let dynamic = t < 1.2 ? 1.8 * standardGravity * sin(2 * .pi * 3 * t) : 0
+        return (0, max(-2048, min(2047, Int((dynamic / 0.009582).rounded()))), 1023)
+      },
+      each: { records += drain(stream.fd, size: 32).compactMap { AccelerometerRecord(bytes: $0) } })
+    _ = daemon.loop.run(until: { shakes.phases.count >= 2 }, timeout: 2)
+    #expect(shakes.phases == [.began, .ended])
+    #expect((38...42).contains(records.count), "\(records.count) samples in 2 s at 0.05 s")
+    // The stream saw the shake: x swings both ways past 1 g (Core Motion's signs).
+    #expect(records.contains { $0.x > 1 } && records.contains { $0.x < -1 })
+    #expect(opened.count == 1, "one capture for both")
+
+    // The stream ends: the sensor stays open for the shakes, in blocks again.
+    _ = try daemon.call(client, "StopUpdates", [.uint32(stream.id)])
+    close(stream.fd)
+    #expect(daemon.input?.sensor?.rate == 62.5 && daemon.input?.sensor?.blockSamples == 6)
+    #expect(daemon.service.motion?.wantedBy == shakes.name)
+    daemon.stop()
+  }
+
   @Test("motion API: bad requests get errors and change nothing")
   func motionBadRequests() throws {
     let daemon = try MotionDaemon()
@@ -320,6 +407,44 @@ extension IIOInputDeviceTests {
     #expect(daemon.input?.sensor == nil)
     _ = daemon.loop.run(until: { seen.count >= 3 }, timeout: 1)
     #expect(seen.last == "unknown")
+    daemon.stop()
+  }
+}
+
+extension IIOInputDeviceTests {
+  @Test("motion API: orientation from a real recorded turn (a phone on a belt, standing, then lying down)")
+  func motionOrientationFromARecordedTurn() throws {
+    // UCI HAPT subject 1 at the waist, 50 Hz, screen coordinates in m/s² (Tests/Fixtures/Motion/real):
+    // standing still until 67.5 s, the stand-to-lie transition until 73.26 s, then lying.
+    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Fixtures/Motion/real/hapt-u01-waist-50hz.csv").path
+    let trace = try MotionTrace.parse(try readTextFile(file), file: file)
+    let from = 66.0
+    let first = try #require(trace.firstIndex { $0.t >= from })
+    let daemon = try MotionDaemon()
+    let client = try daemon.connect()
+    var seen: [(String, Double)] = []
+    var fed = 0.0
+    client.onPropertiesChanged(path: ResponderBusAPI.daemonPath, interface: MotionBusAPI.interface) {
+      _, changed, _ in
+      if let value = changed["DeviceOrientation"]?.string { seen.append((value, from + fed)) }
+    }
+    _ = try daemon.call(client, "BeginGeneratingDeviceOrientationNotifications")
+    // The trace through the emulated sensor as it happened: its mount matrix reads the screen's x
+    // from raw y and its y from raw -x; 0.009582 m/s² a count, ±2048.
+    func counts(_ value: Double) -> Int { max(-2048, min(2047, Int((value / 0.009582).rounded()))) }
+    daemon.feed(
+      rate: 50, duration: 8,
+      raw: { t in
+        fed = t
+        let sample = trace[min(trace.count - 1, first + Int((t * 50).rounded()))]
+        return (counts(-sample.y), counts(sample.x), counts(sample.z))
+      })
+    _ = daemon.loop.run(until: { false }, timeout: 0.2)
+    // Standing, the phone sideways in its holder (its right edge up); one change, in the transition.
+    #expect(seen.map(\.0) == ["landscapeLeft", "portrait"], "\(seen)")
+    if seen.count == 2 { #expect((67.5...73.26).contains(seen[1].1), "turned at \(seen[1].1) s") }
+    _ = try daemon.call(client, "EndGeneratingDeviceOrientationNotifications")
     daemon.stop()
   }
 }
@@ -434,6 +559,51 @@ extension IIOInputDeviceTests {
 
 extension IIOInputDeviceTests {
   @Test(
+    "the Python example's start_updates: closing its socket ends the stream while the app stays on the bus")
+  func motionPythonExampleClosesItsStream() throws {
+    let python = "/usr/bin/python3"
+    guard access(python, X_OK) == 0 else {
+      Issue.record("\(python) is missing: install python3-gi (scripts/packages.txt)")
+      return
+    }
+    let daemon = try MotionDaemon()
+    let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("examples/python-motion").path
+    let app = try ChildProcess(
+      [
+        python, "-c",
+        """
+        import signal
+        from gi.repository import Gio
+        from motion_watch import start_updates
+        samples, stream_id = start_updates(Gio.bus_get_sync(Gio.BusType.SESSION, None), 0.05)
+        print("started", stream_id, flush=True)
+        samples.close()
+        print("closed", flush=True)
+        signal.pause()
+        """,
+      ],
+      environment: daemon.bus.environment.merging(["PYTHONPATH": examples]) { $1 }, stdout: .capture,
+      stderr: .capture)
+    defer { app.terminate() }
+    var text = ""
+    #expect(
+      daemon.loop.run(
+        until: {
+          app.readAvailable()
+          text += app.takeBufferedOutput()
+          return text.contains("closed")
+        }, timeout: 5), "\(text)")
+    #expect(
+      daemon.loop.run(until: { daemon.api.streamCount == 0 }, timeout: 2), "the stream ended at the close")
+    #expect(daemon.input?.sensor == nil)
+    #expect(app.isRunning, "still on the bus")
+    daemon.stop()
+  }
+}
+
+extension IIOInputDeviceTests {
+  @Test(
     "motion API: with the buffer held by another (iio-sensor-proxy), streams go on through polled capture")
   func motionStreamsBesideSensorProxy() throws {
     let daemon = try MotionDaemon { bed in
@@ -460,6 +630,69 @@ extension IIOInputDeviceTests {
     let last = try #require(records.last)
     #expect(abs(last.x - 987 * 0.009582 / standardGravity) < 1e-9, "\(last)")
     #expect(abs(last.y - 12 * 0.009582 / standardGravity) < 1e-9, "\(last)")
+    daemon.stop()
+  }
+}
+
+extension IIOInputDeviceTests {
+  @Test(
+    "responderctl motion record: the stream into a trace `motion analyze` reads; Ctrl-C ends it, file complete"
+  )
+  func motionRecordCommand() throws {
+    let daemon = try MotionDaemon()
+    let responderctl = try BuiltProducts.path(of: "responderctl")
+    let file = NSTemporaryDirectory() + "responderd-record-\(getpid()).csv"
+    defer { unlink(file) }
+    let record = try ChildProcess(
+      [responderctl, "motion", "record", "--interval", "0.02", "-o", file],
+      environment: daemon.bus.environment,
+      stdout: .capture, stderr: .capture)
+    #expect(daemon.loop.run(until: { daemon.api.streamCount == 1 }, timeout: 5), "the recording's stream")
+    // Face up, then a push along x for 0.2 s (raw y 300 through the mount matrix: x = 2.8746 m/s²).
+    daemon.feed(rate: 100, duration: 1) { t in t >= 0.4 && t < 0.6 ? (0, 300, 1023) : (0, 0, 1023) }
+    record.signal(SIGINT)
+    let status = try record.waitForExit(timeout: 5)
+    #expect(ChildProcess.exitCode(status) == 0, "ended cleanly by SIGINT")
+    let said = try record.readToEnd(timeout: 2)
+    #expect(said.contains(" samples recorded"), "\(said)")
+    #expect(daemon.loop.run(until: { daemon.api.streamCount == 0 }, timeout: 2), "its stream released")
+
+    let text = try readTextFile(file)
+    #expect(
+      text.hasPrefix("# responderd stream (org.responderd.Motion1): accelerometer every 0.02 s\nt,x,y,z\n"),
+      "\(text.prefix(200))")
+    #expect(text.hasSuffix("\n"), "the last line complete")
+    let samples = try MotionTrace.parse(text, file: file)
+    #expect((40...56).contains(samples.count), "1 s at 50 Hz: \(samples.count)")
+    // m/s² as the sensor reads it (face up: z = +1023 × 0.009582), as `motion record --direct` writes.
+    #expect(samples.allSatisfy { abs($0.z - 1023 * 0.009582) < 1e-3 }, "\(samples.map(\.z))")
+    let pushed = samples.filter { abs($0.x - 300 * 0.009582) < 1e-3 }.count
+    #expect((8...12).contains(pushed), "0.2 s of push at 50 Hz: \(pushed)")
+    #expect(zip(samples, samples.dropFirst()).allSatisfy { abs($1.t - $0.t - 0.02) < 0.002 })
+    let analyze = try ChildProcess.run([responderctl, "motion", "analyze", file], loop: daemon.loop)
+    #expect(analyze.exitCode == 0 && analyze.output.isEmpty, "\(analyze)")
+
+    // Device motion, for a duration: the trace goes on with gravity and user acceleration.
+    let timed = try ChildProcess(
+      [
+        responderctl, "motion", "record", "--device-motion", "--interval", "0.05", "--duration", "0.6", "-o",
+        file,
+      ],
+      environment: daemon.bus.environment, stdout: .null, stderr: .null)
+    #expect(daemon.loop.run(until: { daemon.api.streamCount == 1 }, timeout: 5))
+    daemon.feed(rate: 100, duration: 1)
+    #expect(ChildProcess.exitCode(try timed.waitForExit(timeout: 5)) == 0)
+    let motion = try readTextFile(file)
+    let lines = motion.split(separator: "\n")
+    #expect(lines.count > 2 && lines[1] == "t,x,y,z,gravity_x,gravity_y,gravity_z,user_x,user_y,user_z")
+    let rows = lines.dropFirst(2).map { $0.split(separator: ",").compactMap { Double($0) } }
+    #expect((9...14).contains(rows.count), "0.6 s at 20 Hz: \(rows.count)")
+    #expect(
+      rows.allSatisfy { $0.count == 10 && abs($0[3] - ($0[6] + $0[9])) < 2e-4 && abs($0[6] - 9.8024) < 0.3 })
+    #expect(try MotionTrace.parse(motion, file: file).count == rows.count)
+    let analyzed = try ChildProcess.run([responderctl, "motion", "analyze", file], loop: daemon.loop)
+    #expect(analyzed.exitCode == 0, "\(analyzed)")
+    _ = daemon.loop.run(until: { daemon.api.streamCount == 0 }, timeout: 2)
     daemon.stop()
   }
 }

@@ -93,6 +93,17 @@ final class Testbed {
     try? deviceFD.writeAll(bytes: data)
   }
 
+  /// Waits until what was fed can be read on the device node (the pty passes it on a moment after
+  /// the write), polling a descriptor of its own without reading; false after `timeout` seconds.
+  func waitUntilReadable(timeout: Double) throws -> Bool {
+    let path = root + "/dev/iio:device0"
+    let fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else { throw TestbedError(description: "cannot open \(path): errno \(errno)") }
+    defer { close(fd) }
+    var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    return poll(&entry, 1, Int32(timeout * 1000)) == 1 && entry.revents & Int16(POLLIN) != 0
+  }
+
   /// Replays a umockdev script on the device node.
   func loadScript(_ path: String) throws {
     var error: UnsafeMutablePointer<GError>?

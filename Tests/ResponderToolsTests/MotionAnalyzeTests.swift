@@ -360,3 +360,39 @@ struct ShippedMotionConfigTests {
     #expect(try ResponderdConfig.load(path: path).motion == MotionSettings())
   }
 }
+
+@Suite("responderctl motion record: stream samples as trace lines")
+struct StreamTraceTests {
+  /// Motion1 gives g with Core Motion's signs (face up: z = -1); the trace has m/s² as the sensor
+  /// reads it (face up: z = +9.80665), as the direct recording and `motion analyze` have them.
+  @Test func accelerometerSamplesBecomeTheTraceTheAnalyzerReads() throws {
+    let line = MotionTrace.line(streamTime: 12.5, acceleration: Vector3(0.5, 0, -1))
+    #expect(line == "12.5,-4.9033,0,9.8067")
+    let samples = try MotionTrace.parse("\(MotionTrace.header)\n\(line)\n", file: "s.csv")
+    #expect(samples == [MotionSample(t: 12.5, x: -4.9033, y: 0, z: 9.8067)])
+  }
+
+  @Test func deviceMotionTracesCarryGravityAndUserAccelerationAfterTheTotal() throws {
+    let line = MotionTrace.line(
+      streamTime: 3, gravity: Vector3(0, 0, -1), userAcceleration: Vector3(0.25, 0, 0))
+    #expect(line == "3,-2.4517,0,9.8067,0,0,9.8067,-2.4517,0,0")
+    let text = "# device motion\n\(MotionTrace.deviceMotionHeader)\n\(line)\n\(line)\n"
+    let samples = try MotionTrace.parse(text, file: "d.csv")
+    #expect(samples.count == 2 && samples[0] == MotionSample(t: 3, x: -2.4517, y: 0, z: 9.8067))
+    // Every line has the header's columns, all numbers.
+    #expect(
+      throws: MotionTraceError(
+        file: "d.csv", line: 3,
+        message: "expected 10 fields t,x,y,z,gravity_x,gravity_y,gravity_z,user_x,user_y,user_z, found 4")
+    ) {
+      try MotionTrace.parse("\(MotionTrace.deviceMotionHeader)\n\n1,2,3,4\n", file: "d.csv")
+    }
+    #expect(throws: MotionTraceError(file: "d.csv", line: 2, message: "user_z is not a number: 'x'")) {
+      try MotionTrace.parse("\(MotionTrace.deviceMotionHeader)\n1,2,3,4,5,6,7,8,9,x\n", file: "d.csv")
+    }
+    // A plain trace still needs four.
+    #expect(throws: MotionTraceError(file: "p.csv", line: 2, message: "expected 4 fields t,x,y,z, found 5")) {
+      try MotionTrace.parse("t,x,y,z\n1,2,3,4,5\n", file: "p.csv")
+    }
+  }
+}

@@ -324,6 +324,13 @@ let commandAndLog = """
       (daemon, "org.freedesktop.DBus.Properties.Get", ["string:org.responderd.Daemon1", "string:Chain"]),
       (daemon, "org.freedesktop.DBus.Properties.GetAll", ["string:org.responderd.Daemon1"]),
       (daemon, "org.freedesktop.DBus.Introspectable.Introspect", []),
+      // Motion1 too: samples and the orientation are the user's (issue 18).
+      (daemon, "org.responderd.Motion1.StartAccelerometerUpdates", ["double:0.1"]),
+      (daemon, "org.responderd.Motion1.BeginGeneratingDeviceOrientationNotifications", []),
+      (
+        daemon, "org.freedesktop.DBus.Properties.Get",
+        ["string:org.responderd.Motion1", "string:DeviceOrientation"]
+      ),
       (proxy, "org.mpris.MediaPlayer2.Player.Next", []),
       (proxy, "org.mpris.MediaPlayer2.Player.PlayPause", []),
       (

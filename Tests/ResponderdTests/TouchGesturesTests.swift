@@ -63,7 +63,8 @@ import TouchDispatch
 
   @Test func refusesBadGestures() {
     #expect(
-      error("[touch]\nrotation = 45\n") == "c.toml:2: 'touch.rotation' must be 0, 90, 180 or 270, not 45")
+      error("[touch]\nrotation = 45\n")
+        == "c.toml:2: 'touch.rotation' must be 0, 90, 180, 270 or \"auto\", not 45")
     #expect(
       error("[[touch.gesture]]\ngesture = \"swipe\"\nevent = \"nextTrack\"\n")
         == "c.toml:1: a swipe needs 'direction' (right, left, up, down)")

@@ -22,6 +22,20 @@ ACCELEROMETER = struct.Struct("<Qddd")  # timestamp ns, x, y, z (g)
 DEVICE_MOTION = struct.Struct("<Qdddddd")  # timestamp ns, gravity xyz, user acceleration xyz (g)
 
 
+def start_updates(bus, interval, device_motion=False):
+    """Starts a stream; returns its socket and id. Closing the socket ends the stream at once.
+
+    The reply's descriptor list is emptied into the socket (steal_fds): a copy left in the list
+    would keep the stream running after the socket is closed, until the process leaves the bus.
+    """
+    method = "StartDeviceMotionUpdates" if device_motion else "StartAccelerometerUpdates"
+    reply, fds = bus.call_with_unix_fd_list_sync(
+        NAME, PATH, INTERFACE, method, GLib.Variant("(d)", (interval,)),
+        GLib.VariantType("(hu)"), Gio.DBusCallFlags.NONE, 5000, None, None)
+    handle, stream_id = reply.unpack()
+    return socket.socket(fileno=fds.steal_fds()[handle]), stream_id
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--interval", type=float, default=0.1, help="seconds between samples")
@@ -30,18 +44,14 @@ def main():
     args = parser.parse_args()
 
     bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-    method = "StartDeviceMotionUpdates" if args.device_motion else "StartAccelerometerUpdates"
     try:
-        reply, fds = bus.call_with_unix_fd_list_sync(
-            NAME, PATH, INTERFACE, method, GLib.Variant("(d)", (args.interval,)),
-            GLib.VariantType("(hu)"), Gio.DBusCallFlags.NONE, 5000, None, None)
+        stream, _ = start_updates(bus, args.interval, args.device_motion)
     except GLib.Error as error:
-        print(f"motion_watch: {method} failed: {error.message}", file=sys.stderr)
+        print(f"motion_watch: cannot start the stream: {error.message}", file=sys.stderr)
         return 1
-    handle, stream_id = reply.unpack()
     record = DEVICE_MOTION if args.device_motion else ACCELEROMETER
-    # The socket is ours: closing it (or exiting) ends the stream.
-    with socket.socket(fileno=fds.get(handle)) as samples:
+    # Closing the socket (or exiting) ends the stream.
+    with stream as samples:
         received = 0
         while args.count == 0 or received < args.count:
             data = samples.recv(record.size)
