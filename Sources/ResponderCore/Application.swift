@@ -15,15 +15,20 @@ open class Application: Responder {
   /// The scheduler every timer of the application uses (the event loop's, or virtual time in tests).
   public let scheduler: any Scheduler
 
-  /// The responder motion, remote-control and (without a focused responder) press events start at.
-  public private(set) var firstResponder: Responder?
+  // The application does not own the responders it starts events at (as in UIKit, their owners
+  // do: a view hierarchy, a handler chain, a registry): a responder's chain leads back to the
+  // application, so owning them would make a reference cycle that outlives everything else.
 
-  /// The responder with focus: where press events start (the first responder when nil).
-  public var focusedResponder: Responder?
+  /// The responder motion, remote-control and (without a focused responder) press events start at.
+  /// Not owned: a first responder that goes away is no longer first responder.
+  public private(set) weak var firstResponder: Responder?
+
+  /// The responder with focus: where press events start (the first responder when nil). Not owned.
+  public weak var focusedResponder: Responder?
 
   /// Where motion, remote-control and press events start when there is no first responder
-  /// (UIKit: the key window). Events with neither are dropped.
-  public var keyWindow: Responder?
+  /// (UIKit: the key window). Events with neither are dropped. Not owned.
+  public weak var keyWindow: Responder?
 
   /// The application delegate. It is the application's next responder when it is a responder that
   /// is not already part of the chain (not a view, view controller, window or the application).

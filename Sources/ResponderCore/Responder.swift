@@ -166,9 +166,10 @@ open class Responder {
 
 /// A decision a responder deferred with `deferDecision(on:)`. Resolve it exactly once.
 public final class PendingDecision {
-  private let event: Event
-  private let responder: Responder
-  private var resolved = false
+  /// The event and the responder deciding, until the decision is made (then let go: a responder
+  /// that keeps its decisions must not keep itself and its events with them).
+  private var event: Event?
+  private var responder: Responder?
 
   init(event: Event, responder: Responder) {
     self.event = event
@@ -176,12 +177,28 @@ public final class PendingDecision {
   }
 
   /// Whether `resolve` was called.
-  public var isResolved: Bool { resolved }
+  public var isResolved: Bool { event == nil }
+
+  /// Gives the decision up without one (the service stops): the event goes no further, no record
+  /// is published, and what its delivery held (closures that hold the event) is let go. The
+  /// application delivers nothing after it.
+  public func abandon() {
+    guard let event else { return }
+    self.event = nil
+    responder = nil
+    let trace = event.trace
+    guard !trace.finished else { return }
+    trace.finished = true
+    trace.suspendedAt = nil
+    trace.completion = nil
+    trace.deliver = nil
+  }
 
   /// Ends the deferral: handled stops the event here, not handled passes it to the next responder.
   public func resolve(handled: Bool) {
-    guard !resolved else { return }
-    resolved = true
+    guard let event, let responder else { return }
+    self.event = nil
+    self.responder = nil
     let trace = event.trace
     guard trace.suspendedAt === responder, !trace.finished else { return }
     trace.suspendedAt = nil

@@ -114,6 +114,16 @@ public final class AppResponder: OfferingResponder {
     isRemoved = true
   }
 
+  /// Drops the call in progress without deciding (responderd stops): the event waiting for it
+  /// goes no further, and the call's reply handler and the decision, which hold this responder
+  /// and the event, are let go.
+  func dropPendingCall() {
+    pendingCall?.cancel()
+    pendingCall = nil
+    pendingDecision?.abandon()
+    pendingDecision = nil
+  }
+
   /// Drops the call in progress, if any: the event waiting for its answer moves on at once.
   func abandonPendingCall() {
     pendingCall?.cancel()
@@ -290,6 +300,13 @@ final class AppResponderRegistry {
     }
     changed()
     app.abandonPendingCall()
+  }
+
+  /// Drops the calls in progress, to applications and to hung connections (responderd stops).
+  func dropCallsInProgress() {
+    for app in apps { app.dropPendingCall() }
+    for probe in probes.values { probe.cancel() }
+    probes.removeAll()
   }
 
   /// Removes every application registered by `busName`.

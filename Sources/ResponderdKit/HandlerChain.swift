@@ -4,8 +4,9 @@ import ResponderCore
 public final class HandlerResponder: OfferingResponder {
   /// The handler it asks.
   public let handler: Handler
-  /// The responder after this one in the chain.
-  public var nextInChain: Responder?
+  /// The responder after this one in the chain (not owned: the chain owns its handlers and the
+  /// service its application, and an event under way holds the responders it went through).
+  public weak var nextInChain: Responder?
 
   public init(_ handler: Handler) { self.handler = handler }
 

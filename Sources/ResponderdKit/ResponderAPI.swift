@@ -70,6 +70,7 @@ public final class ResponderAPI: ServiceComponent {
   }
 
   public func stop() {
+    registry?.dropCallsInProgress()
     for watch in watches.values { watch.cancel() }
     watches.removeAll()
     object?.unexport()

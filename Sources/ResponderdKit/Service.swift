@@ -120,6 +120,12 @@ public final class Service {
     }
     start()
     loop.run()
+    stop()
+  }
+
+  /// Stops every component, the last added first: each closes its descriptors and connection,
+  /// which drops the calls and timers still under way (and what they hold).
+  public func stop() {
     for component in components.reversed() { component.stop() }
   }
 

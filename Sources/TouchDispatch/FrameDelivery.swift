@@ -165,6 +165,23 @@ final class FrameDelivery {
     }
   }
 
+  /// Forgets the frame once it is delivered, keeping the lists' storage: its records hold their
+  /// touches, which hold the window, so a frame kept until the next one would keep the window and
+  /// its views alive after the last touch (a reference cycle through the window).
+  func clear() {
+    var slots = self.slots.takeOut()
+    var identities = self.identities.takeOut()
+    var entries = self.entries.takeOut()
+    defer {
+      self.slots.putBack(&slots)
+      self.identities.putBack(&identities)
+      self.entries.putBack(&entries)
+    }
+    slots.removeAll(keepingCapacity: true)
+    identities.removeAll(keepingCapacity: true)
+    entries.removeAll(keepingCapacity: true)
+  }
+
   /// The phases in the order a recognizer gets them.
   private static let phases: [TouchPhase] = [.began, .moved, .ended, .cancelled]
 }

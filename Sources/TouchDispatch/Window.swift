@@ -74,6 +74,8 @@ open class Window: View, EventWindow {
   /// frame's own, in the same messages.
   private var collectingReleases = false
   private var releasePending = false
+  /// Set while `sendEvent` delivers a frame (which forgets the records of finished touches at its end).
+  private var deliveringFrame = false
   private var gestureObservers: [(GestureObservation) -> Void] = []
   private var deliveryObservers: [(TouchDelivery) -> Void] = []
 
@@ -145,6 +147,8 @@ open class Window: View, EventWindow {
   /// fixed to their view; recognizers get them first, then the views.
   open func sendEvent(_ event: Event) {
     guard event.type == .touches else { return }
+    deliveringFrame = true
+    defer { deliveringFrame = false }
     var mine: [Touch] = []
     mine.reserveCapacity(event.allTouches.count)
     for touch in event.allTouches where touch.window === self { mine.append(touch) }
@@ -224,6 +228,7 @@ open class Window: View, EventWindow {
     guard !delivery.slots.isEmpty else { return }
     let order = orderMayDiffer ? arena.deliveryOrder(of: delivery) : nil
     delivery.deliver(with: event, order: order, arena: arena)
+    delivery.clear()
   }
 
   /// For a new touch, in one look at its recognizers: whether one already under way that cancels
@@ -336,6 +341,13 @@ open class Window: View, EventWindow {
       deliver(
         batch, with: phase == .began ? .touchesBegan : phase == .ended ? .touchesEnded : .touchesCancelled)
     }
+    forgetFinishedTouchesBetweenFrames()
+  }
+
+  /// Released or cancelled by a timer, after the last frame: the records of the touches that ended
+  /// go now, not at the next frame (a record holds its touch, and the touch holds this window).
+  private func forgetFinishedTouchesBetweenFrames() {
+    if !deliveringFrame { removeFinishedRecords(touchesEnded: true) }
   }
 
   private func collectReleasedTouches() -> [TouchPhase: DeliveryBatch] {
@@ -385,6 +397,7 @@ open class Window: View, EventWindow {
       record.beganWithheld = false
       record.endWithheld = false
     }
+    defer { forgetFinishedTouchesBetweenFrames() }
     guard !phases.isEmpty else { return }
     deliver(batch, with: .touchesCancelled)
     for (touch, phase) in phases { touch.phase = phase }

@@ -35,13 +35,28 @@ public final class ChildProcess {
     case null
     /// Captured through a pipe (`readLine`, `readToEnd`). For stderr: merged into stdout's pipe.
     case capture
+    /// Written to this file (created or truncated), to read once the child is done.
+    case file(String)
+  }
+
+  /// What a child gets instead of the test's own sanitizer options, in a sanitized run
+  /// (`scripts/test --sanitize=address` sets `RESPONDERD_CHILD_ASAN_OPTIONS`): memory errors stop
+  /// it, but its leak check at exit is off. A program keeps its service and loop until it exits,
+  /// and that memory goes back to the system then; the leaks that matter, those of a running
+  /// service, are checked in the test process, which runs the same components. Empty otherwise.
+  public static var sanitizerEnvironment: [String: String] {
+    guard let options = getenv("RESPONDERD_CHILD_ASAN_OPTIONS").map({ String(cString: $0) }) else {
+      return [:]
+    }
+    return ["ASAN_OPTIONS": options, "RESPONDERD_CHILD_ASAN_OPTIONS": options]
   }
 
   /// Starts `arguments[0]` (looked up in PATH when it has no slash) with the test's environment
-  /// plus `environment`.
+  /// plus `environment`, or `environment` alone when `inheritEnvironment` is false (the
+  /// sanitizer options of a sanitized run apply to both, see `sanitizerEnvironment`).
   public init(
-    _ arguments: [String], environment: [String: String] = [:], stdout: Output = .inherit,
-    stderr: Output = .inherit
+    _ arguments: [String], environment: [String: String] = [:], inheritEnvironment: Bool = true,
+    stdout: Output = .inherit, stderr: Output = .inherit
   ) throws {
     precondition(!arguments.isEmpty)
     self.arguments = arguments
@@ -66,17 +81,23 @@ public final class ChildProcess {
 
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     var pipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)?
-    if stdout == .capture || stderr == .capture {
+    if case .capture = stdout {
+      pipe = try systemCall("pipe2") { try FileDescriptor.pipe(options: .closeOnExec) }
+    } else if case .capture = stderr {
       pipe = try systemCall("pipe2") { try FileDescriptor.pipe(options: .closeOnExec) }
     }
     switch (stdout, pipe) {
     case (.null, _): posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     case (.capture, let pipe?): posix_spawn_file_actions_adddup2(&actions, pipe.writeEnd.rawValue, 1)
+    case (.file(let path), _):
+      posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     default: break
     }
     switch (stderr, pipe) {
     case (.null, _): posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     case (.capture, let pipe?): posix_spawn_file_actions_adddup2(&actions, pipe.writeEnd.rawValue, 2)
+    case (.file(let path), _):
+      posix_spawn_file_actions_addopen(&actions, 2, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     default: break
     }
     // Only 0, 1 and 2 reach the child: a long-lived child (a player, a bus) must not keep open a
@@ -85,7 +106,7 @@ public final class ChildProcess {
 
     var env: [String: String] = [:]
     var entry = Glibc.environ
-    while let pointer = entry.pointee {
+    while inheritEnvironment, let pointer = entry.pointee {
       let text = String(cString: pointer)
       if let equals = text.firstIndex(of: "=") {
         env[String(text[..<equals])] = String(text[text.index(after: equals)...])
@@ -93,6 +114,7 @@ public final class ChildProcess {
       entry += 1
     }
     for (key, value) in environment { env[key] = value }
+    for (key, value) in Self.sanitizerEnvironment { env[key] = value }
 
     let argv = arguments.map { strdup($0) } + [nil]
     let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -244,6 +266,12 @@ public final class ChildProcess {
     }
     buffered += chunk[..<count]
     return true
+  }
+
+  /// Closes the read end of the captured output (the child's next write to it fails with EPIPE).
+  public func closeOutput() {
+    try? output?.close()
+    output = nil
   }
 
   /// Takes the output read so far.

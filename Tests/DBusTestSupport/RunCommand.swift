@@ -1,5 +1,9 @@
 import EventLoop
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The result of a command run to completion.
 public struct CommandResult: CustomStringConvertible {
   /// The wait status (see `ChildProcess.exitCode`).
@@ -32,5 +36,36 @@ extension ChildProcess {
     }
     let status = try child.waitForExit(timeout: timeout)
     return CommandResult(status: status, output: child.takeBufferedOutput())
+  }
+}
+
+extension ChildProcess {
+  /// Runs a program alone to completion, its stdout and stderr apart; returns its exit code (128 +
+  /// the signal when a signal killed it) and both outputs. Throws after `timeout` seconds (the
+  /// program is killed).
+  public static func runSeparately(
+    _ arguments: [String], environment: [String: String] = [:], timeout: Double = 10
+  ) throws -> (status: Int32, stdout: String, stderr: String) {
+    let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+    let errorFile = "\(base)/responderd-test-stderr-\(getpid())-\(monotonicNow())"
+    defer { unlink(errorFile) }
+    let child = try ChildProcess(
+      arguments, environment: environment, stdout: .capture, stderr: .file(errorFile))
+    let deadline = monotonicNow() + timeout
+    let stdout = try child.readToEnd(timeout: timeout)
+    let status = try child.waitForExit(timeout: max(deadline - monotonicNow(), 0.1))
+    var stderr: [UInt8] = []
+    if let file = fopen(errorFile, "r") {
+      defer { fclose(file) }
+      var chunk = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let count = fread(&chunk, 1, chunk.count, file)
+        if count == 0 { break }
+        stderr += chunk[..<count]
+      }
+    }
+    return (
+      ChildProcess.exitCode(status) ?? 128 + (status & 0x7f), stdout, String(decoding: stderr, as: UTF8.self)
+    )
   }
 }

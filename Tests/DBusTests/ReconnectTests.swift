@@ -1,6 +1,7 @@
 import DBus
 import DBusTestSupport
 import EventLoop
+import SystemPackage
 import Testing
 
 #if canImport(Glibc)
@@ -83,6 +84,60 @@ import Testing
     try sync(service)
     try client.emitSignal(path: "/x", interface: "org.responderd.Test", name: "Pinged", arguments: ["after"])
     try waitFor("the signal after reconnecting", on: loop) { pings == ["after"] }
+  }
+
+  /// "lost the session bus" was logged twice (issue 16): a reconnection that reached a socket
+  /// which then hung up before Hello was answered counted as a new loss. Here something listens
+  /// at the bus's socket while the bus is away and hangs up on every connection: those attempts
+  /// fail, and the loss is still reported once, until the bus is back.
+  @Test func aReconnectionDroppedBeforeHelloIsNotANewLoss() throws {
+    let bus = try PrivateBus()
+    let loop = try EventLoop()
+    let connection = try bus.connect(loop: loop, reconnect: .whenBusReappears)
+    var connected = 0
+    var disconnects = 0
+    connection.addObserver { event in
+      if case .connected = event { connected += 1 }
+      if case .disconnected = event { disconnects += 1 }
+    }
+    try bus.kill()
+    try waitFor("the disconnect", on: loop) { connection.state == .disconnected }
+    #expect(disconnects == 1)
+
+    // The stale socket replaced by one that accepts and hangs up at once.
+    unlink(bus.socketPath)
+    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    #expect(listener >= 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+      for (index, byte) in bus.socketPath.utf8.enumerated() where index < buffer.count - 1 {
+        buffer[index] = byte
+      }
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    #expect(bound == 0 && listen(listener, 8) == 0)
+    var hungUp = 0
+    let source = try loop.register(fd: FileDescriptor(rawValue: listener), events: .readable) { _ in
+      let client = accept(listener, nil, nil)
+      if client >= 0 {
+        hungUp += 1
+        close(client)
+      }
+    }
+    try waitFor("two connections hung up on", on: loop) { hungUp >= 2 }
+    source.remove()
+    close(listener)
+    unlink(bus.socketPath)
+    #expect(disconnects == 1, "one loss, reported once: the attempts that failed are not new losses")
+
+    try bus.start()
+    try waitFor("the reconnection", on: loop) { connected == 1 }
+    #expect(disconnects == 1)
   }
 
   @Test func withoutASocketFileReconnectionBacksOff() throws {

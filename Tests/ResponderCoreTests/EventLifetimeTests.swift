@@ -42,7 +42,8 @@ import Testing
     let refused = postedEvent(to: app) { .remoteControl(.remoteControlPlay, timestamp: 1) }
     app.beginReceivingRemoteControlEvents()
     let nobody = postedEvent(to: app) { .remoteControl(.remoteControlPlay, timestamp: 2) }
-    app.keyWindow = Node("window", next: app)
+    let window = Node("window", next: app)  // the application does not own its key window
+    app.keyWindow = window
     let unhandled = postedEvent(to: app) { .remoteControl(.remoteControlPlay, timestamp: 3) }
     #expect(records.count == 3 && records.allSatisfy(\.wasDropped))
     #expect(refused() == nil && nobody() == nil && unhandled() == nil)
@@ -65,13 +66,46 @@ import Testing
   @Test func anEventSentDirectlyIsReleased() {
     let app = Application(scheduler: VirtualScheduler())
     app.beginReceivingRemoteControlEvents()
-    app.keyWindow = Node("window", next: app, handles: [.remoteControl])
+    let window = Node("window", next: app, handles: [.remoteControl])
+    app.keyWindow = window
     weak var weakEvent: Event?
     do {
       let event = Event.remoteControl(.remoteControlStop, timestamp: 1)
       weakEvent = event
       app.sendEvent(event)
     }
+    #expect(weakEvent == nil)
+  }
+}
+
+@Suite struct AbandonedDecisionTests {
+  /// A decision given up (the service stops) sends the event no further and lets it go with the
+  /// application.
+  @Test func anAbandonedDecisionEndsTheDeliveryAndReleasesTheEvent() {
+    weak var weakApplication: Application?
+    weak var weakEvent: Event?
+    var records: [DispatchRecord] = []
+    do {
+      let app = Application(scheduler: VirtualScheduler())
+      app.beginReceivingRemoteControlEvents()
+      // (Without a link back to the application: these test responders own their next one.)
+      let tail = Node("tail", handles: [.remoteControl])
+      let asker = DeferredDecisionTests.Asker(next: tail)
+      app.keyWindow = asker
+      app.addDispatchObserver { records.append($0) }
+      let event = Event.remoteControl(.remoteControlPlay, timestamp: 1)
+      weakEvent = event
+      app.post(event)
+      app.post(.remoteControl(.remoteControlPause, timestamp: 2))
+      asker.pending[0].abandon()
+      #expect(asker.pending[0].isResolved)
+      asker.pending[0].resolve(handled: false)  // too late: nothing happens
+      #expect(tail.received.isEmpty)
+      #expect(asker.pending.count == 1, "the next event is not delivered")
+      weakApplication = app
+    }
+    #expect(records.isEmpty)
+    #expect(weakApplication == nil)
     #expect(weakEvent == nil)
   }
 }

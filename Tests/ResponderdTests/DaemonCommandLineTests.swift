@@ -1,3 +1,4 @@
+import DBusTestSupport
 import Foundation
 import ResponderdKit
 import Testing
@@ -76,20 +77,13 @@ import Testing
       Issue.record("no bash script")
       return
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = [
-      "-c",
+    let (status, text, _) = try ChildProcess.runSeparately([
+      "/bin/bash", "-c",
       script
         + "\nCOMP_WORDS=(responderd --log-level de); COMP_CWORD=2; _responderd; echo \"${COMPREPLY[*]}\""
         + "\nCOMP_WORDS=(responderd --all); COMP_CWORD=1; _responderd; echo \"${COMPREPLY[*]}\"",
-    ]
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    ])
+    #expect(status == 0)
     #expect(text == "debug\n--allow-root\n")
   }
 
@@ -133,18 +127,7 @@ import Testing
   @Test func theBuiltDaemonPrintsHelpAndVersionAndRefusesMistakesWithExitCode64() throws {
     let daemon = builtExecutable("responderd")
     func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-      let process = Process()
-      process.executableURL = daemon
-      process.arguments = arguments
-      let out = Pipe()
-      let err = Pipe()
-      process.standardOutput = out
-      process.standardError = err
-      try process.run()
-      let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      process.waitUntilExit()
-      return (process.terminationStatus, stdout, stderr)
+      try ChildProcess.runSeparately([daemon.path] + arguments)
     }
     let help = try run(["--help"])
     #expect(help.status == 0)

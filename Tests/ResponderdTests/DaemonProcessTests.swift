@@ -3,73 +3,68 @@ import EventLoop
 import Foundation
 import Testing
 
-/// A built executable of the package: in `$RESPONDERD_BIN_DIR`, else in `.build/debug`.
+/// A built executable of the package: in `$RESPONDERD_BIN_DIR`, else next to the tests (so that the
+/// sanitized run, `scripts/test --sanitize=address`, runs the sanitized daemon).
 func builtExecutable(_ name: String) -> URL {
   if let dir = ProcessInfo.processInfo.environment["RESPONDERD_BIN_DIR"] {
     return URL(fileURLWithPath: dir).appendingPathComponent(name)
   }
-  let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
-  return root.appendingPathComponent(".build/debug/\(name)")
+  return URL(fileURLWithPath: BuiltProducts.directory).appendingPathComponent(name)
 }
 
-/// A child process with its stderr collected line by line.
-final class DaemonProcess: @unchecked Sendable {
-  let process = Process()
-  private let lock = NSLock()
+/// A child process with its stdout and stderr collected, in an environment of its own (the
+/// test's is not inherited).
+final class DaemonProcess {
+  let child: ChildProcess
   private var output = ""
-  private var outputClosed = false
 
   init(_ executable: URL, _ arguments: [String], environment: [String: String]) throws {
-    process.executableURL = executable
-    process.arguments = arguments
-    process.environment = environment
-    let pipe = Pipe()
-    process.standardError = pipe
-    process.standardOutput = pipe
-    pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      guard let self else { return }
-      guard !data.isEmpty else {
-        handle.readabilityHandler = nil
-        self.lock.withLock { self.outputClosed = true }
-        return
-      }
-      self.lock.withLock { self.output += String(decoding: data, as: UTF8.self) }
-    }
-    try process.run()
+    child = try ChildProcess(
+      [executable.path] + arguments, environment: environment, inheritEnvironment: false, stdout: .capture,
+      stderr: .capture)
   }
 
-  var text: String { lock.withLock { output } }
+  /// The output so far.
+  var text: String {
+    child.readAvailable()
+    output += child.takeBufferedOutput()
+    return output
+  }
 
-  /// Waits (bounded polling) until the output satisfies `condition`.
+  var isRunning: Bool { child.isRunning }
+
+  /// Sends SIGTERM.
+  func terminate() { child.signal(SIGTERM) }
+
+  /// Waits (bounded, reading its output as it comes) until the output satisfies `condition`.
   func waitForOutput(timeout: Double, _ condition: (String) -> Bool) throws {
-    let deadline = Date().addingTimeInterval(timeout)
+    let deadline = monotonicNow() + timeout
     while !condition(text) {
-      guard Date() < deadline else {
+      let left = deadline - monotonicNow()
+      guard left > 0 else { throw TimeoutError(what: "output condition", output: output) }
+      let line: String?
+      do {
+        line = try child.readLine(timeout: left)
+      } catch {
         throw TimeoutError(what: "output condition", output: text)
       }
-      RunLoop.current.run(until: Date().addingTimeInterval(0.01))
+      guard let line else { throw TimeoutError(what: "output condition (the output ended)", output: output) }
+      output += line + "\n"
     }
   }
 
-  /// Waits (bounded) for the process to exit and for the last of its output, and returns its status.
+  /// Waits (bounded) for the process to exit and for the rest of its output; returns its exit
+  /// code (128 + the signal when a signal killed it).
   func waitForExit(timeout: Double) throws -> Int32 {
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning {
-      guard Date() < deadline else { throw TimeoutError(what: "exit", output: text) }
-      RunLoop.current.run(until: Date().addingTimeInterval(0.01))
+    let status: Int32
+    do {
+      status = try child.waitForExit(timeout: timeout)
+    } catch {
+      throw TimeoutError(what: "exit", output: text)
     }
-    // The rest of its output: until the pipe closes, or for a moment when a process started
-    // meanwhile by another test inherited the pipe's write end and keeps it open.
-    let drained = Date().addingTimeInterval(1)
-    while !lock.withLock({ outputClosed }) && Date() < drained {
-      RunLoop.current.run(until: Date().addingTimeInterval(0.01))
-    }
-    return process.terminationStatus
+    output += child.takeBufferedOutput() + ((try? child.readToEnd(timeout: 2)) ?? "")
+    return ChildProcess.exitCode(status) ?? 128 + (status & 0x7f)
   }
-
-  deinit { if process.isRunning { process.terminate() } }
 }
 
 struct TimeoutError: Error, CustomStringConvertible {
@@ -88,11 +83,11 @@ struct TimeoutError: Error, CustomStringConvertible {
   @Test func startsWithNoDevicesAndNoBusSaysWhatItLacksAndStopsOnSIGTERM() throws {
     let daemon = try DaemonProcess(builtExecutable("responderd"), [], environment: try bareEnvironment())
     try daemon.waitForOutput(timeout: 10) { $0.contains("bus: no session bus") }
-    #expect(daemon.process.isRunning)
+    #expect(daemon.isRunning)
     let text = daemon.text
     #expect(text.contains("no session bus"))
     #expect(!text.contains("error"))
-    daemon.process.terminate()
+    daemon.terminate()
     #expect(try daemon.waitForExit(timeout: 10) == 0)
     #expect(daemon.text.contains("stopped"))
   }
@@ -141,7 +136,7 @@ struct TimeoutError: Error, CustomStringConvertible {
     try daemon.waitForOutput(timeout: 10) {
       $0.components(separatedBy: "bus: owns org.responderd.Daemon1").count == 3
     }
-    daemon.process.terminate()
+    daemon.terminate()
     #expect(try daemon.waitForExit(timeout: 10) == 0)
   }
 }
@@ -153,32 +148,24 @@ struct TimeoutError: Error, CustomStringConvertible {
   @Test func survivesTheLossOfItsStderrAndSignalsThatMeanNothing() throws {
     let config = FileManager.default.temporaryDirectory.appendingPathComponent("rsp-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-    let process = Process()
-    process.executableURL = builtExecutable("responderd")
-    process.environment = [
-      "PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": config.path, "XDG_RUNTIME_DIR": "/nonexistent",
-    ]
-    let pipe = Pipe()
-    process.standardError = pipe
-    process.standardOutput = pipe
-    try process.run()
-    defer { if process.isRunning { process.terminate() } }
-    // Its log up to the line that says it runs (each read blocks until bytes come, and the pipe
-    // closes if it dies), then the reader goes away.
+    let daemon = try ChildProcess(
+      [builtExecutable("responderd").path],
+      environment: [
+        "PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": config.path, "XDG_RUNTIME_DIR": "/nonexistent",
+      ], inheritEnvironment: false, stdout: .capture, stderr: .capture)
+    // Its log up to the line that says it runs (the pipe closes if it dies), then the reader goes
+    // away.
     var log = ""
     while !log.contains("no session bus") {
-      let data = pipe.fileHandleForReading.availableData
-      guard !data.isEmpty else { throw TimeoutError(what: "its start", output: log) }
-      log += String(decoding: data, as: UTF8.self)
+      guard let line = try daemon.readLine(timeout: 10) else {
+        throw TimeoutError(what: "its start", output: log)
+      }
+      log += line + "\n"
     }
-    try pipe.fileHandleForReading.close()
-    for signal in [SIGHUP, SIGUSR1, SIGUSR2, SIGTERM] { kill(process.processIdentifier, signal) }
-    let deadline = Date().addingTimeInterval(10)
-    while process.isRunning {
-      guard Date() < deadline else { throw TimeoutError(what: "exit after SIGTERM", output: "") }
-      RunLoop.current.run(until: Date().addingTimeInterval(0.01))
-    }
-    #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    daemon.closeOutput()
+    for signal in [SIGHUP, SIGUSR1, SIGUSR2, SIGTERM] { daemon.signal(signal) }
+    let status = try daemon.waitForExit(timeout: 10)
+    #expect(ChildProcess.exitedSuccessfully(status), "wait status \(status)")
   }
 
   @Test func sighupChecksTheConfigAgain() throws {
@@ -191,15 +178,15 @@ struct TimeoutError: Error, CustomStringConvertible {
       builtExecutable("responderd"), [],
       environment: ["PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": home.path, "XDG_RUNTIME_DIR": "/nonexistent"])
     try daemon.waitForOutput(timeout: 10) { $0.contains("bus: no session bus") }
-    kill(daemon.process.processIdentifier, SIGHUP)
+    daemon.child.signal(SIGHUP)
     try daemon.waitForOutput(timeout: 10) { $0.contains("received SIGHUP: \(file.path) is valid") }
     try "chain = [\"lg\"]\n".write(to: file, atomically: true, encoding: .utf8)
-    kill(daemon.process.processIdentifier, SIGHUP)
+    daemon.child.signal(SIGHUP)
     try daemon.waitForOutput(timeout: 10) {
       $0.contains("received SIGHUP: \(file.path):1: unknown handler 'lg'")
     }
-    #expect(daemon.process.isRunning)
-    daemon.process.terminate()
+    #expect(daemon.isRunning)
+    daemon.terminate()
     #expect(try daemon.waitForExit(timeout: 10) == 0)
   }
 }

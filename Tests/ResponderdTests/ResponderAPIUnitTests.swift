@@ -61,7 +61,7 @@ final class BusApp {
 
 /// The responder API on the in-memory bus and virtual time: registration, the first responder,
 /// the per-call deadline of a hung application, caller checks, an application leaving the bus.
-@Suite struct ResponderAPIUnitTests {
+@Suite final class ResponderAPIUnitTests {
   let time = VirtualScheduler(now: 50)
   let bus: InMemoryBus
   let service: Service
@@ -84,6 +84,10 @@ final class BusApp {
     service.start()
     time.advance(by: 0)
   }
+
+  /// Calls still under way at the end of a test (a hung application's) hold the service through
+  /// their reply handlers: stopping it drops them.
+  deinit { service.stop() }
 
   func settle() { time.advance(by: 0) }
 

@@ -1,3 +1,4 @@
+import DBusTestSupport
 import Foundation
 import Testing
 
@@ -16,26 +17,7 @@ import Testing
       return
     }
     func run(_ arguments: [String]) throws -> (Int32, String, String) {
-      let process = Process()
-      process.executableURL = tool
-      process.arguments = arguments
-      let out = Pipe()
-      let err = Pipe()
-      process.standardOutput = out
-      process.standardError = err
-      try process.run()
-      let stdout = out.fileHandleForReading.readDataToEndOfFile()
-      let stderr = err.fileHandleForReading.readDataToEndOfFile()
-      let deadline = Date().addingTimeInterval(10)
-      while process.isRunning && Date() < deadline { usleep(1000) }
-      guard !process.isRunning else {
-        process.terminate()
-        throw CocoaError(.executableLoad)
-      }
-      return (
-        process.terminationStatus, String(decoding: stdout, as: UTF8.self),
-        String(decoding: stderr, as: UTF8.self)
-      )
+      try ChildProcess.runSeparately([tool.path] + arguments)
     }
     let recording = TouchReplayCommandTests.fixtures.appendingPathComponent("taps.evemu").path
     let (status, stdout, _) = try run(

@@ -38,9 +38,9 @@ import TouchDispatch
     h.window.addSubview(view)
     configure(h, view)
     var times: [Int] = []
-    h.window.addGestureObserver { [h] observation in
+    h.window.addGestureObserver { [scheduler = h.scheduler] observation in
       if case .stateChanged(_, _, let to) = observation, to != .changed, to != .possible {
-        times.append(Int((h.now * 60).rounded(.up)))
+        times.append(Int((scheduler.now * 60).rounded(.up)))
       }
     }
     let start: Seconds = 1
@@ -148,8 +148,8 @@ import TouchDispatch
         name: "pan", fingers: [0: { t in point(100 + 400 * t, 100 + 100 * t * t) }], duration: 0.5)
       _ = Self.run(motion, hz: hz) { h, view in
         let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
-        pan.addHandler { recognizer in
-          guard recognizer.state == .changed, h.now >= 1.5 - 1e-9, seen == nil else { return }
+        pan.addHandler { [scheduler = h.scheduler] recognizer in
+          guard recognizer.state == .changed, scheduler.now >= 1.5 - 1e-9, seen == nil else { return }
           let pan = recognizer as! PanGestureRecognizer
           seen = (pan.translation(in: nil), pan.velocity(in: nil))
         }

@@ -6,6 +6,8 @@ import TouchDispatch
 /// actions, control events.
 final class Log {
   var lines: [String] = []
+  /// Whether state changes to possible (resets) are logged.
+  var logsResets = false
   func add(_ line: String) { lines.append(line) }
   /// The lines, then forgets them.
   func take() -> [String] {
@@ -53,7 +55,10 @@ final class Harness {
   let input: TouchInput
   let log = Log()
   /// Whether state changes to possible (resets) are logged.
-  var logResets = false
+  var logResets: Bool {
+    get { log.logsResets }
+    set { log.logsResets = newValue }
+  }
   private var contacts: [Int: Point] = [:]
 
   init(width: Double = 400, height: Double = 800, start: Seconds = 0) {
@@ -61,15 +66,21 @@ final class Harness {
     app = Application(scheduler: scheduler)
     window = Window(frame: Rect(x: 0, y: 0, width: width, height: height), application: app)
     input = TouchInput(window: window)
-    window.addGestureObserver { [unowned self] observation in
+    window.addGestureObserver { [log] observation in
       switch observation {
       case .stateChanged(let recognizer, _, let to):
-        if to == .possible && !self.logResets { return }
-        self.log.add("\(recognizer.name ?? "?") \(to.name(isDiscrete: recognizer.isDiscrete))")
+        if to == .possible && !log.logsResets { return }
+        log.add("\(recognizer.name ?? "?") \(to.name(isDiscrete: recognizer.isDiscrete))")
       case .actionSent(let recognizer):
-        self.log.add("\(recognizer.name ?? "?") action")
+        log.add("\(recognizer.name ?? "?") action")
       }
     }
+  }
+
+  /// The fingers still on the screen at the end of a test are lifted (cancelled): a touch holds
+  /// its window, and the window the touches it tracks, until they end.
+  deinit {
+    if !input.activeTouches.isEmpty { input.cancelAll(at: scheduler.now) }
   }
 
   var now: Seconds { scheduler.now }

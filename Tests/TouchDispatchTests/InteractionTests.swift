@@ -135,6 +135,33 @@ private func pinchAndTurn(_ h: Harness, at start: Seconds, hz: Double = 60) {
   }
 
   /// The delegate's shouldRequireFailureOf and shouldBeRequiredToFailBy act as require(toFail:).
+  /// A tap whose view hears of it only when a timer decides (the single tap waits for the double
+  /// tap to fail): once that is over, the window keeps nothing of the touch, and a window let go
+  /// is released (a touch holds its window).
+  @Test func aWindowKeepsNoTouchDecidedByATimer() {
+    weak var weakWindow: Window?
+    weak var weakTouch: Touch?
+    do {
+      let h = Harness()
+      let view = h.addView("V", 0, 0, 400, 800)
+      let single = h.attach(TapGestureRecognizer(), "single", to: view)
+      let double = h.attach(TapGestureRecognizer(), "double", to: view)
+      double.numberOfTapsRequired = 2
+      single.require(toFail: double)
+      h.window.addDeliveryObserver { delivery in weakTouch = delivery.touches.first }
+      h.tap(100, 100, at: 1)
+      h.advance(to: 2)
+      #expect(
+        h.log.take() == [
+          "V touchesBegan 0", "double failed", "single recognized", "V touchesCancelled 0", "single action",
+        ])
+      #expect(h.input.activeTouches.isEmpty)
+      weakWindow = h.window
+    }
+    #expect(weakTouch == nil)
+    #expect(weakWindow == nil)
+  }
+
   @Test func delegateRequirements() {
     for useSecond in [false, true] {
       let h = Harness()

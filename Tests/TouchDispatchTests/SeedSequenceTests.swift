@@ -185,8 +185,8 @@ final class TwoFingerSpreadRecognizer: GestureRecognizer {
     let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
     pan.require(toFail: swipe)
     var began: Seconds?
-    pan.addHandler { [h] recognizer in
-      if recognizer.state == .began { began = h.now }
+    pan.addHandler { [scheduler = h.scheduler] recognizer in
+      if recognizer.state == .began { began = scheduler.now }
     }
 
     h.drag(from: point(50, 400), to: point(150, 400), at: 1.0, duration: 1.0, lift: false)
@@ -244,7 +244,8 @@ final class TwoFingerSpreadRecognizer: GestureRecognizer {
     double.numberOfTapsRequired = 2
     single.require(toFail: double)
     var singleAt: Seconds?
-    single.addHandler { [h] _ in singleAt = h.now }
+    // The scheduler, not h: its views keep this handler.
+    single.addHandler { [scheduler = h.scheduler] _ in singleAt = scheduler.now }
 
     h.tap(100, 100, at: 1.0)
     #expect(single.state == .possible)

@@ -93,7 +93,8 @@ do {
     // Also stop when the daemon does not answer.
     session.scheduler.schedule(after: 1) { session.stop() }
   }
-  session.run()
+  // The application does not own its first responder (as in UIKit): the editor lives as long as the loop runs.
+  withExtendedLifetime(editor) { session.run() }
   session.close()
   say("bye")
 } catch {
