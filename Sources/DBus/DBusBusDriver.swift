@@ -150,11 +150,8 @@ extension MessageBus {
         sender: sender, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged", path: path,
         arguments: interface.map { [0: $0] } ?? [:])
     ) { message in
-      let values = message.arguments
-      guard message.signature == "sa{sv}as", let changed = values[1].dictionary,
-        let invalidated = values[2].stringArray
-      else { return }
-      handler(message, changed, invalidated)
+      guard let change = message.readPropertiesChanged(wanted: { _, _ in true }) else { return }
+      handler(message, change.changed, change.invalidated)
     }
   }
 }

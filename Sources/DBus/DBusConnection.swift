@@ -290,7 +290,7 @@ public final class DBusConnection: MessageBus {
         lostBus(DBusError.disconnected("the bus closed the connection"))
         return
       }
-      if message.sender == "org.freedesktop.DBus", message.interface == "org.freedesktop.DBus",
+      if message.hasSender("org.freedesktop.DBus"), message.hasInterface("org.freedesktop.DBus"),
         let name = message.arguments.first?.string, message.destination == uniqueName
       {
         if message.member == "NameLost" {

@@ -132,8 +132,8 @@ final class DBusLink {
   }
 
   private func handle(fd: Int32, ready: IOEvents) {
-    let candidates = watches.filter { $0.value == fd }.map(\.key)
-    for watch in candidates {
+    // Iterates a snapshot (a watch removed meanwhile is skipped below), without copying it.
+    for (watch, watchFD) in watches where watchFD == fd {
       guard !isClosed, watches[watch] == fd, dbus_watch_get_enabled(watch) != 0 else { continue }
       let wanted = dbus_watch_get_flags(watch)
       var flags: UInt32 = 0

@@ -147,6 +147,7 @@ public final class DBusMessage: CustomStringConvertible {
   package func hasInterface(_ name: String) -> Bool { dbus_message_has_interface(raw, name) != 0 }
   package func hasMember(_ name: String) -> Bool { dbus_message_has_member(raw, name) != 0 }
   package func hasPath(_ name: String) -> Bool { dbus_message_has_path(raw, name) != 0 }
+  package func hasSender(_ name: String) -> Bool { dbus_message_has_sender(raw, name) != 0 }
   /// The method or signal name.
   public var member: String? { dbus_message_get_member(raw).map { String(cString: $0) } }
   public var errorName: String? { dbus_message_get_error_name(raw).map { String(cString: $0) } }
@@ -191,6 +192,60 @@ public final class DBusMessage: CustomStringConvertible {
     }
     cachedArguments = values
     return values
+  }
+
+  /// The argument at `index` when it is a string, read without the others (for match rules'
+  /// `argN`).
+  package func stringArgument(at index: Int) -> String? {
+    if let cachedArguments {
+      guard index < cachedArguments.count, case .string(let text) = cachedArguments[index] else { return nil }
+      return text
+    }
+    var iter = DBusMessageIter()
+    guard dbus_message_iter_init(raw, &iter) != 0 else { return nil }
+    for _ in 0..<index {
+      guard dbus_message_iter_next(&iter) != 0 else { return nil }
+    }
+    guard dbus_message_iter_get_arg_type(&iter) == CDBUS_TYPE_STRING else { return nil }
+    return Self.readString(&iter)
+  }
+
+  /// The arguments of a `PropertiesChanged` signal (`sa{sv}as`), read straight from the message:
+  /// only the values of the changed properties `wanted` accepts (by interface and name) are
+  /// decoded; the others are named in `unread`. Nil when the signature is not `sa{sv}as`.
+  ///
+  /// A chatty player (a browser tab) sends its Metadata several times a second: a reader
+  /// interested in one property does not pay for decoding the others.
+  public func readPropertiesChanged(
+    wanted: (_ interface: String, _ name: String) -> Bool
+  ) -> DBusPropertiesChange? {
+    guard dbus_message_has_signature(raw, "sa{sv}as") != 0 else { return nil }
+    var iter = DBusMessageIter()
+    guard dbus_message_iter_init(raw, &iter) != 0 else { return nil }
+    var change = DBusPropertiesChange(interface: Self.readString(&iter))
+    dbus_message_iter_next(&iter)
+    var entries = DBusMessageIter()
+    dbus_message_iter_recurse(&iter, &entries)
+    while dbus_message_iter_get_arg_type(&entries) == CDBUS_TYPE_DICT_ENTRY {
+      var entry = DBusMessageIter()
+      dbus_message_iter_recurse(&entries, &entry)
+      let name = Self.readString(&entry)
+      if wanted(change.interface, name) {
+        dbus_message_iter_next(&entry)
+        if let value = Self.read(&entry) { change.changed[name] = value.unwrapped }
+      } else {
+        change.unread.append(name)
+      }
+      dbus_message_iter_next(&entries)
+    }
+    dbus_message_iter_next(&iter)
+    var names = DBusMessageIter()
+    dbus_message_iter_recurse(&iter, &names)
+    while dbus_message_iter_get_arg_type(&names) == CDBUS_TYPE_STRING {
+      change.invalidated.append(Self.readString(&names))
+      dbus_message_iter_next(&names)
+    }
+    return change
   }
 
   public var description: String {
@@ -350,6 +405,27 @@ public final class DBusMessage: CustomStringConvertible {
     guard let pointer = dbus_message_iter_get_signature(&iter) else { return "" }
     defer { dbus_free(pointer) }
     return String(cString: pointer)
+  }
+}
+
+/// What a `PropertiesChanged` signal says (`DBusMessage.readPropertiesChanged`).
+public struct DBusPropertiesChange: Sendable, Equatable {
+  /// The interface whose properties changed.
+  public var interface: String
+  /// The changed properties whose values were read (variants removed).
+  public var changed: [String: DBusValue] = [:]
+  /// The changed properties whose values were not read (not wanted), in message order.
+  public var unread: [String] = []
+  /// The properties that changed without their value.
+  public var invalidated: [String] = []
+
+  public init(
+    interface: String, changed: [String: DBusValue] = [:], unread: [String] = [], invalidated: [String] = []
+  ) {
+    self.interface = interface
+    self.changed = changed
+    self.unread = unread
+    self.invalidated = invalidated
   }
 }
 

@@ -70,18 +70,16 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
       if messagePath != pathNamespace && !messagePath.hasPrefix(prefix) { return false }
     }
     if let destination, message.destination != destination { return false }
-    if !arguments.isEmpty || arg0Namespace != nil {
-      let values = message.arguments
-      for (index, expected) in arguments {
-        guard index < values.count, case .string(let actual) = values[index], actual == expected else {
-          return false
-        }
-      }
-      if let arg0Namespace {
-        guard let first = values.first, case .string(let name) = first,
-          name == arg0Namespace || name.hasPrefix(arg0Namespace + ".")
-        else { return false }
-      }
+    // Only the string arguments compared are read (not every argument: a PropertiesChanged
+    // carries a dictionary that its subscriber may not want decoded).
+    for (index, expected) in arguments {
+      guard message.stringArgument(at: index) == expected else { return false }
+    }
+    if let arg0Namespace {
+      guard let name = message.stringArgument(at: 0),
+        name == arg0Namespace
+          || (name.hasPrefix(arg0Namespace) && name.dropFirst(arg0Namespace.count).first == ".")
+      else { return false }
     }
     return true
   }
@@ -96,6 +94,8 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
 /// A live subscription to messages matching a rule; the connection keeps it until `cancel()`.
 public final class DBusSubscription {
   public let rule: DBusMatchRule
+  /// `rule.needsSenderResolution`, kept (asked of every signal).
+  private let resolvesSender: Bool
   let handler: (DBusMessage) -> Void
   /// Removes it from its bus (and the match rule from the bus daemon).
   private var cancelHandler: ((DBusSubscription) -> Void)?
@@ -112,6 +112,7 @@ public final class DBusSubscription {
     cancel: @escaping (DBusSubscription) -> Void
   ) {
     self.rule = rule
+    self.resolvesSender = rule.needsSenderResolution
     self.handler = handler
     self.cancelHandler = cancel
   }
@@ -132,7 +133,7 @@ public final class DBusSubscription {
   func matches(_ message: DBusMessage, sender messageSender: String?) -> Bool {
     guard isActive else { return false }
     if let sender = rule.sender {
-      if rule.needsSenderResolution {
+      if resolvesSender {
         guard resolvedSender != nil, messageSender == resolvedSender else { return false }
       } else {
         guard messageSender == sender else { return false }

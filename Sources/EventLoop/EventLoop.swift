@@ -146,26 +146,27 @@ public final class EventLoop {
   public func runOnce(timeout: Int32) -> Int {
     runDeferred()
     if stopRequested { return 0 }
-    var events = [epoll_event](repeating: epoll_event(), count: 32)
     let waitTimeout = deferred.isEmpty ? timeout : 0
-    let count: Int
-    do {
-      count = try events.withUnsafeMutableBufferPointer { buffer throws(Errno) in
-        try epollFD.epollWait(into: buffer, timeout: waitTimeout)
+    // On the stack: a busy loop wakes up hundreds of times a second (a handler may run the loop
+    // again; each run has its own).
+    return withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: 32) { events in
+      let count: Int
+      do {
+        count = try epollFD.epollWait(into: events, timeout: waitTimeout)
+      } catch {
+        return 0  // EINTR
       }
-    } catch {
-      return 0  // EINTR
-    }
-    for observer in wakeupObservers { observer(count) }
-    for index in 0..<count {
-      let ready = events[index]
-      guard let source = sources[FileDescriptor(rawValue: ready.data.fd)], source.isRegistered else {
-        continue
+      for observer in wakeupObservers { observer(count) }
+      for index in 0..<count {
+        let ready = events[index]
+        guard let source = sources[FileDescriptor(rawValue: ready.data.fd)], source.isRegistered else {
+          continue
+        }
+        source.handler(IOEvents(rawValue: ready.events))
+        runDeferred()
       }
-      source.handler(IOEvents(rawValue: ready.events))
-      runDeferred()
+      return count
     }
-    return count
   }
 
   /// Calls `observer` after every wake-up from epoll, with the number of descriptors ready (for

@@ -14,6 +14,11 @@ public struct MPRISPlayer: Sendable {
   public internal(set) var playerProperties: [String: DBusValue] = [:]
   /// The properties of `org.mpris.MediaPlayer2`.
   public internal(set) var rootProperties: [String: DBusValue] = [:]
+  /// The Player properties that changed without being read (all are decoded only for the
+  /// selected player): their values here are older than the player's until read again.
+  public internal(set) var unreadProperties: Set<String> = []
+  /// The property names of its last PropertiesChanged and the activity kind made of them.
+  var lastSignal: (names: [String], kind: String)?
   /// The last known position (µs) and when it was known, for extrapolation while playing
   /// (players do not signal Position changes, only jumps through `Seeked`).
   var positionSample: (position: Int64, at: Seconds)?
@@ -21,6 +26,15 @@ public struct MPRISPlayer: Sendable {
   init(uniqueName: String, busNames: [String]) {
     self.uniqueName = uniqueName
     self.busNames = busNames.sorted()
+  }
+
+  /// Whether some Player property changed without being read.
+  public var hasUnreadChanges: Bool { !unreadProperties.isEmpty }
+
+  /// Records which changed properties were read (`read`) and which were not (`unread`).
+  mutating func noteRead(_ read: Dictionary<String, DBusValue>.Keys, unread: [String]) {
+    if !unreadProperties.isEmpty { for name in read { unreadProperties.remove(name) } }
+    if !unread.isEmpty { unreadProperties.formUnion(unread) }
   }
 
   /// `PlaybackStatus`, when the player gave a valid one.

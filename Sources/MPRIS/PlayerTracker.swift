@@ -21,6 +21,14 @@ public enum PlayerTrackerChange: Sendable {
 /// owning two names is one player. Those signals are subscribed to per player, by sender, so that
 /// the bus daemon filters: responderd hears nothing of proxies (playerctld re-emits the signals of
 /// the player it follows; with 20 chatty browser tabs, two thirds of the traffic) nor of itself.
+///
+/// Only the selected player's properties are shown (by the proxy player) and used (by the
+/// controller): of the others' PropertiesChanged only `PlaybackStatus` (what the selection looks
+/// at) is decoded; the rest (a browser tab's Metadata and Position, 10 times a second) is left
+/// unread and named in the player's `unreadProperties`. When a signal selects its player (it
+/// started playing; with `most-recent`, any signal), that signal is decoded in full; what it
+/// leaves unread is read again (GetAll, with a callback), as for a player selected otherwise
+/// (another one left or paused), and for `responderctl players` (`readUnreadProperties`).
 public final class PlayerTracker {
   public let scheduler: Scheduler
   public let settings: PlayerSettings
@@ -40,6 +48,9 @@ public final class PlayerTracker {
   /// Names whose owner changed since the current listing began (the signal is newer).
   private var changedDuringListing = Set<String>()
   private var probing = Set<String>()
+  /// Players whose Player properties are being read again (`readPlayerProperties`), with the
+  /// callbacks waiting for that read.
+  private var reading: [String: [() -> Void]] = [:]
   /// Calls of the current listing still unanswered (ListNames, GetNameOwner, GetAll).
   private var listingPending = 0
   /// Players of the current listing whose properties are in, made candidates together at its end.
@@ -130,6 +141,9 @@ public final class PlayerTracker {
     players.removeAll()
     owners.removeAll()
     probing.removeAll()
+    let waiting = reading.values.flatMap { $0 }
+    reading.removeAll()
+    for callback in waiting { callback() }
     if selector.removeAll() { notify(.selection) }
   }
 
@@ -206,9 +220,13 @@ public final class PlayerTracker {
   private func follow(_ id: String) {
     guard let connection, playerSubscriptions[id] == nil else { return }
     playerSubscriptions[id] = [
-      connection.onPropertiesChanged(sender: id, path: MPRISNames.objectPath) {
-        [weak self] message, changed, invalidated in
-        self?.propertiesChanged(message, changed, invalidated)
+      // Of the MPRIS interfaces only (a player may export others at that path).
+      connection.subscribe(
+        DBusMatchRule(
+          sender: id, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+          path: MPRISNames.objectPath, arg0Namespace: MPRISNames.rootInterface)
+      ) { [weak self] message in
+        self?.propertiesChanged(message)
       },
       connection.onSignal(
         sender: id, path: MPRISNames.objectPath, interface: MPRISNames.playerInterface, member: "Seeked"
@@ -242,6 +260,8 @@ public final class PlayerTracker {
       switch result {
       case .success(let values):
         player.playerProperties = values
+        // Newer than any signal left unread while it was loading.
+        player.unreadProperties.removeAll()
         if let position = values["Position"]?.int64 { player.setPosition(position, at: now) }
         self.players[id] = player
         self.notify(.properties(player: id, names: Set(values.keys)))
@@ -267,36 +287,63 @@ public final class PlayerTracker {
     }
   }
 
-  private func propertiesChanged(
-    _ message: DBusMessage, _ changed: [String: DBusValue], _ invalidated: [String]
-  ) {
-    guard let sender = message.sender, players[sender] != nil,
-      let interface = message.arguments.first?.string
+  /// Whether a changed property is worth decoding: every one of the selected player; of the
+  /// others, what the selection looks at (and the rare changes of the root interface).
+  private static func wants(selected: Bool, interface: String, name: String) -> Bool {
+    selected || interface != MPRISNames.playerInterface || name == "PlaybackStatus"
+  }
+
+  private func propertiesChanged(_ message: DBusMessage) {
+    guard let sender = message.sender, players[sender] != nil else { return }
+    let proxy = isProxy(sender)
+    let selected = selector.selectedID == sender
+    guard
+      let change = message.readPropertiesChanged(wanted: { interface, name in
+        !proxy && Self.wants(selected: selected, interface: interface, name: name)
+      })
     else { return }
     let now = scheduler.now
     var newStatus: PlaybackStatus?
     // Changed in place (a copy would copy its property dictionaries, for every signal).
-    switch isProxy(sender) ? nil : interface {
+    switch proxy ? nil : change.interface {
     case MPRISNames.playerInterface:
-      players[sender]!.mergePlayerProperties(changed, at: now)
-      if changed["PlaybackStatus"] != nil { newStatus = players[sender]!.playbackStatus }
+      players[sender]!.mergePlayerProperties(change.changed, at: now)
+      players[sender]!.noteRead(change.changed.keys, unread: change.unread)
+      if change.changed["PlaybackStatus"] != nil { newStatus = players[sender]!.playbackStatus }
     case MPRISNames.rootInterface:
-      for (key, value) in changed { players[sender]!.rootProperties[key] = value }
+      for (key, value) in change.changed { players[sender]!.rootProperties[key] = value }
     default:
       break
     }
-    let names =
-      changed.count + invalidated.count == 1
-      ? Array(changed.keys) + invalidated : (Array(changed.keys) + invalidated).sorted()
-    let kind = "PropertiesChanged (\(names.joined(separator: ", ")))"
+    let kind = activityKind(of: sender, change)
     let wasUnresponsive = selector.players[sender]?.unresponsiveReason != nil
     let selectionChanged = selector.signal(sender, kind: kind, status: newStatus, at: now)
-    if interface == MPRISNames.playerInterface {
-      notify(.properties(player: sender, names: Set(changed.keys)))
+    if !change.unread.isEmpty, !proxy, selector.selectedID == sender,
+      let full = message.readPropertiesChanged(wanted: { _, _ in true })
+    {
+      // Selected by this very signal: its values are the newest. A chatty player sends the same
+      // properties each time: nothing is left unread then, and nothing to ask it.
+      players[sender]!.mergePlayerProperties(full.changed, at: now)
+      players[sender]!.noteRead(full.changed.keys, unread: [])
+    }
+    if change.interface == MPRISNames.playerInterface {
+      notify(.properties(player: sender, names: Set(change.changed.keys)))
     }
     if selectionChanged { notify(.selection) }
     // Invalidated values come without their value; a player back from the dead may have changed.
-    if !invalidated.isEmpty || wasUnresponsive { reloadPlayer(sender) }
+    if !change.invalidated.isEmpty || wasUnresponsive { readPlayerProperties(sender) }
+  }
+
+  /// "PropertiesChanged (Metadata, Position)": the same for most signals of a player, so made
+  /// once and kept.
+  private func activityKind(of id: String, _ change: DBusPropertiesChange) -> String {
+    let names =
+      change.changed.isEmpty && change.invalidated.isEmpty
+      ? change.unread : Array(change.changed.keys) + change.unread + change.invalidated
+    if let last = players[id]?.lastSignal, last.names == names { return last.kind }
+    let kind = "PropertiesChanged (\(names.count == 1 ? names[0] : names.sorted().joined(separator: ", ")))"
+    players[id]?.lastSignal = (names, kind)
+    return kind
   }
 
   private func seeked(_ message: DBusMessage) {
@@ -313,22 +360,56 @@ public final class PlayerTracker {
     if changed { notify(.selection) }
   }
 
-  /// Reads the Player properties again (after invalidation).
-  private func reloadPlayer(_ id: String) {
-    connection?.getAllProperties(
+  /// Reads the Player properties of `id` again (after invalidation, when it becomes selected with
+  /// changes left unread, for a report); `done` runs once they are in or the read failed.
+  private func readPlayerProperties(_ id: String, timeout: Seconds? = nil, done: (() -> Void)? = nil) {
+    guard let connection, players[id] != nil else {
+      done?()
+      return
+    }
+    if reading[id] != nil {
+      if let done { reading[id]!.append(done) }
+      return
+    }
+    reading[id] = done.map { [$0] } ?? []
+    connection.getAllProperties(
       interface: MPRISNames.playerInterface, path: MPRISNames.objectPath, destination: id,
-      timeout: max(settings.callDeadline, 2)
+      timeout: timeout ?? max(settings.callDeadline, 2)
     ) { [weak self] result in
-      guard let self, var player = self.players[id], let values = try? result.get() else { return }
+      guard let self, let waiting = self.reading.removeValue(forKey: id) else { return }
+      defer { for callback in waiting { callback() } }
+      guard var player = self.players[id], let values = try? result.get() else { return }
       let now = self.scheduler.now
+      let wasOutdated = player.hasUnreadChanges
       player.mergePlayerProperties(values, at: now)
+      // Newer than every signal left unread: the player sent those before this answer.
+      player.unreadProperties.removeAll()
       self.players[id] = player
       var changed = false
       if let status = player.playbackStatus {
         changed = self.selector.statusRead(id, status: status, at: now)
       }
       self.notify(.properties(player: id, names: Set(values.keys)))
+      if wasOutdated, let position = values["Position"]?.int64, self.selector.selectedID == id {
+        // The position shown (by the proxy player) jumps from the outdated one.
+        self.notify(.seeked(player: id, position: position))
+      }
       if changed { self.notify(.selection) }
+    }
+  }
+
+  /// Reads the properties of every player with changes left unread (not selected while they
+  /// changed), then calls `done`: for showing them all (`responderctl players`). A player that
+  /// does not answer within `timeout` keeps its last known values.
+  public func readUnreadProperties(timeout: Seconds = 1, done: @escaping () -> Void) {
+    let ids = players.values.filter { $0.hasUnreadChanges }.map { $0.uniqueName }
+    guard !ids.isEmpty else { return done() }
+    var left = ids.count
+    for id in ids {
+      readPlayerProperties(id, timeout: timeout) {
+        left -= 1
+        if left == 0 { done() }
+      }
     }
   }
 
@@ -386,6 +467,9 @@ public final class PlayerTracker {
   }
 
   private func notify(_ change: PlayerTrackerChange) {
+    if case .selection = change, let id = selector.selectedID, players[id]?.hasUnreadChanges == true {
+      readPlayerProperties(id)
+    }
     for observer in observers { observer(change) }
   }
 }

@@ -102,8 +102,10 @@ public final class MPRISComponent: ServiceComponent {
     let interface = DBusInterface(
       Self.playersInterface,
       methods: [
-        DBusMethod("GetPlayers", out: "a{sv}aa{sv}", outNames: ["summary", "players"]) { _ in
-          tracker.report().dbusArguments
+        // Players not selected have their latest properties read first (only the selected
+        // player's are kept current).
+        .replyLater("GetPlayers", out: "a{sv}aa{sv}", outNames: ["summary", "players"]) { call in
+          tracker.readUnreadProperties { call.reply(tracker.report().dbusArguments) }
         }
       ],
       properties: [

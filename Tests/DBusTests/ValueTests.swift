@@ -171,6 +171,38 @@ let sampleValues: [DBusValue] = [
     #expect(DBusValue.int32(1) != DBusValue.uint32(1))
     #expect(DBusValue.array(elementSignature: "s", []) != DBusValue.array(elementSignature: "i", []))
   }
+
+  @Test func aPropertiesChangedSignalIsReadWithOnlyTheWantedValuesDecoded() throws {
+    let metadata = DBusValue.vardict(["xesam:title": .string("Song"), "xesam:artist": ["A"].dbusValue])
+    let message = try DBusMessage.signal(
+      path: "/org/mpris/MediaPlayer2", interface: "org.freedesktop.DBus.Properties",
+      name: "PropertiesChanged",
+      arguments: [
+        .string("org.mpris.MediaPlayer2.Player"),
+        .vardict(["Metadata": metadata, "PlaybackStatus": .string("Playing"), "Position": .int64(5)]),
+        ["Volume"].dbusValue,
+      ])
+    var asked: [String] = []
+    let change = try #require(
+      message.readPropertiesChanged { interface, name in
+        asked.append("\(interface) \(name)")
+        return name == "PlaybackStatus"
+      })
+    #expect(change.interface == "org.mpris.MediaPlayer2.Player")
+    #expect(change.changed == ["PlaybackStatus": .string("Playing")])
+    #expect(change.unread == ["Metadata", "Position"])
+    #expect(change.invalidated == ["Volume"])
+    #expect(asked.count == 3)
+
+    let everything = try #require(message.readPropertiesChanged { _, _ in true })
+    #expect(everything.changed == ["Metadata": metadata, "PlaybackStatus": "Playing", "Position": .int64(5)])
+    #expect(everything.unread.isEmpty)
+
+    let other = try DBusMessage.signal(
+      path: "/a", interface: "org.freedesktop.DBus.Properties", name: "PropertiesChanged",
+      arguments: [.string("x.Y")])
+    #expect(other.readPropertiesChanged { _, _ in true } == nil)
+  }
 }
 
 /// The bytes of a file of the repository (`path` relative to its root).

@@ -68,6 +68,19 @@ final class FakePlayer {
     self.status = status
     try object?.propertiesChanged(interface: MPRISNames.playerInterface, ["PlaybackStatus"])
   }
+
+  /// Moves to the next track on its own (as a browser tab's page does), announcing the Metadata.
+  func changeTrack() throws {
+    track += 1
+    try object?.propertiesChanged(interface: MPRISNames.playerInterface, ["Metadata"])
+  }
+
+  /// Starts playing the next track: one PropertiesChanged with both (as players do).
+  func playNextTrack() throws {
+    track += 1
+    status = "Playing"
+    try object?.propertiesChanged(interface: MPRISNames.playerInterface, ["PlaybackStatus", "Metadata"])
+  }
 }
 
 /// Player tracking, selection and control on the in-memory bus and virtual time: what the bus
@@ -273,5 +286,158 @@ final class FakePlayer {
     settle()
     #expect(mpv.calls == ["Seek"])
     #expect(reply.map { (try? $0.get()) != nil } == true)
+  }
+
+  // MARK: Players not selected: only what the selection looks at is decoded (issue 16, load)
+
+  /// A proxy player on the daemon's connection, and a widget reading its Metadata title.
+  func proxyTitle(_ widget: InMemoryBusConnection) -> String? {
+    var metadata: DBusValue?
+    widget.getProperty(
+      "Metadata", interface: MPRISNames.playerInterface, path: MPRISNames.objectPath,
+      destination: MPRISNames.responderd
+    ) { metadata = try? $0.get() }
+    settle()
+    return metadata?.dictionary?["xesam:title"]?.string
+  }
+
+  @Test func aPlayerNotSelectedHasItsMetadataLeftUnreadUntilItIsSelectedByStartingToPlay() throws {
+    let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
+    let tab = try FakePlayer("tab", on: bus)
+    settle()
+    tracker.attach(to: daemon)
+    let proxy = try ProxyPlayer(connection: daemon, tracker: tracker, controller: controller) { _ in }
+    defer { proxy.close() }
+    settle()
+    let widget = bus.connect()
+    let tabID = try #require(tab.connection.uniqueName)
+    #expect(tracker.selected?.uniqueName == mpv.connection.uniqueName)
+    #expect(tracker.players[tabID]?.title == "track 1")
+
+    // The tab changes track twice while not selected: the Metadata is not decoded.
+    try tab.changeTrack()
+    try tab.changeTrack()
+    settle()
+    #expect(tracker.players[tabID]?.title == "track 1")
+    #expect(tracker.players[tabID]?.hasUnreadChanges == true)
+    #expect(proxyTitle(widget) == "track 1")  // mpv's
+
+    // It starts playing the next track: selected by that signal, which is read in full; it
+    // carries all that was left unread, so the tab is not asked (a call to it would wait).
+    try tab.playNextTrack()
+    tab.connection.isStopped = true
+    settle()
+    #expect(tracker.selected?.uniqueName == tabID)
+    #expect(tracker.selected?.title == "track 4")
+    #expect(tracker.players[tabID]?.hasUnreadChanges == false)
+    #expect(proxyTitle(widget) == "track 4")
+    tab.connection.isStopped = false
+  }
+
+  @Test func aPlayerSelectedByItsOwnSignalShowsThatSignalsMetadataWithoutAskingIt() throws {
+    let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
+    let tab = try FakePlayer("tab", on: bus)
+    settle()
+    tracker.attach(to: daemon)
+    let proxy = try ProxyPlayer(connection: daemon, tracker: tracker, controller: controller) { _ in }
+    defer { proxy.close() }
+    settle()
+    let widget = bus.connect()
+    try mpv.set(status: "Paused")
+    try tab.playNextTrack()
+    // Stopped right after: a call to it would wait; the signal itself says everything.
+    tab.connection.isStopped = true
+    settle()
+    #expect(tracker.selected?.uniqueName == tab.connection.uniqueName)
+    #expect(proxyTitle(widget) == "track 2")
+    tab.connection.isStopped = false
+  }
+
+  @Test func aPlayerSelectedWhenAnotherLeavesIsReadAgainAndTheProxyShowsItsCurrentMetadata() throws {
+    let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
+    let tab = try FakePlayer("tab", on: bus)
+    settle()
+    tracker.attach(to: daemon)
+    let proxy = try ProxyPlayer(connection: daemon, tracker: tracker, controller: controller) { _ in }
+    defer { proxy.close() }
+    settle()
+    let widget = bus.connect()
+    var titles: [String?] = []
+    widget.onPropertiesChanged(sender: MPRISNames.responderd) { _, changed, _ in
+      if let metadata = changed["Metadata"] { titles.append(metadata.dictionary?["xesam:title"]?.string) }
+    }
+    settle()
+    let tabID = try #require(tab.connection.uniqueName)
+
+    try tab.changeTrack()
+    settle()
+    #expect(tracker.players[tabID]?.title == "track 1")
+
+    mpv.connection.leave()
+    settle()
+    #expect(tracker.selected?.uniqueName == tabID)
+    #expect(tracker.selected?.title == "track 2")
+    #expect(proxyTitle(widget) == "track 2")
+    #expect(titles.last == "track 2")
+
+    // Selected now: its changes are decoded as they come.
+    try tab.changeTrack()
+    settle()
+    #expect(tracker.selected?.title == "track 3")
+    #expect(tracker.players[tabID]?.hasUnreadChanges == false)
+    #expect(titles.last == "track 3")
+  }
+
+  @Test func withMostRecentAChattyPlayerSelectedByEachSignalIsNotAskedForItsProperties() throws {
+    var settings = PlayerSettings()
+    settings.policy = .mostRecent
+    let tracker = PlayerTracker(settings: settings, scheduler: time)
+    let a = try FakePlayer("a", on: bus)
+    let b = try FakePlayer("b", on: bus)
+    settle()
+    tracker.attach(to: daemon)
+    settle()
+    let aID = try #require(a.connection.uniqueName)
+    #expect(tracker.selected?.uniqueName == aID)  // first by name
+
+    // Each signal selects its sender, and carries all it left unread before: read at once.
+    try b.changeTrack()
+    settle()
+    #expect(tracker.selected?.uniqueName == b.connection.uniqueName)
+    #expect(tracker.selected?.title == "track 2")
+    try a.changeTrack()
+    try a.changeTrack()
+    // Stopped: a call (GetAll) to it would wait unanswered.
+    a.connection.isStopped = true
+    settle()
+    #expect(tracker.selected?.uniqueName == aID)
+    #expect(tracker.selected?.title == "track 3")
+    #expect(tracker.players[aID]?.hasUnreadChanges == false)
+    a.connection.isStopped = false
+  }
+
+  @Test func theReportReadsThePlayersWithUnreadChangesFirst() throws {
+    _ = try FakePlayer("mpv", on: bus, status: "Playing")
+    let tab = try FakePlayer("tab", on: bus)
+    settle()
+    tracker.attach(to: daemon)
+    settle()
+    let tabID = try #require(tab.connection.uniqueName)
+    try tab.changeTrack()
+    settle()
+    #expect(tracker.report().players.first { $0.uniqueName == tabID }?.title == "track 1")
+
+    var done = false
+    tracker.readUnreadProperties { done = true }
+    #expect(!done)
+    settle()
+    #expect(done)
+    #expect(tracker.report().players.first { $0.uniqueName == tabID }?.title == "track 2")
+    #expect(tracker.players[tabID]?.hasUnreadChanges == false)
+
+    // Nothing left unread: done at once.
+    done = false
+    tracker.readUnreadProperties { done = true }
+    #expect(done)
   }
 }
