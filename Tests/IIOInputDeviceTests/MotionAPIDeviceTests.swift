@@ -14,110 +14,6 @@ import Testing
 @testable import ResponderConfig
 @testable import ResponderdKit
 
-/// The daemon with the motion API on a private bus, sampling the emulated accelerometer.
-private final class MotionDaemon {
-  let bed: Testbed
-  let bus: PrivateBus
-  let loop: EventLoop
-  let service: Service
-  let api = MotionAPI()
-  let baseline: Int
-  /// Realtime minus monotonic seconds (the emulated sensor stamps scans on the realtime clock).
-  let offset: Double
-
-  init(
-    chain: [String] = ["log"], handlers: [any Handler] = [], prepare: (Testbed) throws -> Void = { _ in }
-  ) throws {
-    bed = try Testbed()
-    try prepare(bed)
-    bus = try PrivateBus()
-    loop = try EventLoop()
-    var config = ResponderdConfig()
-    config.chain = chain
-    service = Service(config: config, loop: loop, logger: testLogger)
-    for handler in handlers { service.handlerFactories[handler.name] = { _ in handler } }
-    let busComponent = BusComponent(address: bus.address)
-    service.bus = busComponent
-    service.add(busComponent)
-    service.add(ResponderAPI())
-    service.add(MotionComponent())
-    service.add(api)
-    baseline = loop.registeredCount
-    offset = Double(realtimeNanoseconds()) / 1e9 - monotonicNow()
-    service.start()
-  }
-
-  var input: IIOInput? { service.motion?.shake?.input }
-
-  func connect() throws -> DBusConnection {
-    let connection = try bus.connect(loop: loop)
-    var owner: String?
-    let watch = connection.watchNameOwner(ResponderBusAPI.daemonName) { owner = $0 }
-    defer { watch.cancel() }
-    guard loop.run(until: { owner != nil }, timeout: 5) else { throw TestbedError(description: "no daemon") }
-    return connection
-  }
-
-  func call(_ connection: DBusConnection, _ method: String, _ arguments: [DBusValue] = []) throws(DBusError)
-    -> [DBusValue]
-  {
-    try connection.callAndWait(
-      destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
-      interface: MotionBusAPI.interface,
-      method: method, arguments: arguments, timeout: 5)
-  }
-
-  func property(_ connection: DBusConnection, _ name: String) throws -> DBusValue {
-    var result: Result<DBusValue, DBusError>?
-    connection.getProperty(
-      name, interface: MotionBusAPI.interface, path: ResponderBusAPI.daemonPath,
-      destination: ResponderBusAPI.daemonName, timeout: 5
-    ) { result = $0 }
-    _ = loop.run(until: { result != nil }, timeout: 6)
-    return try #require(result).get()
-  }
-
-  /// Starts a stream; its socket (non-blocking) and id.
-  func start(_ connection: DBusConnection, _ method: String = "StartAccelerometerUpdates", interval: Double)
-    throws -> (fd: Int32, id: UInt32)
-  {
-    let reply = try call(connection, method, [.double(interval)])
-    guard reply.count == 2, case .unixFD(let fd) = reply[0], let id = reply[1].uint32 else {
-      throw TestbedError(description: "unexpected reply \(reply)")
-    }
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-    return (fd, id)
-  }
-
-  /// Feeds scans at `rate` Hz for `duration` s as they happen, with `raw(t)` (t from the start);
-  /// `each` runs every loop turn. Returns the monotonic start time.
-  @discardableResult
-  func feed(
-    rate: Double, duration: Double, raw: (Double) -> (Int, Int, Int) = { _ in (0, 0, 1023) },
-    each: () -> Void = {}
-  ) -> Double {
-    let start = monotonicNow()
-    var next = start
-    _ = loop.run(
-      until: {
-        var block: [UInt8] = []
-        while next <= monotonicNow(), next < start + duration {
-          let (x, y, z) = raw(next - start)
-          block += scan(x: x, y: y, z: z, timestamp: Int64((next + offset) * 1e9))
-          next += 1 / rate
-        }
-        if !block.isEmpty { bed.feed(block) }
-        each()
-        return monotonicNow() > start + duration + 0.05
-      }, timeout: duration + 5)
-    return start
-  }
-
-  func stop() {
-    for component in service.components.reversed() { component.stop() }
-  }
-}
-
 /// A handler of the chain that takes motion events and keeps their phases.
 private final class MotionEventRecorder: Handler {
   let name = "shake-recorder"
@@ -153,7 +49,7 @@ private func isClosed(_ fd: Int32) -> Bool {
 extension IIOInputDeviceTests {
   @Test("motion API: accelerometer samples at the interval asked, with the sensor's timestamps, in g")
   func motionStreamInterval() throws {
-    let daemon = try MotionDaemon()
+    let daemon = try MotionRig()
     let client = try daemon.connect()
     #expect(try daemon.property(client, "AccelerometerAvailable") == .bool(true))
     #expect(try daemon.property(client, "AccelerometerName") == .string("bmc150_accel"))
@@ -189,7 +85,7 @@ extension IIOInputDeviceTests {
 
   @Test("motion API: two clients at different rates share one capture at the faster one")
   func motionTwoClients() throws {
-    let daemon = try MotionDaemon()
+    let daemon = try MotionRig()
     let slow = try daemon.connect()
     let fast = try daemon.connect()
     let a = try daemon.start(slow, interval: 0.1)
@@ -226,7 +122,7 @@ extension IIOInputDeviceTests {
   @Test(
     "motion API: a client that closes its socket or leaves the bus is released; the last closes the sensor")
   func motionClientsLeave() throws {
-    let daemon = try MotionDaemon()
+    let daemon = try MotionRig()
     let first = try daemon.connect()
     let second = try daemon.connect()
     let a = try daemon.start(first, interval: 0.05)
@@ -258,7 +154,7 @@ extension IIOInputDeviceTests {
     "motion API: the last client found gone by a failed send, mid-delivery: released, the sensor closed and opened again"
   )
   func motionClientGoneFoundBySend() throws {
-    let daemon = try MotionDaemon()
+    let daemon = try MotionRig()
     let client = try daemon.connect()
     var lateSamples = 0
     daemon.input?.addSampleObserver { _ in if daemon.input?.sensor == nil { lateSamples += 1 } }
@@ -290,7 +186,7 @@ extension IIOInputDeviceTests {
   @Test("motion API: a shake responder and a stream share one capture; shakes are found while samples stream")
   func motionShakesAndStreamShareOneCapture() throws {
     let shakes = MotionEventRecorder()
-    let daemon = try MotionDaemon(chain: [shakes.name], handlers: [shakes])
+    let daemon = try MotionRig(chain: [shakes.name], handlers: [shakes])
     var opened: [IIOInput.Sensor] = []
     daemon.input?.addSensorObserver {
       if case .opened(let sensor) = $0 { opened.append(sensor) }
@@ -330,7 +226,7 @@ extension IIOInputDeviceTests {
 
   @Test("motion API: bad requests get errors and change nothing")
   func motionBadRequests() throws {
-    let daemon = try MotionDaemon()
+    let daemon = try MotionRig()
     let client = try daemon.connect()
     for interval in [0, -1, 1e9, 0.001, Double.nan, .infinity] {
       #expect(throws: DBusError.self, "interval \(interval)") {
@@ -370,7 +266,7 @@ extension IIOInputDeviceTests {
 
   @Test("motion API: orientation follows a recorded turn, without flicker at 45°")
   func motionOrientation() throws {
-    let daemon = try MotionDaemon()
+    let daemon = try MotionRig()
     let client = try daemon.connect()
     var seen: [String] = []
     client.onPropertiesChanged(path: ResponderBusAPI.daemonPath, interface: MotionBusAPI.interface) {
@@ -424,7 +320,7 @@ extension IIOInputDeviceTests {
     let trace = try MotionTrace.parse(try readTextFile(file), file: file)
     let from = 66.0
     let first = try #require(trace.firstIndex { $0.t >= from })
-    let daemon = try MotionDaemon()
+    let daemon = try MotionRig()
     let client = try daemon.connect()
     var seen: [(String, Double)] = []
     var fed = 0.0
@@ -455,7 +351,7 @@ extension IIOInputDeviceTests {
 extension IIOInputDeviceTests {
   @Test("responderctl motion watch prints samples live; killed mid-stream, its stream is released")
   func motionWatchCommand() throws {
-    let daemon = try MotionDaemon()
+    let daemon = try MotionRig()
     let responderctl = try BuiltProducts.path(of: "responderctl")
     let watch = try ChildProcess(
       [responderctl, "motion", "watch", "--interval", "0.05", "--json", "--count", "10"],
@@ -493,7 +389,7 @@ extension IIOInputDeviceTests {
 
   @Test("MotionManager: device motion at its interval, and the orientation with its observer")
   func motionManager() throws {
-    let daemon = try MotionDaemon()
+    let daemon = try MotionRig()
     let manager = MotionManager(connection: try daemon.connect())
     var orientations: [DeviceOrientation] = []
     manager.addDeviceOrientationObserver { orientations.append($0) }
@@ -534,7 +430,7 @@ extension IIOInputDeviceTests {
       Issue.record("\(python) is missing: install python3-gi (scripts/packages.txt)")
       return
     }
-    let daemon = try MotionDaemon()
+    let daemon = try MotionRig()
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("examples/python-motion/motion_watch.py").path
     let example = try ChildProcess(
@@ -569,7 +465,7 @@ extension IIOInputDeviceTests {
       Issue.record("\(python) is missing: install python3-gi (scripts/packages.txt)")
       return
     }
-    let daemon = try MotionDaemon()
+    let daemon = try MotionRig()
     let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().appendingPathComponent("examples/python-motion").path
     let app = try ChildProcess(
@@ -609,7 +505,7 @@ extension IIOInputDeviceTests {
   @Test(
     "motion API: with the buffer held by another (iio-sensor-proxy), streams go on through polled capture")
   func motionStreamsBesideSensorProxy() throws {
-    let daemon = try MotionDaemon { bed in
+    let daemon = try MotionRig { bed in
       // What iio-sensor-proxy leaves behind: the buffer is enabled and cannot be taken (the
       // kernel answers EBUSY; here writing buffer/enable fails because it is a directory).
       let enable = bed.root + Testbed.sysPath + "/buffer/enable"
@@ -642,7 +538,7 @@ extension IIOInputDeviceTests {
     "responderctl motion record: the stream into a trace `motion analyze` reads; Ctrl-C ends it, file complete"
   )
   func motionRecordCommand() throws {
-    let daemon = try MotionDaemon()
+    let daemon = try MotionRig()
     let responderctl = try BuiltProducts.path(of: "responderctl")
     let file = NSTemporaryDirectory() + "responderd-record-\(getpid()).csv"
     defer { unlink(file) }

@@ -1,0 +1,169 @@
+import DBus
+import DBusTestSupport
+import EventLoop
+import EventTime
+import Foundation
+import Logging
+import Motion
+import ResponderClient
+import ResponderCore
+import SystemCalls
+import Testing
+
+@testable import IIOInput
+@testable import ResponderConfig
+@testable import ResponderdKit
+
+/// The lines a logger wrote, kept for the test to read.
+final class LoggedLines: @unchecked Sendable {
+  private let lock = NSLock()
+  private var kept: [String] = []
+  func append(_ line: String) { lock.withLock { kept.append(line) } }
+  var lines: [String] { lock.withLock { kept } }
+  /// The lines containing `text`.
+  func matching(_ text: String) -> [String] { lines.filter { $0.contains(text) } }
+
+  var logger: Logger {
+    Logger(label: "test") { [self] _ in LineKeepingLogHandler(store: self) }
+  }
+}
+
+private struct LineKeepingLogHandler: LogHandler {
+  let store: LoggedLines
+  var metadata: Logger.Metadata = [:]
+  var logLevel: Logger.Level = .debug
+  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    get { metadata[key] }
+    set { metadata[key] = newValue }
+  }
+  func log(event: LogEvent) { store.append("\(event.message)") }
+}
+
+/// The daemon's motion parts on a private bus over the emulated accelerometer, logging into `log`.
+final class MotionRig {
+  let bed: Testbed
+  let bus: PrivateBus
+  let loop: EventLoop
+  let service: Service
+  let api = MotionAPI()
+  let log = LoggedLines()
+  /// The descriptors the loop watched before the service started.
+  let baseline: Int
+  /// Realtime minus monotonic seconds (the emulated sensor stamps scans on the realtime clock).
+  let offset: Double
+
+  init(
+    withDevice: Bool = true, chain: [String] = ["log"], handlers: [any Handler] = [],
+    prepare: (Testbed) throws -> Void = { _ in }
+  ) throws {
+    bed = try Testbed(withDevice: withDevice)
+    try prepare(bed)
+    bus = try PrivateBus()
+    loop = try EventLoop()
+    var config = ResponderdConfig()
+    config.chain = chain
+    service = Service(config: config, loop: loop, logger: log.logger)
+    for handler in handlers { service.handlerFactories[handler.name] = { _ in handler } }
+    let busComponent = BusComponent(address: bus.address)
+    service.bus = busComponent
+    service.add(busComponent)
+    service.add(ResponderAPI())
+    service.add(MotionComponent())
+    service.add(api)
+    baseline = loop.registeredCount
+    offset = Double(realtimeNanoseconds()) / 1e9 - monotonicNow()
+    service.start()
+  }
+
+  var input: IIOInput? { service.motion?.shake?.input }
+
+  func connect() throws -> DBusConnection {
+    let connection = try bus.connect(loop: loop)
+    var owner: String?
+    let watch = connection.watchNameOwner(ResponderBusAPI.daemonName) { owner = $0 }
+    defer { watch.cancel() }
+    guard loop.run(until: { owner != nil }, timeout: 5) else { throw TestbedError(description: "no daemon") }
+    return connection
+  }
+
+  func call(_ connection: DBusConnection, _ method: String, _ arguments: [DBusValue] = []) throws(DBusError)
+    -> [DBusValue]
+  {
+    try connection.callAndWait(
+      destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
+      interface: MotionBusAPI.interface, method: method, arguments: arguments, timeout: 5)
+  }
+
+  func property(_ connection: DBusConnection, _ name: String) throws -> DBusValue {
+    var result: Result<DBusValue, DBusError>?
+    connection.getProperty(
+      name, interface: MotionBusAPI.interface, path: ResponderBusAPI.daemonPath,
+      destination: ResponderBusAPI.daemonName, timeout: 5
+    ) { result = $0 }
+    _ = loop.run(until: { result != nil }, timeout: 6)
+    return try #require(result).get()
+  }
+
+  /// Starts a stream; its socket (non-blocking) and id.
+  func start(_ connection: DBusConnection, _ method: String = "StartAccelerometerUpdates", interval: Double)
+    throws -> (fd: Int32, id: UInt32)
+  {
+    let reply = try call(connection, method, [.double(interval)])
+    guard reply.count == 2, case .unixFD(let fd) = reply[0], let id = reply[1].uint32 else {
+      throw TestbedError(description: "unexpected reply \(reply)")
+    }
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    return (fd, id)
+  }
+
+  /// Feeds scans at `rate` Hz for `duration` s as they happen, with `raw(t)` (t from the start);
+  /// `each` runs every loop turn. Returns the monotonic start time.
+  @discardableResult
+  func feed(
+    rate: Double, duration: Double, raw: (Double) -> (Int, Int, Int) = { _ in (0, 0, 1023) },
+    each: () -> Void = {}
+  ) -> Double {
+    feed(
+      rate: { _ in rate }, timeout: duration + 5, raw: raw, feedingFor: duration, each: { _ in each() },
+      until: { $0 > duration + 0.05 })
+  }
+
+  /// Feeds scans as they happen, `raw(t)` at `rate(t)` Hz (t from the start) for `feedingFor` s,
+  /// until `until(t)` says so; `each(t)` runs every loop turn. Returns the monotonic start time.
+  @discardableResult
+  func feed(
+    rate: @escaping (Double) -> Double, timeout: Double, raw: (Double) -> (Int, Int, Int),
+    feedingFor: Double = .infinity, each: (Double) -> Void = { _ in }, until: (Double) -> Bool
+  ) -> Double {
+    let start = monotonicNow()
+    var next = start
+    _ = loop.run(
+      until: {
+        var block: [UInt8] = []
+        while next <= monotonicNow(), next < start + feedingFor {
+          let (x, y, z) = raw(next - start)
+          block += scan(x: x, y: y, z: z, timestamp: Int64((next + offset) * 1e9))
+          next += 1 / rate(next - start)
+        }
+        if !block.isEmpty { bed.feed(block) }
+        each(monotonicNow() - start)
+        return until(monotonicNow() - start)
+      }, timeout: timeout)
+    return start
+  }
+
+  func stop() {
+    for component in service.components.reversed() { component.stop() }
+  }
+}
+
+/// Every record waiting on a stream's socket.
+func drainRecords(_ fd: Int32) -> [[UInt8]] {
+  var records: [[UInt8]] = []
+  var buffer = [UInt8](repeating: 0, count: 256)
+  while true {
+    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+    if n <= 0 { return records }
+    records.append(Array(buffer[0..<n]))
+  }
+}
