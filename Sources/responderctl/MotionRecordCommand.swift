@@ -63,11 +63,6 @@ struct MotionRecordCommand: ParsableCommand {
     let sink = try TraceSink(path: output)
     defer { sink.close() }
     if direct { return try recordDirectly(into: sink) }
-    let link = try DaemonLink.connect()
-    let loop = link.loop
-    try loop.onSignals([SIGINT, SIGTERM]) { _ in loop.stop() }
-    let manager = MotionManager(connection: link.bus)
-    var failed: DBusError?
     var count = 0
     var started = false
     let kind = deviceMotion ? "device motion" : "accelerometer"
@@ -78,44 +73,22 @@ struct MotionRecordCommand: ParsableCommand {
         "# responderd stream (org.responderd.Motion1): \(kind) every \(formatNumber(interval, decimals: 4)) s\n"
           + (deviceMotion ? MotionTrace.deviceMotionHeader : MotionTrace.header) + "\n")
     }
-    if deviceMotion {
-      manager.deviceMotionUpdateInterval = interval
-      manager.startDeviceMotionUpdates { data, error in
-        guard let data else {
-          failed = error
-          return loop.stop()
-        }
-        header()
+    try readMotionStream(deviceMotion: deviceMotion, interval: interval, seconds: duration) { sample in
+      header()
+      switch sample {
+      case .deviceMotion(let data):
         let g = data.gravity
         let u = data.userAcceleration
         sink.write(
           MotionTrace.line(
             streamTime: data.timestamp, gravity: Vector3(g.x, g.y, g.z),
             userAcceleration: Vector3(u.x, u.y, u.z)) + "\n")
-        count += 1
-      }
-    } else {
-      manager.accelerometerUpdateInterval = interval
-      manager.startAccelerometerUpdates { data, error in
-        guard let data else {
-          failed = error
-          return loop.stop()
-        }
-        header()
+      case .accelerometer(let data):
         let a = data.acceleration
         sink.write(MotionTrace.line(streamTime: data.timestamp, acceleration: Vector3(a.x, a.y, a.z)) + "\n")
-        count += 1
       }
-    }
-    var timer: ScheduledTimer?
-    if let duration { timer = loop.scheduler.schedule(after: duration) { loop.stop() } }
-    defer { timer?.cancel() }
-    loop.run()
-    manager.stopAccelerometerUpdates()
-    manager.stopDeviceMotionUpdates()
-    link.bus.flush()
-    if let failed {
-      throw failure(failed.message.isEmpty ? failed.name : failed.message)
+      count += 1
+      return true
     }
     header()
     if let error = sink.error { throw failure("cannot write \(output ?? "the trace"): \(error)") }

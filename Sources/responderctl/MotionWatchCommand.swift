@@ -42,72 +42,43 @@ struct MotionWatchCommand: ParsableCommand {
   }
 
   func run() throws {
-    let link = try DaemonLink.connect()
-    let loop = link.loop
-    try loop.onSignals([SIGINT, SIGTERM]) { _ in loop.stop() }
-    let manager = MotionManager(connection: link.bus)
     var received = 0
-    var failed: DBusError?
-    func printed(_ line: String) {
-      // Samples read together arrive together: none after the count.
-      if let count, received >= count { return }
-      output(line)
-      received += 1
-      if let count, received >= count { loop.stop() }
-    }
     func number(_ value: Double) -> String { formatNumber(value, decimals: 6) }
-    if deviceMotion {
-      manager.deviceMotionUpdateInterval = interval
-      manager.startDeviceMotionUpdates { data, error in
-        guard let data else {
-          failed = error
-          return loop.stop()
-        }
+    try readMotionStream(deviceMotion: deviceMotion, interval: interval, seconds: seconds) { sample in
+      // Samples read together arrive together: none after the count.
+      if let count, received >= count { return false }
+      switch sample {
+      case .deviceMotion(let data):
         let g = data.gravity
         let u = data.userAcceleration
         if json {
-          printed(
+          output(
             JSON.object([
               ("timestamp", .raw(formatNumber(data.timestamp, decimals: 9))),
               ("gravity", .array([g.x, g.y, g.z].map { .raw(number($0)) })),
               ("userAcceleration", .array([u.x, u.y, u.z].map { .raw(number($0)) })),
             ]).text)
         } else {
-          printed(
+          output(
             ([formatNumber(data.timestamp, decimals: 6)] + [g.x, g.y, g.z, u.x, u.y, u.z].map(number))
               .joined(separator: " "))
         }
-      }
-    } else {
-      manager.accelerometerUpdateInterval = interval
-      manager.startAccelerometerUpdates { data, error in
-        guard let data else {
-          failed = error
-          return loop.stop()
-        }
+      case .accelerometer(let data):
         let a = data.acceleration
         if json {
-          printed(
+          output(
             JSON.object([
               ("timestamp", .raw(formatNumber(data.timestamp, decimals: 9))), ("x", .raw(number(a.x))),
               ("y", .raw(number(a.y))), ("z", .raw(number(a.z))),
             ]).text)
         } else {
-          printed(
+          output(
             ([formatNumber(data.timestamp, decimals: 6)] + [a.x, a.y, a.z].map(number)).joined(separator: " ")
           )
         }
       }
-    }
-    var timer: ScheduledTimer?
-    if let seconds { timer = loop.scheduler.schedule(after: seconds) { loop.stop() } }
-    defer { timer?.cancel() }
-    loop.run()
-    manager.stopAccelerometerUpdates()
-    manager.stopDeviceMotionUpdates()
-    link.bus.flush()
-    if let failed {
-      throw failure(failed.message.isEmpty ? failed.name : failed.message)
+      received += 1
+      return count.map { received < $0 } ?? true
     }
   }
 }
