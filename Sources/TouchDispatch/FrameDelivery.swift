@@ -62,6 +62,7 @@ final class FrameDelivery {
   /// rules of their own, or one of a subclass made elsewhere among others, or a recognizer also
   /// tracks touches outside the frame, which this look at the frame misses.
   func sort(_ frame: [Window.TouchRecord], relations: Bool) -> Bool {
+    clear()
     // Changed out of place (see OutOfPlace.swift).
     var slots = self.slots.takeOut()
     var identities = self.identities.takeOut()
@@ -71,9 +72,6 @@ final class FrameDelivery {
       self.identities.putBack(&identities)
       self.entries.putBack(&entries)
     }
-    slots.removeAll(keepingCapacity: true)
-    identities.removeAll(keepingCapacity: true)
-    entries.removeAll(keepingCapacity: true)
     // The slot of each (touch, recognizer) pair, then the pairs grouped by slot and phase, in
     // frame order within a group.
     var orderMayDiffer = relations
