@@ -47,28 +47,20 @@ final class SkipKey {
     emit(direction.begin, time)
   }
 
-  func release(at time: Seconds) {
-    switch state {
-    case .up:
-      return
-    case .pressed(let timer):
-      timer.cancel()
-      state = .up
-      emit(direction.skip, time)
-    case .seeking:
-      state = .up
-      emit(direction.end, time)
-    }
-  }
+  func release(at time: Seconds) { lift(at: time, skipping: true) }
 
   /// The device went away: a seek ends now; a press without release skips nothing.
-  func deviceGone(at time: Seconds) {
+  func deviceGone(at time: Seconds) { lift(at: time, skipping: false) }
+
+  /// Back up: a seek under way ends; a press short of the hold skips when `skipping`.
+  private func lift(at time: Seconds, skipping: Bool) {
     switch state {
     case .up:
       return
     case .pressed(let timer):
       timer.cancel()
       state = .up
+      if skipping { emit(direction.skip, time) }
     case .seeking:
       state = .up
       emit(direction.end, time)
