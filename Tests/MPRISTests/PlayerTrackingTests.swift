@@ -291,6 +291,20 @@ final class FakePlayer {
   // MARK: Players not selected: only what the selection looks at is decoded (issue 16, load)
 
   /// A proxy player on the daemon's connection, and a widget reading its Metadata title.
+  /// A playing mpv and a paused tab, the tracker attached, the proxy player up, and a widget's
+  /// connection to look at it.
+  func playingMPVAndAPausedTab() throws -> (
+    mpv: FakePlayer, tab: FakePlayer, proxy: ProxyPlayer, widget: InMemoryBusConnection
+  ) {
+    let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
+    let tab = try FakePlayer("tab", on: bus)
+    settle()
+    tracker.attach(to: daemon)
+    let proxy = try ProxyPlayer(connection: daemon, tracker: tracker, controller: controller) { _ in }
+    settle()
+    return (mpv, tab, proxy, bus.connect())
+  }
+
   func proxyTitle(_ widget: InMemoryBusConnection) -> String? {
     var metadata: DBusValue?
     widget.getProperty(
@@ -302,14 +316,8 @@ final class FakePlayer {
   }
 
   @Test func aPlayerNotSelectedHasItsMetadataLeftUnreadUntilItIsSelectedByStartingToPlay() throws {
-    let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
-    let tab = try FakePlayer("tab", on: bus)
-    settle()
-    tracker.attach(to: daemon)
-    let proxy = try ProxyPlayer(connection: daemon, tracker: tracker, controller: controller) { _ in }
+    let (mpv, tab, proxy, widget) = try playingMPVAndAPausedTab()
     defer { proxy.close() }
-    settle()
-    let widget = bus.connect()
     let tabID = try #require(tab.connection.uniqueName)
     #expect(tracker.selected?.uniqueName == mpv.connection.uniqueName)
     #expect(tracker.players[tabID]?.title == "track 1")
@@ -335,14 +343,8 @@ final class FakePlayer {
   }
 
   @Test func aPlayerSelectedByItsOwnSignalShowsThatSignalsMetadataWithoutAskingIt() throws {
-    let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
-    let tab = try FakePlayer("tab", on: bus)
-    settle()
-    tracker.attach(to: daemon)
-    let proxy = try ProxyPlayer(connection: daemon, tracker: tracker, controller: controller) { _ in }
+    let (mpv, tab, proxy, widget) = try playingMPVAndAPausedTab()
     defer { proxy.close() }
-    settle()
-    let widget = bus.connect()
     try mpv.set(status: "Paused")
     try tab.playNextTrack()
     // Stopped right after: a call to it would wait; the signal itself says everything.
@@ -354,14 +356,8 @@ final class FakePlayer {
   }
 
   @Test func aPlayerSelectedWhenAnotherLeavesIsReadAgainAndTheProxyShowsItsCurrentMetadata() throws {
-    let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
-    let tab = try FakePlayer("tab", on: bus)
-    settle()
-    tracker.attach(to: daemon)
-    let proxy = try ProxyPlayer(connection: daemon, tracker: tracker, controller: controller) { _ in }
+    let (mpv, tab, proxy, widget) = try playingMPVAndAPausedTab()
     defer { proxy.close() }
-    settle()
-    let widget = bus.connect()
     var titles: [String?] = []
     widget.onPropertiesChanged(sender: MPRISNames.responderd) { _, changed, _ in
       if let metadata = changed["Metadata"] { titles.append(metadata.dictionary?["xesam:title"]?.string) }
