@@ -19,10 +19,9 @@ public final class KeysComponent: ServiceComponent {
       service.logger.info("evdev: media and headset keys are off ([keys] enabled = false)")
       return
     }
-    let application = service.application
     let input = MediaKeyInput(loop: service.loop, settings: config.settings, logger: service.logger) {
-      emission in
-      application.post(
+      [weak service] emission in
+      service?.postDeviceEvent(
         .remoteControl(emission.subtype, timestamp: emission.timestamp, source: emission.source))
     }
     self.input = input

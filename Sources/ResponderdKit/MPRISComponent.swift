@@ -22,6 +22,8 @@ public final class MPRISComponent: ServiceComponent {
   private var playersObject: DBusExportedObject?
   private let logger: Logger
   private var lastLoggedSelection: String??
+  /// Recognizes proxy calls that repeat a press a device made.
+  private var echoes = ProxyEchoFilter()
 
   /// Creates the tracker and registers the `mpris` handler factory of `service`.
   public init(service: Service) {
@@ -58,18 +60,23 @@ public final class MPRISComponent: ServiceComponent {
       }
       self.exportPlayersObject(on: connection)
       if settings.proxy {
-        let application = service.application
         do {
           self.proxy = try ProxyPlayer(
             connection: connection, tracker: self.tracker, controller: self.controller, logger: self.logger
-          ) { subtype in
-            application.post(
-              .remoteControl(subtype, timestamp: application.scheduler.now, source: "mpris-proxy"))
+          ) { [weak self, weak service] subtype in
+            guard let self, let service else { return }
+            self.proxyCalled(subtype, in: service)
           }
         } catch {
           self.logger.error("mpris: cannot export the proxy player: \(error)")
         }
       }
+    }
+    let scheduler = service.scheduler
+    service.addDeviceEventObserver { [weak self] event in
+      guard event.type == .remoteControl else { return }
+      self?.echoes.deviceDispatched(
+        event.subtype, source: event.source, timestamp: event.timestamp, at: scheduler.now)
     }
     var summary = "mpris: policy \(settings.policy)"
     if !settings.priority.isEmpty { summary += ", priority \(settings.priority.joined(separator: ", "))" }
@@ -81,6 +88,23 @@ public final class MPRISComponent: ServiceComponent {
     controller.stopSeeking()
     proxy?.close()
     proxy = nil
+  }
+
+  /// A call on the proxy player: an event in the chain, unless it repeats a press a device made
+  /// (the desktop saw the same key): then it is published as a duplicate and not dispatched.
+  private func proxyCalled(_ subtype: EventSubtype, in service: Service) {
+    let now = service.scheduler.now
+    if let press = echoes.echo(of: subtype, at: now) {
+      let delay = Int(((now - press.dispatchedAt) * 1000).rounded())
+      let reason =
+        "duplicate of the \(press.subtype.name) from \(press.source) \(delay) ms earlier (the same press, called by the desktop through \(MPRISNames.responderd))"
+      logger.debug("mpris: proxy call \(subtype.name) is a \(reason)")
+      service.publishUndispatched(
+        DispatchRecord(
+          type: .remoteControl, subtype: subtype, timestamp: now, source: "mpris-proxy", dropReason: reason))
+      return
+    }
+    service.application.post(.remoteControl(subtype, timestamp: now, source: "mpris-proxy"))
   }
 
   private func selectionChanged() {

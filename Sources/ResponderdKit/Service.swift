@@ -40,6 +40,7 @@ public final class Service {
   public var bus: BusComponent?
   private var dispatchObservers: [(DispatchRecord) -> Void] = []
   private var motionInterestObservers: [(Bool) -> Void] = []
+  private var deviceEventObservers: [(Event) -> Void] = []
 
   /// A service without components; add them (`add(_:)`, `Components.addStandard(to:)`) and start it.
   /// Its timers run on `scheduler` (the loop's when nil).
@@ -62,6 +63,24 @@ public final class Service {
   /// Calls `observer` with the record of every dispatched event.
   public func addDispatchObserver(_ observer: @escaping (DispatchRecord) -> Void) {
     dispatchObservers.append(observer)
+  }
+
+  /// Posts a remote-control event an input device produced (the evdev component's), and tells the
+  /// device-event observers first (the proxy player's echo filter).
+  public func postDeviceEvent(_ event: Event) {
+    for observer in deviceEventObservers { observer(event) }
+    application.post(event)
+  }
+
+  /// Calls `observer` with every event posted through `postDeviceEvent`, before it is dispatched.
+  public func addDeviceEventObserver(_ observer: @escaping (Event) -> Void) {
+    deviceEventObservers.append(observer)
+  }
+
+  /// Publishes an event that is not dispatched (a duplicate of a press already dispatched) to the
+  /// dispatch observers, so that `responderctl monitor` shows it with its drop reason.
+  public func publishUndispatched(_ record: DispatchRecord) {
+    dispatched(record)
   }
 
   /// Handlers by name, for the config's `chain`; components add theirs (`mpris`, `command`).
