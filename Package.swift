@@ -277,7 +277,7 @@ let package = Package(
       dependencies: [
         "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
-        "ResponderdKit", "ResponderConfig",
+        "ResponderdKit", "ResponderConfig", "DBusTestSupport",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
