@@ -4,12 +4,13 @@
 The compositor cannot run in a test, so this process owns org.gnome.Shell on the (private)
 session bus and answers what gsd-media-keys asks of the shell: GrabAccelerator(s),
 UngrabAccelerator(s). It emits AcceleratorActivated when the test presses a key: the test
-writes one line per key to stdin, `press ACCELERATOR DEVICE-NODE`, and it must only write
-it when the device is not grabbed by another program (as the kernel delivers nothing to
-the compositor from a grabbed device). Lines on stdout, for the test to wait on:
+writes one line per key to stdin (or to the FIFO named by the first argument),
+`press ACCELERATOR DEVICE-NODE`, and it must only write it when the device is not grabbed by
+another program (as the kernel delivers nothing to the compositor from a grabbed device). Lines on stdout, for the test to wait on:
 `ready` (name owned), `grab ACCELERATOR ACTION` (gsd grabbed a key),
 `activated ACCELERATOR ACTION` (signal emitted), `unknown ACCELERATOR` (nobody grabbed it).
 """
+import os
 import sys
 import gi
 from gi.repository import Gio, GLib
@@ -134,6 +135,8 @@ def on_lost(conn, name):
 
 loop = GLib.MainLoop()
 Gio.bus_own_name(Gio.BusType.SESSION, "org.gnome.Shell", Gio.BusNameOwnerFlags.NONE, on_bus, on_name, on_lost)
-channel = GLib.IOChannel.unix_new(sys.stdin.fileno())
+# A FIFO is opened read-write: the test may open and close it without ending the stand-in.
+commands = os.open(sys.argv[1], os.O_RDWR) if len(sys.argv) > 1 else sys.stdin.fileno()
+channel = GLib.IOChannel.unix_new(commands)
 GLib.io_add_watch(channel, GLib.PRIORITY_DEFAULT, GLib.IOCondition.IN | GLib.IOCondition.HUP, on_stdin)
 loop.run()
