@@ -1,4 +1,5 @@
 import DBus
+import EventTime
 import Logging
 import MPRIS
 import ResponderCore
@@ -73,10 +74,16 @@ public final class MPRISComponent: ServiceComponent {
       }
     }
     let scheduler = service.scheduler
-    service.addDeviceEventObserver { [weak self] event in
-      guard event.type == .remoteControl else { return }
-      self?.echoes.deviceDispatched(
-        event.subtype, source: event.source, timestamp: event.timestamp, at: scheduler.now)
+    service.addDeviceEventFilter { [weak self] event in
+      guard let self, settings.proxy, event.type == .remoteControl else { return nil }
+      let now = scheduler.now
+      guard let call = self.echoes.devicePosted(event.subtype, source: event.source, at: now) else {
+        return nil
+      }
+      let reason =
+        "duplicate of the \(call.subtype.name) called on \(MPRISNames.responderd) \(Self.milliseconds(now - call.dispatchedAt)) ms earlier (the same press, which the desktop saw first)"
+      self.logger.debug("mpris: \(event.subtype.name) from \(event.source) is a \(reason)")
+      return reason
     }
     var summary = "mpris: policy \(settings.policy)"
     if !settings.priority.isEmpty { summary += ", priority \(settings.priority.joined(separator: ", "))" }
@@ -94,10 +101,9 @@ public final class MPRISComponent: ServiceComponent {
   /// (the desktop saw the same key): then it is published as a duplicate and not dispatched.
   private func proxyCalled(_ subtype: EventSubtype, in service: Service) {
     let now = service.scheduler.now
-    if let press = echoes.echo(of: subtype, at: now) {
-      let delay = Int(((now - press.dispatchedAt) * 1000).rounded())
+    if let press = echoes.proxyCalled(subtype, at: now) {
       let reason =
-        "duplicate of the \(press.subtype.name) from \(press.source) \(delay) ms earlier (the same press, called by the desktop through \(MPRISNames.responderd))"
+        "duplicate of the \(press.subtype.name) from \(press.source) \(Self.milliseconds(now - press.dispatchedAt)) ms earlier (the same press, called by the desktop through \(MPRISNames.responderd))"
       logger.debug("mpris: proxy call \(subtype.name) is a \(reason)")
       service.publishUndispatched(
         DispatchRecord(
@@ -106,6 +112,8 @@ public final class MPRISComponent: ServiceComponent {
     }
     service.application.post(.remoteControl(subtype, timestamp: now, source: "mpris-proxy"))
   }
+
+  private static func milliseconds(_ seconds: Seconds) -> Int { Int((seconds * 1000).rounded()) }
 
   private func selectionChanged() {
     let selector = tracker.selector

@@ -40,7 +40,7 @@ public final class Service {
   public var bus: BusComponent?
   private var dispatchObservers: [(DispatchRecord) -> Void] = []
   private var motionInterestObservers: [(Bool) -> Void] = []
-  private var deviceEventObservers: [(Event) -> Void] = []
+  private var deviceEventFilters: [(Event) -> String?] = []
 
   /// A service without components; add them (`add(_:)`, `Components.addStandard(to:)`) and start it.
   /// Its timers run on `scheduler` (the loop's when nil).
@@ -65,16 +65,26 @@ public final class Service {
     dispatchObservers.append(observer)
   }
 
-  /// Posts a remote-control event an input device produced (the evdev component's), and tells the
-  /// device-event observers first (the proxy player's echo filter).
+  /// Posts an event an input device produced (the evdev component's), unless a device-event
+  /// filter says it repeats a press already dispatched (the proxy player's echo filter): then it
+  /// is published as not dispatched, with the filter's reason.
   public func postDeviceEvent(_ event: Event) {
-    for observer in deviceEventObservers { observer(event) }
+    for filter in deviceEventFilters {
+      if let reason = filter(event) {
+        publishUndispatched(
+          DispatchRecord(
+            type: event.type, subtype: event.subtype, timestamp: event.timestamp, source: event.source,
+            dropReason: reason))
+        return
+      }
+    }
     application.post(event)
   }
 
-  /// Calls `observer` with every event posted through `postDeviceEvent`, before it is dispatched.
-  public func addDeviceEventObserver(_ observer: @escaping (Event) -> Void) {
-    deviceEventObservers.append(observer)
+  /// Adds a filter every event posted through `postDeviceEvent` goes through before it is
+  /// dispatched: it returns nil to let the event through, or why it is not dispatched.
+  public func addDeviceEventFilter(_ filter: @escaping (Event) -> String?) {
+    deviceEventFilters.append(filter)
   }
 
   /// Publishes an event that is not dispatched (a duplicate of a press already dispatched) to the

@@ -3,6 +3,7 @@ import DBusTestSupport
 import DeviceTestSupport
 import EventLoop
 import EventTime
+import Foundation
 import InputCodes
 import SystemCalls
 import Testing
@@ -52,21 +53,7 @@ extension EvdevInputDeviceTests {
       let responderctl = try BuiltProducts.path(of: "responderctl")
 
       // responderd controls mpv (its proxy player is not a candidate).
-      var selected = ""
-      let selection = fixture.connection.onSignal(
-        path: "/org/responderd/Daemon1/Players", interface: "org.responderd.Players1",
-        member: "SelectionChanged"
-      ) { message in selected = message.arguments.first?.string ?? "" }
-      defer { selection.cancel() }
-      selected =
-        (try? fixture.connection.callAndWait(
-          destination: "org.responderd.Daemon1", path: "/org/responderd/Daemon1/Players",
-          interface: "org.freedesktop.DBus.Properties", method: "Get",
-          arguments: ["org.responderd.Players1", "Selected"], timeout: 5))?.first?.string ?? ""
-      try fixture.waitFor("responderd to select mpv (\(mpv.uniqueName)); selected: \(selected)", timeout: 15)
-      {
-        selected == mpv.uniqueName
-      }
+      try waitForSelection(of: mpv, fixture)
 
       // responderd owns the headset and found GNOME: the keyboard's media keys are the desktop's.
       try fixture.waitFor("the headset to be grabbed", timeout: 10) { headsetHandler.isGrabbed }
@@ -184,6 +171,94 @@ extension EvdevInputDeviceTests {
       try press(headset, headsetHandler, KEY_MEDIA, "XF86AudioMedia", at: monotonicNow())
       try fixture.waitFor("gsd to launch the music application", timeout: 15) { session.launched }
     }
+
+    @Test(
+      "desktop-handles-media-keys = \"no\": gsd's call on the proxy player for a press responderd acted on is a duplicate"
+    )
+    func proxyPlayerNeverDoublesAPress() throws {
+      let tb = try Testbed()
+      let keyboardHandler = try tb.handler("keyboard-consumer")
+      let keyboard = try tb.add("keyboard-consumer", handler: keyboardHandler)
+      let fixture = try DaemonFixture(
+        config: "chain = [\"mpris\"]\n[keys]\ndesktop-handles-media-keys = \"no\"\n")
+      let session = try GNOMESession(bus: fixture.bus, loop: fixture.loop)
+      defer { session.stop() }
+      let calls = try session.startMonitor()
+      let mpv = try session.startPlayer(connection: fixture.connection)
+      let responderctl = try BuiltProducts.path(of: "responderctl")
+      // responderd starting again makes its proxy player the newest: gsd switches to it.
+      try fixture.stopDaemon()
+      try fixture.startDaemonAgain()
+      try fixture.waitFor("gsd-media-keys to switch to responderd's proxy player", timeout: 15) {
+        session.gsdLog.contains("Switching to MPRIS client org.mpris.MediaPlayer2.responderd")
+      }
+      try waitForSelection(of: mpv, fixture)
+      try fixture.waitFor("responderd to read the keyboard", timeout: 10) {
+        (try? fixture.run([responderctl, "devices"]).output.contains("shared     /dev/input/event4")) == true
+      }
+
+      let monitor = try ChildProcess(
+        [responderctl, "monitor", "--json"], environment: fixture.bus.environment, stdout: .capture,
+        stderr: .null)
+      defer { monitor.terminate() }
+      var lines: [String] = []
+      let source = try fixture.loop.register(fd: monitor.outputDescriptor, events: .readable) { _ in
+        _ = monitor.readAvailable()
+        lines += monitor.takeBufferedOutput().split(separator: "\n").map(String.init)
+      }
+      defer { source.remove() }
+      _ = try fixture.run([responderctl, "status"])  // the monitor subscribed meanwhile
+
+      var delays: [Int] = []
+      for index in 1...5 {
+        let time = monotonicNow()
+        try tb.key(keyboard, KEY_PLAYPAUSE, 1, at: time)
+        try session.shell.press("XF86AudioPlay", node: keyboard.devnode)  // not grabbed: the desktop's too
+        try tb.key(keyboard, KEY_PLAYPAUSE, 0, at: time + 0.08)
+        try fixture.waitFor("press \(index): the event and gsd's call in the monitor; \(lines)", timeout: 10)
+        {
+          lines.count >= 2 * index
+        }
+        let events = lines.suffix(2).compactMap {
+          try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        // One is dispatched, the other is its duplicate (usually gsd's call, which comes second).
+        let handled = events.filter { $0["handledBy"] as? String == "mpris" }
+        let dropped = events.filter { $0["handledBy"] is NSNull }
+        #expect(handled.count == 1 && dropped.count == 1, "\(lines.suffix(2))")
+        #expect(
+          Set(events.compactMap { $0["source"] as? String }) == ["evdev:/dev/input/event4", "mpris-proxy"])
+        let reason = dropped.first?["dropReason"] as? String ?? ""
+        #expect(reason.hasPrefix("duplicate of the togglePlayPause "), "\(reason)")
+        if let range = reason.range(of: #"\d+ ms earlier"#, options: .regularExpression) {
+          delays.append(Int(reason[range].split(separator: " ")[0]) ?? -1)
+        }
+        try fixture.waitFor("mpv's call \(index)", timeout: 10) { calls.to(mpv.uniqueName).count >= index }
+      }
+      try fixture.stopDaemon()
+      #expect(calls.to(mpv.uniqueName).count == 5, "\(calls.summary)")
+      #expect(calls.to(mpv.uniqueName).allSatisfy { $0.member == "PlayPause" })
+      // gsd called the proxy player once per press: the calls it made were all taken as duplicates.
+      #expect(calls.calls.filter { $0.destination != mpv.uniqueName && $0.member == "PlayPause" }.count == 5)
+      print("proxy player: the device event and gsd-media-keys's call of each press came \(delays) ms apart")
+    }
+  }
+}
+
+/// Waits until responderd (the fixture's) controls `player`.
+func waitForSelection(of player: Player, _ fixture: DaemonFixture) throws {
+  var selected = ""
+  let selection = fixture.connection.onSignal(
+    path: "/org/responderd/Daemon1/Players", interface: "org.responderd.Players1", member: "SelectionChanged"
+  ) { message in selected = message.arguments.first?.string ?? "" }
+  defer { selection.cancel() }
+  selected =
+    (try? fixture.connection.callAndWait(
+      destination: "org.responderd.Daemon1", path: "/org/responderd/Daemon1/Players",
+      interface: "org.freedesktop.DBus.Properties", method: "Get",
+      arguments: ["org.responderd.Players1", "Selected"], timeout: 5))?.first?.string ?? ""
+  try fixture.waitFor("responderd to select mpv (\(player.uniqueName)); selected: \(selected)", timeout: 15) {
+    selected == player.uniqueName
   }
 }
 
@@ -345,6 +420,9 @@ final class GNOMESession {
         "gsd-media-keys did not grab the media keys: \(error)\ngsd-media-keys said:\n\(log)")
     }
   }
+
+  /// What gsd-media-keys logged (G_MESSAGES_DEBUG=all) so far.
+  var gsdLog: String { (try? readTextFile(directory + "/gsd.log")) ?? "" }
 
   /// Whether the marker music application ran.
   var launched: Bool { access(directory + "/launched", F_OK) == 0 }

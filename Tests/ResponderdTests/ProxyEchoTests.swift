@@ -78,6 +78,26 @@ import Testing
     #expect(monitor.last?.1 == "" && monitor.last?.2 == duplicate?.dropReason)
   }
 
+  @Test func whenTheDesktopsCallComesFirstTheDevicesEventIsTheDuplicate() {
+    proxyCall("PlayPause")
+    time.advance(by: 0.002)  // responderd was busy: it reads the key after gsd's call arrived
+    press(.remoteControlTogglePlayPause)
+    time.advance(by: 0)
+    #expect(handled == ["togglePlayPause mpris-proxy"])
+    let duplicate = records.last
+    #expect(duplicate?.source == "evdev:/dev/input/event5" && duplicate?.wasDropped == true)
+    #expect(
+      duplicate?.dropReason
+        == "duplicate of the togglePlayPause called on org.mpris.MediaPlayer2.responderd 2 ms earlier (the same press, which the desktop saw first)"
+    )
+    #expect(monitor.last?.1 == "" && monitor.last?.2 == duplicate?.dropReason)
+    // A press of its own later is dispatched.
+    time.advance(by: 0.5)
+    press(.remoteControlTogglePlayPause)
+    time.advance(by: 0)
+    #expect(handled == ["togglePlayPause mpris-proxy", "togglePlayPause evdev:/dev/input/event5"])
+  }
+
   @Test func playAndPauseKeysAreThePlayPauseKeyToTheDesktop() {
     press(.remoteControlPlay)
     time.advance(by: 0.004)
