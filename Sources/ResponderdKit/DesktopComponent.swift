@@ -31,7 +31,7 @@ public final class DesktopComponent: ServiceComponent {
     case .no:
       apply(nil)
     case .yes:
-      apply("the desktop (desktop-handles-media-keys = \"yes\")")
+      apply("the desktop's own key bindings (desktop-handles-media-keys = \"yes\")")
     case .auto:
       apply(nil)
       watcher.addObserver { [weak self] found in self?.apply(found?.description) }
