@@ -6,7 +6,8 @@
 // (`heldout/` in the corpus): a summary in the form of issue 26, false shakes per hour per
 // activity and placement, detection of the ground-truth shakes with began/ended latencies, and
 // the cost per sample (release build).
-//   swift run -c release ShakeAccuracy [CORPUS_DIR...] [--verbose: list the default's false shakes]
+//   swift run -c release ShakeAccuracy [CORPUS_DIR...] [--rate=HZ: resample every trace]
+//     [--verbose: list the default's shakes and false shakes]
 import EventTime
 import Motion
 import ResponderConfig
@@ -174,7 +175,17 @@ func seconds() -> Double {
   return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
-let traces = try load()
+var traces = try load()
+// --rate=HZ: every trace as a sensor at that rate would give it (linear resampling, as the tests do).
+if let option = CommandLine.arguments.first(where: { $0.hasPrefix("--rate=") }) {
+  guard let rate = Double(option.dropFirst("--rate=".count)), rate > 0 else {
+    print("# --rate needs a positive number of Hz, not \(option)")
+    exit(2)
+  }
+  for index in traces.indices {
+    traces[index].samples = MotionTrace.resampled(traces[index].samples, rate: rate)
+  }
+}
 let sampleCount = traces.reduce(0) { $0 + $1.samples.count }
 var detectors: [(String, ([MotionSample]) -> [(began: Seconds, end: Seconds)])] = []
 for level in ShakeSettings.Sensitivity.allCases {
