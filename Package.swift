@@ -83,6 +83,11 @@ let package = Package(
         "DBus", "EventTime", "ResponderCore", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
+    // The user's logind session (system bus) and the desktop's screen savers (session bus).
+    .target(
+      name: "SessionWatcher",
+      dependencies: ["DBus", "EventTime", .product(name: "Logging", package: "swift-log")],
+      swiftSettings: strict),
     .target(
       name: "EvdevInput",
       dependencies: [
@@ -112,7 +117,7 @@ let package = Package(
       name: "ResponderdKit",
       dependencies: [
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
-        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient",
+        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient", "SessionWatcher",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -260,7 +265,7 @@ let package = Package(
         "EventTime",
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
         "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "DeviceTestSupport", "InputCodes",
-        .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        "SessionWatcher", .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
@@ -272,7 +277,7 @@ let package = Package(
       dependencies: [
         "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
-        "ResponderdKit", "ResponderConfig",
+        "ResponderdKit", "ResponderConfig", "DBusTestSupport", "SessionWatcher",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -349,6 +354,13 @@ let package = Package(
         "EventTime", "ResponderdTestKit",
         "MPRIS", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
         "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "SessionWatcherTests",
+      dependencies: [
+        "SessionWatcher", "DBus", "EventTime", "ResponderdTestKit",
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     .testTarget(

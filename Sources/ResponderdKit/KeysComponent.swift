@@ -33,4 +33,35 @@ public final class KeysComponent: ServiceComponent {
     input?.stop()
     input = nil
   }
+
+  /// Whether the devices are released because the user's session is not in front (`suspend`).
+  public private(set) var isSuspended = false
+
+  /// The session went inactive (another user's session in front): every device is closed and
+  /// hotplug is no longer followed, so nothing is read until `resume()`. Seeks under way end.
+  public func suspend() {
+    guard !isSuspended else { return }
+    isSuspended = true
+    guard let input else { return }
+    for device in input.openDevices { input.remove(device.path, reason: "session inactive") }
+    input.stop()
+  }
+
+  /// The session is in front again: the devices present are opened again and hotplug followed.
+  public func resume(logger: Logger) {
+    guard isSuspended else { return }
+    isSuspended = false
+    do {
+      try input?.start()
+    } catch {
+      logger.error("evdev: cannot follow the input devices again: \(error)")
+    }
+  }
+}
+
+extension Service {
+  /// The keys component, when the service has one.
+  public var keys: KeysComponent? {
+    components.lazy.compactMap { $0 as? KeysComponent }.first
+  }
 }

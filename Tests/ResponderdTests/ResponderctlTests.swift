@@ -79,6 +79,7 @@ import Testing
         "first responder: \(name) (id \(id))",
         "applications: 2 registered",
         "chain: \(name) → \(otherName) → command → log → dropped",
+        "session: active (no logind session followed: taken as active and unlocked)",
         "motion: wanted (the accelerometer is sampled)",
       ])
     let statusJSON = try fixture.run([try responderctl(), "status", "--json"])
