@@ -26,6 +26,7 @@ public final class KeysComponent: ServiceComponent {
         .remoteControl(emission.subtype, timestamp: emission.timestamp, source: emission.source))
     }
     self.input = input
+    guard !isSuspended else { return }  // opened by resume()
     try input.start()
   }
 

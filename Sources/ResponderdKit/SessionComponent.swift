@@ -84,8 +84,46 @@ public final class SessionComponent: ServiceComponent {
       systemBus: systemBus, sessionBus: service.bus?.connection, identity: identity, logger: service.logger)
     self.watcher = watcher
     watcher.addObserver { [weak self] state in self?.apply(state) }
+    // Until logind has answered, the devices wait (they start after this component): a session
+    // that is not in front must never have them read. An answer is a round trip; a bus that
+    // does not answer holds them for `holdLimit` seconds at most.
+    if systemBus == nil || ownConnection?.state == .disconnected {
+      isReleased = true  // no system bus: nothing to wait for
+    } else {
+      hold(service)
+    }
     watcher.start()
   }
+
+  /// How long the devices wait for logind's first answer at most.
+  public static let holdLimit = 2.0
+
+  private func hold(_ service: Service) {
+    service.keys?.suspend()
+    service.touchGestures?.suspend()
+    let limit = service.scheduler.schedule(after: Self.holdLimit) { [weak self] in
+      guard let self, let watcher = self.watcher, !watcher.isSettled else { return }
+      self.logger.notice(
+        "session: logind has not answered in \(Int(Self.holdLimit)) s: the input devices are opened meanwhile"
+      )
+      self.release(service)
+    }
+    watcher?.whenSettled { [weak self] in
+      limit.cancel()
+      self?.release(service)
+    }
+  }
+
+  /// Ends the hold of `start`: the devices are opened unless the session is inactive.
+  private func release(_ service: Service) {
+    guard !isReleased else { return }
+    isReleased = true
+    guard applied.isActive else { return }
+    service.keys?.resume(logger: logger)
+    service.touchGestures?.resume()
+  }
+
+  private var isReleased = false
 
   public func stop() {
     watcher?.stop()
@@ -98,7 +136,7 @@ public final class SessionComponent: ServiceComponent {
     guard let service else { return }
     let before = applied
     applied = state
-    if state.isActive != before.isActive {
+    if state.isActive != before.isActive, isReleased || !state.isActive {
       if state.isActive {
         service.keys?.resume(logger: logger)
         service.touchGestures?.resume()

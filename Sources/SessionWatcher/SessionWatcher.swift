@@ -118,6 +118,24 @@ public final class SessionWatcher {
     observers.append(observer)
   }
 
+  /// Whether the watcher knows the session: a logind session was found and read, or it is known
+  /// there is none (no system bus, no logind, no session of the user).
+  public private(set) var isSettled = false
+  private var settledActions: [() -> Void] = []
+
+  /// Runs `action` once the watcher knows the session (at once when it does).
+  public func whenSettled(_ action: @escaping () -> Void) {
+    if isSettled { action() } else { settledActions.append(action) }
+  }
+
+  private func settle() {
+    guard !isSettled else { return }
+    isSettled = true
+    let actions = settledActions
+    settledActions.removeAll()
+    for action in actions { action() }
+  }
+
   /// Whether a logind session is followed now (found, and its values read).
   public var isFollowingLogind: Bool { foundBy != nil }
 
@@ -289,6 +307,7 @@ public final class SessionWatcher {
         if let locked = properties["LockedHint"]?.bool { next.lockedHint = locked }
         done?(id)
         self.update(next)
+        self.settle()
       case .failure(let error):
         self.noSession("cannot read logind session \(path) (\(error.message))")
       }
@@ -356,6 +375,7 @@ public final class SessionWatcher {
     next.lockedHint = false
     next.sessionID = nil
     update(next)
+    settle()
   }
 
   // MARK: Screen savers

@@ -106,6 +106,38 @@ extension EvdevInputDeviceTests {
         "session switch: headset closed \(Int((latency * 1000).rounded())) ms after Active=false was sent")
     }
 
+    @Test("started while another session is in front: the headset is not opened until the session is back")
+    func startedInactive() throws {
+      let tb = try Testbed()
+      let loop = try EventLoop()
+      let logind = try MockLogind(loop: loop)
+      try logind.addSession("c2", uid: getuid(), active: false)
+      let store = LogStore()
+      let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
+      let service = Service(config: ResponderdConfig(), loop: loop, logger: logger)
+      let session = SessionComponent(
+        systemBusAddress: logind.address,
+        identity: .init(sessionID: "c2", pid: UInt32(getpid()), uid: getuid()))
+      service.add(session)
+      let keys = KeysComponent()
+      service.add(keys)
+      try tb.add("headset")
+      var opened: [String] = []
+      service.start()
+      defer { service.stop() }
+      keys.input?.addDeviceObserver { change in
+        if case .opened(let device) = change { opened.append(device.path) }
+      }
+      #expect(loop.run(until: { session.watcher?.isSettled == true }, timeout: 5))
+      #expect(session.state.isActive == false)
+      #expect(keys.input?.openDevices.isEmpty == true)
+      #expect(!store.lines.contains { $0.contains("evdev: opened") })
+
+      try logind.updateSessionAndWait("c2", ["Active": .bool(true)])
+      #expect(loop.run(until: { keys.input?.openDevices.count == 1 }, timeout: 5))
+      #expect(opened == ["/dev/input/event7"])
+    }
+
     @Test("a user service outside any session follows the user's display session (dbusmock's logind)")
     func followsTheDisplaySession() throws {
       let loop = try EventLoop()
