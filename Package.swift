@@ -255,7 +255,7 @@ let package = Package(
       dependencies: [
         "EventTime", "InputCodes",
         "DeviceTestSupport", "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev",
-        "ResponderdKit", "ResponderConfig",
+        "ResponderdKit", "ResponderConfig", "DBusTestSupport", "SessionWatcher",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
       swiftSettings: strict),
