@@ -119,7 +119,7 @@ public final class SessionComponent: ServiceComponent {
     guard !isReleased else { return }
     isReleased = true
     guard applied.isActive else { return }
-    service.keys?.resume(logger: logger)
+    service.keys?.resume()
     service.touchGestures?.resume()
   }
 
@@ -138,7 +138,7 @@ public final class SessionComponent: ServiceComponent {
     applied = state
     if state.isActive != before.isActive, isReleased || !state.isActive {
       if state.isActive {
-        service.keys?.resume(logger: logger)
+        service.keys?.resume()
         service.touchGestures?.resume()
       } else {
         service.keys?.suspend()

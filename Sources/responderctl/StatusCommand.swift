@@ -2,6 +2,7 @@ import ArgumentParser
 import DBus
 import ResponderClient
 import ResponderTools
+import ResponderdKit
 
 /// `responderctl status`: whether responderd runs, and its state.
 struct StatusCommand: ParsableCommand {
@@ -31,6 +32,7 @@ struct StatusCommand: ParsableCommand {
     let sessionState = session["state"]?.string ?? "unknown"
     let sessionID = session["id"]?.string
     let followsLogind = session["logind"]?.bool ?? false
+    let devices = try? DevicesCommand.fetch(link)
 
     if json {
       var firstJSON = JSON.null
@@ -50,6 +52,17 @@ struct StatusCommand: ParsableCommand {
               ("state", .string(sessionState)), ("logind", .bool(followsLogind)),
               ("id", sessionID.map { .string($0) } ?? .null),
             ])
+          ),
+          (
+            "devices",
+            devices.map { report in
+              .object([
+                ("owned", .number(Double(report.count(.owned)))),
+                ("shared", .number(Double(report.count(.shared)))),
+                ("leftAlone", .number(Double(report.count(.leftAlone)))),
+                ("suspended", .bool(report.suspended)),
+              ])
+            } ?? .null
           ),
         ]).text)
       return
@@ -72,5 +85,11 @@ struct StatusCommand: ParsableCommand {
     output(
       "motion: "
         + (motion ? "wanted (the accelerometer is sampled)" : "not wanted (the accelerometer is closed)"))
+    if let devices {
+      output(
+        "input devices: \(devices.counts)"
+          + (devices.suspended ? " (session inactive: all released)" : "")
+          + " (responderctl devices says why)")
+    }
   }
 }

@@ -34,6 +34,8 @@ import Testing
         "session: inactive (logind session c7): input devices released and closed, no shakes")
     }
     #expect(try statusLine(fixture) == "session: inactive (logind session c7, XDG_SESSION_ID)")
+    let status = try fixture.run([try responderctl(), "status"]).output
+    #expect(status.contains("(session inactive: all released)"), "\(status)")
     let json = try fixture.run([try responderctl(), "status", "--json"])
     let fields = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
     let session = fields?["session"] as? [String: Any]
