@@ -99,7 +99,7 @@ public final class SessionComponent: ServiceComponent {
   public static let holdLimit = 2.0
 
   private func hold(_ service: Service) {
-    service.keys?.suspend()
+    service.keys?.waitForSession()
     service.touchGestures?.suspend()
     let limit = service.scheduler.schedule(after: Self.holdLimit) { [weak self] in
       guard let self, let watcher = self.watcher, !watcher.isSettled else { return }
@@ -118,8 +118,8 @@ public final class SessionComponent: ServiceComponent {
   private func release(_ service: Service) {
     guard !isReleased else { return }
     isReleased = true
+    service.keys?.sessionKnown(active: applied.isActive)
     guard applied.isActive else { return }
-    service.keys?.resume()
     service.touchGestures?.resume()
   }
 
@@ -136,7 +136,7 @@ public final class SessionComponent: ServiceComponent {
     guard let service else { return }
     let before = applied
     applied = state
-    if state.isActive != before.isActive, isReleased || !state.isActive {
+    if state.isActive != before.isActive, isReleased {  // (while held, `release` decides)
       if state.isActive {
         service.keys?.resume()
         service.touchGestures?.resume()

@@ -75,6 +75,9 @@ extension EvdevInputDeviceTests {
       #expect(keys.input?.openDevices.map(\.path) == ["/dev/input/event7"])
       #expect(emulatedNodesOpen() == ptysBefore + 1)
       #expect(grab.isGrabbed)
+      // The devices waited for logind's answer, quietly: one "reading" line, no "inactive".
+      #expect(!store.lines.contains { $0.contains("inactive") || $0.contains("no device") }, "\(store.lines)")
+      #expect(store.lines.filter { $0.hasPrefix("info: evdev: reading /dev/input/event7") }.count == 1)
       let watchedWhileActive = loop.registeredCount
       var closedAt: [String: Seconds] = [:]
       keys.input?.addDeviceObserver { change in
