@@ -161,6 +161,11 @@ public final class SessionWatcher {
     }
     if let sessionBus {
       for saver in screenSavers { follow(saver, on: sessionBus) }
+      sessionBus.addObserver { [weak self] event in
+        // The screen savers are asked again when the bus is back (their owners' watches).
+        guard let self, self.started, case .disconnected = event else { return }
+        for saver in self.screenSavers { self.screenSaver(saver.name, isActive: false) }
+      }
     }
   }
 

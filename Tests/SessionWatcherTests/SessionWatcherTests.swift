@@ -215,6 +215,30 @@ import Testing
     #expect(!watcher.state.isLocked)
   }
 
+  @Test("losing a bus forgets what it said: the system bus (active), the session bus (unlocked)")
+  func losingABusForgetsItsState() throws {
+    let logind = try FakeLogind(bus: system)
+    try logind.addSession("3", active: false)
+    let saver = try FakeScreenSaver(bus: session, SessionWatcher.ScreenSaver.standard[0], active: true)
+    let systemConnection = system.connect()
+    let sessionConnection = session.connect()
+    let store = log
+    let watcher = SessionWatcher(
+      systemBus: systemConnection, sessionBus: sessionConnection,
+      identity: .init(sessionID: "3", pid: pid, uid: uid),
+      logger: Logger(label: "test") { _ in LinesLogHandler(store: store) })
+    watcher.start()
+    time.advance(by: 0)
+    #expect(watcher.state == SessionState(isActive: false, screenSaverActive: true, sessionID: "3"))
+    sessionConnection.leave()
+    #expect(watcher.state == SessionState(isActive: false, sessionID: "3"))
+    systemConnection.leave()
+    #expect(watcher.state == SessionState())
+    #expect(
+      log.all.last == "notice: session: lost the system bus: the session is taken as active and unlocked")
+    #expect(saver.active, "the screen saver itself did not change")
+  }
+
   @Test("after stop nothing is followed")
   func stopStopsFollowing() throws {
     let logind = try FakeLogind(bus: system)
