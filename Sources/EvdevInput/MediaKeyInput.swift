@@ -449,7 +449,7 @@ public final class MediaKeyInput {
     let path = reader.info.path
     if [InputCode.KEY_VOLUMEUP, InputCode.KEY_VOLUMEDOWN, InputCode.KEY_MUTE].contains(event.code) {
       guard !volumeKeyObservers.isEmpty else {
-        if !reader.loggedUnhandledVolume {
+        if readers[path]?.loggedUnhandledVolume == false {
           readers[path]?.loggedUnhandledVolume = true
           logger.notice(
             "evdev: \(path) '\(reader.info.identity.name)': its volume keys are responderd's, but no sound-server adapter takes them: they do nothing"
