@@ -88,6 +88,11 @@ let package = Package(
       name: "DesktopWatch",
       dependencies: ["DBus", .product(name: "Logging", package: "swift-log")],
       swiftSettings: strict),
+    // The user's logind session (system bus) and the desktop's screen savers (session bus).
+    .target(
+      name: "SessionWatcher",
+      dependencies: ["DBus", "EventTime", .product(name: "Logging", package: "swift-log")],
+      swiftSettings: strict),
     .target(
       name: "EvdevInput",
       dependencies: [
@@ -118,6 +123,7 @@ let package = Package(
       dependencies: [
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
         "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient", "DesktopWatch",
+        "SessionWatcher",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -255,7 +261,7 @@ let package = Package(
       dependencies: [
         "EventTime", "InputCodes",
         "DeviceTestSupport", "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev",
-        "ResponderdKit", "ResponderConfig",
+        "ResponderdKit", "ResponderConfig", "DBusTestSupport", "SessionWatcher",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
       swiftSettings: strict),
@@ -265,7 +271,7 @@ let package = Package(
         "EventTime",
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
         "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "DeviceTestSupport", "InputCodes",
-        .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        "SessionWatcher", .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
@@ -277,7 +283,7 @@ let package = Package(
       dependencies: [
         "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
-        "ResponderdKit", "ResponderConfig", "DBusTestSupport",
+        "ResponderdKit", "ResponderConfig", "DBusTestSupport", "SessionWatcher",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -358,6 +364,13 @@ let package = Package(
         "EventTime", "ResponderdTestKit",
         "MPRIS", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
         "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "SessionWatcherTests",
+      dependencies: [
+        "SessionWatcher", "DBus", "EventTime", "ResponderdTestKit",
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     .testTarget(

@@ -6,6 +6,7 @@ public enum Components {
     let bus = BusComponent()
     service.bus = bus
     service.add(bus)
+    service.add(SessionComponent())
     service.add(ResponderAPI())
     service.add(MPRISComponent(service: service))
     let keys = KeysComponent()

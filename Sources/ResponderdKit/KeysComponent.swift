@@ -123,8 +123,35 @@ public final class KeysComponent: ServiceComponent {
     }
     self.input = input
     input.setDesktop(desktop)
+    guard !waitingForSession else { return }  // opened by sessionKnown(active:)
     if suspendedBeforeStart { input.suspend() }
     try input.start()
+  }
+
+  /// Whether the devices wait for the user's session to be known (`waitForSession`).
+  public private(set) var waitingForSession = false
+
+  /// Before `start`: no device is opened until `sessionKnown(active:)` says whether the user's
+  /// session is in front (the session component asks logind first).
+  public func waitForSession() {
+    waitingForSession = true
+  }
+
+  /// The user's session is known: the devices are opened, or left closed (suspended) while
+  /// another session is in front.
+  public func sessionKnown(active: Bool) {
+    guard waitingForSession else { return active ? resume() : suspend() }
+    waitingForSession = false
+    guard let input else {
+      suspendedBeforeStart = !active
+      return
+    }
+    if !active { input.suspend() }
+    do {
+      try input.start()
+    } catch {
+      logger?.error("evdev: \(error)")
+    }
   }
 
   public func stop() {
@@ -186,5 +213,12 @@ public final class KeysComponent: ServiceComponent {
     } catch {
       logger?.error("evdev: cannot export \(Self.devicesPath): \(error)")
     }
+  }
+}
+
+extension Service {
+  /// The keys component, when the service has one.
+  public var keys: KeysComponent? {
+    components.lazy.compactMap { $0 as? KeysComponent }.first
   }
 }

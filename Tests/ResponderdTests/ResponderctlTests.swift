@@ -80,6 +80,7 @@ import Testing
         "first responder: \(name) (id \(id))",
         "applications: 2 registered",
         "chain: \(name) → \(otherName) → command → log → dropped",
+        "session: active (no logind session followed: taken as active and unlocked)",
         "motion: wanted (the accelerometer is sampled)",
         "input devices: 0 owned, 0 shared, 0 left alone (responderctl devices says why)",
         "desktop: none handles media keys (GNOME, Phosh and KDE Plasma are detected on the session bus; say desktop-handles-media-keys = \"yes\" for sway or Hyprland key bindings): responderd reads the media keys of shared devices",
