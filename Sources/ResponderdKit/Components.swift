@@ -9,6 +9,7 @@ public enum Components {
     service.add(ResponderAPI())
     service.add(MPRISComponent(service: service))
     service.add(KeysComponent())
+    service.add(VolumeComponent())
     service.add(MotionComponent())
     service.add(MotionAPI())
     service.add(TouchGesturesComponent())

@@ -16,9 +16,11 @@ struct MonitorCommand: ParsableCommand {
     abstract: "Follow the events responderd dispatches, one line each: time, type, subtype, who handled it.",
     discussion: """
       Text lines: local time, type, subtype (and the phase of motion events), then "handled by NAME"
-      or "dropped (REASON)". With --json, one object per line: time (UTC, ISO 8601), timestamp
+      or "dropped (REASON)". A key that acts outside the chain (a volume key of an owned device) is a
+      line of type "key": its name and what it did ("default sink 'speakers' 40% → 45%"). With --json, one object per line: time (UTC, ISO 8601), timestamp
       (seconds since boot, the event's), type, subtype, phase (motion events only), handledBy (null
-      when dropped), dropReason (when dropped), source, receivedBy. Runs until Ctrl-C, SIGTERM or
+      when dropped), dropReason (when dropped), source, receivedBy; a key: time, timestamp, type
+      "key", key, action, source. Runs until Ctrl-C, SIGTERM or
       --count events; waits for responderd when it restarts.
       """)
 
@@ -38,6 +40,15 @@ struct MonitorCommand: ParsableCommand {
     ) { message in
       guard let event = DispatchedEvent(arguments: message.arguments) else { return }
       output(json ? Self.jsonLine(event) : Self.textLine(event))
+      seen += 1
+      if let count, seen >= count { link.loop.stop() }
+    }
+    link.bus.onSignal(
+      sender: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
+      interface: ResponderBusAPI.daemonInterface, member: "KeyActed"
+    ) { message in
+      guard let action = KeyAction(arguments: message.arguments) else { return }
+      output(json ? Self.jsonLine(action) : Self.textLine(action))
       seen += 1
       if let count, seen >= count { link.loop.stop() }
     }
@@ -75,6 +86,18 @@ struct MonitorCommand: ParsableCommand {
     let outcome =
       event.handledBy.map { "handled by \($0)" } ?? "dropped (\(event.dropReason ?? "nobody handled it"))"
     return WallClock.now().local + "  " + padded(event.type, 14) + padded(subtype, 22) + outcome
+  }
+
+  static func textLine(_ action: KeyAction) -> String {
+    WallClock.now().local + "  " + padded("key", 14) + padded(action.key, 22) + action.action
+  }
+
+  static func jsonLine(_ action: KeyAction) -> String {
+    JSON.object([
+      ("time", .string(WallClock.now().iso8601)), ("timestamp", .number(action.timestamp)),
+      ("type", .string("key")),
+      ("key", .string(action.key)), ("action", .string(action.action)), ("source", .string(action.source)),
+    ]).text
   }
 
   static func jsonLine(_ event: DispatchedEvent) -> String {

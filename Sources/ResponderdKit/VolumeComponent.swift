@@ -1,0 +1,122 @@
+import EvdevInput
+import Logging
+import SoundServer
+
+/// The volume keys of owned devices (`[volume]`): KEY_VOLUMEUP / KEY_VOLUMEDOWN / KEY_MUTE of a
+/// device responderd holds (the desktop no longer sees them) change the sound server's volume:
+/// the device's own sink when it can be matched (a USB headset's card), else the default sink.
+///
+/// Volume keys of shared devices are the desktop's and never reach this component. Each key and
+/// what it did is published (`Service.addKeyActionObserver`, the `KeyActed` signal that
+/// `responderctl monitor` shows).
+public final class VolumeComponent: ServiceComponent {
+  public let componentName = "volume"
+  /// The sound server connection, while started and enabled.
+  public private(set) var connection: SoundServerConnection?
+  private weak var service: Service?
+  private var locations: [String: InputDeviceLocation] = [:]
+  private let server: String?
+
+  /// `server`: the sound server's address (`unix:/path`); nil, the user's default server.
+  public init(server: String? = nil) {
+    self.server = server
+  }
+
+  public func start(in service: Service) throws {
+    self.service = service
+    let settings = service.config.volume
+    guard settings.enabled else {
+      service.logger.info("volume: volume keys are off ([volume] enabled = false)")
+      return
+    }
+    // libpulse's timers run on real time, whatever clock the service's own timers use. The
+    // connection (and libpulse) waits for the first volume key: a service whose volume keys are
+    // never pressed never loads it.
+    connection = SoundServerConnection(
+      loop: service.loop, server: server, step: settings.step, logger: service.logger)
+  }
+
+  /// Connects to the sound server now rather than at the first volume key (for a device with volume
+  /// keys that has just become owned, or a benchmark's warm start).
+  public func connect() { connection?.start() }
+
+  public func stop() {
+    connection?.stop()
+    connection = nil
+    locations.removeAll()
+  }
+
+  /// A volume key pressed on the device at `devicePath` (auto-repeat counts as a press: holding
+  /// volume up raises the volume step by step). `completion` runs once the server has answered.
+  public func press(
+    _ key: VolumeKey, devicePath: String?, timestamp: Double,
+    completion: @escaping (VolumeOutcome) -> Void = { _ in }
+  ) {
+    guard let service else { return completion(.noServer) }
+    let keyName = Self.keyName(key)
+    let source = devicePath.map { "evdev:\($0)" } ?? "unknown"
+    guard let connection else {
+      service.publish(
+        KeyActionRecord(key: keyName, timestamp: timestamp, source: source, action: "volume keys are off"))
+      return completion(.noServer)
+    }
+    let location = devicePath.map(location(of:))
+    connection.start()
+    connection.press(key, location: location) { [weak service] outcome in
+      service?.logger.debug("volume: \(keyName) from \(source): \(outcome)")
+      service?.publish(
+        KeyActionRecord(key: keyName, timestamp: timestamp, source: source, action: "\(outcome)"))
+      completion(outcome)
+    }
+  }
+
+  /// Forgets what was read of a device (it was unplugged: its path may come back as another one).
+  public func deviceGone(_ devicePath: String) { locations[devicePath] = nil }
+
+  private func location(of devicePath: String) -> AudioDeviceLocation {
+    let found = locations[devicePath] ?? InputDeviceLocation.of(devnode: devicePath)
+    locations[devicePath] = found
+    return AudioDeviceLocation(
+      usbDevicePath: found.usbDevicePath, cardNumbers: found.cardNumbers, usbVendor: found.usbVendor,
+      usbProduct: found.usbProduct)
+  }
+
+  /// The evdev name of a volume key.
+  public static func keyName(_ key: VolumeKey) -> String {
+    switch key {
+    case .up: "KEY_VOLUMEUP"
+    case .down: "KEY_VOLUMEDOWN"
+    case .mute: "KEY_MUTE"
+    }
+  }
+
+  /// The volume key of an evdev key code, nil for any other code.
+  public static func volumeKey(code: UInt16) -> VolumeKey? {
+    switch code {
+    case 115: .up
+    case 114: .down
+    case 113: .mute
+    default: nil
+    }
+  }
+}
+
+/// A key that did something other than an event in the chain (a volume key: the sound server's
+/// volume), as `responderctl monitor` shows it.
+public struct KeyActionRecord: Sendable, Equatable {
+  /// The evdev key name ("KEY_VOLUMEUP").
+  public var key: String
+  /// When it was pressed (seconds since boot).
+  public var timestamp: Double
+  /// Where it came from ("evdev:/dev/input/event7").
+  public var source: String
+  /// What it did ("default sink 'speakers' 40% → 45%", "no sound server").
+  public var action: String
+
+  public init(key: String, timestamp: Double, source: String, action: String) {
+    self.key = key
+    self.timestamp = timestamp
+    self.source = source
+    self.action = action
+  }
+}
