@@ -21,6 +21,7 @@ import ResponderCore
 /// [[keys.device]]
 /// id = "0003:046d:*"             # bus:vendor:product in hex, * for any
 /// ignore = true                  # never open it
+/// grab = "never"                 # "auto" | "always" | "never": hold it exclusively or share it
 /// keys = { KEY_PLAY = "play" }   # map more keys, or change a key's role
 /// ```
 public struct KeysConfig: Equatable {
@@ -74,6 +75,9 @@ public struct KeysConfig: Equatable {
     var rule = DeviceRule(match: match)
     let ignore = try section.bool("ignore", default: false)
     if section.contains("ignore") { rule.ignore = ignore }
+    let grab = try section.string(
+      "grab", default: GrabSetting.auto.rawValue, allowed: GrabSetting.allCases.map(\.rawValue))
+    if section.contains("grab") { rule.grab = GrabSetting(rawValue: grab) }
     rule.headsetKeys = try keyCodes(section, "headset-keys")
     let keys = try section.section("keys")
     for entry in keys.entries() {
