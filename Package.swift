@@ -283,7 +283,7 @@ let package = Package(
       dependencies: [
         "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
-        "ResponderdKit", "ResponderConfig",
+        "ResponderdKit", "ResponderConfig", "SoundServer", "DBusTestSupport",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),

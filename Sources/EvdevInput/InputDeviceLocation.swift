@@ -20,15 +20,12 @@ public struct InputDeviceLocation: Sendable, Equatable {
     self.usbProduct = usbProduct
   }
 
-  /// The location of the input device at `devnode` (`/dev/input/event7`); an empty location when
-  /// udev does not know it or it is not on USB.
-  public static func of(devnode: String) -> InputDeviceLocation {
-    guard let slash = devnode.lastIndex(of: "/"), let udev = udev_new() else { return InputDeviceLocation() }
+  /// The location of the input device at `syspath` (`/sys/devices/…/input7/event7`); an empty
+  /// location when udev does not know it or it is not on USB.
+  public static func of(syspath: String) -> InputDeviceLocation {
+    guard let udev = udev_new() else { return InputDeviceLocation() }
     defer { udev_unref(udev) }
-    let sysname = String(devnode[devnode.index(after: slash)...])
-    guard let device = udev_device_new_from_subsystem_sysname(udev, "input", sysname) else {
-      return InputDeviceLocation()
-    }
+    guard let device = udev_device_new_from_syspath(udev, syspath) else { return InputDeviceLocation() }
     defer { udev_device_unref(device) }
     // Borrowed from `device`: not unreferenced here.
     guard let usb = udev_device_get_parent_with_subsystem_devtype(device, "usb", "usb_device"),

@@ -16,14 +16,28 @@ public final class VolumeComponent: ServiceComponent {
   private weak var service: Service?
   private var locations: [String: InputDeviceLocation] = [:]
   private let server: String?
+  private weak var keys: KeysComponent?
 
+  /// Takes the volume keys of `keys`' owned devices (none: only `press` calls).
   /// `server`: the sound server's address (`unix:/path`); nil, the user's default server.
-  public init(server: String? = nil) {
+  public init(keys: KeysComponent? = nil, server: String? = nil) {
+    self.keys = keys
     self.server = server
   }
 
   public func start(in service: Service) throws {
     self.service = service
+    if let keys, !observing {
+      observing = true
+      keys.addVolumeKeyObserver { [weak self] event in
+        // Press and auto-repeat (a held key steps on); releases do nothing.
+        guard event.value != 0, let key = Self.volumeKey(code: event.code) else { return }
+        self?.press(key, devicePath: event.path, syspath: event.syspath, timestamp: event.timestamp)
+      }
+      keys.addDeviceObserver { [weak self] change in
+        if case .closed(let path, _) = change { self?.locations[path] = nil }
+      }
+    }
     let settings = service.config.volume
     guard settings.enabled else {
       service.logger.info("volume: volume keys are off ([volume] enabled = false)")
@@ -36,6 +50,8 @@ public final class VolumeComponent: ServiceComponent {
       loop: service.loop, server: server, step: settings.step, logger: service.logger)
   }
 
+  private var observing = false
+
   /// Connects to the sound server now rather than at the first volume key (for a device with volume
   /// keys that has just become owned, or a benchmark's warm start).
   public func connect() { connection?.start() }
@@ -46,10 +62,11 @@ public final class VolumeComponent: ServiceComponent {
     locations.removeAll()
   }
 
-  /// A volume key pressed on the device at `devicePath` (auto-repeat counts as a press: holding
-  /// volume up raises the volume step by step). `completion` runs once the server has answered.
+  /// A volume key pressed on the device at `devicePath` (`syspath`: its sysfs path, to find its
+  /// own sink; auto-repeat counts as a press: holding volume up raises the volume step by step).
+  /// `completion` runs once the server has answered.
   public func press(
-    _ key: VolumeKey, devicePath: String?, timestamp: Double,
+    _ key: VolumeKey, devicePath: String?, syspath: String? = nil, timestamp: Double,
     completion: @escaping (VolumeOutcome) -> Void = { _ in }
   ) {
     guard let service else { return completion(.noServer) }
@@ -60,9 +77,9 @@ public final class VolumeComponent: ServiceComponent {
         KeyActionRecord(key: keyName, timestamp: timestamp, source: source, action: "volume keys are off"))
       return completion(.noServer)
     }
-    let location = devicePath.map(location(of:))
+    let place = devicePath.flatMap { path in syspath.map { self.location(of: path, syspath: $0) } }
     connection.start()
-    connection.press(key, location: location) { [weak service] outcome in
+    connection.press(key, location: place) { [weak service] outcome in
       service?.logger.debug("volume: \(keyName) from \(source): \(outcome)")
       service?.publish(
         KeyActionRecord(key: keyName, timestamp: timestamp, source: source, action: "\(outcome)"))
@@ -70,11 +87,8 @@ public final class VolumeComponent: ServiceComponent {
     }
   }
 
-  /// Forgets what was read of a device (it was unplugged: its path may come back as another one).
-  public func deviceGone(_ devicePath: String) { locations[devicePath] = nil }
-
-  private func location(of devicePath: String) -> AudioDeviceLocation {
-    let found = locations[devicePath] ?? InputDeviceLocation.of(devnode: devicePath)
+  private func location(of devicePath: String, syspath: String) -> AudioDeviceLocation {
+    let found = locations[devicePath] ?? InputDeviceLocation.of(syspath: syspath)
     locations[devicePath] = found
     return AudioDeviceLocation(
       usbDevicePath: found.usbDevicePath, cardNumbers: found.cardNumbers, usbVendor: found.usbVendor,
