@@ -226,6 +226,7 @@ let package = Package(
       dependencies: [
         "EventTime",
         "BenchmarkSupport", "CBenchmarkShims", "DBus", "DBusTestSupport", "DeviceTestSupport", "EventLoop",
+        "SoundServer", .product(name: "Logging", package: "swift-log"),
         "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Benchmarks/EndToEnd", swiftSettings: strict),

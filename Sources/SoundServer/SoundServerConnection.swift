@@ -29,6 +29,9 @@ public final class SoundServerConnection {
     case defaultSink(String?)
     /// The connection's state changed.
     case state(State)
+    /// The server's own change event for a sink (`PA_SUBSCRIPTION_EVENT_SINK`), as it arrives,
+    /// before the sink is read again (`.sink` follows).
+    case sinkEvent(index: UInt32)
   }
 
   /// The volume step of the up and down keys, in percent of 100 %.
@@ -476,6 +479,7 @@ public final class SoundServerConnection {
     let facility = event.rawValue & PA_SUBSCRIPTION_EVENT_FACILITY_MASK.rawValue
     let type = event.rawValue & PA_SUBSCRIPTION_EVENT_TYPE_MASK.rawValue
     if facility == PA_SUBSCRIPTION_EVENT_SINK.rawValue {
+      connection.notify(.sinkEvent(index: index))
       if type == PA_SUBSCRIPTION_EVENT_REMOVE.rawValue {
         connection.sinks[index] = nil
         connection.notify(.sink(index: index, sink: nil))
