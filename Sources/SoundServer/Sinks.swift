@@ -72,18 +72,27 @@ public struct AudioDeviceLocation: Sendable, Equatable, CustomStringConvertible 
     {
       return "sysfs.path \(sysfsPath)"
     }
-    for key in ["alsa.card", "api.alsa.card"] {
+    // PulseAudio's ALSA sinks carry `alsa.card`; PipeWire's (through pipewire-pulse) carry it too,
+    // with `api.alsa.pcm.card`, and its devices `api.alsa.card`.
+    for key in ["alsa.card", "api.alsa.pcm.card", "api.alsa.card"] {
       if let card = properties[key].flatMap({ Int($0) }), cardNumbers.contains(card) {
         return "\(key) \(card)"
       }
     }
+    // PulseAudio writes USB ids as "046d", PipeWire as "0x046d".
     if let usbVendor, let usbProduct, properties["device.bus"] == "usb",
-      properties["device.vendor.id"]?.lowercased() == hex(usbVendor),
-      properties["device.product.id"]?.lowercased() == hex(usbProduct)
+      properties["device.vendor.id"].flatMap(Self.usbID) == usbVendor,
+      properties["device.product.id"].flatMap(Self.usbID) == usbProduct
     {
       return "usb id \(hex(usbVendor)):\(hex(usbProduct))"
     }
     return nil
+  }
+
+  /// A USB id written in hex, with or without "0x".
+  static func usbID(_ text: String) -> UInt16? {
+    let digits = text.lowercased().hasPrefix("0x") ? String(text.dropFirst(2)) : text
+    return UInt16(digits, radix: 16)
   }
 
   private func hex(_ value: UInt16) -> String {

@@ -332,9 +332,11 @@ public final class SoundServerConnection {
     if let context {
       rsp_pa_context_set_state_callback(context, nil, nil)
       rsp_pa_context_set_subscribe_callback(context, nil, nil)
-      mainloop.loop.runSoon {
+      // The main loop stays until then: freeing the context frees its events through it.
+      mainloop.loop.runSoon { [mainloop] in
         rsp_pa_context_disconnect(context)
         rsp_pa_context_unref(context)
+        withExtendedLifetime(mainloop) {}
       }
     }
     dropOperations()

@@ -5,10 +5,20 @@ import SystemCalls
   import Glibc
 #endif
 
-/// A real PulseAudio of the test's own (`pulseaudio -n --daemonize=no -F script`) in a temporary
-/// runtime directory, with null sinks and the native protocol's socket: the test talks to it
-/// through libpulse and reads the volumes back with `pactl`. Stopped on `deinit`.
+/// A real sound server of the test's own in a temporary runtime directory, with null sinks and the
+/// PulseAudio protocol's socket (`pulse/native`): the test talks to it through libpulse and reads
+/// the volumes back with `pactl`. Stopped on `deinit`.
+///
+/// - PulseAudio: `pulseaudio -n --daemonize=no -F script`.
+/// - PipeWire: `pipewire`, `wireplumber` (on a private session bus) and `pipewire-pulse`, the null
+///   sinks loaded through pipewire-pulse (`pactl load-module module-null-sink`).
 public final class SoundServerFixture {
+  /// Which server.
+  public enum Kind: String, Sendable, CaseIterable, CustomStringConvertible {
+    case pulseaudio, pipewire
+    public var description: String { rawValue }
+  }
+
   /// A null sink: its name and the properties it carries (`alsa.card`, `sysfs.path`, …).
   public struct NullSink: Sendable {
     public var name: String
@@ -41,15 +51,20 @@ public final class SoundServerFixture {
     [
       "XDG_RUNTIME_DIR": runtimeDirectory, "HOME": directory + "/home", "PULSE_SERVER": address,
       // The umockdev wrapper's preload is not for the sound server.
-      "LD_PRELOAD": "", "DBUS_SESSION_BUS_ADDRESS": "disabled:",
-      "PULSE_RUNTIME_PATH": runtimeDirectory + "/pulse",
+      "LD_PRELOAD": "", "DBUS_SESSION_BUS_ADDRESS": bus?.address ?? "disabled:",
+      "PULSE_RUNTIME_PATH": runtimeDirectory + "/pulse", "PIPEWIRE_RUNTIME_DIR": runtimeDirectory,
     ]
   }
+  public let kind: Kind
+  private let sinks: [NullSink]
   private let loop: EventLoop
-  private var process: ChildProcess?
+  private var processes: [ChildProcess] = []
+  private var bus: PrivateBus?
 
   /// Writes the start script (`sinks`, the first one the default). `start()` starts the server.
-  public init(sinks: [NullSink], loop: EventLoop) throws {
+  public init(_ kind: Kind = .pulseaudio, sinks: [NullSink], loop: EventLoop) throws {
+    self.kind = kind
+    self.sinks = sinks
     self.loop = loop
     let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
     var template = Array("\(base)/responderd-sound-XXXXXX".utf8CString)
@@ -66,44 +81,95 @@ public final class SoundServerFixture {
 
   deinit {
     stop()
+    bus?.stop()
     _ = try? ChildProcess.runSeparately(["rm", "-rf", directory], timeout: 10)
   }
 
   /// Starts the server and waits until `pactl info` answers (bounded: `timeout` seconds).
   public func start(timeout: Double = 15) throws {
-    guard process == nil else { return }
-    process = try ChildProcess(
-      [
-        "pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no",
-        "--disable-shm=yes", "--log-target=stderr", "-F", directory + "/start.pa",
-      ],
-      environment: environment, stdout: .null, stderr: .file(directory + "/pulseaudio.log"))
+    guard processes.isEmpty else { return }
     let deadline = monotonicNow() + timeout
+    switch kind {
+    case .pulseaudio:
+      try spawn(
+        "pulseaudio",
+        [
+          "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--disable-shm=yes",
+          "--log-target=stderr", "-F", directory + "/start.pa",
+        ])
+      try waitUntilAnswering(deadline: deadline)
+    case .pipewire:
+      // WirePlumber needs a session bus: a private one.
+      if bus == nil { bus = try PrivateBus() }
+      try spawn("pipewire", [])
+      // WirePlumber gives up when PipeWire's socket is not there yet.
+      while access(runtimeDirectory + "/pipewire-0", F_OK) != 0 {
+        if let gone = processes.first(where: { !$0.isRunning }) {
+          throw TestSupportError("\(gone.arguments[0]) exited at start: \(log)")
+        }
+        guard monotonicNow() < deadline else {
+          throw TestSupportError("pipewire did not start in time: \(log)")
+        }
+        loop.run(until: { false }, timeout: 0.05)
+      }
+      try spawn("wireplumber", [])
+      try spawn("pipewire-pulse", [])
+      try waitUntilAnswering(deadline: deadline)
+      for sink in sinks { try loadNullSink(sink) }
+      if let first = sinks.first, let last = sinks.last {
+        // WirePlumber takes the new sinks in: wait until the last one is listed.
+        while !(try pactlChecked(["list", "short", "sinks"])).contains("\t\(last.name)\t") {
+          guard monotonicNow() < deadline else { throw TestSupportError("no null sinks in time: \(log)") }
+          loop.run(until: { false }, timeout: 0.05)
+        }
+        // The default goes through WirePlumber's metadata, which may not be there yet.
+        while try pactl(["set-default-sink", first.name]).exitCode != 0 {
+          guard monotonicNow() < deadline else {
+            throw TestSupportError("cannot set the default sink: \(log)")
+          }
+          loop.run(until: { false }, timeout: 0.05)
+        }
+      }
+    }
+  }
+
+  private func spawn(_ program: String, _ arguments: [String]) throws {
+    processes.append(
+      try ChildProcess(
+        [program] + arguments, environment: environment, stdout: .null,
+        stderr: .file(directory + "/\(program).log")))
+  }
+
+  /// Bounded polling for readiness: the loop runs (the test's own connection is served) while
+  /// waiting up to 50 ms at a time for the socket and an answer to `pactl info`.
+  private func waitUntilAnswering(deadline: Double) throws {
     while true {
       if access(socketPath, F_OK) == 0, (try? pactl(["info"]))?.exitCode == 0 { return }
-      guard let process, process.isRunning else {
-        throw TestSupportError("pulseaudio exited at start: \(log)")
+      if let gone = processes.first(where: { !$0.isRunning }) {
+        throw TestSupportError("\(gone.arguments[0]) exited at start: \(log)")
       }
       guard monotonicNow() < deadline else {
-        throw TestSupportError("pulseaudio did not answer within \(timeout) s: \(log)")
+        throw TestSupportError("\(kind) did not answer in time: \(log)")
       }
-      // Bounded polling for readiness: the loop runs (the test's own connection is served) while
-      // waiting up to 50 ms for the socket.
       loop.run(until: { false }, timeout: 0.05)
     }
   }
 
   /// Stops the server (SIGTERM, then SIGKILL after `grace` seconds) and waits for its exit.
   public func stop(grace: Double = 5) {
-    process?.terminate(grace: grace)
-    process = nil
+    for process in processes.reversed() { process.terminate(grace: grace) }
+    processes.removeAll()
   }
 
   /// Whether the server runs.
-  public var isRunning: Bool { process?.isRunning ?? false }
+  public var isRunning: Bool { processes.contains { $0.isRunning } }
 
   /// What the server logged.
-  public var log: String { (try? readTextFile(directory + "/pulseaudio.log")) ?? "" }
+  public var log: String {
+    ["pulseaudio", "pipewire", "wireplumber", "pipewire-pulse"].compactMap { program in
+      (try? readTextFile(directory + "/\(program).log")).map { "\(program): \($0)" }
+    }.joined(separator: "\n")
+  }
 
   /// Runs `pactl ARGS` against this server, the loop running meanwhile.
   @discardableResult

@@ -11,11 +11,13 @@ import Testing
   import Glibc
 #endif
 
-/// Volume keys against a real PulseAudio (null sinks), read back with pactl.
+/// Volume keys against a real PulseAudio, or PipeWire with WirePlumber and pipewire-pulse (null
+/// sinks), read back with pactl.
 @Suite struct VolumeKeyTests {
-  @Test func upDownAndMuteMoveTheDefaultSinkByTheConfiguredStep() throws {
+  @Test(arguments: SoundServerFixture.Kind.allCases)
+  func upDownAndMuteMoveTheDefaultSinkByTheConfiguredStep(_ kind: SoundServerFixture.Kind) throws {
     let loop = try EventLoop()
-    let server = try SoundServerFixture(sinks: [.init("speakers"), .init("other")], loop: loop)
+    let server = try SoundServerFixture(kind, sinks: [.init("speakers"), .init("other")], loop: loop)
     try server.start()
     try server.pactlChecked(["set-sink-volume", "speakers", "50%"])
     let lines = LogLines()
@@ -88,9 +90,10 @@ import Testing
     #expect(try server.level(of: "speakers") == (40, false))
   }
 
-  @Test func theHeadsetsOwnSinkIsChosenAndTheDefaultWhenItGoesAway() throws {
+  @Test(arguments: SoundServerFixture.Kind.allCases)
+  func theHeadsetsOwnSinkIsChosenAndTheDefaultWhenItGoesAway(_ kind: SoundServerFixture.Kind) throws {
     let loop = try EventLoop()
-    let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
+    let server = try SoundServerFixture(kind, sinks: [.init("speakers")], loop: loop)
     try server.start()
     try server.pactlChecked(["set-sink-volume", "speakers", "50%"])
     let module = try server.loadNullSink(
@@ -148,25 +151,33 @@ import Testing
     #expect(try server.level(of: "speakers") == (25, false))
   }
 
-  @Test func anIdleConnectionLeavesNoTimerAndNothingReady() throws {
+  @Test func anIdleConnectionArmsNoTimerAndWatchesOneDescriptor() throws {
     let loop = try EventLoop()
     let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
     try server.start()
+    try server.pactlChecked(["set-sink-volume", "speakers", "50%"])
+    let idle = loop.registeredCount  // the loop's own: its wake-up eventfd and its timerfd
     let connection = SoundServerConnection(
       loop: loop, server: server.address, step: 5, logger: Logger(label: "t"))
     connection.start()
     defer { connection.stop() }
     _ = try outcome(loop: loop) { connection.press(.up, completion: $0) }
-    // The change event of the press comes back; then nothing is due: no timer armed, no descriptor
-    // ready (libpulse's io events are epoll registrations, its time events the loop's timers).
-    try wait("the change event", loop: loop) { connection.sinks.values.first?.volumePercent == 100 }
-    try wait("no timer left", loop: loop) { loop.scheduler.pendingCount == 0 }
-    #expect(loop.runOnce(timeout: 0) == 0)
-    // Without a server, the same: the socket's directory is watched, nothing is retried on a timer.
+    try wait("the change event", loop: loop) { connection.sinks.values.first?.volumePercent == 55 }
+    // What was in flight is handled; then nothing is due: no timer armed (libpulse's time events
+    // are the loop's timers, its defer events run and stop; a periodic one would never let this
+    // hold), one descriptor watched (the socket).
+    try wait("the loop to be quiet", loop: loop) {
+      loop.scheduler.pendingCount == 0 && loop.runOnce(timeout: 0) == 0
+    }
+    #expect(loop.registeredCount == idle + 1)
+    // Without a server, the same once the few quick retries after a change of the socket's
+    // directory are over: the directory is watched (inotify), nothing is retried on a timer.
     server.stop()
     try wait("the loss", loop: loop) { connection.state == .disconnected }
-    try wait("no timer left", loop: loop) { loop.scheduler.pendingCount == 0 }
-    #expect(loop.runOnce(timeout: 0) == 0)
+    try wait("the loop to be quiet", loop: loop) {
+      loop.scheduler.pendingCount == 0 && loop.runOnce(timeout: 0) == 0
+    }
+    #expect(loop.registeredCount == idle + 1)
   }
 
   @Test func noServerIsOneLogLineAndNothingElseStops() throws {
@@ -195,9 +206,10 @@ import Testing
     #expect(dispatched.first?.subtype == .remoteControlTogglePlayPause)
   }
 
-  @Test func theServerRestartingIsFollowedWithoutAKeyPress() throws {
+  @Test(arguments: SoundServerFixture.Kind.allCases)
+  func theServerRestartingIsFollowedWithoutAKeyPress(_ kind: SoundServerFixture.Kind) throws {
     let loop = try EventLoop()
-    let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
+    let server = try SoundServerFixture(kind, sinks: [.init("speakers")], loop: loop)
     let lines = LogLines()
     let connection = SoundServerConnection(
       loop: loop, server: server.address, step: 5, logger: keepingLogger(lines))
@@ -258,11 +270,20 @@ import Testing
       location.reason(toMatch: Sink(index: 1, name: "a", properties: ["api.alsa.card": "3"]))
         == "api.alsa.card 3")
     #expect(location.reason(toMatch: Sink(index: 1, name: "a", properties: ["alsa.card": "0"])) == nil)
+    // PipeWire's sink of card 1 (pactl list sinks through pipewire-pulse): card 3 is not it.
+    let pipewire = ["alsa.card": "1", "api.alsa.pcm.card": "1", "api.alsa.path": "hw:Generic"]
+    #expect(location.reason(toMatch: Sink(index: 52, name: "alsa_output.pci", properties: pipewire)) == nil)
+    #expect(
+      location.reason(toMatch: Sink(index: 53, name: "usb", properties: ["api.alsa.pcm.card": "3"]))
+        == "api.alsa.pcm.card 3")
   }
 
   @Test func theUSBIdsMatchOnlyOnUSB() {
     let usb = ["device.bus": "usb", "device.vendor.id": "046d", "device.product.id": "0a44"]
     #expect(location.reason(toMatch: Sink(index: 1, name: "a", properties: usb)) == "usb id 046d:0a44")
+    // PipeWire writes the ids with 0x.
+    let pipewire = ["device.bus": "usb", "device.vendor.id": "0x046d", "device.product.id": "0x0A44"]
+    #expect(location.reason(toMatch: Sink(index: 1, name: "a", properties: pipewire)) == "usb id 046d:0a44")
     var pci = usb
     pci["device.bus"] = "pci"
     #expect(location.reason(toMatch: Sink(index: 1, name: "a", properties: pci)) == nil)
