@@ -367,7 +367,7 @@ public final class MediaKeyInput {
     readers[path]!.waitingForKeysUp = false
     readers[path]!.info.isOwned = true
     status.own(because: reader.intent.explanation, code: reader.intent.code)
-    status.keys = (reader.filter.mappedKeys.union(reader.ownedKeys)).sorted().map(InputCode.keyName)
+    status.keys = Set(reader.info.keys).union(reader.ownedKeys).sorted().map(InputCode.keyName)
     logger.info(
       "evdev: owning \(path) '\(reader.info.identity.name)' (\(reader.intent.explanation)): the desktop no longer sees its keys"
     )

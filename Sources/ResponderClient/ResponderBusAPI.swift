@@ -131,25 +131,3 @@ public struct DispatchedEvent: Sendable, Equatable {
     receivedBy = details["receivedBy"]?.stringArray ?? []
   }
 }
-
-/// A `KeyActed` signal: a key that acted outside the chain (a volume key of an owned device).
-public struct KeyAction: Sendable, Equatable {
-  /// The evdev key name ("KEY_VOLUMEUP").
-  public var key: String
-  public var timestamp: Double
-  /// The device it came from ("evdev:/dev/input/event7").
-  public var source: String
-  /// What it did ("default sink 'speakers' 40% → 45%", "no sound server").
-  public var action: String
-
-  /// Reads the arguments of a `KeyActed` signal (nil when they do not fit).
-  public init?(arguments: [DBusValue]) {
-    guard arguments.count >= 4, let key = arguments[0].string, let timestamp = arguments[1].double,
-      let source = arguments[2].string, let action = arguments[3].string
-    else { return nil }
-    self.key = key
-    self.timestamp = timestamp
-    self.source = source
-    self.action = action
-  }
-}

@@ -52,13 +52,6 @@ public final class ResponderAPI: ServiceComponent {
     registry.addChangeObserver { [weak self] in self?.registrationsChanged() }
     service.application.addFirstResponderObserver { [weak self] _ in self?.registrationsChanged() }
     service.addDispatchObserver { [weak self] record in self?.published(record) }
-    service.addKeyActionObserver { [weak self] record in
-      try? self?.object?.emit(
-        interface: ResponderBusAPI.daemonInterface, signal: "KeyActed",
-        arguments: [
-          .string(record.key), .double(record.timestamp), .string(record.source), .string(record.action),
-        ])
-    }
     service.addMotionInterestObserver { [weak self] _ in
       try? self?.object?.propertiesChanged(interface: ResponderBusAPI.daemonInterface, ["MotionInterest"])
     }
@@ -172,12 +165,6 @@ public final class ResponderAPI: ServiceComponent {
         )
         .documented(
           "Emitted right after EventDispatched, with details: phase (motion), dropReason, source and receivedBy (the responders it reached)."
-        ),
-        DBusSignalInfo(
-          "KeyActed", signature: "sdss", argumentNames: ["key", "timestamp", "source", "action"]
-        )
-        .documented(
-          "Emitted for a key that acted outside the chain (a volume key of an owned device): the key's name, its timestamp (seconds since boot), the device it came from and what it did (\"default sink 'speakers' 40% → 45%\", \"no sound server\")."
         ),
       ]
     )

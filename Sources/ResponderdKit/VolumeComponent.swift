@@ -7,8 +7,8 @@ import SoundServer
 /// the device's own sink when it can be matched (a USB headset's card), else the default sink.
 ///
 /// Volume keys of shared devices are the desktop's and never reach this component. Each key and
-/// what it did is published (`Service.addKeyActionObserver`, the `KeyActed` signal that
-/// `responderctl monitor` shows).
+/// what it did is published (`Service.addKeyActionObserver`, the keys component's `KeyPressed`
+/// signal that `responderctl monitor` shows).
 public final class VolumeComponent: ServiceComponent {
   public let componentName = "volume"
   /// The sound server connection, while started and enabled.
@@ -32,7 +32,9 @@ public final class VolumeComponent: ServiceComponent {
       keys.addVolumeKeyObserver { [weak self] event in
         // Press and auto-repeat (a held key steps on); releases do nothing.
         guard event.value != 0, let key = Self.volumeKey(code: event.code) else { return }
-        self?.press(key, devicePath: event.path, syspath: event.syspath, timestamp: event.timestamp)
+        self?.press(
+          key, devicePath: event.path, device: event.identity.name, syspath: event.syspath,
+          timestamp: event.timestamp)
       }
       keys.addDeviceObserver { [weak self] change in
         if case .closed(let path, _) = change { self?.locations[path] = nil }
@@ -62,27 +64,28 @@ public final class VolumeComponent: ServiceComponent {
     locations.removeAll()
   }
 
-  /// A volume key pressed on the device at `devicePath` (`syspath`: its sysfs path, to find its
-  /// own sink; auto-repeat counts as a press: holding volume up raises the volume step by step).
-  /// `completion` runs once the server has answered.
+  /// A volume key pressed on the device at `devicePath`, named `device` (`syspath`: its sysfs
+  /// path, to find its own sink; auto-repeat counts as a press: holding volume up raises the volume
+  /// step by step). `completion` runs once the server has answered.
   public func press(
-    _ key: VolumeKey, devicePath: String?, syspath: String? = nil, timestamp: Double,
+    _ key: VolumeKey, devicePath: String?, device: String = "", syspath: String? = nil, timestamp: Double,
     completion: @escaping (VolumeOutcome) -> Void = { _ in }
   ) {
     guard let service else { return completion(.noServer) }
     let keyName = Self.keyName(key)
-    let source = devicePath.map { "evdev:\($0)" } ?? "unknown"
+    let path = devicePath ?? ""
     guard let connection else {
       service.publish(
-        KeyActionRecord(key: keyName, timestamp: timestamp, source: source, action: "volume keys are off"))
+        KeyActionRecord(
+          key: keyName, timestamp: timestamp, path: path, device: device, action: "volume keys are off"))
       return completion(.noServer)
     }
     let place = devicePath.flatMap { path in syspath.map { self.location(of: path, syspath: $0) } }
     connection.start()
     connection.press(key, location: place) { [weak service] outcome in
-      service?.logger.debug("volume: \(keyName) from \(source): \(outcome)")
+      service?.logger.debug("volume: \(keyName) on \(path): \(outcome)")
       service?.publish(
-        KeyActionRecord(key: keyName, timestamp: timestamp, source: source, action: "\(outcome)"))
+        KeyActionRecord(key: keyName, timestamp: timestamp, path: path, device: device, action: "\(outcome)"))
       completion(outcome)
     }
   }
@@ -115,22 +118,26 @@ public final class VolumeComponent: ServiceComponent {
   }
 }
 
-/// A key that did something other than an event in the chain (a volume key: the sound server's
-/// volume), as `responderctl monitor` shows it.
+/// A key of an owned device that acted outside the chain (a volume key: the sound server's volume;
+/// another key: its `[command]`), published as the `KeyPressed` signal that `responderctl monitor`
+/// shows.
 public struct KeyActionRecord: Sendable, Equatable {
   /// The evdev key name ("KEY_VOLUMEUP").
   public var key: String
   /// When it was pressed (seconds since boot).
   public var timestamp: Double
-  /// Where it came from ("evdev:/dev/input/event7").
-  public var source: String
-  /// What it did ("default sink 'speakers' 40% → 45%", "no sound server").
+  /// The device node it came from ("/dev/input/event7").
+  public var path: String
+  /// The device's name.
+  public var device: String
+  /// What it did ("default sink 'speakers' 40% → 45%", "no sound server", "command PROGRAM").
   public var action: String
 
-  public init(key: String, timestamp: Double, source: String, action: String) {
+  public init(key: String, timestamp: Double, path: String, device: String, action: String) {
     self.key = key
     self.timestamp = timestamp
-    self.source = source
+    self.path = path
+    self.device = device
     self.action = action
   }
 }

@@ -3,6 +3,7 @@ import DBus
 import ResponderClient
 import ResponderConfig
 import ResponderTools
+import ResponderdKit
 import SystemCalls
 
 #if canImport(Glibc)
@@ -16,12 +17,14 @@ struct MonitorCommand: ParsableCommand {
     abstract: "Follow the events responderd dispatches, one line each: time, type, subtype, who handled it.",
     discussion: """
       Text lines: local time, type, subtype (and the phase of motion events), then "handled by NAME"
-      or "dropped (REASON)". A key that acts outside the chain (a volume key of an owned device) is a
-      line of type "key": its name and what it did ("default sink 'speakers' 40% → 45%"). With --json, one object per line: time (UTC, ISO 8601), timestamp
-      (seconds since boot, the event's), type, subtype, phase (motion events only), handledBy (null
-      when dropped), dropReason (when dropped), source, receivedBy; a key: time, timestamp, type
-      "key", key, action, source. Runs until Ctrl-C, SIGTERM or
-      --count events; waits for responderd when it restarts.
+      or "dropped (REASON)". The keys of owned devices that act outside the chain come as type "key"
+      lines with the device and what was done: a volume key, what it did to the sound server's volume
+      ("default sink 'speakers' 40% → 45%"); another key (KEY_MICMUTE, KEY_VOICECOMMAND, …), its
+      command ("command PROGRAM" or "none"). With --json, one object per line: time (UTC, ISO 8601),
+      timestamp (seconds since boot, the event's), type, subtype, phase (motion events only),
+      handledBy (null when dropped), dropReason (when dropped), source, receivedBy; a key: time,
+      timestamp, type "key", key, device, path, action. Runs until Ctrl-C, SIGTERM or --count
+      events; waits for responderd when it restarts.
       """)
 
   @Flag(name: .long, help: "One JSON object per line instead of text.")
@@ -43,12 +46,26 @@ struct MonitorCommand: ParsableCommand {
       seen += 1
       if let count, seen >= count { link.loop.stop() }
     }
+    // Keys of owned devices that are neither media nor volume keys: shown too, never swallowed.
     link.bus.onSignal(
-      sender: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
-      interface: ResponderBusAPI.daemonInterface, member: "KeyActed"
+      sender: ResponderBusAPI.daemonName, path: KeysComponent.devicesPath,
+      interface: KeysComponent.devicesInterface,
+      member: "KeyPressed"
     ) { message in
-      guard let action = KeyAction(arguments: message.arguments) else { return }
-      output(json ? Self.jsonLine(action) : Self.textLine(action))
+      let values = message.arguments
+      guard values.count == 5, let key = values[0].string, let device = values[2].string,
+        let timestamp = values[3].double, let action = values[4].string
+      else { return }
+      output(
+        json
+          ? JSON.object([
+            ("time", .string(WallClock.now().iso8601)), ("timestamp", .number(timestamp)),
+            ("type", .string("key")),
+            ("key", .string(key)), ("device", .string(device)), ("path", .string(values[1].string ?? "")),
+            ("action", .string(action)),
+          ]).text
+          : WallClock.now().local + "  " + padded("key", 14) + padded(key, 22)
+            + "on '\(device)' (owned): \(action)")
       seen += 1
       if let count, seen >= count { link.loop.stop() }
     }
@@ -86,18 +103,6 @@ struct MonitorCommand: ParsableCommand {
     let outcome =
       event.handledBy.map { "handled by \($0)" } ?? "dropped (\(event.dropReason ?? "nobody handled it"))"
     return WallClock.now().local + "  " + padded(event.type, 14) + padded(subtype, 22) + outcome
-  }
-
-  static func textLine(_ action: KeyAction) -> String {
-    WallClock.now().local + "  " + padded("key", 14) + padded(action.key, 22) + action.action
-  }
-
-  static func jsonLine(_ action: KeyAction) -> String {
-    JSON.object([
-      ("time", .string(WallClock.now().iso8601)), ("timestamp", .number(action.timestamp)),
-      ("type", .string("key")),
-      ("key", .string(action.key)), ("action", .string(action.action)), ("source", .string(action.source)),
-    ]).text
   }
 
   static func jsonLine(_ event: DispatchedEvent) -> String {

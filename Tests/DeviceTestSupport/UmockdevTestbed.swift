@@ -218,6 +218,7 @@ public final class EvdevIoctlHandler {
 extension UmockdevTestbed {
   /// Adds an evdev device whose ioctls `handler` answers (instead of a static ioctl file), then its
   /// sysfs description (which sends the "add" uevent).
+  @discardableResult
   public func addEvdevDevice(
     ioctlPath: String, sysfsPath: String, name: String, handler: EvdevIoctlHandler
   ) throws -> EmulatedDevice {

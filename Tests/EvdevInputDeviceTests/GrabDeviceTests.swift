@@ -112,6 +112,26 @@ extension EvdevInputDeviceTests {
       #expect(p.keysRead.count == 1)
     }
 
+    @Test(
+      "hotplug: a headset plugged in later is grabbed (udev's USB interfaces tell its class), released when unplugged"
+    )
+    func hotplugGrab() throws {
+      let tb = try Testbed()
+      try tb.add("touchscreen")
+      let p = try KeyPipeline()
+      try p.start()
+      let handler = try tb.handler("headset")
+      let headset = try tb.add("headset", handler: handler)
+      try p.wait("the headset to be grabbed") { handler.isGrabbed }
+      #expect(p.input.deviceStatuses.map(\.reasonCode) == ["headset-class", "no-media-key"])
+      try tb.key(headset, KEY_PLAYPAUSE, 1, at: 20.0)
+      try p.waitForKeys(1)
+      #expect(p.player.received == ["togglePlayPause@20.0"])
+      tb.unplug(headset)
+      try p.wait("the headset to be closed") { p.openPaths.isEmpty }
+      #expect(!handler.isGrabbed)
+    }
+
     @Test("session inactive: released and closed; active again: taken again")
     func sessionSwitch() throws {
       let tb = try Testbed()

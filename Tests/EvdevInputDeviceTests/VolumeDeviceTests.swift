@@ -78,7 +78,8 @@ extension EvdevInputDeviceTests {
       #expect(try server.level(of: "usb_headset") == (60, false))
       #expect(try server.level(of: "speakers") == (50, false))
       #expect(actions.first?.key == "KEY_VOLUMEUP")
-      #expect(actions.first?.source == "evdev:\(headset.devnode)")
+      #expect(actions.first?.path == headset.devnode)
+      #expect(actions.first?.device == "Logitech USB Headset H340 Consumer Control")
       #expect(
         actions.first?.action
           == "headset sink 'usb_headset' (sysfs.path \(Self.usbDevice)/1-2:1.0/sound/card2) 50% → 60%")
@@ -133,8 +134,9 @@ extension EvdevInputDeviceTests.VolumeDeviceTests {
     let line = try monitor.readLine(timeout: 10) ?? ""
     #expect(
       line.wholeMatch(
-        of: /\d\d:\d\d:\d\d\.\d{3}  key +KEY_VOLUMEUP +headset sink 'usb_headset' \(alsa.card 2\) 50% → 60%/)
-        != nil,
+        of:
+          /\d\d:\d\d:\d\d\.\d{3}  key +KEY_VOLUMEUP +on 'Logitech USB Headset H340 Consumer Control' \(owned\): headset sink 'usb_headset' \(alsa.card 2\) 50% → 60%/
+      ) != nil,
       "\(line)\n\(fixture.log)")
     #expect(try monitor.waitForExit(timeout: 10) == 0)
     #expect(try server.level(of: "usb_headset") == (60, false))

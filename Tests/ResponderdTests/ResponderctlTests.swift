@@ -81,6 +81,7 @@ import Testing
         "applications: 2 registered",
         "chain: \(name) → \(otherName) → command → log → dropped",
         "motion: wanted (the accelerometer is sampled)",
+        "input devices: 0 owned, 0 shared, 0 left alone (responderctl devices says why)",
       ])
     let statusJSON = try fixture.run([try responderctl(), "status", "--json"])
     let fields = try JSONSerialization.jsonObject(with: Data(statusJSON.output.utf8)) as? [String: Any]
@@ -89,6 +90,7 @@ import Testing
     #expect((fields?["firstResponder"] as? [String: Any])?["name"] as? String == name)
     #expect(fields?["chain"] as? [String] == [name, otherName, "command", "log"])
     #expect(fields?["motionInterest"] as? Bool == true)
+    #expect((fields?["devices"] as? [String: Any])?["owned"] as? Int == 0)
   }
 
   @Test func monitorJSONPrintsOneObjectPerDispatchedEvent() throws {
