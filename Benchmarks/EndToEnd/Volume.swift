@@ -27,20 +27,11 @@ final class VolumeToSink {
 
   static let keyVolumeUp: UInt16 = 115
   static let keyVolumeDown: UInt16 = 114
-  /// responderd's volume headset: the H340 on USB port 5, owned (its ioctls answered live, EVIOCGRAB
-  /// included); thd reads the one on port 3 (not grabbed).
-  static let responderdNode = "/dev/input/event10"
 
+  /// responderd reads its headset on USB port 2 (event7) and owns it (its ioctls are answered live,
+  /// EVIOCGRAB included); thd reads the one on port 3 (event8, not grabbed).
   func run() throws {
-    // The responderd headset, with a live ioctl handler: responderd grabs it.
-    let (umockdev, ioctl) = try Bench.headsetOnPort(5, node: 10)
-    let ioctlPath = bench.bus.directory + "/headset-port5.ioctl"
-    let sysfsPath = bench.bus.directory + "/headset-port5.umockdev"
-    try writeTextFile(ioctlPath, ioctl)
-    try writeTextFile(sysfsPath, umockdev)
-    let handler = try EvdevIoctlHandler(ioctlPath: ioctlPath)
-    _ = try UmockdevTestbed(sharing: bench.devices.pointer).addEvdevDevice(
-      ioctlPath: ioctlPath, sysfsPath: sysfsPath, name: "headset-port5", handler: handler)
+    let handler = bench.responderdHeadsetIoctl
 
     let server = try SoundServerFixture(sinks: [.init("speakers")], loop: bench.loop)
     try server.start()
@@ -62,17 +53,17 @@ final class VolumeToSink {
     let config = try bench.writeConfig(
       "volume.toml",
       """
-      # EndToEnd, volume part: only the headset on USB port 5 (owned); a 5 % step as thd's pactl.
-      [[keys.device]]
-      phys = "usb-0000:00:14.0-2/*"
-      ignore = true
-
+      # EndToEnd, volume part: only the headset on USB port 2 (owned); a 5 % step as thd's pactl.
       [[keys.device]]
       phys = "usb-0000:00:14.0-3/*"
       ignore = true
 
       [[keys.device]]
       phys = "usb-0000:00:14.0-4/*"
+      ignore = true
+
+      [[keys.device]]
+      phys = "usb-0000:00:14.0-5/*"
       ignore = true
 
       [volume]
@@ -127,7 +118,7 @@ final class VolumeToSink {
         ]
       ))
     for (name, node) in [
-      ("responderd (owned headset → libpulse on its event loop)", Self.responderdNode),
+      ("responderd (owned headset → libpulse on its event loop)", bench.responderdHeadset),
       ("peer: thd → `pactl set-sink-volume @DEFAULT_SINK@ ±5%`", bench.thdHeadset),
     ] {
       let up = key(Self.keyVolumeUp, node)
@@ -197,6 +188,5 @@ final class VolumeToSink {
         "volume → sink: \(missed) presses without a change event; responderd said:\n\(responderd.output)")
     }
     summaries = zip(setups, latencies).map { LatencySummary(name: $0.0.name, latencies: $0.1) }
-    withExtendedLifetime(handler) {}
   }
 }
