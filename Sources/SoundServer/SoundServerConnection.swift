@@ -207,6 +207,8 @@ public final class SoundServerConnection {
       }
       guard calls == 0 else { return }
       if let failure {
+        // Refused: what the server has is what it had (unless it reported a change meanwhile).
+        if self?.sinks[sink.index] == changed { self?.sinks[sink.index] = sink }
         completion(.failed(sink: sink.name, reason: failure))
       } else {
         completion(.changed(sink: sink.name, matchedBy: matchedBy, before: before, after: after))
