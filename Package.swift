@@ -94,6 +94,11 @@ let package = Package(
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
+    // Which desktop handles media keys itself (gsd-media-keys, KDE's mediacontrol), from the bus.
+    .target(
+      name: "DesktopWatch",
+      dependencies: ["DBus", .product(name: "Logging", package: "swift-log")],
+      swiftSettings: strict),
     .target(
       name: "EvdevInput",
       dependencies: [
@@ -124,6 +129,7 @@ let package = Package(
       dependencies: [
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
         "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient", "SoundServer",
+        "DesktopWatch",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -355,6 +361,10 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/MPRISRoundTrip", swiftSettings: strict),
+    .testTarget(
+      name: "DesktopWatchTests",
+      dependencies: ["DesktopWatch", "DBus", "EventTime", "ResponderdTestKit"],
+      swiftSettings: strict),
     .testTarget(
       name: "MPRISTests",
       dependencies: [

@@ -182,6 +182,51 @@ public final class MediaKeyInput {
   /// Whether hotplug is followed.
   public var isMonitoring: Bool { watcher.isMonitoring }
 
+  /// The desktop that takes the media keys itself ("GNOME (gsd-media-keys)"), nil when none.
+  /// While there is one, the devices responderd does not own (keyboards, remotes, a device another
+  /// program holds, `grab = "never"`) are not read: their keys are the desktop's, so that one press
+  /// makes one action (DESIGN.md section 3a). Owned devices stay responderd's.
+  public private(set) var desktop: String?
+
+  /// Sets `desktop`: shared devices are closed when a desktop appears, and opened again when it
+  /// goes away.
+  public func setDesktop(_ desktop: String?) {
+    guard desktop != self.desktop else { return }
+    self.desktop = desktop
+    guard !isSuspended else { return }
+    if desktop != nil {
+      let shared = readers.filter { !$0.value.info.isOwned && !$0.value.waitingForKeysUp }.keys.sorted()
+      for path in shared { yieldToDesktop(path) }
+    } else {
+      let yielded = statuses.values.filter { $0.reasonCode == Self.desktopReasonCode }.map(\.path)
+      for node in watcher.present() where yielded.contains(node.devnode) {
+        statuses[node.devnode] = nil
+        add(node)
+      }
+      for path in yielded where statuses[path]?.reasonCode == Self.desktopReasonCode {
+        statuses[path] = nil
+        add(path)  // not known to udev (a device added by path)
+      }
+      // What was pressed while the desktop had the device was the desktop's.
+      for path in yielded { readers[path]?.device.discardPending() }
+    }
+  }
+
+  /// The reason code of a device left to the desktop.
+  public static let desktopReasonCode = "desktop"
+
+  /// Closes a shared device: the desktop reads its keys.
+  private func yieldToDesktop(_ path: String) {
+    guard let desktop, let reader = readers[path] else { return }
+    var status = reader.status
+    remove(path, reason: "left to the desktop", forget: false)
+    status.leaveAlone(
+      because:
+        "shared with the desktop, which handles media keys itself (\(desktop)): not read, its keys are the desktop's (\(status.reason))",
+      code: Self.desktopReasonCode)
+    setStatus(status)
+  }
+
   /// Opens the devices present and follows hotplug. Logs, in one line, what it found.
   public func start() throws {
     try watcher.start(
@@ -322,6 +367,9 @@ public final class MediaKeyInput {
       setStatus(status)
     }
     notify(.opened(readers[path]?.info ?? info))
+    if desktop != nil, let reader = readers[path], !reader.info.isOwned, !reader.waitingForKeysUp {
+      yieldToDesktop(path)
+    }
   }
 
   /// Grabs an owned device when none of its keys is down (checked before and after the grab: a key
@@ -449,7 +497,7 @@ public final class MediaKeyInput {
     let path = reader.info.path
     if [InputCode.KEY_VOLUMEUP, InputCode.KEY_VOLUMEDOWN, InputCode.KEY_MUTE].contains(event.code) {
       guard !volumeKeyObservers.isEmpty else {
-        if !reader.loggedUnhandledVolume {
+        if readers[path]?.loggedUnhandledVolume == false {
           readers[path]?.loggedUnhandledVolume = true
           logger.notice(
             "evdev: \(path) '\(reader.info.identity.name)': its volume keys are responderd's, but no sound-server adapter takes them: they do nothing"

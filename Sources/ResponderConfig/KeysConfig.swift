@@ -10,6 +10,7 @@ import ResponderCore
 /// click-interval = 0.4       # seconds
 /// hold-threshold = 0.5       # seconds
 /// headset-keys = ["KEY_MEDIA"]
+/// desktop-handles-media-keys = "auto"   # "auto" | "yes" | "no"
 ///
 /// # Device rules, in order. When present they replace the built-in ones (the jack rules below).
 /// [[keys.device]]
@@ -29,6 +30,8 @@ public struct KeysConfig: Equatable {
   public var enabled = true
   /// The key mapping, click grammar timings and device rules.
   public var settings = KeySettings.standard
+  /// Whether the desktop takes the media keys of shared devices (then responderd leaves them).
+  public var desktopHandlesMediaKeys = DesktopMediaKeysSetting.auto
 
   public init() {}
 
@@ -43,6 +46,10 @@ public struct KeysConfig: Equatable {
     if section.contains("headset-keys") { settings.headsetKeys = headsetKeys }
     let rules = try section.sections("device").map(Self.deviceRule)
     if section.contains("device") { settings.deviceRules = rules }
+    let desktop = try section.string(
+      "desktop-handles-media-keys", default: desktopHandlesMediaKeys.rawValue,
+      allowed: DesktopMediaKeysSetting.allCases.map(\.rawValue))
+    desktopHandlesMediaKeys = DesktopMediaKeysSetting(rawValue: desktop) ?? .auto
     try section.finish()
   }
 

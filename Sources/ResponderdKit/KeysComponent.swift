@@ -26,6 +26,7 @@ public final class KeysComponent: ServiceComponent {
   private var ownedKeyObservers: [(MediaKeyInput.OwnedKeyEvent) -> Void] = []
   private var deviceObservers: [(MediaKeyInput.DeviceChange) -> Void] = []
   private var suspendedBeforeStart = false
+  private var desktop: String?
   private var enabled = true
   private var devicesObject: DBusExportedObject?
   private var logger: Logger?
@@ -79,6 +80,15 @@ public final class KeysComponent: ServiceComponent {
     input.suspend()
   }
 
+  /// The desktop that handles media keys itself, nil when none: while set, the devices responderd
+  /// does not own are left to it (see `MediaKeyInput.setDesktop`). May be called before `start`.
+  public func setDesktop(_ desktop: String?) {
+    let changed = desktop != self.desktop
+    self.desktop = desktop
+    input?.setDesktop(desktop)
+    if changed { try? devicesObject?.emit(interface: Self.devicesInterface, signal: "DevicesChanged") }
+  }
+
   /// The session is active again: the devices are opened and taken again.
   public func resume() {
     suspendedBeforeStart = false
@@ -108,10 +118,9 @@ public final class KeysComponent: ServiceComponent {
       service.logger.info("evdev: media and headset keys are off ([keys] enabled = false)")
       return
     }
-    let application = service.application
     let input = MediaKeyInput(loop: service.loop, settings: config.settings, logger: service.logger) {
-      emission in
-      application.post(
+      [weak service] emission in
+      service?.postDeviceEvent(
         .remoteControl(emission.subtype, timestamp: emission.timestamp, source: emission.source))
     }
     for observer in volumeKeyObservers { input.addVolumeKeyObserver(observer) }
@@ -129,6 +138,7 @@ public final class KeysComponent: ServiceComponent {
       try? self?.devicesObject?.emit(interface: Self.devicesInterface, signal: "DevicesChanged")
     }
     self.input = input
+    input.setDesktop(desktop)
     if suspendedBeforeStart { input.suspend() }
     try input.start()
   }

@@ -41,6 +41,7 @@ public final class Service {
   private var dispatchObservers: [(DispatchRecord) -> Void] = []
   private var keyActionObservers: [(KeyActionRecord) -> Void] = []
   private var motionInterestObservers: [(Bool) -> Void] = []
+  private var deviceEventFilters: [(Event) -> String?] = []
 
   /// A service without components; add them (`add(_:)`, `Components.addStandard(to:)`) and start it.
   /// Its timers run on `scheduler` (the loop's when nil).
@@ -73,6 +74,34 @@ public final class Service {
   /// Publishes what a key did outside the chain (components call it).
   public func publish(_ record: KeyActionRecord) {
     for observer in keyActionObservers { observer(record) }
+  }
+
+  /// Posts an event an input device produced (the evdev component's), unless a device-event
+  /// filter says it repeats a press already dispatched (the proxy player's echo filter): then it
+  /// is published as not dispatched, with the filter's reason.
+  public func postDeviceEvent(_ event: Event) {
+    for filter in deviceEventFilters {
+      if let reason = filter(event) {
+        publishUndispatched(
+          DispatchRecord(
+            type: event.type, subtype: event.subtype, timestamp: event.timestamp, source: event.source,
+            dropReason: reason))
+        return
+      }
+    }
+    application.post(event)
+  }
+
+  /// Adds a filter every event posted through `postDeviceEvent` goes through before it is
+  /// dispatched: it returns nil to let the event through, or why it is not dispatched.
+  public func addDeviceEventFilter(_ filter: @escaping (Event) -> String?) {
+    deviceEventFilters.append(filter)
+  }
+
+  /// Publishes an event that is not dispatched (a duplicate of a press already dispatched) to the
+  /// dispatch observers, so that `responderctl monitor` shows it with its drop reason.
+  public func publishUndispatched(_ record: DispatchRecord) {
+    dispatched(record)
   }
 
   /// Handlers by name, for the config's `chain`; components add theirs (`mpris`, `command`).

@@ -49,7 +49,7 @@ struct StatusCommand: ParsableCommand {
                 ("owned", .number(Double(report.count(.owned)))),
                 ("shared", .number(Double(report.count(.shared)))),
                 ("leftAlone", .number(Double(report.count(.leftAlone)))),
-                ("suspended", .bool(report.suspended)),
+                ("suspended", .bool(report.suspended)), ("notes", .array(report.notes.map(JSON.string))),
               ])
             } ?? .null
           ),
@@ -72,6 +72,7 @@ struct StatusCommand: ParsableCommand {
         "input devices: \(devices.counts)"
           + (devices.suspended ? " (session inactive: all released)" : "")
           + " (responderctl devices says why)")
+      for note in devices.notes { output(note) }
     }
   }
 }

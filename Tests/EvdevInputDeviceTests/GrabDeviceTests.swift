@@ -124,9 +124,15 @@ extension EvdevInputDeviceTests {
       let headset = try tb.add("headset", handler: handler)
       try p.wait("the headset to be grabbed") { handler.isGrabbed }
       #expect(p.input.deviceStatuses.map(\.reasonCode) == ["headset-class", "no-media-key"])
+      // No sound-server adapter here: the volume keys do nothing, and one line says so.
+      for time in [19.0, 19.2] {
+        try tb.key(headset, KEY_VOLUMEUP, 1, at: time)
+        try tb.key(headset, KEY_VOLUMEUP, 0, at: time + 0.1)
+      }
       try tb.key(headset, KEY_PLAYPAUSE, 1, at: 20.0)
       try p.waitForKeys(1)
       #expect(p.player.received == ["togglePlayPause@20.0"])
+      #expect(p.logs.lines.filter { $0.contains("no sound-server adapter takes them") }.count == 1)
       tb.unplug(headset)
       try p.wait("the headset to be closed") { p.openPaths.isEmpty }
       #expect(!handler.isGrabbed)
