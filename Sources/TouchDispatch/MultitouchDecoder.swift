@@ -237,9 +237,12 @@ struct ProtocolATracker: Sendable {
     }
   }
 
+  /// The most contacts of a frame kept (libmtdev's DIM_FINGER); later ones are dropped.
+  static let maximumContacts = 32
+
   /// SYN_MT_REPORT: the contact read so far is complete (an empty one says "no contact").
   mutating func endContact() {
-    if pendingHasValues, pending[InputCode.ABS_MT_POSITION_X] != nil,
+    if pendingHasValues, frame.count < Self.maximumContacts, pending[InputCode.ABS_MT_POSITION_X] != nil,
       pending[InputCode.ABS_MT_POSITION_Y] != nil, (pendingTrackingID ?? 0) >= 0
     {
       frame.append((pending, pendingTrackingID))
@@ -269,9 +272,12 @@ struct ProtocolATracker: Sendable {
     frame.removeAll()
     var assigned = [RawContact?](repeating: nil, count: new.count)
     if new.contains(where: { $0.trackingID != nil }) {
-      // The device tracks its contacts: the same device id is the same contact.
+      // The device tracks its contacts: the same device id is the same contact (once a frame).
+      var taken = Set<Int>()
       for (index, contact) in new.enumerated() {
-        if let id = contact.trackingID, let old = previous.first(where: { $0.deviceID == id }) {
+        if let id = contact.trackingID, let old = previous.first(where: { $0.deviceID == id }),
+          taken.insert(old.contact.slot).inserted
+        {
           assigned[index] = RawContact(
             slot: old.contact.slot, trackingID: old.contact.trackingID, axes: contact.axes)
         }

@@ -334,5 +334,13 @@ private func feed(_ decoder: inout MultitouchDecoder, _ events: [RawInputEvent])
             RawContact(slot: 1, trackingID: 1, x: 100, y: 100),
           ])
       ])
+    // A device repeating an id within a frame: still two contacts, in two slots.
+    reports = feed(
+      &decoder, [abs(id, 8)] + contact(100, 100) + [abs(id, 8)] + contact(300, 100) + [syn(at: 3)])
+    guard case .frame(_, let contacts) = reports.first else {
+      Issue.record("no frame")
+      return
+    }
+    #expect(Set(contacts.map(\.slot)).count == 2)
   }
 }
