@@ -85,6 +85,34 @@ import Testing
     #expect(lines.contains { $0.contains("\"state\":\"ended\", \"translation\":[20,0]") })
   }
 
+  /// `touch convert`: a `libinput record` file (YAML) becomes evemu text with the device's name,
+  /// id, codes, properties and axes, and its events; replayed, its double tap (the second tap
+  /// sending its tracking id only) is recognized.
+  @Test func libinputRecordConverted() throws {
+    let evemu = try LibinputRecord.evemu(fromYAML: try Self.text("libinput-record.yml"), file: "r.yml")
+    let lines = evemu.split(separator: "\n").map(String.init)
+    #expect(lines.contains("N: Synthetic Touchscreen # 1"))
+    #expect(lines.contains("I: 0018 0416 038f 0100"))
+    #expect(lines.contains("P: 02 00 00 00 00 00 00 00"))
+    #expect(lines.contains("A: 35 0 1079 0 0 0") && lines.contains("A: 39 0 65535 0 0 0"))
+    #expect(
+      lines.contains("B: 01 00 00 00 00 00 00 00 00") && lines.contains("B: 03 03 00 00 00 00 80 60 02"))
+    #expect(lines.contains("E: 1.080000 0003 0039 -1"))
+    #expect(lines.filter { $0.hasPrefix("E: ") }.count == 15)
+    var output: [String] = []
+    try TouchReplay.run(
+      recording: evemu, recordingFile: "r.evemu", scene: try Self.text("taps.json"), sceneFile: "taps.json"
+    ) { output.append($0) }
+    #expect(output.contains("{\"t\":1.28, \"kind\":\"action\", \"id\":\"double\", \"state\":\"recognized\"}"))
+    #expect(throws: ToolInputError.self) { try LibinputRecord.evemu(fromYAML: "version: 1\n", file: "x.yml") }
+    #expect(throws: ToolInputError.self) {
+      try LibinputRecord.evemu(
+        fromYAML:
+          "devices:\n- node: /dev/input/event1\n  evdev:\n    name: \"x\"\n  events:\n  - evdev:\n    - [1, 2, 3]\n",
+        file: "x.yml")
+    }
+  }
+
   /// A flick right is a swipe (the pan waiting for it fails); a slow drag makes the swipe fail when
   /// its 0.4 s are up, while the finger is still moving, and the pan begins then.
   @Test func flickAndDrag() throws {
