@@ -83,6 +83,11 @@ let package = Package(
         "DBus", "EventTime", "ResponderCore", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
+    // Which desktop handles media keys itself (gsd-media-keys, KDE's mediacontrol), from the bus.
+    .target(
+      name: "DesktopWatch",
+      dependencies: ["DBus", .product(name: "Logging", package: "swift-log")],
+      swiftSettings: strict),
     .target(
       name: "EvdevInput",
       dependencies: [
@@ -112,7 +117,7 @@ let package = Package(
       name: "ResponderdKit",
       dependencies: [
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
-        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient",
+        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient", "DesktopWatch",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -272,7 +277,7 @@ let package = Package(
       dependencies: [
         "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
-        "ResponderdKit", "ResponderConfig",
+        "ResponderdKit", "ResponderConfig", "DBusTestSupport",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -343,6 +348,10 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/MPRISRoundTrip", swiftSettings: strict),
+    .testTarget(
+      name: "DesktopWatchTests",
+      dependencies: ["DesktopWatch", "DBus", "EventTime", "ResponderdTestKit"],
+      swiftSettings: strict),
     .testTarget(
       name: "MPRISTests",
       dependencies: [

@@ -16,6 +16,8 @@ public enum PlayerExclusion: Equatable, Sendable, CustomStringConvertible {
   case itself
   /// A proxy of other players (playerctld, another responderd): the reason.
   case proxy(String)
+  /// Not a player to control: a Bluetooth headset exported by BlueZ's mpris-proxy (the reason).
+  case notAPlayer(String)
   /// Matches an `ignore` glob.
   case ignored(glob: String)
   /// Missed a call deadline or failed to answer; the last failure.
@@ -28,6 +30,7 @@ public enum PlayerExclusion: Equatable, Sendable, CustomStringConvertible {
     switch self {
     case .itself: "self"
     case .proxy: "proxy"
+    case .notAPlayer: "not a player"
     case .ignored: "ignored"
     case .unresponsive: "unresponsive"
     case .loading: "loading"
@@ -38,6 +41,7 @@ public enum PlayerExclusion: Equatable, Sendable, CustomStringConvertible {
     switch self {
     case .itself: "responderd itself (never controlled)"
     case .proxy(let reason): "proxy: \(reason)"
+    case .notAPlayer(let reason): "not a player: \(reason)"
     case .ignored(let glob): "ignored (matches '\(glob)')"
     case .unresponsive(let reason): "unresponsive: \(reason)"
     case .loading: "reading its properties"
@@ -65,6 +69,8 @@ public struct PlayerRecord: Sendable, Equatable {
   public internal(set) var isLoaded = false
   /// Set when it missed a deadline; cleared by any sign of life.
   public internal(set) var unresponsiveReason: String?
+  /// Set when it turned out not to be a player (a Bluetooth headset exported by mpris-proxy).
+  public internal(set) var notAPlayerReason: String?
   /// Why it cannot be selected (nil for a candidate), as of the last selection.
   public internal(set) var exclusion: PlayerExclusion?
   /// The index of the first `priority` glob it matches.
@@ -220,6 +226,14 @@ public struct PlayerSelector: Sendable {
     return reselect()
   }
 
+  /// It is not a player to control (see `PlayerExclusion.notAPlayer`): never selected.
+  @discardableResult
+  public mutating func notAPlayer(_ id: String, reason: String) -> Bool {
+    guard players[id] != nil, players[id]!.notAPlayerReason != reason else { return false }
+    players[id]!.notAPlayerReason = reason
+    return reselect()
+  }
+
   /// It answered again.
   @discardableResult
   public mutating func responsive(_ id: String) -> Bool {
@@ -261,6 +275,7 @@ public struct PlayerSelector: Sendable {
         return .proxy(why)
       }
     }
+    if let reason = record.notAPlayerReason { return .notAPlayer(reason) }
     if let glob = ignoreGlobs.first(where: { $0.matches(anyOf: record.names) }) {
       return .ignored(glob: glob.pattern)
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import DBus
 import ResponderClient
 import ResponderTools
+import ResponderdKit
 
 /// `responderctl status`: whether responderd runs, and its state.
 struct StatusCommand: ParsableCommand {
@@ -27,6 +28,7 @@ struct StatusCommand: ParsableCommand {
     let deadline = properties["Deadline"]?.double ?? 0
     let motion = properties["MotionInterest"]?.bool ?? false
     let apps = chain.filter { $0.kind == "app" }
+    let devices = try? DevicesCommand.fetch(link)
 
     if json {
       var firstJSON = JSON.null
@@ -40,6 +42,17 @@ struct StatusCommand: ParsableCommand {
           ("deadline", .number(deadline)), ("firstResponder", firstJSON),
           ("applications", .number(Double(apps.count))),
           ("chain", .array(chain.map { .string($0.name) })), ("motionInterest", .bool(motion)),
+          (
+            "devices",
+            devices.map { report in
+              .object([
+                ("owned", .number(Double(report.count(.owned)))),
+                ("shared", .number(Double(report.count(.shared)))),
+                ("leftAlone", .number(Double(report.count(.leftAlone)))),
+                ("suspended", .bool(report.suspended)), ("notes", .array(report.notes.map(JSON.string))),
+              ])
+            } ?? .null
+          ),
         ]).text)
       return
     }
@@ -54,5 +67,12 @@ struct StatusCommand: ParsableCommand {
     output(
       "motion: "
         + (motion ? "wanted (the accelerometer is sampled)" : "not wanted (the accelerometer is closed)"))
+    if let devices {
+      output(
+        "input devices: \(devices.counts)"
+          + (devices.suspended ? " (session inactive: all released)" : "")
+          + " (responderctl devices says why)")
+      for note in devices.notes { output(note) }
+    }
   }
 }

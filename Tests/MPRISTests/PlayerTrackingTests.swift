@@ -15,8 +15,8 @@ final class FakePlayer {
   private(set) var track = 1
   private var object: DBusExportedObject?
 
-  init(_ shortName: String, on bus: InMemoryBus, status: String = "Paused") throws {
-    connection = bus.connect()
+  init(_ shortName: String, on bus: InMemoryBus, status: String = "Paused", pid: UInt32? = nil) throws {
+    connection = pid.map { bus.connect(pid: $0) } ?? bus.connect()
     busName = MPRISNames.prefix + shortName
     self.status = status
     object = try connection.export(
