@@ -31,11 +31,18 @@ public struct ResponderdConfig {
 
   public init() {}
 
-  /// Reads a config file.
+  /// The largest config file read (1 MiB; the spelled-out default is about 10 KiB).
+  public static let maximumFileSize = 1 << 20
+
+  /// Reads a config file. Only a regular file (or a symlink to one) of at most `maximumFileSize`
+  /// bytes is read, and never with a blocking call: a FIFO, a device (`/dev/zero`) or a huge file
+  /// is refused with the reason, at once (`readRegularFile`).
   public static func load(path: String) throws -> ResponderdConfig {
     let bytes: [UInt8]
     do {
-      bytes = try readFile(path)
+      bytes = try readRegularFile(path, maximumSize: maximumFileSize)
+    } catch let refusal as FileRefusal {
+      throw ConfigError(file: path, line: 0, key: "", message: "not read: \(refusal.reason)")
     } catch {
       throw ConfigError(file: path, line: 0, key: "", message: "cannot read the file: \(error)")
     }
@@ -77,7 +84,7 @@ public struct ResponderdConfig {
         let hint = suggestion(for: name, among: knownHandlers).map { " (did you mean '\($0)'?)" } ?? ""
         throw root.error(
           "chain",
-          "unknown handler '\(name)' at chain[\(index)]\(hint); known: \(knownHandlers.joined(separator: ", "))"
+          "unknown handler '\(shown(name))' at chain[\(index)]\(hint); known: \(knownHandlers.joined(separator: ", "))"
         )
       }
     }
