@@ -48,6 +48,8 @@ public final class PlayerTracker {
   /// Names whose owner changed since the current listing began (the signal is newer).
   private var changedDuringListing = Set<String>()
   private var probing = Set<String>()
+  /// Players whose `PlaybackStatus` alone is being read (`readPlaybackStatus`).
+  private var readingStatus = Set<String>()
   /// Players whose Player properties are being read again (`readPlayerProperties`), with the
   /// callbacks waiting for that read.
   private var reading: [String: [() -> Void]] = [:]
@@ -246,7 +248,7 @@ public final class PlayerTracker {
       interface: MPRISNames.rootInterface, path: MPRISNames.objectPath, destination: id, timeout: timeout
     ) { [weak self] result in
       guard let self, var player = self.players[id], let values = try? result.get() else { return }
-      player.rootProperties = values
+      player.rootProperties = MPRISPlayer.kept(values)
       self.players[id] = player
     }
     connection.getAllProperties(
@@ -259,7 +261,7 @@ public final class PlayerTracker {
       let now = self.scheduler.now
       switch result {
       case .success(let values):
-        player.playerProperties = values
+        player.playerProperties = MPRISPlayer.kept(values)
         // Newer than any signal left unread while it was loading.
         player.unreadProperties.removeAll()
         if let position = values["Position"]?.int64 { player.setPosition(position, at: now) }
@@ -311,7 +313,7 @@ public final class PlayerTracker {
       players[sender]!.noteRead(change.changed.keys, unread: change.unread)
       if change.changed["PlaybackStatus"] != nil { newStatus = players[sender]!.playbackStatus }
     case MPRISNames.rootInterface:
-      for (key, value) in change.changed { players[sender]!.rootProperties[key] = value }
+      players[sender]!.mergeRootProperties(change.changed)
     default:
       break
     }
@@ -331,7 +333,39 @@ public final class PlayerTracker {
     }
     if selectionChanged { notify(.selection) }
     // Invalidated values come without their value; a player back from the dead may have changed.
-    if !change.invalidated.isEmpty || wasUnresponsive { readPlayerProperties(sender) }
+    // All are read again of the selected player only. Of another, what the selection looks at
+    // (PlaybackStatus) is read alone, and the rest is left unread until it is selected: a player
+    // invalidating its 4 MB Metadata 50 times a second cost half a core in GetAll calls.
+    if wasUnresponsive || (!change.invalidated.isEmpty && !proxy && selector.selectedID == sender) {
+      readPlayerProperties(sender)
+    } else if !change.invalidated.isEmpty, !proxy, change.interface == MPRISNames.playerInterface {
+      let others = change.invalidated.filter { $0 != "PlaybackStatus" }
+      if !others.isEmpty { players[sender]!.noteRead([:].keys, unread: others) }
+      if others.count < change.invalidated.count { readPlaybackStatus(sender) }
+    }
+  }
+
+  /// Reads `PlaybackStatus` alone of a player not selected that invalidated it (one read at a
+  /// time per player: a player invalidating it in a loop gets no more calls than it answers).
+  private func readPlaybackStatus(_ id: String) {
+    guard let connection, readingStatus.insert(id).inserted else { return }
+    connection.getProperty(
+      "PlaybackStatus", interface: MPRISNames.playerInterface, path: MPRISNames.objectPath, destination: id,
+      timeout: max(settings.callDeadline, 2)
+    ) { [weak self] result in
+      guard let self, self.readingStatus.remove(id) != nil, self.players[id] != nil,
+        case .success(let value) = result
+      else { return }
+      let now = self.scheduler.now
+      self.players[id]!.mergePlayerProperties(["PlaybackStatus": value], at: now)
+      self.players[id]!.noteRead(["PlaybackStatus": value].keys, unread: [])
+      var changed = false
+      if let status = self.players[id]!.playbackStatus {
+        changed = self.selector.statusRead(id, status: status, at: now)
+      }
+      self.notify(.properties(player: id, names: ["PlaybackStatus"]))
+      if changed { self.notify(.selection) }
+    }
   }
 
   /// "PropertiesChanged (Metadata, Position)": the same for most signals of a player, so made

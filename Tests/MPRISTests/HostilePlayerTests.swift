@@ -1,0 +1,131 @@
+import DBus
+import EventTime
+import MPRIS
+import ResponderCore
+import ResponderdTestKit
+import Testing
+
+/// A player that only invalidates its properties (PropertiesChanged without values, as some
+/// players do) and counts how often each is read: Metadata with a title of `titleBytes`.
+final class InvalidatingPlayer {
+  let connection: InMemoryBusConnection
+  private(set) var metadataReads = 0
+  private(set) var statusReads = 0
+  var status = "Paused"
+  private var object: DBusExportedObject?
+
+  init(_ shortName: String, on bus: InMemoryBus, titleBytes: Int) throws {
+    connection = bus.connect()
+    let title = String(repeating: "t", count: titleBytes)
+    let artist = String(repeating: "a", count: min(titleBytes, 3000))
+    object = try connection.export(
+      path: MPRISNames.objectPath,
+      interfaces: [
+        DBusInterface(MPRISNames.rootInterface, properties: [DBusProperty("Identity", get: { shortName })]),
+        DBusInterface(
+          MPRISNames.playerInterface,
+          properties: [
+            DBusProperty(
+              "PlaybackStatus", signature: "s", changeSignal: .invalidates,
+              get: { [weak self] in
+                self?.statusReads += 1
+                return .string(self?.status ?? "Stopped")
+              }),
+            DBusProperty(
+              "Metadata", signature: "a{sv}", changeSignal: .invalidates,
+              get: { [weak self] in
+                self?.metadataReads += 1
+                // 200 artists too.
+                return .vardict([
+                  "xesam:title": .string(title),
+                  "xesam:artist": .array(
+                    elementSignature: "s", Array(repeating: .string(artist), count: 200)),
+                ])
+              }),
+          ]),
+      ])
+    connection.requestName(MPRISNames.prefix + shortName)
+  }
+
+  /// PropertiesChanged invalidating `names`.
+  func invalidate(_ names: [String]) throws {
+    try object?.propertiesChanged(interface: MPRISNames.playerInterface, names)
+  }
+}
+
+/// Players that cost more than they should (issue 27): a noisy player not selected, bogus
+/// Metadata; on the in-memory bus and virtual time.
+@Suite struct HostilePlayerTests {
+  let time = VirtualScheduler(now: 100)
+  let bus: InMemoryBus
+  let daemon: InMemoryBusConnection
+  let tracker: PlayerTracker
+
+  init() {
+    bus = InMemoryBus(scheduler: time)
+    daemon = bus.connect()
+    tracker = PlayerTracker(settings: PlayerSettings(), scheduler: time)
+  }
+
+  func settle() { time.advance(by: 0) }
+
+  @Test func aPlayerNotSelectedThatInvalidatesItsMetadataIsNotAskedForIt() throws {
+    let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
+    let noisy = try InvalidatingPlayer("noisy", on: bus, titleBytes: 100)
+    settle()
+    tracker.attach(to: daemon)
+    settle()
+    let noisyID = try #require(noisy.connection.uniqueName)
+    #expect(tracker.selected?.uniqueName == mpv.connection.uniqueName)
+    #expect(noisy.metadataReads == 1)  // found: read once
+
+    // 50 Hz for 10 s: each signal made a GetAll (its 4 MB Metadata, half a core).
+    for _ in 0..<500 {
+      try noisy.invalidate(["Metadata"])
+      time.advance(by: 0.02)
+    }
+    #expect(noisy.metadataReads == 1)
+    #expect(noisy.statusReads == 1)
+    #expect(tracker.players[noisyID]?.unreadProperties == ["Metadata"])
+
+    // What the selection looks at is read alone when invalidated: it started playing.
+    noisy.status = "Playing"
+    try mpv.set(status: "Paused")
+    try noisy.invalidate(["PlaybackStatus"])
+    settle()
+    #expect(noisy.statusReads >= 2)
+    #expect(tracker.selected?.uniqueName == noisyID)
+    // Selected now: what was left unread is read, once.
+    #expect(noisy.metadataReads == 2)
+    #expect(tracker.players[noisyID]?.hasUnreadChanges == false)
+    // And its invalidations are followed from now on.
+    try noisy.invalidate(["Metadata"])
+    settle()
+    #expect(noisy.metadataReads == 3)
+  }
+
+  @Test func whatIsKeptOfAPlayersMetadataIsCapped() throws {
+    // Two bogus players with 4 MB of Metadata took responderd from 12.9 to 61.6 MiB, and
+    // `responderctl players` printed their 2 MB titles.
+    let bogus = try InvalidatingPlayer("bogus", on: bus, titleBytes: 1 << 20)
+    bogus.status = "Playing"
+    settle()
+    tracker.attach(to: daemon)
+    settle()
+    let player = try #require(tracker.selected)
+    #expect(player.uniqueName == bogus.connection.uniqueName)
+    let title = try #require(player.title)
+    #expect(title.utf8.count <= MPRISPlayer.maximumStringBytes && title.hasSuffix("…"))
+    #expect(title.hasPrefix(String(repeating: "t", count: 2000)))
+    let artists = try #require(player.metadata["xesam:artist"]?.stringArray)
+    #expect(artists.count == MPRISPlayer.maximumEntries)
+    // The report's line shows the start of the title.
+    let line = try #require(tracker.report().text.split(separator: "\n").first { $0.hasPrefix("* bogus") })
+    #expect(line.count < 400, "\(line.prefix(400))")
+    #expect(line.contains("\"" + String(repeating: "t", count: 119) + "…\""))
+    // A real player's values are kept whole.
+    #expect(
+      MPRISPlayer.kept(["Metadata": .vardict(["xesam:title": .string("Été")])])["Metadata"]?.dictionary?[
+        "xesam:title"]?.string == "Été")
+  }
+}
