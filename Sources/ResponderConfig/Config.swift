@@ -123,9 +123,13 @@ public struct ResponderdConfig {
 public struct ResponderSettings: Equatable {
   /// How long a call into an application may take before the event moves on (seconds).
   public var deadline: Double = 0.1
+  /// How long one event may spend with the applications in all (seconds), whatever their number:
+  /// the applications left when it is spent are passed over for that event.
+  public var eventDeadline: Double = 0.5
   public init() {}
   init(_ section: ConfigSection) throws {
     deadline = try section.double("deadline", default: deadline, range: 0.001...10)
+    eventDeadline = try section.double("event-deadline", default: eventDeadline, range: 0.001...60)
     try section.finish()
   }
 }

@@ -47,6 +47,7 @@ public final class ResponderAPI: ServiceComponent {
     logger = service.logger
     let registry = AppResponderRegistry(
       application: service.application, chain: service.chain, deadline: service.config.responders.deadline,
+      eventDeadline: service.config.responders.eventDeadline, scheduler: service.scheduler,
       logger: service.logger)
     self.registry = registry
     registry.addChangeObserver { [weak self] in self?.registrationsChanged() }
@@ -298,7 +299,8 @@ public final class ResponderAPI: ServiceComponent {
           ))
       }
       let app = registry.add(
-        busName: sender, path: path, eventTypes: types, processName: caller.pid.flatMap(processName(of:)))
+        busName: sender, path: path, eventTypes: types, processName: caller.pid.flatMap(processName(of:)),
+        pid: caller.pid)
       self.logger.info(
         "responders: \(app.name) registered (\(sender.loggable) \(path.loggable)) for \(Self.names(types).stringArray ?? [])"
       )
