@@ -100,7 +100,7 @@ public final class ResponderAPI: ServiceComponent {
           "RegisterResponder", in: "oas", out: "u", inNames: ["path", "eventTypes"], outNames: ["id"]
         ) { [weak self] call in self?.register(call) }
         .documented(
-          "Registers the caller's object at path, which implements org.responderd.Responder1, as a responder for eventTypes (\"remoteControl\" and/or \"motion\"). Returns the id the other methods take. The registration ends with UnregisterResponder or when the caller leaves the bus. Callers must run as the daemon's user (AccessDenied otherwise); AlreadyRegistered when this connection registered path already; TooManyResponders beyond 16 per connection."
+          "Registers the caller's object at path, which implements org.responderd.Responder1, as a responder for eventTypes (\"remoteControl\" and/or \"motion\"). Returns the id the other methods take. The registration ends with UnregisterResponder or when the caller leaves the bus. Callers must run as the daemon's user (AccessDenied otherwise); AlreadyRegistered when this connection registered path already; TooManyResponders beyond 16 per connection; InvalidArgs for an unknown event type, one given twice, or a path longer than 1024 bytes."
         ),
         .replyLater("UnregisterResponder", in: "u", inNames: ["id"]) { [weak self] call in
           self?.unregister(call)
@@ -269,14 +269,22 @@ public final class ResponderAPI: ServiceComponent {
   private func register(_ call: DBusMethodCall) {
     let path = call.arguments[0].objectPath ?? "/"
     let names = call.arguments[1].stringArray ?? []
+    guard path.utf8.count <= ResponderBusAPI.longestResponderPath else {
+      return call.reply(
+        error: .invalidArgs(
+          "the object path is \(path.utf8.count) bytes long: at most \(ResponderBusAPI.longestResponderPath)")
+      )
+    }
     var types = Set<EventType>()
     for name in names {
       guard let type = EventType(name: name), ResponderBusAPI.registrableEventTypes.contains(type) else {
         return call.reply(
           error: .invalidArgs(
-            "unknown event type '\(name)': applications register for remoteControl and/or motion"))
+            "unknown event type '\(name.loggable)': applications register for remoteControl and/or motion"))
       }
-      types.insert(type)
+      guard types.insert(type).inserted else {
+        return call.reply(error: .invalidArgs("the event type '\(name)' is given twice: name each once"))
+      }
     }
     guard !types.isEmpty else {
       return call.reply(error: .invalidArgs("no event types: register for remoteControl and/or motion"))
@@ -417,7 +425,7 @@ public final class ResponderAPI: ServiceComponent {
       guard let parsed = EventSubtype(name: subtypeName), parsed.eventType == .remoteControl else {
         let valid = EventSubtype.remoteControlSubtypes.map(\.name).joined(separator: ", ")
         return call.reply(
-          error: .invalidArgs("unknown remote-control subtype '\(subtypeName)'; one of: \(valid)"))
+          error: .invalidArgs("unknown remote-control subtype '\(subtypeName.loggable)'; one of: \(valid)"))
       }
       guard phaseName.isEmpty else {
         return call.reply(error: .invalidArgs("a phase is for motion events only; give '' for remoteControl"))
@@ -427,18 +435,21 @@ public final class ResponderAPI: ServiceComponent {
       guard subtypeName.isEmpty || EventSubtype(name: subtypeName) == .motionShake || subtypeName == "shake"
       else {
         return call.reply(
-          error: .invalidArgs("unknown motion subtype '\(subtypeName)'; motionShake is the only one"))
+          error: .invalidArgs("unknown motion subtype '\(subtypeName.loggable)'; motionShake is the only one")
+        )
       }
       if !phaseName.isEmpty {
         guard let parsed = MotionPhase(rawValue: phaseName.lowercased()) else {
           return call.reply(
-            error: .invalidArgs("unknown motion phase '\(phaseName)'; one of: began, ended, cancelled"))
+            error: .invalidArgs(
+              "unknown motion phase '\(phaseName.loggable)'; one of: began, ended, cancelled"))
         }
         phase = parsed
       }
       subtype = .motionShake
     default:
-      return call.reply(error: .invalidArgs("cannot send '\(typeName)' events: remoteControl or motion"))
+      return call.reply(
+        error: .invalidArgs("cannot send '\(typeName.loggable)' events: remoteControl or motion"))
     }
     checkCaller(call) { [weak self] _ in
       guard let self, let service = self.service else { return }

@@ -104,6 +104,42 @@ final class InvalidatingPlayer {
     #expect(noisy.metadataReads == 3)
   }
 
+  @Test func settingVolumeOrRateToNaNOrWithNoPlayerIsAnError() throws {
+    let controller = PlayerController(tracker: tracker)
+    tracker.attach(to: daemon)
+    let proxy = try ProxyPlayer(connection: daemon, tracker: tracker, controller: controller) { _ in }
+    defer { proxy.close() }
+    let widget = bus.connect()
+    settle()
+    func set(_ property: String, _ value: Double) -> Result<Void, DBusError>? {
+      var result: Result<Void, DBusError>?
+      widget.setProperty(
+        property, to: .double(value), interface: MPRISNames.playerInterface, path: MPRISNames.objectPath,
+        destination: MPRISNames.responderd
+      ) { result = $0 }
+      settle()
+      return result
+    }
+    func error(_ result: Result<Void, DBusError>?) -> DBusError? {
+      if case .failure(let error)? = result { return error }
+      return nil
+    }
+    // No player: `Volume = NaN` was answered with success.
+    #expect(error(set("Volume", .nan))?.name == DBusError.Name.invalidArgs)
+    #expect(error(set("Volume", .nan))?.message == "Volume must be a finite number, not nan")
+    #expect(error(set("Rate", .infinity))?.message == "Rate must be a finite number, not inf")
+    #expect(error(set("Volume", 0.5))?.message == "no player is selected: there is no Volume to set")
+    // With a player, a number is set on it.
+    _ = try FakePlayer("mpv", on: bus, status: "Playing")
+    settle()
+    #expect(tracker.selected != nil)
+    guard case .success? = set("Volume", 0.5) else {
+      Issue.record("Volume = 0.5 with a player selected was refused")
+      return
+    }
+    #expect(error(set("Volume", .nan))?.name == DBusError.Name.invalidArgs)
+  }
+
   @Test func whatIsKeptOfAPlayersMetadataIsCapped() throws {
     // Two bogus players with 4 MB of Metadata took responderd from 12.9 to 61.6 MiB, and
     // `responderctl players` printed their 2 MB titles.

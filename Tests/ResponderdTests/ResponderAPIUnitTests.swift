@@ -193,6 +193,30 @@ final class BusApp {
     #expect(records().last?.handledBy != "log")
   }
 
+  /// Issue 27: 10,000 duplicate event types and a 200,000-character object path were accepted,
+  /// and an unknown event type of 1 MB came back whole in the error.
+  @Test func registrationRefusesDuplicateTypesHugePathsAndQuotesUnknownTypesShort() throws {
+    let app = try BusApp(on: bus)
+    func refusal(_ path: String, _ types: [String]) -> DBusError? {
+      let reply = app.daemonCall("RegisterResponder", [.objectPath(path), types.dbusValue])
+      settle()
+      if case .failure(let error)? = reply() { return error }
+      return nil
+    }
+    let duplicates = refusal("/app", Array(repeating: "motion", count: 10_000))
+    #expect(duplicates?.name == DBusError.Name.invalidArgs)
+    #expect(duplicates?.message == "the event type 'motion' is given twice: name each once")
+    let huge = refusal("/" + String(repeating: "p", count: 199_999), ["remoteControl"])
+    #expect(huge?.message == "the object path is 200000 bytes long: at most 1024")
+    let unknown = refusal("/app", ["x" + String(repeating: "y", count: 1_000_000)])
+    #expect(unknown?.name == DBusError.Name.invalidArgs)
+    #expect((unknown?.message.count ?? .max) < 300, "\(unknown?.message.prefix(300) ?? "")")
+    #expect(unknown?.message.contains("… (1000001 characters)") == true)
+    #expect(api.registeredResponders.isEmpty)
+    // What an application sends is still accepted.
+    #expect(refusal("/app", ["remoteControl", "motion"]) == nil)
+  }
+
   @Test func anApplicationOfAnotherUserIsRefused() throws {
     let stranger = try BusApp(on: bus, uid: getuid() &+ 1)
     let reply = stranger.daemonCall("RegisterResponder", [.objectPath("/app"), ["remoteControl"].dbusValue])
