@@ -3,6 +3,10 @@ import EventTime
 import Logging
 import ResponderCore
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// What changed in the tracker, for observers (the proxy player, the Players1 API).
 public enum PlayerTrackerChange: Sendable {
   /// The selected player, or the reason for the selection, changed.
@@ -60,9 +64,17 @@ public final class PlayerTracker {
   private var listingFailed: [(id: String, reason: String)] = []
   private let logger: Logger
 
-  public init(settings: PlayerSettings, scheduler: Scheduler, logger: Logger = Logger(label: "responderd")) {
+  /// responderd's own user: only players of that user are read and selected.
+  public let ownUID: UInt32
+
+  /// A tracker of the players of `ownUID` (the process's user by default).
+  public init(
+    settings: PlayerSettings, scheduler: Scheduler, ownUID: UInt32 = getuid(),
+    logger: Logger = Logger(label: "responderd")
+  ) {
     self.settings = settings
     self.scheduler = scheduler
+    self.ownUID = ownUID
     self.logger = logger
     self.selector = PlayerSelector(settings: settings)
   }
@@ -191,10 +203,36 @@ public final class PlayerTracker {
       // Listed, never read nor controlled.
       changed = selector.loaded(owner, status: nil, at: now) || changed
     default:
-      follow(owner)
-      load(owner, listing: live ? nil : listing)
+      followIfOwnUser(owner, listing: live ? nil : listing)
     }
     if changed { notify(.selection) }
+  }
+
+  /// Asks the bus which user runs player `id` (`GetConnectionCredentials`); follows and reads it
+  /// when it is responderd's own user. Another user's player (on a bus shared by users) is listed,
+  /// never read, selected nor controlled, and its title never shown on the proxy player.
+  private func followIfOwnUser(_ id: String, listing batch: Int?) {
+    guard let connection else { return }
+    if batch != nil { listingPending += 1 }
+    connection.call(
+      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+      method: "GetConnectionCredentials", arguments: [.string(id)], timeout: max(settings.callDeadline, 2)
+    ) { [weak self] result in
+      guard let self else { return }
+      let inBatch = batch != nil && batch == self.listing
+      defer { if inBatch { self.listingStepDone() } }
+      guard self.players[id] != nil else { return }
+      let uid = (try? result.get())?.first?.dictionary?["UnixUserID"]?.uint32
+      guard let uid, uid == self.ownUID else {
+        self.logger.notice(
+          "players: \(self.players[id].map(self.displayName) ?? id) (\(id)) \(uid.map { "runs as uid \($0), not as uid \(self.ownUID)" } ?? "runs as a user the bus cannot tell"): never selected nor controlled"
+        )
+        if self.selector.ownedByAnotherUser(id, uid: uid) { self.notify(.selection) }
+        return
+      }
+      self.follow(id)
+      self.load(id, listing: inBatch ? batch : nil)
+    }
   }
 
   private func nameReleased(_ name: String, by owner: String) {

@@ -5,6 +5,10 @@ import ResponderCore
 import ResponderdTestKit
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A player that only invalidates its properties (PropertiesChanged without values, as some
 /// players do) and counts how often each is read: Metadata with a title of `titleBytes`.
 final class InvalidatingPlayer {
@@ -102,6 +106,48 @@ final class InvalidatingPlayer {
     try noisy.invalidate(["Metadata"])
     settle()
     #expect(noisy.metadataReads == 3)
+  }
+
+  /// Issue 27: on a bus shared by users, another user's player was selected, controlled and its
+  /// title mirrored on the proxy player.
+  @Test func aPlayerOfAnotherUserIsNeverReadSelectedNorControlled() throws {
+    let controller = PlayerController(tracker: tracker)
+    let stranger = try FakePlayer("stranger", on: bus, status: "Playing", uid: getuid() &+ 1)
+    let own = try FakePlayer("own", on: bus, status: "Paused")
+    settle()
+    tracker.attach(to: daemon)
+    let proxy = try ProxyPlayer(connection: daemon, tracker: tracker, controller: controller) { _ in }
+    defer { proxy.close() }
+    settle()
+    let strangerID = try #require(stranger.connection.uniqueName)
+    // Playing, yet not selected: the paused player of the user is.
+    #expect(tracker.selected?.uniqueName == own.connection.uniqueName)
+    #expect(tracker.selector.players[strangerID]?.exclusion == .otherUser(getuid() &+ 1))
+    // Never read: nothing of it is kept.
+    #expect(tracker.players[strangerID]?.playerProperties.isEmpty == true)
+    let line = try #require(tracker.report().text.split(separator: "\n").first { $0.contains("stranger") })
+    #expect(
+      line.contains("runs as uid \(getuid() &+ 1), not as responderd's user (never controlled)"), "\(line)")
+    // Its signals are not followed: starting a track does not select it either.
+    try stranger.playNextTrack()
+    settle()
+    #expect(tracker.selected?.uniqueName == own.connection.uniqueName)
+    // Alone on the bus, it is still not selected, and nothing goes to it.
+    own.connection.leave()
+    settle()
+    #expect(tracker.selected == nil)
+    var outcome: ControlOutcome?
+    controller.perform(.remoteControlTogglePlayPause) { outcome = $0 }
+    settle()
+    #expect(stranger.calls.isEmpty, "\(String(describing: outcome))")
+    let widget = bus.connect()
+    var metadata: DBusValue?
+    widget.getProperty(
+      "Metadata", interface: MPRISNames.playerInterface, path: MPRISNames.objectPath,
+      destination: MPRISNames.responderd
+    ) { metadata = try? $0.get() }
+    settle()
+    #expect(metadata?.dictionary?["xesam:title"] == nil)
   }
 
   @Test func settingVolumeOrRateToNaNOrWithNoPlayerIsAnError() throws {
