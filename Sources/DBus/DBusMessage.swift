@@ -64,14 +64,18 @@ public final class DBusMessage: CustomStringConvertible {
   }
 
   /// A signal emitted from `path`.
-  public static func signal(path: String, interface: String, name: String, arguments: [DBusValue] = [])
+  public static func signal(
+    path: String, interface: String, name: String, arguments: [DBusValue] = [], destination: String? = nil
+  )
     throws(DBusError) -> DBusMessage
   {
     try DBusNames.validatePath(path)
     try DBusNames.validateInterface(interface)
     try DBusNames.validateMember(name)
+    if let destination { try DBusNames.validateBusName(destination) }
     guard let raw = dbus_message_new_signal(path, interface, name) else { throw DBusError.noMemory }
     let message = DBusMessage(owning: raw)
+    if let destination, dbus_message_set_destination(raw, destination) == 0 { throw DBusError.noMemory }
     try message.append(arguments)
     return message
   }

@@ -24,6 +24,8 @@ public final class ResponderAPI: ServiceComponent {
   private var object: DBusExportedObject?
   /// NameOwnerChanged watches of the connections that registered responders.
   private var watches: [String: DBusSubscription] = [:]
+  /// The connections the dispatch signals go to (`WatchEvents`), with their NameOwnerChanged watch.
+  private var eventWatchers: [String: DBusSubscription] = [:]
   private var pendingSends: [PendingSend] = []
   private var lastFirstResponder: UInt32 = 0
   /// Whether the registrations or their order changed since `Chain` was last announced.
@@ -66,6 +68,8 @@ public final class ResponderAPI: ServiceComponent {
         guard case .connected = event else { return }
         // Registrations belong to connections of the bus we had before: all gone.
         self?.registry?.removeEverything(reason: "responderd reconnected to the bus")
+        for watch in self?.eventWatchers.values ?? [:].values { watch.cancel() }
+        self?.eventWatchers.removeAll()
       }
     }
   }
@@ -74,6 +78,8 @@ public final class ResponderAPI: ServiceComponent {
     registry?.dropCallsInProgress()
     for watch in watches.values { watch.cancel() }
     watches.removeAll()
+    for watch in eventWatchers.values { watch.cancel() }
+    eventWatchers.removeAll()
     object?.unexport()
     object = nil
   }
@@ -118,6 +124,12 @@ public final class ResponderAPI: ServiceComponent {
         .documented(
           "Gives up first-responder status of id; the previous first responder gets it back. False when its CanResignFirstResponder is false."
         ),
+        .replyLater("WatchEvents") { [weak self] call in self?.watchEvents(call) }
+          .documented(
+            "Sends EventDispatched and EventDispatchedDetails to the caller (and to no one else: they are unicast signals, for the daemon's own user only) until it calls UnwatchEvents or leaves the bus. LimitsExceeded beyond 64 connections."
+          ),
+        .replyLater("UnwatchEvents") { [weak self] call in self?.unwatchEvents(call) }
+          .documented("Stops the signals WatchEvents asked for."),
         .replyLater(
           "SendEvent", in: "sss", out: "s", inNames: ["type", "subtype", "phase"], outNames: ["handledBy"]
         ) { [weak self] call in self?.sendEvent(call) }
@@ -158,14 +170,14 @@ public final class ResponderAPI: ServiceComponent {
           "EventDispatched", signature: "ssds", argumentNames: ["type", "subtype", "timestamp", "handledBy"]
         )
         .documented(
-          "Emitted for every dispatched event: its type, subtype, timestamp (seconds since boot, CLOCK_MONOTONIC) and who handled it (empty when dropped)."
+          "Sent for every dispatched event, to the connections that called WatchEvents: its type, subtype, timestamp (seconds since boot, CLOCK_MONOTONIC) and who handled it (empty when dropped)."
         ),
         DBusSignalInfo(
           "EventDispatchedDetails", signature: "ssdsa{sv}",
           argumentNames: ["type", "subtype", "timestamp", "handledBy", "details"]
         )
         .documented(
-          "Emitted right after EventDispatched, with details: phase (motion), dropReason, source and receivedBy (the responders it reached)."
+          "Sent right after EventDispatched, to the same connections, with details: phase (motion), dropReason, source and receivedBy (the responders it reached)."
         ),
       ]
     )
@@ -414,6 +426,35 @@ public final class ResponderAPI: ServiceComponent {
     }
   }
 
+  /// The most connections `WatchEvents` serves at once.
+  static let maximumEventWatchers = 64
+
+  private func watchEvents(_ call: DBusMethodCall) {
+    checkCaller(call) { [weak self] _ in
+      guard let self, let connection = self.connection else { return call.reply(error: .disconnected()) }
+      let sender = call.sender
+      guard self.eventWatchers[sender] == nil else { return call.reply([]) }
+      guard self.eventWatchers.count < Self.maximumEventWatchers else {
+        return call.reply(
+          error: DBusError(
+            "org.freedesktop.DBus.Error.LimitsExceeded",
+            "\(Self.maximumEventWatchers) connections watch the events already, the most responderd serves"))
+      }
+      self.eventWatchers[sender] = connection.watchNameOwner(sender) { [weak self] owner in
+        guard owner == nil else { return }
+        self?.eventWatchers.removeValue(forKey: sender)?.cancel()
+      }
+      call.reply([])
+    }
+  }
+
+  private func unwatchEvents(_ call: DBusMethodCall) {
+    checkCaller(call) { [weak self] _ in
+      self?.eventWatchers.removeValue(forKey: call.sender)?.cancel()
+      call.reply([])
+    }
+  }
+
   private func sendEvent(_ call: DBusMethodCall) {
     let typeName = call.arguments[0].string ?? ""
     let subtypeName = call.arguments[1].string ?? ""
@@ -475,12 +516,17 @@ public final class ResponderAPI: ServiceComponent {
       .string(record.handledBy ?? ""),
     ]
     // The documented 4-argument signal, then the same with details (motion phase, drop reason,
-    // source, path through the chain) for tools such as `responderctl monitor`.
-    try? object?.emit(
-      interface: ResponderBusAPI.daemonInterface, signal: "EventDispatched", arguments: arguments)
-    try? object?.emit(
-      interface: ResponderBusAPI.daemonInterface, signal: "EventDispatchedDetails",
-      arguments: arguments + [.vardict(details)])
+    // source, path through the chain) for tools such as `responderctl monitor`: unicast, to the
+    // connections that asked (WatchEvents, checked as every call is), never broadcast where any
+    // user of a shared bus could listen.
+    for watcher in eventWatchers.keys.sorted() {
+      try? object?.emit(
+        interface: ResponderBusAPI.daemonInterface, signal: "EventDispatched", arguments: arguments,
+        destination: watcher)
+      try? object?.emit(
+        interface: ResponderBusAPI.daemonInterface, signal: "EventDispatchedDetails",
+        arguments: arguments + [.vardict(details)], destination: watcher)
+    }
     if let index = pendingSends.firstIndex(where: {
       $0.source == record.source && $0.timestamp == record.timestamp
     }) {
