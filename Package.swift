@@ -144,7 +144,7 @@ let package = Package(
       ],
       exclude: ["link"],
       swiftSettings: strict,
-      // Resident memory (release; see README, Benchmarks): no dynamic export of every symbol (the
+      // Resident memory (release; see docs/benchmarks.md): no dynamic export of every symbol (the
       // static Swift runtime's link flags ask for it; the dynamic linker then searches the daemon's
       // 7,700 symbols); packed relative relocations (lld; glibc 2.36) instead of 26,000 RELA entries
       // read at start; the functions the daemon runs placed together (link/responderd.order, from

@@ -1,7 +1,7 @@
 import EventTime
 
 /// The names and sample records of responderd's motion API (`org.responderd.Motion1` on
-/// `/org/responderd/Daemon1`), shared by the daemon and its clients. The README documents it.
+/// `/org/responderd/Daemon1`), shared by the daemon and its clients. docs/apps.md documents it.
 ///
 /// - `StartAccelerometerUpdates(d interval) → h samples, u id` and
 ///   `StartDeviceMotionUpdates(d interval) → h samples, u id`: a `SOCK_SEQPACKET` socket on which

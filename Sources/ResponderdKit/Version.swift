@@ -1,2 +1,2 @@
 /// The version of responderd and responderctl.
-public let responderdVersion = "0.1.0"
+public let responderdVersion = "0.5.0"

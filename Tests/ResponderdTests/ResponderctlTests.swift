@@ -3,6 +3,7 @@ import DBusTestSupport
 import EventLoop
 import Foundation
 import ResponderClient
+import ResponderdKit
 import Testing
 
 /// responderctl as a user runs it, against the real daemon on a private bus.
@@ -70,7 +71,7 @@ import Testing
     let lines = status.output.split(separator: "\n").map(String.init)
     #expect(
       lines.first
-        == "responderd 0.1.0 is running on the session bus as \(fixture.daemonName) (pid \(fixture.daemon.pid))"
+        == "responderd \(responderdVersion) is running on the session bus as \(fixture.daemonName) (pid \(fixture.daemon.pid))"
     )
     #expect(
       Array(lines.dropFirst()) == [
