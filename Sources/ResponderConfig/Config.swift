@@ -124,7 +124,8 @@ public struct ResponderSettings: Equatable {
   /// How long a call into an application may take before the event moves on (seconds).
   public var deadline: Double = 0.1
   /// How long one event may spend with the applications in all (seconds), whatever their number:
-  /// the applications left when it is spent are passed over for that event.
+  /// the applications left when it is spent are passed over for that event. At least `deadline`
+  /// applies (a longer `deadline` is never cut short by the default).
   public var eventDeadline: Double = 0.5
   public init() {}
   init(_ section: ConfigSection) throws {

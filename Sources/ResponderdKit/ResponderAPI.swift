@@ -49,7 +49,8 @@ public final class ResponderAPI: ServiceComponent {
     logger = service.logger
     let registry = AppResponderRegistry(
       application: service.application, chain: service.chain, deadline: service.config.responders.deadline,
-      eventDeadline: service.config.responders.eventDeadline, scheduler: service.scheduler,
+      eventDeadline: max(service.config.responders.eventDeadline, service.config.responders.deadline),
+      scheduler: service.scheduler,
       logger: service.logger)
     self.registry = registry
     registry.addChangeObserver { [weak self] in self?.registrationsChanged() }

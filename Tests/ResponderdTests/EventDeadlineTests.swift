@@ -88,3 +88,31 @@ import Testing
     #expect(log.all.count { $0.contains("missed a deadline") } == 2)
   }
 }
+
+/// A `deadline` longer than `event-deadline` is not cut short: an event has at least one deadline.
+@Test func anEventHasAtLeastOneDeadlineWhateverItsEventDeadline() throws {
+  let time = VirtualScheduler(now: 50)
+  let bus = InMemoryBus(scheduler: time)
+  let config = try ResponderdConfig.parse(
+    "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.75\nevent-deadline = 0.25\n",
+    file: "test.toml")
+  let service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: recordingLogger().0)
+  defer { service.stop() }
+  let component = BusComponent(bus: bus.connect())
+  service.bus = component
+  service.add(component)
+  service.add(ResponderAPI())
+  var records: [DispatchRecord] = []
+  service.addDispatchObserver { records.append($0) }
+  service.start()
+  time.advance(by: 0)
+  let hung = try BusApp(on: bus) { _ in nil }
+  let reply = hung.daemonCall("RegisterResponder", [.objectPath(hung.path), ["remoteControl"].dbusValue])
+  time.advance(by: 0)
+  _ = try #require(try reply()?.get())
+  service.application.post(.remoteControl(.remoteControlPlay, timestamp: time.now, source: "test"))
+  time.advance(to: 50.5)
+  #expect(records.isEmpty, "cut short at the event-deadline")
+  time.advance(to: 50.75)
+  #expect(records.first?.handledBy == "log")
+}
