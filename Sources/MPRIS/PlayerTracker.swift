@@ -155,6 +155,7 @@ public final class PlayerTracker {
     players.removeAll()
     owners.removeAll()
     probing.removeAll()
+    readingStatus.removeAll()
     let waiting = reading.values.flatMap { $0 }
     reading.removeAll()
     for callback in waiting { callback() }

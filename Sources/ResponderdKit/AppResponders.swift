@@ -171,8 +171,8 @@ final class AppResponderRegistry {
   let eventDeadline: Double
   let logger: Logger
   private let scheduler: Scheduler
-  /// Whether a process is stopped (SIGSTOP, a debugger): `isProcessStopped`, replaced in tests.
-  var processIsStopped: (UInt32) -> Bool = isProcessStopped
+  /// Whether a process is stopped (SIGSTOP, a debugger): `/proc/PID/stat` (`isProcessStopped`).
+  let processIsStopped: (UInt32) -> Bool = isProcessStopped
   /// The event going through the applications now (one at a time: the application's queue waits
   /// for each decision), when it reached the first of them, and whether its time ran out.
   private weak var timedEvent: Event?

@@ -66,11 +66,11 @@ public final class ResponderAPI: ServiceComponent {
     bus.withConnection { [weak self] connection in
       self?.attach(connection)
       connection.addObserver { [weak self] event in
-        guard case .connected = event else { return }
-        // Registrations belong to connections of the bus we had before: all gone.
-        self?.registry?.removeEverything(reason: "responderd reconnected to the bus")
-        for watch in self?.eventWatchers.values ?? [:].values { watch.cancel() }
-        self?.eventWatchers.removeAll()
+        guard case .connected = event, let self else { return }
+        // Registrations and event watchers belong to connections of the bus we had before: all gone.
+        self.registry?.removeEverything(reason: "responderd reconnected to the bus")
+        for watch in self.eventWatchers.values { watch.cancel() }
+        self.eventWatchers.removeAll()
       }
     }
   }
