@@ -83,6 +83,16 @@ let package = Package(
         "DBus", "EventTime", "ResponderCore", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
+    // Which desktop handles media keys itself (gsd-media-keys, KDE's mediacontrol), from the bus.
+    .target(
+      name: "DesktopWatch",
+      dependencies: ["DBus", .product(name: "Logging", package: "swift-log")],
+      swiftSettings: strict),
+    // The user's logind session (system bus) and the desktop's screen savers (session bus).
+    .target(
+      name: "SessionWatcher",
+      dependencies: ["DBus", "EventTime", .product(name: "Logging", package: "swift-log")],
+      swiftSettings: strict),
     .target(
       name: "EvdevInput",
       dependencies: [
@@ -112,7 +122,8 @@ let package = Package(
       name: "ResponderdKit",
       dependencies: [
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
-        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient",
+        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient", "DesktopWatch",
+        "SessionWatcher",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -250,7 +261,7 @@ let package = Package(
       dependencies: [
         "EventTime", "InputCodes",
         "DeviceTestSupport", "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev",
-        "ResponderdKit", "ResponderConfig",
+        "ResponderdKit", "ResponderConfig", "DBusTestSupport", "SessionWatcher",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
       swiftSettings: strict),
@@ -260,7 +271,7 @@ let package = Package(
         "EventTime",
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
         "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "DeviceTestSupport", "InputCodes",
-        .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        "SessionWatcher", .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
@@ -272,7 +283,7 @@ let package = Package(
       dependencies: [
         "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
-        "ResponderdKit", "ResponderConfig",
+        "ResponderdKit", "ResponderConfig", "DBusTestSupport", "SessionWatcher",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -344,11 +355,22 @@ let package = Package(
       ],
       path: "Benchmarks/MPRISRoundTrip", swiftSettings: strict),
     .testTarget(
+      name: "DesktopWatchTests",
+      dependencies: ["DesktopWatch", "DBus", "EventTime", "ResponderdTestKit"],
+      swiftSettings: strict),
+    .testTarget(
       name: "MPRISTests",
       dependencies: [
         "EventTime", "ResponderdTestKit",
         "MPRIS", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
         "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "SessionWatcherTests",
+      dependencies: [
+        "SessionWatcher", "DBus", "EventTime", "ResponderdTestKit",
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     .testTarget(

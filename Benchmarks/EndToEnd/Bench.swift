@@ -12,11 +12,13 @@ import SystemCalls
 /// What every part of the run shares: the emulated devices, the private bus with the run's own
 /// connection, and how to start responderd, thd and playerctld on them.
 ///
-/// Devices (umockdev, live injection): two of the same USB headset, a Logitech H340 whose
-/// KEY_PLAYPAUSE acts on press (no click grammar), one on each of three USB ports, since an
-/// emulated node is a pty whose bytes go to whichever reader reads first: responderd reads the one
-/// on port 2 (/dev/input/event7), thd the one on port 3 (event8), the relay (the floor with the
-/// device) the one on port 4 (event9); and a bmc150 accelerometer.
+/// Devices (umockdev, live injection): the same USB headset, a Logitech H340 whose KEY_PLAYPAUSE
+/// acts on press (no click grammar), one on each of four USB ports, since an emulated node is a pty
+/// whose bytes go to whichever reader reads first: responderd reads the one on port 2
+/// (/dev/input/event7) and owns it (grabbed: its ioctls are answered live, EVIOCGRAB included), thd
+/// the one on port 3 (event8), the relay (the floor with the device) the one on port 4 (event9), and
+/// a second responderd the one on port 5 (event10), shared as before the grab (`grab = "never"`);
+/// and a bmc150 accelerometer.
 final class Bench {
   let options: Options
   let devices: UmockdevTestbed
@@ -32,6 +34,10 @@ final class Bench {
   let responderdHeadset = "/dev/input/event7"
   let thdHeadset = "/dev/input/event8"
   let relayHeadset = "/dev/input/event9"
+  let sharedHeadset = "/dev/input/event10"
+  /// The live ioctl answers of responderd's headset and of the shared one: `isGrabbed`.
+  let responderdHeadsetIoctl: EvdevIoctlHandler
+  let sharedHeadsetIoctl: EvdevIoctlHandler
   static let accelerometerPath = "/sys/devices/platform/80860F41:01/i2c-1/i2c-BOSC0200:00/iio:device0"
   static let accelerometerNode = "/dev/iio:device0"
 
@@ -51,7 +57,18 @@ final class Bench {
     preload = getenv("LD_PRELOAD").map { String(cString: $0) } ?? ""
     unsetenv("LD_PRELOAD")
 
-    try devices.addEvdevFixture("headset")
+    responderdHeadsetIoctl = try EvdevIoctlHandler(ioctlPath: fixturePath("evdev", "headset.ioctl"))
+    try devices.addEvdevDevice(
+      ioctlPath: fixturePath("evdev", "headset.ioctl"), sysfsPath: fixturePath("evdev", "headset.umockdev"),
+      name: "headset", handler: responderdHeadsetIoctl)
+    let shared = try Self.headsetOnPort(5, node: 10)
+    let sharedIoctl = devices.root + "/headset-port5.ioctl"
+    let sharedSysfs = devices.root + "/headset-port5.umockdev"
+    try writeTextFile(sharedIoctl, shared.ioctl)
+    try writeTextFile(sharedSysfs, shared.umockdev)
+    sharedHeadsetIoctl = try EvdevIoctlHandler(ioctlPath: sharedIoctl)
+    try devices.addEvdevDevice(
+      ioctlPath: sharedIoctl, sysfsPath: sharedSysfs, name: "headset-port5", handler: sharedHeadsetIoctl)
     let (umockdev, ioctl) = try Self.headsetOnPort(3, node: 8)
     try devices.addEvdevDevice(ioctl: ioctl, sysfs: umockdev, name: "headset-port3")
     let relayDevice = try Self.headsetOnPort(4, node: 9)
@@ -143,10 +160,11 @@ final class Bench {
   }
 
   /// responderd's config for the key, idle and startup parts: the defaults, with the headsets of
-  /// thd (port 3) and the relay (port 4) left alone.
+  /// thd (port 3), the relay (port 4) and the second responderd (port 5) left alone.
   var keysConfig: String {
     """
-    # EndToEnd: the built-in defaults; the headsets on USB ports 3 and 4 are thd's and the relay's.
+    # EndToEnd: the built-in defaults; the headsets on USB ports 3, 4 and 5 are thd's, the relay's
+    # and the second responderd's.
     [[keys.device]]
     phys = "usb-0000:00:14.0-3/*"
     ignore = true
@@ -155,7 +173,26 @@ final class Bench {
     phys = "usb-0000:00:14.0-4/*"
     ignore = true
 
+    [[keys.device]]
+    phys = "usb-0000:00:14.0-5/*"
+    ignore = true
+
     """
+  }
+
+  /// The second responderd's config (key part): only the headset on port 5, shared as every device
+  /// was before the grab (`grab = "never"`; a baseline build, which has no `grab`, shares it anyway),
+  /// and no proxy player (the first responderd has it).
+  func sharedKeysConfig(baseline: Bool) -> String {
+    """
+    # EndToEnd: the second responderd reads the headset on port 5 only, shared with the desktop.
+    [players]
+    proxy = false
+
+    [[keys.device]]
+    phys = "usb-0000:00:14.0-[234]/*"
+    ignore = true
+    """ + (baseline ? "\n" : "\n\n[[keys.device]]\nphys = \"usb-0000:00:14.0-5/*\"\ngrab = \"never\"\n")
   }
 
   /// Starts the relay (`EndToEnd --relay`, the floor with the device) for `player`; returns once

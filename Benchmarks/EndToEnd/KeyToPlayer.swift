@@ -52,7 +52,9 @@ struct LatencySummary {
 ///                written (no device, no reader: the bus and mpv alone);
 ///   relay      - the floor with the device: a process reads its headset with read(2) and sends
 ///                PlayPause on its open connection (the emulated device and a process wake-up);
-///   responderd - the daemon reads its headset and its mpris handler calls the player;
+///   responderd - the daemon owns its headset (grabbed) and its mpris handler calls the player;
+///   shared     - a second daemon reads its headset shared (`grab = "never"`, as before the grab;
+///                or the baseline build given with --baseline-responderd), the same way;
 ///   thd        - triggerhappy reads its headset and runs `playerctl play-pause` (fork, sh, exec).
 final class KeyToPlayer {
   let bench: Bench
@@ -64,7 +66,8 @@ final class KeyToPlayer {
 
   /// Runs the measurement with the processes already started by the caller.
   func run(
-    player: Player, playerName: String, relay: LoggedProcess, responderd: LoggedProcess?, thd: LoggedProcess
+    player: Player, playerName: String, relay: LoggedProcess, responderd: LoggedProcess?,
+    sharedResponderd: LoggedProcess? = nil, sharedIsBaseline: Bool = false, thd: LoggedProcess
   ) throws {
     let connection = bench.connection
     var callErrors: [String] = []
@@ -94,8 +97,16 @@ final class KeyToPlayer {
     if responderd != nil {
       setups.append(
         KeySetup(
-          name: "responderd (evdev → mpris handler → PlayPause)",
+          name: "responderd (evdev → mpris handler → PlayPause), headset owned (grabbed)",
           press: key(1, bench.responderdHeadset), release: key(0, bench.responderdHeadset)))
+    }
+    if sharedResponderd != nil {
+      setups.append(
+        KeySetup(
+          name: sharedIsBaseline
+            ? "baseline responderd build, headset shared"
+            : "same, headset shared (grab = \"never\": as before)",
+          press: key(1, bench.sharedHeadset), release: key(0, bench.sharedHeadset)))
     }
     setups.append(
       KeySetup(
@@ -104,6 +115,7 @@ final class KeyToPlayer {
 
     func check() throws {
       try responderd?.checkRunning()
+      try sharedResponderd?.checkRunning()
       try thd.checkRunning()
       try relay.checkRunning()
       if let error = callErrors.first { throw BenchmarkError("the floor's PlayPause failed: \(error)") }

@@ -56,6 +56,16 @@ struct Report {
         )
         out.append("")
       }
+      if let responderd = responderdRow,
+        let shared = key.first(where: {
+          $0.name.hasPrefix("same, headset shared") || $0.name.hasPrefix("baseline")
+        })
+      {
+        out.append(
+          "The grab: owned ÷ shared = \(fixed(responderd.median / shared.median, 2))× at the median, \(fixed(responderd.p99 / shared.p99, 2))× at p99 (\(ms(responderd.median)) / \(ms(responderd.p99)) owned, \(ms(shared.median)) / \(ms(shared.p99)) shared)."
+        )
+        out.append("")
+      }
       if let responderd = responderdRow, let peer = key.last {
         let overFloor = responderd.median - floor
         goals.append(

@@ -65,6 +65,18 @@ func runParts(_ options: Options, _ report: inout Report) throws {
     let hasMPRIS = !responderd.output.contains("handler 'mpris' is not available")
 
     if options.phases.contains("key") {
+      // The grab is what this responderd does with its headset; a second one reads another headset
+      // shared, as every device was read before the grab (or as the baseline build does).
+      guard bench.responderdHeadsetIoctl.isGrabbed else {
+        throw BenchmarkError("responderd did not grab \(bench.responderdHeadset):\n\(responderd.output)")
+      }
+      let sharedConfig = try bench.writeConfig(
+        "keys-shared.toml", bench.sharedKeysConfig(baseline: options.baselineResponderd != nil))
+      let shared = try bench.startResponderd(config: sharedConfig, path: options.baselineResponderd)
+      try shared.waitForOutput("evdev: opened \(bench.sharedHeadset)", timeout: 10 * bench.slowdown)
+      guard !bench.sharedHeadsetIoctl.isGrabbed else {
+        throw BenchmarkError("the second responderd grabbed \(bench.sharedHeadset):\n\(shared.output)")
+      }
       let measurement = KeyToPlayer(bench: bench)
       if !hasMPRIS {
         report.keyNote =
@@ -72,8 +84,10 @@ func runParts(_ options: Options, _ report: inout Report) throws {
       }
       try measurement.run(
         player: player, playerName: playerName, relay: relay, responderd: hasMPRIS ? responderd : nil,
+        sharedResponderd: hasMPRIS ? shared : nil, sharedIsBaseline: options.baselineResponderd != nil,
         thd: thd)
       report.key = measurement.summaries
+      shared.stop()
     }
 
     if options.phases.contains("idle") {

@@ -48,7 +48,9 @@ public enum EvdevReadItem: Sendable {
 }
 
 /// One evdev device node opened read-only with libevdev: its identity and capabilities, and its
-/// events as frames, SYN_DROPPED resync included. The device is never grabbed.
+/// events as frames, SYN_DROPPED resync included. A reader may hold it exclusively (`grab()`,
+/// EVIOCGRAB): other readers, the compositor among them, then get none of its events; `close()`
+/// releases the grab first.
 ///
 /// Not specific to keys: touchscreens and other devices use it too. A reader narrows what it
 /// receives with `disable(type:)` / `disable(type:code:)` (libevdev then drops those events
@@ -94,15 +96,64 @@ public final class EvdevDevice {
 
   deinit { close() }
 
-  /// Frees libevdev's state and closes the descriptor (remove it from the event loop first).
+  /// Releases the grab, frees libevdev's state and closes the descriptor (remove it from the event
+  /// loop first).
   public func close() {
     guard let device else { return }
+    ungrab()
     libevdev_free(device)
     self.device = nil
     try? fd.close()
   }
 
   public var isOpen: Bool { device != nil }
+
+  /// Whether this reader holds the device exclusively (EVIOCGRAB).
+  public private(set) var isGrabbed = false
+
+  /// Takes the device exclusively (EVIOCGRAB): from now on only this descriptor gets its events.
+  /// Throws `SystemError` with `.resourceBusy` when another program holds it already.
+  public func grab() throws(SystemError) {
+    guard let device else { throw SystemError("EVIOCGRAB", path: FilePath(path), errno: .badFileDescriptor) }
+    guard !isGrabbed else { return }
+    let rc = libevdev_grab(device, LIBEVDEV_GRAB)
+    guard rc == 0 else { throw SystemError("EVIOCGRAB", path: FilePath(path), errno: Errno(rawValue: -rc)) }
+    isGrabbed = true
+  }
+
+  /// Gives the device back to every reader (a no-op when it is not grabbed; a device already gone
+  /// has released it).
+  public func ungrab() {
+    guard let device, isGrabbed else { return }
+    isGrabbed = false
+    _ = libevdev_grab(device, LIBEVDEV_UNGRAB)
+  }
+
+  /// The keys the kernel says are down now (EVIOCGKEY), among every key the device has: not only
+  /// the ones this reader reads. Codes only: used to decide when a grab is safe, never logged.
+  public func keysDown() throws(SystemError) -> [UInt16] {
+    var bits = [UInt8](repeating: 0, count: Int(MappedKeyFilter.keyMax + 1) / 8)
+    let rc = bits.withUnsafeMutableBufferPointer {
+      rsp_evdev_key_state(fd.rawValue, $0.baseAddress, UInt($0.count))
+    }
+    guard rc >= 0 else { throw SystemError("EVIOCGKEY", path: FilePath(path), errno: .last) }
+    var down: [UInt16] = []
+    for (index, byte) in bits.enumerated() where byte != 0 {
+      for bit in 0..<8 where byte & (1 << bit) != 0 { down.append(UInt16(index * 8 + bit)) }
+    }
+    return down
+  }
+
+  /// Reads and drops everything pending (a SYN_DROPPED's resync included), so that what was
+  /// queued before a grab, which other readers got as well, is not handled a second time.
+  /// Returns the status of the read, as `readEvents` does.
+  @discardableResult
+  public func discardPending() -> EvdevReadStatus {
+    partial.removeAll(keepingCapacity: true)
+    let status = readEvents { _ in }
+    partial.removeAll(keepingCapacity: true)
+    return status
+  }
 
   /// Asks for CLOCK_MONOTONIC timestamps; returns whether the device accepted (some refuse:
   /// their timestamps stay on CLOCK_REALTIME, see `clockIsMonotonic`).

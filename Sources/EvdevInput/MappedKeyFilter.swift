@@ -19,6 +19,11 @@ struct MappedKeyFilter {
     mappedKeys = profile.mappedKeys
   }
 
+  /// A filter that lets exactly `keys` through (an owned device's mapped and other keys).
+  init(keys: Set<UInt16>) {
+    mappedKeys = keys
+  }
+
   /// The mapped keys the device has (none: the device is not kept open).
   func mappedKeys(of device: EvdevDevice) -> [UInt16] {
     mappedKeys.sorted().filter { device.has(type: InputCode.EV_KEY, code: $0) }

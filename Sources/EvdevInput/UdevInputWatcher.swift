@@ -13,6 +13,15 @@ public final class UdevInputWatcher {
     public var devnode: String
     /// "/sys/devices/…/input7/event7".
     public var syspath: String
+    /// udev's `ID_USB_INTERFACES` of a USB device's input node (":010100:010200:030000:": the
+    /// class, subclass and protocol of each interface of the USB device), nil on other buses.
+    public var usbInterfaces: String?
+
+    public init(devnode: String, syspath: String = "", usbInterfaces: String? = nil) {
+      self.devnode = devnode
+      self.syspath = syspath
+      self.usbInterfaces = usbInterfaces
+    }
   }
 
   private let loop: EventLoop
@@ -100,6 +109,18 @@ public final class UdevInputWatcher {
     guard let sysname = udev_device_get_sysname(device), String(cString: sysname).hasPrefix("event"),
       let devnode = udev_device_get_devnode(device), let syspath = udev_device_get_syspath(device)
     else { return nil }
-    return Node(devnode: String(cString: devnode), syspath: String(cString: syspath))
+    return Node(
+      devnode: String(cString: devnode), syspath: String(cString: syspath),
+      usbInterfaces: udev_device_get_property_value(device, "ID_USB_INTERFACES").map { String(cString: $0) })
+  }
+
+  /// The node of `devnode` ("/dev/input/event7") as udev describes it now; nil when udev does not
+  /// know it (or the watcher is not started).
+  public func node(devnode: String) -> Node? {
+    guard let udev, let name = devnode.split(separator: "/").last,
+      let device = udev_device_new_from_subsystem_sysname(udev, "input", String(name))
+    else { return nil }
+    defer { udev_device_unref(device) }
+    return Self.node(device)
   }
 }

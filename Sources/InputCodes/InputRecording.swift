@@ -53,6 +53,22 @@ public enum InputCode {
   public static let KEY_HEADSETHOOK: UInt16 = KEY_MEDIA
   public static let BTN_0: UInt16 = 0x100
   public static let BTN_1: UInt16 = 0x101
+  // Other keys a headset or remote carries (read only on devices responderd owns).
+  public static let KEY_PHONE: UInt16 = 169
+  public static let KEY_CAMERA: UInt16 = 212
+  public static let KEY_MICMUTE: UInt16 = 248
+  public static let KEY_PICKUP_PHONE: UInt16 = 0x1bd
+  public static let KEY_HANGUP_PHONE: UInt16 = 0x1be
+  public static let KEY_VOICECOMMAND: UInt16 = 0x246
+  public static let KEY_ASSISTANT: UInt16 = 0x247
+
+  /// Whether a key code is a typing key: letters, digits, punctuation, modifiers, the keypad,
+  /// function and navigation keys (KEY_ESC 1 … KEY_MACRO 112, KEY_KPEQUAL 117 … KEY_COMPOSE 127,
+  /// KEY_KPLEFTPAREN 179 … KEY_F24 194). Such keys are never read, even on a device responderd
+  /// owns: they would be what someone types.
+  public static func isTypingKey(_ code: UInt16) -> Bool {
+    (1...112).contains(code) || (117...127).contains(code) || (179...194).contains(code)
+  }
 
   /// Media and remote-control key codes by name.
   public static let keys: [String: UInt16] = [
@@ -62,7 +78,9 @@ public enum InputCode {
     "KEY_FASTFORWARD": KEY_FASTFORWARD, "KEY_REWIND": KEY_REWIND, "KEY_PLAY": KEY_PLAY,
     "KEY_PAUSE": KEY_PAUSE,
     "KEY_MEDIA": KEY_MEDIA, "KEY_STOP": KEY_STOP, "BTN_0": BTN_0, "BTN_1": BTN_1,
-    "KEY_HEADSETHOOK": KEY_HEADSETHOOK,
+    "KEY_HEADSETHOOK": KEY_HEADSETHOOK, "KEY_PHONE": KEY_PHONE, "KEY_CAMERA": KEY_CAMERA,
+    "KEY_MICMUTE": KEY_MICMUTE, "KEY_PICKUP_PHONE": KEY_PICKUP_PHONE, "KEY_HANGUP_PHONE": KEY_HANGUP_PHONE,
+    "KEY_VOICECOMMAND": KEY_VOICECOMMAND, "KEY_ASSISTANT": KEY_ASSISTANT,
   ]
 
   /// The name of a key code when it is one of `keys`, else "KEY_<code>".

@@ -16,6 +16,8 @@ public enum PlayerExclusion: Equatable, Sendable, CustomStringConvertible {
   case itself
   /// A proxy of other players (playerctld, another responderd): the reason.
   case proxy(String)
+  /// Not a player to control: a Bluetooth headset exported by BlueZ's mpris-proxy (the reason).
+  case notAPlayer(String)
   /// Matches an `ignore` glob.
   case ignored(glob: String)
   /// Missed a call deadline or failed to answer; the last failure.
@@ -31,6 +33,7 @@ public enum PlayerExclusion: Equatable, Sendable, CustomStringConvertible {
     switch self {
     case .itself: "self"
     case .proxy: "proxy"
+    case .notAPlayer: "not a player"
     case .ignored: "ignored"
     case .unresponsive: "unresponsive"
     case .loading: "loading"
@@ -42,6 +45,7 @@ public enum PlayerExclusion: Equatable, Sendable, CustomStringConvertible {
     switch self {
     case .itself: "responderd itself (never controlled)"
     case .proxy(let reason): "proxy: \(reason)"
+    case .notAPlayer(let reason): "not a player: \(reason)"
     case .ignored(let glob): "ignored (matches '\(glob)')"
     case .unresponsive(let reason): "unresponsive: \(reason)"
     case .loading: "reading its properties"
@@ -73,6 +77,8 @@ public struct PlayerRecord: Sendable, Equatable {
   public internal(set) var unresponsiveReason: String?
   /// Set when it runs as another user than responderd's (`PlayerExclusion.otherUser`).
   public internal(set) var otherUser: PlayerExclusion?
+  /// Set when it turned out not to be a player (a Bluetooth headset exported by mpris-proxy).
+  public internal(set) var notAPlayerReason: String?
   /// Why it cannot be selected (nil for a candidate), as of the last selection.
   public internal(set) var exclusion: PlayerExclusion?
   /// The index of the first `priority` glob it matches.
@@ -238,6 +244,14 @@ public struct PlayerSelector: Sendable {
     return reselect()
   }
 
+  /// It is not a player to control (see `PlayerExclusion.notAPlayer`): never selected.
+  @discardableResult
+  public mutating func notAPlayer(_ id: String, reason: String) -> Bool {
+    guard players[id] != nil, players[id]!.notAPlayerReason != reason else { return false }
+    players[id]!.notAPlayerReason = reason
+    return reselect()
+  }
+
   /// It answered again.
   @discardableResult
   public mutating func responsive(_ id: String) -> Bool {
@@ -280,6 +294,7 @@ public struct PlayerSelector: Sendable {
         return .proxy(why)
       }
     }
+    if let reason = record.notAPlayerReason { return .notAPlayer(reason) }
     if let glob = ignoreGlobs.first(where: { $0.matches(anyOf: record.names) }) {
       return .ignored(glob: glob.pattern)
     }

@@ -205,6 +205,7 @@ public final class PlayerTracker {
       changed = selector.loaded(owner, status: nil, at: now) || changed
     default:
       followIfOwnUser(owner, listing: live ? nil : listing)
+      checkForHeadset(owner)
     }
     if changed { notify(.selection) }
   }
@@ -234,6 +235,38 @@ public final class PlayerTracker {
       self.follow(id)
       self.load(id, listing: inBatch ? batch : nil)
     }
+  }
+
+  /// The program behind a connection, by process id (`/proc/PID/comm`); nil when unknown.
+  /// Replaceable for tests on the in-memory bus.
+  public var processName: (UInt32) -> String? = PlayerTracker.processName(of:)
+
+  /// The reason a player exported by BlueZ's mpris-proxy is never selected.
+  public static let bluetoothHeadsetReason =
+    "a Bluetooth headset exported by BlueZ's mpris-proxy (controlling it would send the keys back to the headset)"
+
+  /// BlueZ's mpris-proxy exports each connected Bluetooth headset (its AVRCP target) as an MPRIS
+  /// player of its own connection: the headset is not a player to control, and selecting it
+  /// steals the real player's keys (bluez#1980). Known by the process behind the connection.
+  private func checkForHeadset(_ owner: String) {
+    guard let connection else { return }
+    connection.unixProcessID(of: owner) { [weak self] result in
+      guard let self, self.players[owner] != nil, let pid = try? result.get(),
+        self.processName(pid) == "mpris-proxy"
+      else { return }
+      self.logger.info("players: \(owner) is \(Self.bluetoothHeadsetReason): never selected")
+      if self.selector.notAPlayer(owner, reason: Self.bluetoothHeadsetReason) { self.notify(.selection) }
+    }
+  }
+
+  /// `/proc/PID/comm` without its newline.
+  public static func processName(of pid: UInt32) -> String? {
+    guard let file = fopen("/proc/\(pid)/comm", "r") else { return nil }
+    defer { fclose(file) }
+    var buffer = [CChar](repeating: 0, count: 64)
+    guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
+    let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return text.hasSuffix("\n") ? String(text.dropLast()) : text
   }
 
   private func nameReleased(_ name: String, by owner: String) {

@@ -33,7 +33,8 @@ public enum ShakeRejection: String, Equatable, Sendable, CaseIterable {
   case pause
   /// Back-and-forth, but it stopped before `minimumDuration`.
   case brief
-  /// Fewer than two swings reached `threshold`: not vigorous enough.
+  /// Fewer than three swings reached `threshold` (a single stroke: a push, a brake and a weaker
+  /// rebound), or their peaks were not alike: not a shake.
   case weak
 }
 
@@ -54,7 +55,10 @@ public struct ShakeRejectionNote: Equatable, Sendable {
 /// swing turning back within `maximumSwing`, with no pause longer than `maximumGap`, the
 /// acceleration at or above `sustainThreshold` for at least `minimumDuty` of the time (a hand's
 /// shake is a sustained oscillation; steps and bumps are short impulses with little in between),
-/// and at least two swings reaching `threshold`. It begins once such a chain has been under way
+/// and at least three swings in a row (`minimumVigorousSwings` half-cycles) reaching `threshold`
+/// with peaks alike (the strongest at most `maximumPeakRatio` times the weakest): a single stroke
+/// is a push and a brake with a weaker rebound, and a step in a pocket a heel strike and its
+/// rebound, never three like swings. It begins once such a chain has been under way
 /// for `minimumDuration`, ends once for `quietTime` no sample kept it going (one reaching
 /// `sustainThreshold` along the shake's axis, in swings that are still strong), and is cancelled when it goes on longer than `maximumDuration` or the sensor goes
 /// away. After a cancel no new shake begins until the shaking has stopped.
@@ -78,8 +82,13 @@ public final class ShakeDetector {
   }
 
   public let settings: ShakeSettings
-  /// A shake's swings are alike: a jolt and its rebound are not (4 g one way, 1 g back).
-  static let maximumPeakRatio = 3.0
+  /// A shake is at least this many swings (half-cycles) in a row that reach `threshold`: a single
+  /// stroke is two (the push and the brake), and its rebound is weaker.
+  static let minimumVigorousSwings = 3
+  /// A shake's swings are alike: among its last `minimumVigorousSwings` swings, the strongest
+  /// peak is at most this many times the weakest (a heel strike and its rebound, or a stroke's
+  /// push, brake and rebound, are not alike: 3 g, 1.5 g, 1 g).
+  static let maximumPeakRatio = 2.0
   /// How long after a decision falls due the timer takes it when no sample arrives: the latest a
   /// sample may arrive after its timestamp (the buffer's latency for buffered capture).
   public var lateSampleAllowance: Seconds
@@ -152,9 +161,10 @@ public final class ShakeDetector {
     var previousDirection: Vector3?
     /// The direction of its first strong swing: every swing must go along it, one way or the other.
     var axis: Vector3?
-    /// The share of the last finished swing at or above the sustain level, and its peak.
+    /// The share of the last finished swing at or above the sustain level.
     var previousDuty = 0.0
-    var previousPeak = 0.0
+    /// The peaks of its last finished swings, oldest first (at most `minimumVigorousSwings - 1`).
+    var swingPeaks: [Double] = []
   }
   private var chain: Chain?
   /// Whether the chain under way is the shake that began (samples keep it going).
@@ -228,12 +238,11 @@ public final class ShakeDetector {
     }
 
     if isStrong, !chainIsShake, state != .waitingForQuiet, let current = chain, let currentSwing = swing,
-      current.reversals >= 1, current.vigorousSwings >= 2, t - current.start >= settings.minimumDuration,
+      t - current.start >= settings.minimumDuration,
       current.strongTime + currentSwing.strongTime
         >= settings.minimumDuty * (current.heldTime + currentSwing.heldTime),
       followsAxis(currentSwing.axis), !currentSwing.resumed,
-      max(current.previousPeak, currentSwing.peak) <= Self.maximumPeakRatio
-        * min(current.previousPeak, currentSwing.peak)
+      lastSwingsAreAlike(current, currentSwing)
     {
       chainIsShake = true
       lastSustained = t
@@ -345,12 +354,22 @@ public final class ShakeDetector {
     chain!.heldTime += finished.heldTime
     chain!.reversals += 1
     chain!.previousDirection = finished.axis
-    chain!.previousPeak = finished.peak
+    chain!.swingPeaks.append(finished.peak)
+    if chain!.swingPeaks.count >= Self.minimumVigorousSwings { chain!.swingPeaks.removeFirst() }
     if chain!.axis == nil, finished.peak >= sustainLevel { chain!.axis = finished.axis }
     if finished.peak >= sustainLevel || finished.heldTime > settings.maximumSwing / 2 {
       chain!.previousDuty = finished.heldTime > 0 ? finished.strongTime / finished.heldTime : 0
     }
     chain!.currentCounted = false
+  }
+
+  /// Whether the chain's last finished swings and the one under way are at least
+  /// `minimumVigorousSwings` swings that all reach `threshold`, with peaks alike.
+  private func lastSwingsAreAlike(_ chain: Chain, _ current: Swing) -> Bool {
+    guard chain.swingPeaks.count == Self.minimumVigorousSwings - 1 else { return false }
+    let peaks = chain.swingPeaks + [current.peak]
+    let weakest = peaks.min()!
+    return weakest >= vigorousLevel && peaks.max()! <= Self.maximumPeakRatio * weakest
   }
 
   /// Whether the last finished swing was strong for much of its time, and the one under way so
@@ -381,7 +400,7 @@ public final class ShakeDetector {
       chainIsShake = false
     } else if current.peak >= sustainLevel, let onRejection {
       var why = reason
-      if current.vigorousSwings < 2 && (reason == .pause || reason == .slow) {
+      if current.vigorousSwings < Self.minimumVigorousSwings && (reason == .pause || reason == .slow) {
         why = .weak
       } else if reason == .pause && current.reversals >= 1 {
         why = .brief

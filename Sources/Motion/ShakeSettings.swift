@@ -9,21 +9,23 @@ import ResponderCore
 public struct ShakeSettings: Equatable, Sendable {
   /// How readily a shake is recognized: presets of the thresholds below.
   public enum Sensitivity: String, Equatable, Sendable, CaseIterable {
-    /// A lighter or less regular shake is enough (swings of 0.8 g, shorter, wobblier). Still turns
-    /// down walking, sitting down and standing up, lying down, bumps and taps; takes some jolty
-    /// stair descents and brisk arm movements for shakes (Benchmarks/ShakeAccuracy).
+    /// A lighter shake is enough (swings of 0.8 g, shorter, less strong between peaks). Still turns
+    /// down single strokes, sitting down and standing up, lying down, bumps and taps; takes some
+    /// steps with the device in a trouser pocket for shakes (about 20-30 an hour), and a jolty
+    /// stair descent now and then (Benchmarks/ShakeAccuracy, docs/motion.md).
     case light
-    /// The default: a shake back and forth along one axis, at least two swings of 1 g, strong for
-    /// more than half the time. Also turns down stairs, arm exercises at the wrist and a device being
-    /// strapped on or knocked.
+    /// The default: a shake back and forth along one axis, at least three like swings of 1 g in a
+    /// row, strong for more than half the time. Also turns down walking with the device in a
+    /// trouser pocket (front or back), stairs, arm exercises at the wrist and a device being
+    /// strapped on, put into a pocket or knocked.
     case medium
     /// Only a vigorous, regular shake: swings of 1.5 g along a steady axis for 0.4 s; turns down
-    /// light shakes too.
+    /// light shakes too (about one real shake in six on the corpus).
     case hard
   }
 
   /// Peak dynamic acceleration (gravity removed) a swing must reach to count as vigorous; a shake
-  /// needs at least two.
+  /// needs at least three in a row, with peaks alike.
   public var threshold: Double = 1.0
   /// While shaking, samples reaching this level keep the shake going; and the acceleration must
   /// be at or above it for at least `minimumDuty` of the time.
@@ -69,7 +71,6 @@ public struct ShakeSettings: Equatable, Sendable {
       activityThreshold = 0.4
       minimumDuty = 0.45
       minimumSwingDuty = 0.3
-      axisConsistency = 0.4
       minimumDuration = 0.25
     case .medium:
       break

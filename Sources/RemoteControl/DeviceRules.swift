@@ -70,24 +70,28 @@ func hex4(_ value: UInt16) -> String {
   return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }
 
-/// A device rule: for the devices it matches, ignore them, add headset keys, or map keys to other
-/// roles. Rules apply in order: `ignore` from the last matching rule that sets it wins, headset keys
-/// add up, and `keys` override everything before them (so a rule can also turn a headset key back
-/// into an ordinary one).
+/// A device rule: for the devices it matches, ignore them, add headset keys, map keys to other
+/// roles, or say whether responderd holds them exclusively. Rules apply in order: `ignore` and
+/// `grab` from the last matching rule that sets them win, headset keys add up, and `keys` override
+/// everything before them (so a rule can also turn a headset key back into an ordinary one).
 public struct DeviceRule: Hashable, Sendable {
   public var match: DeviceMatch
   /// When set, matching devices are (true) or are not (false) ignored: never opened, never read.
   public var ignore: Bool?
+  /// When set, whether matching devices are grabbed (held exclusively, hidden from the desktop).
+  public var grab: GrabSetting?
   /// Keys that are one-button headset keys on matching devices (added to the global ones).
   public var headsetKeys: Set<UInt16>
   /// Extra or changed key roles on matching devices.
   public var keys: [UInt16: KeyRole]
 
   public init(
-    match: DeviceMatch, ignore: Bool? = nil, headsetKeys: Set<UInt16> = [], keys: [UInt16: KeyRole] = [:]
+    match: DeviceMatch, ignore: Bool? = nil, grab: GrabSetting? = nil, headsetKeys: Set<UInt16> = [],
+    keys: [UInt16: KeyRole] = [:]
   ) {
     self.match = match
     self.ignore = ignore
+    self.grab = grab
     self.headsetKeys = headsetKeys
     self.keys = keys
   }
@@ -108,10 +112,18 @@ public struct DeviceKeyProfile: Hashable, Sendable {
   public var isIgnored: Bool
   /// The role of every mapped key of the device.
   public var roles: [UInt16: KeyRole]
+  /// Whether the device is to be held exclusively (`.auto` unless a rule says otherwise).
+  public var grab: GrabSetting
+  /// The rule that set `grab`, nil when none did.
+  public var grabRule: DeviceMatch?
 
-  public init(isIgnored: Bool, roles: [UInt16: KeyRole]) {
+  public init(
+    isIgnored: Bool, roles: [UInt16: KeyRole], grab: GrabSetting = .auto, grabRule: DeviceMatch? = nil
+  ) {
     self.isIgnored = isIgnored
     self.roles = roles
+    self.grab = grab
+    self.grabRule = grabRule
   }
 
   /// The mapped key codes: the only ones that may leave the input layer.

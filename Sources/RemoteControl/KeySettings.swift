@@ -34,16 +34,19 @@ public struct KeySettings: Hashable, Sendable {
   /// of matching rules) as headset buttons, then each matching rule's `keys` in order.
   public func profile(for identity: InputDeviceIdentity) -> DeviceKeyProfile {
     var ignored = false
+    var grab = GrabSetting.auto
+    var grabRule: DeviceMatch?
     var headset = headsetKeys
     var extra: [UInt16: KeyRole] = [:]
     for rule in deviceRules where rule.match.matches(identity) {
       if let ignore = rule.ignore { ignored = ignore }
+      if let setting = rule.grab { (grab, grabRule) = (setting, rule.match) }
       headset.formUnion(rule.headsetKeys)
       extra.merge(rule.keys) { _, new in new }
     }
     var roles = keyMap.roles
     for code in headset { roles[code] = .headsetButton }
     roles.merge(extra) { _, new in new }
-    return DeviceKeyProfile(isIgnored: ignored, roles: roles)
+    return DeviceKeyProfile(isIgnored: ignored, roles: roles, grab: grab, grabRule: grabRule)
   }
 }

@@ -1,7 +1,11 @@
+import InputCodes
+import RemoteControl
 import ResponderCore
 
 /// `[command]`: programs to run for events, without a shell: `nextTrack = ["mpc", "next"]`.
-/// Keys are remote-control subtype names and `shakeBegan`, `shakeEnded`, `shakeCancelled`.
+/// Keys are remote-control subtype names and `shakeBegan`, `shakeEnded`, `shakeCancelled`, and the
+/// names of keys that an owned device carries besides its media and volume keys
+/// (`KEY_VOICECOMMAND = ["gnome-voice"]`): run when such a key is pressed.
 public struct CommandSettings: Equatable {
   /// The argv to run for each event key.
   public var commands: [String: [String]] = [:]
@@ -18,9 +22,23 @@ public struct CommandSettings: Equatable {
 
   public init(commands: [String: [String]] = [:]) { self.commands = commands }
 
+  /// Whether `key` names a key an owned device may carry ("KEY_VOICECOMMAND", "KEY_MICMUTE"):
+  /// a KEY_ name of the key table, or KEY_<code>, that is not a typing key.
+  static func isOwnedKeyName(_ key: String) -> Bool {
+    guard key.hasPrefix("KEY_"), let code = InputCode.keyCode(named: key) ?? UInt16(key.dropFirst(4)) else {
+      return false
+    }
+    // Volume keys go to the sound server, media keys make events: a command would never run.
+    let taken: Set<UInt16> = [
+      InputCode.KEY_MUTE, InputCode.KEY_VOLUMEDOWN, InputCode.KEY_VOLUMEUP, InputCode.KEY_MEDIA,
+    ]
+    return code < 0x300 && !InputCode.isTypingKey(code) && InputCode.keyName(code) == key
+      && !taken.contains(code) && KeyMap.standard.roles[code] == nil
+  }
+
   init(_ section: ConfigSection) throws {
     for (key, _, _) in section.entries() {
-      guard Self.keys.contains(key) else {
+      guard Self.keys.contains(key) || Self.isOwnedKeyName(key) else {
         let hint = suggestion(for: key, among: Self.keys).map { " (did you mean '\($0)'?)" } ?? ""
         throw section.error(key, "unknown event '\(shown(key))' in [command]\(hint)")
       }

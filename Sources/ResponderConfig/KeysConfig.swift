@@ -10,6 +10,7 @@ import ResponderCore
 /// click-interval = 0.4       # seconds
 /// hold-threshold = 0.5       # seconds
 /// headset-keys = ["KEY_MEDIA"]
+/// desktop-handles-media-keys = "auto"   # "auto" | "yes" | "no"
 ///
 /// # Device rules, in order. When present they replace the built-in ones (the jack rules below).
 /// [[keys.device]]
@@ -21,6 +22,7 @@ import ResponderCore
 /// [[keys.device]]
 /// id = "0003:046d:*"             # bus:vendor:product in hex, * for any
 /// ignore = true                  # never open it
+/// grab = "never"                 # "auto" | "always" | "never": hold it exclusively or share it
 /// keys = { KEY_PLAY = "play" }   # map more keys, or change a key's role
 /// ```
 public struct KeysConfig: Equatable {
@@ -28,6 +30,8 @@ public struct KeysConfig: Equatable {
   public var enabled = true
   /// The key mapping, click grammar timings and device rules.
   public var settings = KeySettings.standard
+  /// Whether the desktop takes the media keys of shared devices (then responderd leaves them).
+  public var desktopHandlesMediaKeys = DesktopMediaKeysSetting.auto
 
   public init() {}
 
@@ -42,6 +46,10 @@ public struct KeysConfig: Equatable {
     if section.contains("headset-keys") { settings.headsetKeys = headsetKeys }
     let rules = try section.sections("device").map(Self.deviceRule)
     if section.contains("device") { settings.deviceRules = rules }
+    let desktop = try section.string(
+      "desktop-handles-media-keys", default: desktopHandlesMediaKeys.rawValue,
+      allowed: DesktopMediaKeysSetting.allCases.map(\.rawValue))
+    desktopHandlesMediaKeys = DesktopMediaKeysSetting(rawValue: desktop) ?? .auto
     try section.finish()
   }
 
@@ -74,6 +82,9 @@ public struct KeysConfig: Equatable {
     var rule = DeviceRule(match: match)
     let ignore = try section.bool("ignore", default: false)
     if section.contains("ignore") { rule.ignore = ignore }
+    let grab = try section.string(
+      "grab", default: GrabSetting.auto.rawValue, allowed: GrabSetting.allCases.map(\.rawValue))
+    if section.contains("grab") { rule.grab = GrabSetting(rawValue: grab) }
     rule.headsetKeys = try keyCodes(section, "headset-keys")
     let keys = try section.section("keys")
     for entry in keys.entries() {

@@ -118,6 +118,21 @@ public struct DispatchRecord: Sendable, CustomStringConvertible {
   /// Why the event was dropped (nil when it was handled).
   public var dropReason: String?
 
+  public init(
+    type: EventType, subtype: EventSubtype, motionPhase: MotionPhase? = nil, timestamp: Seconds,
+    source: String,
+    receivedBy: [String] = [], handledBy: String? = nil, dropReason: String? = nil
+  ) {
+    self.type = type
+    self.subtype = subtype
+    self.motionPhase = motionPhase
+    self.timestamp = timestamp
+    self.source = source
+    self.receivedBy = receivedBy
+    self.handledBy = handledBy
+    self.dropReason = dropReason
+  }
+
   public var wasDropped: Bool { handledBy == nil }
   public var description: String {
     let kind = motionPhase.map { "\(type)/\(subtype)/\($0)" } ?? "\(type)/\(subtype)"

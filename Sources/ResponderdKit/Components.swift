@@ -6,9 +6,12 @@ public enum Components {
     let bus = BusComponent()
     service.bus = bus
     service.add(bus)
+    service.add(SessionComponent())
     service.add(ResponderAPI())
     service.add(MPRISComponent(service: service))
-    service.add(KeysComponent())
+    let keys = KeysComponent()
+    service.add(keys)
+    service.add(DesktopComponent(keys: keys))
     service.add(MotionComponent())
     service.add(MotionAPI())
     service.add(TouchGesturesComponent())

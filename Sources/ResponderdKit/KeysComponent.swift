@@ -1,36 +1,224 @@
+import DBus
 import EvdevInput
+import EventLoop
+import EventTime
+import InputCodes
 import Logging
 import RemoteControl
 import ResponderCore
 
 /// Headset and media keys from evdev (`[keys]`): the devices with mapped keys are read on the
 /// service's loop, and every emitted event is posted to the application as a remote-control event
-/// (its first responder, then the chain of handlers).
+/// (its first responder, then the chain of handlers). Headset-class devices are owned (grabbed):
+/// their volume keys go to the volume key observers (the sound-server adapter), their other keys
+/// to the owned-key observers: a `[command]` entry named after the key runs, and every press is
+/// published (`KeyPressed`, which `responderctl monitor` shows). `/org/responderd/Daemon1/Devices`
+/// (`org.responderd.Devices1`) tells what is done with each input device (`responderctl devices`).
 public final class KeysComponent: ServiceComponent {
   public let componentName = "evdev"
+  /// The object `responderctl devices` asks.
+  public static let devicesPath = "/org/responderd/Daemon1/Devices"
+  /// Its interface.
+  public static let devicesInterface = "org.responderd.Devices1"
   /// The evdev reader, while started.
   public private(set) var input: MediaKeyInput?
+  private var volumeKeyObservers: [(MediaKeyInput.VolumeKeyEvent) -> Void] = []
+  private var ownedKeyObservers: [(MediaKeyInput.OwnedKeyEvent) -> Void] = []
+  private var deviceObservers: [(MediaKeyInput.DeviceChange) -> Void] = []
+  private var suspendedBeforeStart = false
+  private var desktop: String?
+  private var enabled = true
+  private var devicesObject: DBusExportedObject?
+  private var logger: Logger?
+  /// Lines the devices report adds for every device (other components: what the desktop does).
+  public var reportNotes: [String] = []
 
   public init() {}
 
+  /// Calls `observer`, on the loop thread, with every volume key event (KEY_VOLUMEUP,
+  /// KEY_VOLUMEDOWN, KEY_MUTE: press, release, auto-repeat) of an owned device, with the device's
+  /// identity and sysfs path (to find the headset's own sink). Volume keys of shared devices are
+  /// the desktop's and never read. May be called before or after `start`.
+  public func addVolumeKeyObserver(_ observer: @escaping (MediaKeyInput.VolumeKeyEvent) -> Void) {
+    volumeKeyObservers.append(observer)
+    input?.addVolumeKeyObserver(observer)
+  }
+
+  /// Calls `observer` with every press and release of an owned device's other keys
+  /// (KEY_VOICECOMMAND, KEY_PHONE, KEY_MICMUTE, …). May be called before or after `start`.
+  public func addOwnedKeyObserver(_ observer: @escaping (MediaKeyInput.OwnedKeyEvent) -> Void) {
+    ownedKeyObservers.append(observer)
+    input?.addOwnedKeyObserver(observer)
+  }
+
+  /// Calls `observer` with every change to the devices (opened, closed, status). May be called
+  /// before or after `start`.
+  public func addDeviceObserver(_ observer: @escaping (MediaKeyInput.DeviceChange) -> Void) {
+    deviceObservers.append(observer)
+    input?.addDeviceObserver(observer)
+  }
+
+  /// Every input device seen and what responderd does with it (empty while keys are off).
+  public var deviceStatuses: [DeviceStatus] { input?.deviceStatuses ?? [] }
+
+  /// What `responderctl devices` shows.
+  public var report: DevicesReport {
+    DevicesReport(
+      devices: deviceStatuses.map(DevicesReport.Device.init), keysEnabled: enabled,
+      suspended: input?.isSuspended ?? suspendedBeforeStart, notes: reportNotes)
+  }
+
+  /// The user's session went inactive: every input device is released (ungrabbed) and closed, and
+  /// none is opened until `resume()`. Before `start`, the service starts suspended.
+  public func suspend() {
+    guard let input else {
+      suspendedBeforeStart = true
+      return
+    }
+    input.suspend()
+  }
+
+  /// The desktop that handles media keys itself, nil when none: while set, the devices responderd
+  /// does not own are left to it (see `MediaKeyInput.setDesktop`). May be called before `start`.
+  public func setDesktop(_ desktop: String?) {
+    let changed = desktop != self.desktop
+    self.desktop = desktop
+    input?.setDesktop(desktop)
+    if changed { try? devicesObject?.emit(interface: Self.devicesInterface, signal: "DevicesChanged") }
+  }
+
+  /// The session is active again: the devices are opened and taken again.
+  public func resume() {
+    suspendedBeforeStart = false
+    input?.resume()
+  }
+
   public func start(in service: Service) throws {
     let config = service.config.keys
+    enabled = config.enabled
+    logger = service.logger
+    service.bus?.withConnection { [weak self] connection in self?.exportDevicesObject(on: connection) }
     guard config.enabled else {
       service.logger.info("evdev: media and headset keys are off ([keys] enabled = false)")
       return
     }
-    let application = service.application
     let input = MediaKeyInput(loop: service.loop, settings: config.settings, logger: service.logger) {
-      emission in
-      application.post(
+      [weak service] emission in
+      service?.postDeviceEvent(
         .remoteControl(emission.subtype, timestamp: emission.timestamp, source: emission.source))
     }
+    for observer in volumeKeyObservers { input.addVolumeKeyObserver(observer) }
+    for observer in ownedKeyObservers { input.addOwnedKeyObserver(observer) }
+    for observer in deviceObservers { input.addDeviceObserver(observer) }
+    let commands = service.config.command.commands
+    let children = service.children
+    let logger = service.logger
+    input.addOwnedKeyObserver { [weak self] key in
+      guard key.value == 1 else { return }
+      self?.ownedKeyPressed(key, commands: commands, children: children, logger: logger)
+    }
+    input.addDeviceObserver { [weak self] change in
+      guard case .status = change else { return }
+      try? self?.devicesObject?.emit(interface: Self.devicesInterface, signal: "DevicesChanged")
+    }
     self.input = input
+    input.setDesktop(desktop)
+    guard !waitingForSession else { return }  // opened by sessionKnown(active:)
+    if suspendedBeforeStart { input.suspend() }
     try input.start()
+  }
+
+  /// Whether the devices wait for the user's session to be known (`waitForSession`).
+  public private(set) var waitingForSession = false
+
+  /// Before `start`: no device is opened until `sessionKnown(active:)` says whether the user's
+  /// session is in front (the session component asks logind first).
+  public func waitForSession() {
+    waitingForSession = true
+  }
+
+  /// The user's session is known: the devices are opened, or left closed (suspended) while
+  /// another session is in front.
+  public func sessionKnown(active: Bool) {
+    guard waitingForSession else { return active ? resume() : suspend() }
+    waitingForSession = false
+    guard let input else {
+      suspendedBeforeStart = !active
+      return
+    }
+    if !active { input.suspend() }
+    do {
+      try input.start()
+    } catch {
+      logger?.error("evdev: \(error)")
+    }
   }
 
   public func stop() {
     input?.stop()
     input = nil
+    devicesObject?.unexport()
+    devicesObject = nil
+  }
+
+  /// A press of an owned device's other key: its `[command]` runs when there is one; the press is
+  /// published either way, with what was done.
+  private func ownedKeyPressed(
+    _ key: MediaKeyInput.OwnedKeyEvent, commands: [String: [String]], children: ChildProcesses, logger: Logger
+  ) {
+    let name = InputCode.keyName(key.code)
+    var action = "none (no [command] \(name))"
+    if let argv = commands[name] {
+      do {
+        try children.spawn(
+          argv,
+          extraEnvironment: [
+            "RESPONDERD_KEY": name, "RESPONDERD_DEVICE": key.identity.name,
+            "RESPONDERD_EVENT_TIMESTAMP": formatSeconds(key.timestamp, decimals: 6),
+          ]
+        ) { status in
+          if status != 0 { logger.notice("command for \(name) (\(argv[0])) exited with status \(status)") }
+        }
+        action = "command \(argv[0])"
+      } catch {
+        logger.warning("command for \(name): cannot start '\(argv[0])': \(error)")
+        action = "command \(argv[0]) failed: \(error)"
+      }
+    }
+    logger.debug("evdev: \(name) on \(key.path) (owned): \(action)")
+    try? devicesObject?.emit(
+      interface: Self.devicesInterface, signal: "KeyPressed",
+      arguments: [
+        .string(name), .string(key.path), .string(key.identity.name), .double(key.timestamp), .string(action),
+      ])
+  }
+
+  private func exportDevicesObject(on connection: any MessageBus) {
+    var interface = DBusInterface(
+      Self.devicesInterface,
+      methods: [
+        DBusMethod("GetDevices", out: "a{sv}aa{sv}", outNames: ["summary", "devices"]) { [weak self] _ in
+          (self?.report ?? DevicesReport(devices: [])).dbusArguments
+        }
+      ],
+      signals: [
+        DBusSignalInfo("DevicesChanged"),
+        DBusSignalInfo(
+          "KeyPressed", signature: "sssds", argumentNames: ["key", "path", "device", "timestamp", "action"]),
+      ])
+    interface.doc =
+      "The input devices responderd sees (GetDevices: owned, shared or left alone, and why) and the presses of owned devices' other keys (KeyPressed)."
+    do {
+      devicesObject = try connection.export(path: Self.devicesPath, interfaces: [interface])
+    } catch {
+      logger?.error("evdev: cannot export \(Self.devicesPath): \(error)")
+    }
+  }
+}
+
+extension Service {
+  /// The keys component, when the service has one.
+  public var keys: KeysComponent? {
+    components.lazy.compactMap { $0 as? KeysComponent }.first
   }
 }

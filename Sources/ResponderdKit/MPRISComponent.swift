@@ -1,4 +1,5 @@
 import DBus
+import EventTime
 import Logging
 import MPRIS
 import ResponderCore
@@ -22,6 +23,8 @@ public final class MPRISComponent: ServiceComponent {
   private var playersObject: DBusExportedObject?
   private let logger: Logger
   private var lastLoggedSelection: String??
+  /// Recognizes proxy calls that repeat a press a device made.
+  private var echoes = ProxyEchoFilter()
 
   /// Creates the tracker and registers the `mpris` handler factory of `service`.
   public init(service: Service) {
@@ -58,18 +61,29 @@ public final class MPRISComponent: ServiceComponent {
       }
       self.exportPlayersObject(on: connection)
       if settings.proxy {
-        let application = service.application
         do {
           self.proxy = try ProxyPlayer(
             connection: connection, tracker: self.tracker, controller: self.controller, logger: self.logger
-          ) { subtype in
-            application.post(
-              .remoteControl(subtype, timestamp: application.scheduler.now, source: "mpris-proxy"))
+          ) { [weak self, weak service] subtype in
+            guard let self, let service else { return }
+            self.proxyCalled(subtype, in: service)
           }
         } catch {
           self.logger.error("mpris: cannot export the proxy player: \(error)")
         }
       }
+    }
+    let scheduler = service.scheduler
+    service.addDeviceEventFilter { [weak self] event in
+      guard let self, settings.proxy, event.type == .remoteControl else { return nil }
+      let now = scheduler.now
+      guard let call = self.echoes.devicePosted(event.subtype, source: event.source, at: now) else {
+        return nil
+      }
+      let reason =
+        "duplicate of the \(call.subtype.name) called on \(MPRISNames.responderd) \(Self.milliseconds(now - call.dispatchedAt)) ms earlier (the same press, which the desktop saw first)"
+      self.logger.debug("mpris: \(event.subtype.name) from \(event.source) is a \(reason)")
+      return reason
     }
     var summary = "mpris: policy \(settings.policy)"
     if !settings.priority.isEmpty { summary += ", priority \(settings.priority.joined(separator: ", "))" }
@@ -82,6 +96,24 @@ public final class MPRISComponent: ServiceComponent {
     proxy?.close()
     proxy = nil
   }
+
+  /// A call on the proxy player: an event in the chain, unless it repeats a press a device made
+  /// (the desktop saw the same key): then it is published as a duplicate and not dispatched.
+  private func proxyCalled(_ subtype: EventSubtype, in service: Service) {
+    let now = service.scheduler.now
+    if let press = echoes.proxyCalled(subtype, at: now) {
+      let reason =
+        "duplicate of the \(press.subtype.name) from \(press.source) \(Self.milliseconds(now - press.dispatchedAt)) ms earlier (the same press, called by the desktop through \(MPRISNames.responderd))"
+      logger.debug("mpris: proxy call \(subtype.name) is a \(reason)")
+      service.publishUndispatched(
+        DispatchRecord(
+          type: .remoteControl, subtype: subtype, timestamp: now, source: "mpris-proxy", dropReason: reason))
+      return
+    }
+    service.application.post(.remoteControl(subtype, timestamp: now, source: "mpris-proxy"))
+  }
+
+  private static func milliseconds(_ seconds: Seconds) -> Int { Int((seconds * 1000).rounded()) }
 
   private func selectionChanged() {
     let selector = tracker.selector

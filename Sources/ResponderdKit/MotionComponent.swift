@@ -46,15 +46,38 @@ public final class MotionComponent: ServiceComponent {
     shake?.setWanted(false)
   }
 
-  /// Who wants motion now ("command", "2 applications"); nil when nobody does.
+  /// Why shakes are not delivered now ("the screen is locked"), nil while they are: the user's
+  /// session is not in front (see `pauseShakes`).
+  public private(set) var shakesPaused: String?
+  /// A began was posted and neither its end nor its cancel yet.
+  private var shakeUnderWay = false
+
+  /// Stops delivering shakes while the user's session is locked or inactive (`reason` says which;
+  /// nil delivers them again), as iOS delivers them to the active application only: a shake under
+  /// way is cancelled, and the accelerometer is closed unless motion streams or orientation
+  /// (which go on) keep it open. A shake that began while paused is not delivered.
+  public func pauseShakes(_ reason: String?) {
+    guard reason != shakesPaused else { return }
+    if reason != nil, shakeUnderWay, let service {
+      shakeUnderWay = false
+      post(ShakeEvent(phase: .cancelled, time: service.scheduler.now), gated: false)
+    }
+    shakesPaused = reason
+    refresh()
+  }
+
+  /// Who wants motion now ("command", "2 applications"); nil when nobody does. Shake responders
+  /// do not count while shakes are paused.
   public var wantedBy: String? {
     guard let service else { return nil }
     var names: [String] = []
-    for responder in service.chain.responders where responder.handler.wantedEventTypes.contains(.motion) {
-      names.append(responder.handler.name)
+    if shakesPaused == nil {
+      for responder in service.chain.responders where responder.handler.wantedEventTypes.contains(.motion) {
+        names.append(responder.handler.name)
+      }
+      let apps = service.motionApplications
+      if apps > 0 { names.append(apps == 1 ? "1 registered application" : "\(apps) registered applications") }
     }
-    let apps = service.motionApplications
-    if apps > 0 { names.append(apps == 1 ? "1 registered application" : "\(apps) registered applications") }
     let streams = service.motionStreams.streams
     if streams > 0 { names.append(streams == 1 ? "1 motion stream" : "\(streams) motion streams") }
     if service.motionStreams.orientationWatchers > 0 { names.append("orientation notifications") }
@@ -69,7 +92,7 @@ public final class MotionComponent: ServiceComponent {
     guard let shake, let service else { return }
     let reason = wantedBy
     let demand = service.motionStreams
-    let forShakes = service.chain.wants(.motion) || service.motionApplications > 0
+    let forShakes = shakesPaused == nil && (service.chain.wants(.motion) || service.motionApplications > 0)
     var rate = max(forShakes ? service.config.motion.samplingRate : 0, demand.fastestRate)
     if rate == 0 { rate = forShakes ? service.config.motion.samplingRate : Self.orientationRate }
     let block = demand.streams > 0 ? 0 : IIOInput.Settings().blockDuration
@@ -77,6 +100,8 @@ public final class MotionComponent: ServiceComponent {
     if reason != lastReason {
       if let reason {
         logger.info("iio: motion wanted by \(reason): sampling the accelerometer")
+      } else if lastReason != nil, let paused = shakesPaused {
+        logger.info("iio: shakes paused (\(paused)): accelerometer closed")
       } else if lastReason != nil {
         logger.info("iio: no responder wants motion any more: accelerometer closed")
       } else {
@@ -91,8 +116,19 @@ public final class MotionComponent: ServiceComponent {
   /// Hz asked from the sensor when only orientation notifications want it.
   static let orientationRate = 10.0
 
-  private func post(_ event: ShakeEvent) {
+  private func post(_ event: ShakeEvent, gated: Bool = true) {
     guard let service else { return }
+    if gated {
+      switch event.phase {
+      case .began:
+        guard shakesPaused == nil else { return }
+        shakeUnderWay = true
+      case .ended, .cancelled:
+        // Only the end of a shake that was delivered (not of one that began while paused).
+        guard shakeUnderWay else { return }
+        shakeUnderWay = false
+      }
+    }
     if let sensor = shake?.input.sensor { source = "iio:\(sensor.id)" }
     logger.debug("iio: shake \(event.phase) at \(formatSeconds(event.time))")
     service.application.post(

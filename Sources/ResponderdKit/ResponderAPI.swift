@@ -4,6 +4,7 @@ import Logging
 import ResponderClient
 import ResponderConfig
 import ResponderCore
+import SessionWatcher
 import SystemCalls
 
 #if canImport(Glibc)
@@ -58,6 +59,9 @@ public final class ResponderAPI: ServiceComponent {
     service.addDispatchObserver { [weak self] record in self?.published(record) }
     service.addMotionInterestObserver { [weak self] _ in
       try? self?.object?.propertiesChanged(interface: ResponderBusAPI.daemonInterface, ["MotionInterest"])
+    }
+    service.session?.addObserver { [weak self] _ in
+      try? self?.object?.propertiesChanged(interface: ResponderBusAPI.daemonInterface, ["Session"])
     }
     guard let bus = service.bus else {
       logger.notice("responders: no bus in this service; applications cannot register")
@@ -152,6 +156,12 @@ public final class ResponderAPI: ServiceComponent {
         ),
         DBusProperty("MotionInterest", get: { [weak self] in self?.service?.motionInterest ?? false })
           .documented("Whether anything wants motion events now (the accelerometer is read only then)."),
+        DBusProperty(
+          "Session", signature: "a{sv}", get: { [weak self] in self?.sessionValue() ?? .vardict([:]) }
+        )
+        .documented(
+          "The user's session as the daemon follows it: state (\"active\", \"locked\" or \"inactive\"), description, logind (whether a logind session is followed), id (the logind session) and foundBy. Inactive: the input devices are released; locked or inactive: no shakes."
+        ),
         DBusProperty("Version", changeSignal: .constant, get: { responderdVersion })
           .documented("The daemon's version."),
         DBusProperty(
@@ -185,6 +195,19 @@ public final class ResponderAPI: ServiceComponent {
     .documented(
       "responderd's API on /org/responderd/Daemon1 (bus name org.responderd.Daemon1): applications register as responders, become first responder and receive remote-control and motion events through org.responderd.Responder1; every dispatched event is published."
     )
+  }
+
+  /// The `Session` property.
+  private func sessionValue() -> DBusValue {
+    let session = service?.session
+    let state = session?.state ?? SessionState()
+    var entries: [String: DBusValue] = [
+      "state": .string(state.word), "description": .string(state.description),
+      "logind": .bool(session?.watcher?.isFollowingLogind ?? false),
+    ]
+    if let id = state.sessionID { entries["id"] = .string(id) }
+    if let how = session?.watcher?.foundBy { entries["foundBy"] = .string(how) }
+    return .vardict(entries)
   }
 
   /// The `Chain` property: the registered applications in order, then the built-in handlers.

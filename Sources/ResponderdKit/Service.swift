@@ -40,6 +40,7 @@ public final class Service {
   public var bus: BusComponent?
   private var dispatchObservers: [(DispatchRecord) -> Void] = []
   private var motionInterestObservers: [(Bool) -> Void] = []
+  private var deviceEventFilters: [(Event) -> String?] = []
 
   /// A service without components; add them (`add(_:)`, `Components.addStandard(to:)`) and start it.
   /// Its timers run on `scheduler` (the loop's when nil).
@@ -62,6 +63,34 @@ public final class Service {
   /// Calls `observer` with the record of every dispatched event.
   public func addDispatchObserver(_ observer: @escaping (DispatchRecord) -> Void) {
     dispatchObservers.append(observer)
+  }
+
+  /// Posts an event an input device produced (the evdev component's), unless a device-event
+  /// filter says it repeats a press already dispatched (the proxy player's echo filter): then it
+  /// is published as not dispatched, with the filter's reason.
+  public func postDeviceEvent(_ event: Event) {
+    for filter in deviceEventFilters {
+      if let reason = filter(event) {
+        publishUndispatched(
+          DispatchRecord(
+            type: event.type, subtype: event.subtype, timestamp: event.timestamp, source: event.source,
+            dropReason: reason))
+        return
+      }
+    }
+    application.post(event)
+  }
+
+  /// Adds a filter every event posted through `postDeviceEvent` goes through before it is
+  /// dispatched: it returns nil to let the event through, or why it is not dispatched.
+  public func addDeviceEventFilter(_ filter: @escaping (Event) -> String?) {
+    deviceEventFilters.append(filter)
+  }
+
+  /// Publishes an event that is not dispatched (a duplicate of a press already dispatched) to the
+  /// dispatch observers, so that `responderctl monitor` shows it with its drop reason.
+  public func publishUndispatched(_ record: DispatchRecord) {
+    dispatched(record)
   }
 
   /// Handlers by name, for the config's `chain`; components add theirs (`mpris`, `command`).

@@ -48,6 +48,15 @@ public final class TouchGesturesComponent: ServiceComponent {
       return
     }
     if config.autoRotate { startFollowingOrientation(service) }
+    isWatching = true
+    guard !isSuspended else { return }
+    try watchTouchscreens()
+  }
+
+  /// Opens the touchscreen present and follows hotplug.
+  private func watchTouchscreens() throws {
+    guard let service else { return }
+    let config = service.config.touch
     let watcher = UdevInputWatcher(loop: service.loop)
     self.watcher = watcher
     try watcher.start(
@@ -60,6 +69,11 @@ public final class TouchGesturesComponent: ServiceComponent {
   }
 
   public func stop() {
+    isWatching = false
+    closeTouchscreen()
+  }
+
+  private func closeTouchscreen() {
     watcher?.stop()
     watcher = nil
     let closing = source
@@ -67,6 +81,32 @@ public final class TouchGesturesComponent: ServiceComponent {
     closing?.close()
     gestures = nil
     service?.touchFollowsOrientation = false
+  }
+
+  /// Whether the touchscreen is released because the user's session is not in front.
+  public private(set) var isSuspended = false
+  /// Whether gestures are configured and the component started (the touchscreen is followed).
+  private var isWatching = false
+
+  /// The session went inactive: the touchscreen is closed and not opened until `resume()`.
+  public func suspend() {
+    guard !isSuspended else { return }
+    isSuspended = true
+    guard isWatching else { return }
+    if let path = source?.device.path { logger.info("touch: closed \(path) (session inactive)") }
+    closeTouchscreen()
+  }
+
+  /// The session is in front again: the touchscreen is opened again.
+  public func resume() {
+    guard isSuspended else { return }
+    isSuspended = false
+    guard isWatching else { return }
+    do {
+      try watchTouchscreens()
+    } catch {
+      logger.error("touch: cannot follow the touchscreens again: \(error)")
+    }
   }
 
   /// `rotation = "auto"`: follows the motion API's orientation; says in one line when it cannot
@@ -204,6 +244,11 @@ public final class TouchGesturesComponent: ServiceComponent {
 }
 
 extension Service {
+  /// The touch gestures component, when the service has one.
+  public var touchGestures: TouchGesturesComponent? {
+    components.lazy.compactMap { $0 as? TouchGesturesComponent }.first
+  }
+
   /// The motion API component, when the service has one.
   public var motionAPI: MotionAPI? {
     components.lazy.compactMap { $0 as? MotionAPI }.first

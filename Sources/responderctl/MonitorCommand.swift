@@ -3,6 +3,7 @@ import DBus
 import ResponderClient
 import ResponderConfig
 import ResponderTools
+import ResponderdKit
 import SystemCalls
 
 #if canImport(Glibc)
@@ -16,7 +17,8 @@ struct MonitorCommand: ParsableCommand {
     abstract: "Follow the events responderd dispatches, one line each: time, type, subtype, who handled it.",
     discussion: """
       Text lines: local time, type, subtype (and the phase of motion events), then "handled by NAME"
-      or "dropped (REASON)". With --json, one object per line: time (UTC, ISO 8601), timestamp
+      or "dropped (REASON)". The other keys of owned devices (KEY_MICMUTE, KEY_VOICECOMMAND, …) come
+      as type "key" lines with the device and what was done ("command PROGRAM" or "none"). With --json, one object per line: time (UTC, ISO 8601), timestamp
       (seconds since boot, the event's), type, subtype, phase (motion events only), handledBy (null
       when dropped), dropReason (when dropped), source, receivedBy. Runs until Ctrl-C, SIGTERM or
       --count events; waits for responderd when it restarts.
@@ -51,6 +53,29 @@ struct MonitorCommand: ParsableCommand {
           writeText("responderctl monitor: WatchEvents failed: \(error.message)\n", to: .standardError)
         }
       }
+    }
+    // Keys of owned devices that are neither media nor volume keys: shown too, never swallowed.
+    link.bus.onSignal(
+      sender: ResponderBusAPI.daemonName, path: KeysComponent.devicesPath,
+      interface: KeysComponent.devicesInterface,
+      member: "KeyPressed"
+    ) { message in
+      let values = message.arguments
+      guard values.count == 5, let key = values[0].string, let device = values[2].string,
+        let timestamp = values[3].double, let action = values[4].string
+      else { return }
+      output(
+        json
+          ? JSON.object([
+            ("time", .string(WallClock.now().iso8601)), ("timestamp", .number(timestamp)),
+            ("type", .string("key")),
+            ("key", .string(key)), ("device", .string(device)), ("path", .string(values[1].string ?? "")),
+            ("action", .string(action)),
+          ]).text
+          : WallClock.now().local + "  " + padded("key", 14) + padded(key, 22)
+            + "on '\(device)' (owned): \(action)")
+      seen += 1
+      if let count, seen >= count { link.loop.stop() }
     }
     var announcedOwner: String? = link.owner
     link.bus.watchNameOwner(ResponderBusAPI.daemonName) { owner in

@@ -9,7 +9,8 @@ struct ResponderctlCommand: ParsableCommand {
     abstract: "Control and inspect responderd, and run its offline tools on recordings.",
     version: responderdVersion,
     subcommands: [
-      StatusCommand.self, ChainCommand.self, PlayersCommand.self, MonitorCommand.self, SendCommand.self,
+      StatusCommand.self, ChainCommand.self, PlayersCommand.self, DevicesCommand.self, MonitorCommand.self,
+      SendCommand.self,
       RespondCommand.self,
       KeysCommand.self, MotionCommand.self, TouchCommand.self, InterfacesCommand.self, VersionCommand.self,
     ])

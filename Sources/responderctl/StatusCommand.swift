@@ -2,12 +2,13 @@ import ArgumentParser
 import DBus
 import ResponderClient
 import ResponderTools
+import ResponderdKit
 
 /// `responderctl status`: whether responderd runs, and its state.
 struct StatusCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "status",
-    abstract: "Show whether responderd is running, its first responder, chain and motion interest.",
+    abstract: "Show whether responderd is running, its first responder, chain, session and motion interest.",
     discussion: "Exits with 69 when responderd is not running on the session bus.")
 
   @Flag(name: .long, help: "One JSON object instead of text.")
@@ -27,6 +28,11 @@ struct StatusCommand: ParsableCommand {
     let deadline = properties["Deadline"]?.double ?? 0
     let motion = properties["MotionInterest"]?.bool ?? false
     let apps = chain.filter { $0.kind == "app" }
+    let session = properties["Session"]?.dictionary ?? [:]
+    let sessionState = session["state"]?.string ?? "unknown"
+    let sessionID = session["id"]?.string
+    let followsLogind = session["logind"]?.bool ?? false
+    let devices = try? DevicesCommand.fetch(link)
 
     if json {
       var firstJSON = JSON.null
@@ -40,6 +46,24 @@ struct StatusCommand: ParsableCommand {
           ("deadline", .number(deadline)), ("firstResponder", firstJSON),
           ("applications", .number(Double(apps.count))),
           ("chain", .array(chain.map { .string($0.name) })), ("motionInterest", .bool(motion)),
+          (
+            "session",
+            .object([
+              ("state", .string(sessionState)), ("logind", .bool(followsLogind)),
+              ("id", sessionID.map { .string($0) } ?? .null),
+            ])
+          ),
+          (
+            "devices",
+            devices.map { report in
+              .object([
+                ("owned", .number(Double(report.count(.owned)))),
+                ("shared", .number(Double(report.count(.shared)))),
+                ("leftAlone", .number(Double(report.count(.leftAlone)))),
+                ("suspended", .bool(report.suspended)), ("notes", .array(report.notes.map(JSON.string))),
+              ])
+            } ?? .null
+          ),
         ]).text)
       return
     }
@@ -51,8 +75,22 @@ struct StatusCommand: ParsableCommand {
     output("first responder: \(first.map { "\($0.name) (id \($0.id ?? 0))" } ?? "none")")
     output("applications: \(apps.count) registered")
     output("chain: " + (chain.map(\.name) + ["dropped"]).joined(separator: " → "))
+    let description = session["description"]?.string ?? sessionState
+    if followsLogind {
+      let how = session["foundBy"]?.string.map { ", \($0)" } ?? ""
+      output("session: \(description) (logind session \(sessionID ?? "?")\(how))")
+    } else {
+      output("session: \(description) (no logind session followed: taken as active and unlocked)")
+    }
     output(
       "motion: "
         + (motion ? "wanted (the accelerometer is sampled)" : "not wanted (the accelerometer is closed)"))
+    if let devices {
+      output(
+        "input devices: \(devices.counts)"
+          + (devices.suspended ? " (session inactive: all released)" : "")
+          + " (responderctl devices says why)")
+      for note in devices.notes { output(note) }
+    }
   }
 }

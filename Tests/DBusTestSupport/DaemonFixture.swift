@@ -34,8 +34,15 @@ public final class DaemonFixture {
   /// Writes `config` and starts the daemon; returns once it owns `org.responderd.Daemon1`.
   /// With `busForAllUsers`, processes of other users may connect to the bus too (to check that
   /// the daemon refuses them).
+  /// The daemon's environment besides the session bus: `DBUS_SYSTEM_BUS_ADDRESS` (no system bus
+  /// unless a test gives one, so that no test follows the machine's own logind) and what the test
+  /// adds.
+  public let environment: [String: String]
+
+  /// With `systemBus`, the daemon follows logind on that bus (a `MockLogind`'s address).
   public init(
-    config: String = "chain = [\"command\", \"log\"]\n", busForAllUsers: Bool = false, timeout: Double = 10
+    config: String = "chain = [\"command\", \"log\"]\n", busForAllUsers: Bool = false, timeout: Double = 10,
+    systemBus: String? = nil, environment: [String: String] = [:]
   ) throws {
     bus = try PrivateBus(start: !busForAllUsers)
     if busForAllUsers {
@@ -49,16 +56,23 @@ public final class DaemonFixture {
     loop = try EventLoop()
     configPath = bus.directory + "/config.toml"
     try writeTextFile(configPath, config)
-    daemon = try Self.startDaemon(configPath: configPath, bus: bus)
+    self.environment = environment.merging(
+      ["DBUS_SYSTEM_BUS_ADDRESS": systemBus ?? "unix:path=\(bus.directory)/no-system-bus/socket"]
+    ) { own, _ in own }
+    daemon = try Self.startDaemon(configPath: configPath, bus: bus, environment: self.environment)
     connection = try bus.connect(loop: loop)
     try watchDaemon(timeout: timeout)
   }
 
-  private static func startDaemon(configPath: String, bus: PrivateBus) throws -> ChildProcess {
+  private static func startDaemon(configPath: String, bus: PrivateBus, environment: [String: String]) throws
+    -> ChildProcess
+  {
     try ChildProcess(
       [try BuiltProducts.path(of: "responderd"), "--allow-root", "--config", configPath],
-      environment: bus.environment.merging(["XDG_CONFIG_HOME": bus.directory]) { $1 }, stdout: .capture,
-      stderr: .capture)
+      environment: bus.environment.merging(["XDG_CONFIG_HOME": bus.directory]) { $1 }.merging(environment) {
+        $1
+      },
+      stdout: .capture, stderr: .capture)
   }
 
   /// Collects the daemon's output and waits until it owns its name.
@@ -81,7 +95,7 @@ public final class DaemonFixture {
     source?.remove()
     source = nil
     log = ""
-    daemon = try Self.startDaemon(configPath: configPath, bus: bus)
+    daemon = try Self.startDaemon(configPath: configPath, bus: bus, environment: environment)
     try watchDaemon(timeout: timeout)
   }
 

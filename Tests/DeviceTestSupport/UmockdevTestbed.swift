@@ -126,3 +126,124 @@ public final class UmockdevTestbed {
     withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
   }
 }
+
+/// A live ioctl handler for one emulated evdev device (see `rsp_evdev_ioctl` in CUmockdev): the
+/// fixture's EVIOCG* answers, the key state the test sets (EVIOCGKEY), and EVIOCGRAB as the kernel
+/// models it (`isGrabbed`; a second grab gets EBUSY). Attach it with
+/// `UmockdevTestbed.addEvdevDevice(ioctlPath:sysfsPath:name:handler:)`.
+public final class EvdevIoctlHandler {
+  let state: UnsafeMutablePointer<rsp_evdev_ioctl>
+  let base: UnsafeMutablePointer<UMockdevIoctlBase>
+  /// The device node it answers for, once attached.
+  var attached: (testbed: UnsafeMutablePointer<UMockdevTestbed>, devnode: String)?
+
+  /// Reads the static answers of an ioctl fixture (`EVIOCGBIT(1) 96 <hex>` lines, as mkevdev.py
+  /// writes them).
+  public init(ioctlPath: String) throws {
+    state = .allocate(capacity: 1)
+    state.initialize(to: rsp_evdev_ioctl())
+    base = umockdev_ioctl_base_new()
+    let numbers: [String: UInt] = [
+      "EVIOCGVERSION": 0x01, "EVIOCGID": 0x02, "EVIOCGNAME": 0x06, "EVIOCGPHYS": 0x07, "EVIOCGPROP": 0x09,
+      "EVIOCGMTSLOTS": 0x0a, "EVIOCGKEY": 0x18, "EVIOCGLED": 0x19, "EVIOCGSW": 0x1b, "EVIOCGBIT": 0x20,
+      "EVIOCGABS": 0x40,
+    ]
+    var entries: [(request: UInt, result: Int, data: [UInt8])] = []
+    for line in try readTextFile(ioctlPath).split(separator: "\n").dropFirst() {
+      let fields = line.split(separator: " ")
+      guard fields.count == 3 else { continue }
+      let name = fields[0].split(separator: "(").first.map(String.init) ?? ""
+      guard var number = numbers[name], let result = Int(fields[1]) else {
+        throw TestbedError(description: "\(ioctlPath): cannot read '\(line)'")
+      }
+      if name == "EVIOCGBIT" || name == "EVIOCGABS", let open = fields[0].firstIndex(of: "(") {
+        number += UInt(fields[0][fields[0].index(after: open)...].dropLast()) ?? 0
+      }
+      let hex = Array(fields[2].utf8)
+      let data = stride(from: 0, to: hex.count - 1, by: 2).map {
+        UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16) ?? 0
+      }
+      let request = (2 << 30) | (UInt(data.count) << 16) | (UInt(UInt8(ascii: "E")) << 8) | number
+      entries.append((request, result, data))
+    }
+    guard entries.count <= 64, entries.allSatisfy({ $0.data.count <= 1024 }) else {
+      throw TestbedError(description: "\(ioctlPath): too many or too large answers")
+    }
+    state.pointee.count = Int32(entries.count)
+    withUnsafeMutableBytes(of: &state.pointee.requests) { raw in
+      for (index, entry) in entries.enumerated() {
+        raw.storeBytes(of: entry.request, toByteOffset: index * 8, as: UInt.self)
+      }
+    }
+    withUnsafeMutableBytes(of: &state.pointee.results) { raw in
+      for (index, entry) in entries.enumerated() {
+        raw.storeBytes(of: entry.result, toByteOffset: index * 8, as: Int.self)
+      }
+    }
+    withUnsafeMutableBytes(of: &state.pointee.lengths) { raw in
+      for (index, entry) in entries.enumerated() {
+        raw.storeBytes(of: Int32(entry.data.count), toByteOffset: index * 4, as: Int32.self)
+      }
+    }
+    withUnsafeMutableBytes(of: &state.pointee.answers) { raw in
+      for (index, entry) in entries.enumerated() {
+        for (offset, byte) in entry.data.enumerated() { raw[index * 1024 + offset] = byte }
+      }
+    }
+    _ = rsp_evdev_ioctl_connect(base, state)
+  }
+
+  deinit {
+    if let attached { umockdev_testbed_detach_ioctl(attached.testbed, attached.devnode, nil) }
+    g_object_unref(UnsafeMutableRawPointer(base))
+    state.deallocate()
+  }
+
+  /// Whether a reader holds the device exclusively (EVIOCGRAB).
+  public var isGrabbed: Bool { rsp_evdev_ioctl_grabbed(state) != 0 }
+
+  /// How many grabs succeeded, and how many were refused with EBUSY.
+  public var grabCount: Int { Int(rsp_evdev_ioctl_grabs(state)) }
+  public var busyCount: Int { Int(rsp_evdev_ioctl_busy(state)) }
+
+  /// Makes the device grabbed by another program (true) or free (false).
+  public func setGrabbedElsewhere(_ grabbed: Bool) { rsp_evdev_ioctl_set_grabbed(state, grabbed ? 1 : 0) }
+
+  /// Marks a key down or up in the device's state (what EVIOCGKEY answers from now on).
+  public func setKey(_ code: UInt16, down: Bool) {
+    rsp_evdev_ioctl_set_key(state, UInt32(code), down ? 1 : 0)
+  }
+}
+
+extension UmockdevTestbed {
+  /// Adds an evdev device whose ioctls `handler` answers (instead of a static ioctl file), then its
+  /// sysfs description (which sends the "add" uevent).
+  @discardableResult
+  public func addEvdevDevice(
+    ioctlPath: String, sysfsPath: String, name: String, handler: EvdevIoctlHandler
+  ) throws -> EmulatedDevice {
+    let sysText = try readTextFile(sysfsPath)
+    guard let first = try readTextFile(ioctlPath).split(separator: "\n").first, first.hasPrefix("@DEV "),
+      let sysLine = sysText.split(separator: "\n").first, sysLine.hasPrefix("P: "),
+      let devLine = sysText.split(separator: "\n").first(where: { $0.hasPrefix("A: dev=") })
+    else { throw TestbedError(description: "\(name): unexpected fixture format") }
+    let device = EmulatedDevice(
+      devnode: String(first.dropFirst(5)), syspath: "/sys" + String(sysLine.dropFirst(3)),
+      majorMinor: String(devLine.dropFirst(7)))
+    var error: UnsafeMutablePointer<GError>?
+    guard umockdev_testbed_attach_ioctl(pointer, device.devnode, handler.base, &error) != 0 else {
+      throw TestbedError(description: "attach_ioctl \(name): \(Self.gerror(error))")
+    }
+    handler.attached = (pointer, device.devnode)
+    guard umockdev_testbed_add_from_string(pointer, sysText, &error) != 0 else {
+      throw TestbedError(description: "add_from_string \(name): \(Self.gerror(error))")
+    }
+    return device
+  }
+
+  static func gerror(_ error: UnsafeMutablePointer<GError>?) -> String {
+    guard let error else { return "unknown error" }
+    defer { g_error_free(error) }
+    return String(cString: error.pointee.message)
+  }
+}

@@ -46,6 +46,19 @@ final class Testbed {
       ioctlPath: evdevFixture(name + ".ioctl"), sysfsPath: evdevFixture(name + ".umockdev"), name: name)
   }
 
+  /// Adds a fixture device whose ioctls `handler` answers live (key state, EVIOCGRAB).
+  @discardableResult
+  func add(_ name: String, handler: EvdevIoctlHandler) throws -> EmulatedDevice {
+    try testbed.addEvdevDevice(
+      ioctlPath: evdevFixture(name + ".ioctl"), sysfsPath: evdevFixture(name + ".umockdev"), name: name,
+      handler: handler)
+  }
+
+  /// A live ioctl handler with the fixture's answers ("headset", "jack", …).
+  func handler(_ name: String) throws -> EvdevIoctlHandler {
+    try EvdevIoctlHandler(ioctlPath: evdevFixture(name + ".ioctl"))
+  }
+
   /// Writes events to the device as the kernel would (struct input_event, x86_64 layout).
   func write(_ device: EmulatedDevice, _ events: [RawInputEvent]) throws {
     try testbed.write(events, to: device.devnode)

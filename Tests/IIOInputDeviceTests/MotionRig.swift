@@ -54,12 +54,13 @@ final class MotionRig {
 
   init(
     withDevice: Bool = true, chain: [String] = ["log"], handlers: [any Handler] = [],
+    session: SessionComponent? = nil, loop givenLoop: EventLoop? = nil,
     prepare: (Testbed) throws -> Void = { _ in }
   ) throws {
     bed = try Testbed(withDevice: withDevice)
     try prepare(bed)
     bus = try PrivateBus()
-    loop = try EventLoop()
+    loop = try givenLoop ?? EventLoop()
     var config = ResponderdConfig()
     config.chain = chain
     service = Service(config: config, loop: loop, logger: log.logger)
@@ -67,6 +68,7 @@ final class MotionRig {
     let busComponent = BusComponent(address: bus.address)
     service.bus = busComponent
     service.add(busComponent)
+    if let session { service.add(session) }
     service.add(ResponderAPI())
     service.add(MotionComponent())
     service.add(api)

@@ -19,8 +19,11 @@ final class FakePlayer {
   private(set) var track = 1
   private var object: DBusExportedObject?
 
-  init(_ shortName: String, on bus: InMemoryBus, status: String = "Paused", uid: UInt32 = getuid()) throws {
-    connection = bus.connect(uid: uid)
+  init(
+    _ shortName: String, on bus: InMemoryBus, status: String = "Paused", uid: UInt32 = getuid(),
+    pid: UInt32? = nil
+  ) throws {
+    connection = pid.map { bus.connect(uid: uid, pid: $0) } ?? bus.connect(uid: uid)
     busName = MPRISNames.prefix + shortName
     self.status = status
     object = try connection.export(

@@ -28,15 +28,18 @@ private struct ShakeCase: CustomStringConvertible {
   }
 
   /// Checks began within 0.6 s of the start (and not before the shake was under way for 0.3 s),
-  /// then ended within 0.6 s of the stop, and nothing else.
+  /// then ended within 0.6 s of the stop, and nothing else. A shake begins on its third swing
+  /// (half-cycle) reaching 1 g: for a slow shake that is up to 1.25 periods in, plus the time
+  /// between two samples (two with jitter and dropped samples).
   func check(_ events: [ShakeEvent], sourceLocation: SourceLocation = #_sourceLocation) {
     let phases = events.map(\.phase)
     #expect(phases == [.began, .ended], "\(self): \(events)", sourceLocation: sourceLocation)
     guard phases == [.began, .ended] else { return }
     let beganAfter = events[0].time - start
     let endedAfter = events[1].time - (start + duration)
+    let latest = max(0.6, 1.25 / frequency) + 2 / rate
     #expect(
-      beganAfter >= 0.3 && beganAfter <= 0.6, "\(self): began \(beganAfter) s after the start",
+      beganAfter >= 0.3 && beganAfter <= latest, "\(self): began \(beganAfter) s after the start",
       sourceLocation: sourceLocation)
     #expect(
       endedAfter >= 0 && endedAfter <= 0.6, "\(self): ended \(endedAfter) s after the stop",
@@ -46,12 +49,14 @@ private struct ShakeCase: CustomStringConvertible {
 
 private let axes = [Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(1, 1, 1)]
 
-private func cases(rate: Double, frequencies: [Double]) -> [ShakeCase] {
+/// Shakes of at least 1.5 periods (three half-cycles: one back-and-forth is a stroke and its
+/// return, not a shake), 0.5–3 s long.
+private func cases(rate: Double, frequencies: [Double], amplitudes: [Double] = [1.5, 2, 3]) -> [ShakeCase] {
   var result: [ShakeCase] = []
   var seed: UInt64 = 1
   for frequency in frequencies {
-    for amplitude in [1.5, 2, 3] {
-      for duration in [0.5, 1, 2, 3] {
+    for amplitude in amplitudes {
+      for duration in [max(0.5, 1.5 / frequency), 1, 2, 3] {
         seed += 1
         result.append(
           ShakeCase(
@@ -71,11 +76,14 @@ struct ShakeDetectionTests {
   }
 
   /// At 12.5 Hz a 6 Hz shake is within 4 % of the Nyquist frequency: the samples show a 0.5 Hz beat,
-  /// not the shake (and a real sensor's filter at that rate removes it). Up to 5 Hz (0.4 × rate) is
-  /// detected.
-  @Test("2–5 Hz shakes at 12.5 Hz")
+  /// not the shake (and a real sensor's filter at that rate removes it). At 4–5 Hz (3 samples a
+  /// period or fewer) the sampled peaks of a 1.5 g shake wander from swing to swing, below 1 g or
+  /// more than twice apart, so three like swings are not always seen: from 2 g, 2–4 Hz is detected,
+  /// and 2 Hz from 1.5 g.
+  @Test("2–4 Hz shakes at 12.5 Hz")
   func shakesAtLowRate() {
-    for shake in cases(rate: 12.5, frequencies: [2, 3, 4, 5]) { shake.check(shake.events()) }
+    for shake in cases(rate: 12.5, frequencies: [2]) { shake.check(shake.events()) }
+    for shake in cases(rate: 12.5, frequencies: [3, 4], amplitudes: [2, 3]) { shake.check(shake.events()) }
   }
 
   @Test("Jittered timestamps (±30 % of the period) and 10 % dropped samples", arguments: [50.0, 100, 400])
@@ -140,6 +148,11 @@ struct ShakeNegativeTests {
       case "single hard bump (3 g)": return .still() + .bump(at: 2, peak: 3, axis: Vector3(0, 1, 1))
       case "table taps": return .still() + .tableTaps(start: 2, duration: 3)
       case "hard fast table taps": return .still() + .tableTaps(start: 2, duration: 3, rate: 6, peak: 4)
+      case "fast stroke with a rebound (3 g, 3 g, 1.3 g)":
+        return .still() + .stroke(at: 2, peaks: [3, 3, 1.3], halfCycle: 0.12, axis: Vector3(1, 0, 0))
+      case "fast stroke with two rebounds (2.5 g, 2.5 g, 1.2 g, 0.6 g)":
+        return .still()
+          + .stroke(at: 2, peaks: [2.5, 2.5, 1.2, 0.6], halfCycle: 0.13, axis: Vector3(0, 1, 0))
       case "gentle jiggle (0.6 g)":
         return .still() + .shake(frequency: 3, amplitude: 0.6, start: 2, duration: 4)
       default: fatalError("unknown scenario \(name)")
@@ -161,6 +174,8 @@ struct ShakeNegativeTests {
     Scenario(name: "table taps", seconds: 8),
     Scenario(name: "hard fast table taps", seconds: 8),
     Scenario(name: "gentle jiggle (0.6 g)", seconds: 8),
+    Scenario(name: "fast stroke with a rebound (3 g, 3 g, 1.3 g)", seconds: 5),
+    Scenario(name: "fast stroke with two rebounds (2.5 g, 2.5 g, 1.2 g, 0.6 g)", seconds: 5),
   ]
 
   @Test("No shake", arguments: scenarios, [12.5, 50, 100, 400])

@@ -151,6 +151,19 @@ extension Motion {
     }
   }
 
+  /// One quick stroke: half-sines of `halfCycle` seconds, alternating in direction along `axis`,
+  /// with the given peaks (g): the push, the brake, then the rebounds of a hand stopping it.
+  static func stroke(at time: Double, peaks: [Double], halfCycle: Double, axis: Vector3) -> Motion {
+    let unit = axis * (1 / axis.length)
+    return Motion { t in
+      let s = t - time
+      guard s >= 0, s < Double(peaks.count) * halfCycle else { return .zero }
+      let index = Int(s / halfCycle)
+      let sign = index % 2 == 0 ? 1.0 : -1.0
+      return unit * (sign * peaks[index] * g * sin(.pi * (s - Double(index) * halfCycle) / halfCycle))
+    }
+  }
+
   /// Taps on the table the device lies on: each a damped ring (40 Hz, `peak` g, 15 ms decay) along
   /// z, `rate` taps per second from `start` for `duration` seconds.
   static func tableTaps(start: Double, duration: Double, rate: Double = 3, peak: Double = 2.5) -> Motion {

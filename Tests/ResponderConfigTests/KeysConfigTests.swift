@@ -99,6 +99,41 @@ struct KeysConfigTests {
       keys.settings.profile(for: InputDeviceIdentity(name: "K120", bustype: 3, vendor: 0x046d)).isIgnored)
   }
 
+  @Test("grab per rule: the last matching rule that sets it wins, and is named as the reason")
+  func grabPerRule() throws {
+    let config = try ResponderdConfig.parse(
+      """
+      [[keys.device]]
+      name = "Logitech*"
+      grab = "always"
+      [[keys.device]]
+      id = "0003:046d:0a38"
+      grab = "never"
+      [[keys.device]]
+      phys = "ALSA"
+      headset-keys = ["KEY_PLAYPAUSE"]
+      """, file: "grab.toml")
+    let settings = config.keys.settings
+    #expect(settings.deviceRules.map(\.grab) == [.always, .never, nil])
+    let headset = InputDeviceIdentity(
+      name: "Logitech USB Headset H340", bustype: 3, vendor: 0x046d, product: 0x0a38)
+    let headsetProfile = settings.profile(for: headset)
+    #expect(headsetProfile.grab == .never)
+    let never = settings.ownership(of: headsetProfile, headsetClass: .usbAudio, isKeyboard: false)
+    #expect(!never.grab)
+    #expect(never.explanation == "rule (id 0003:046d:0a38): grab = \"never\"")
+    let webcam = InputDeviceIdentity(
+      name: "Logitech Webcam C920", bustype: 3, vendor: 0x046d, product: 0x082d)
+    let always = settings.ownership(of: settings.profile(for: webcam), headsetClass: nil, isKeyboard: false)
+    #expect(always.grab && always.code == "rule")
+    let jack = InputDeviceIdentity(name: "HDA Intel PCH Headphone Mic", phys: "ALSA")
+    #expect(settings.profile(for: jack).grab == .auto)
+    let auto = settings.ownership(
+      of: settings.profile(for: jack), headsetClass: HeadsetClass.of(jack, usbInterfaces: nil),
+      isKeyboard: false)
+    #expect(auto.grab && auto.explanation == "headset class: the sound card's jack input")
+  }
+
   @Test(
     "errors name the file, the line and what was expected",
     arguments: [
@@ -139,6 +174,14 @@ struct KeysConfigTests {
         "x.toml:3: 'keys.device[0].keys.KEY_PLAY' must be a role name, not an integer"
       ),
       ("[keys]\nenabled = 1\n", "x.toml:2: 'keys.enabled' must be true or false, not an integer"),
+      (
+        "[[keys.device]]\nname = \"x\"\n\ngrab = \"nevr\"\n",
+        "x.toml:4: 'keys.device[0].grab' must be one of 'auto', 'always', 'never', not 'nevr' (did you mean 'never'?)"
+      ),
+      (
+        "[[keys.device]]\nname = \"x\"\ngrab = true\n",
+        "x.toml:3: 'keys.device[0].grab' must be a string, not a boolean"
+      ),
     ])
   func errors(text: String, message: String) {
     #expect {

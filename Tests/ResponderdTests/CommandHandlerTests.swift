@@ -95,5 +95,15 @@ func recordingLogger() -> (Logger, RecordingLogHandler.Store) {
     #expect(throws: ConfigError.self) {
       try ResponderdConfig.parse("[command]\nplay = \"mpc play\"\n", file: "c")
     }
+    // Keys of owned devices: any non-typing key that is neither a media nor a volume key.
+    let keys = try? ResponderdConfig.parse(
+      "[command]\nKEY_VOICECOMMAND = [\"voice\"]\nKEY_MICMUTE = [\"mute-mic\"]\nKEY_590 = [\"x\"]\n",
+      file: "c")
+    #expect(keys?.command.commands["KEY_MICMUTE"] == ["mute-mic"])
+    for refused in ["KEY_VOLUMEUP", "KEY_PLAYPAUSE", "KEY_30", "KEY_VOICECOMAND", "KEY_1000"] {
+      #expect(throws: ConfigError.self, "\(refused)") {
+        try ResponderdConfig.parse("[command]\n\(refused) = [\"x\"]\n", file: "c")
+      }
+    }
   }
 }

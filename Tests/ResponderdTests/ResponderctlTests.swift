@@ -80,7 +80,10 @@ import Testing
         "first responder: \(name) (id \(id))",
         "applications: 2 registered",
         "chain: \(name) → \(otherName) → command → log → dropped",
+        "session: active (no logind session followed: taken as active and unlocked)",
         "motion: wanted (the accelerometer is sampled)",
+        "input devices: 0 owned, 0 shared, 0 left alone (responderctl devices says why)",
+        "desktop: none handles media keys (GNOME, Phosh and KDE Plasma are detected on the session bus; say desktop-handles-media-keys = \"yes\" for sway or Hyprland key bindings): responderd reads the media keys of shared devices",
       ])
     let statusJSON = try fixture.run([try responderctl(), "status", "--json"])
     let fields = try JSONSerialization.jsonObject(with: Data(statusJSON.output.utf8)) as? [String: Any]
@@ -89,6 +92,7 @@ import Testing
     #expect((fields?["firstResponder"] as? [String: Any])?["name"] as? String == name)
     #expect(fields?["chain"] as? [String] == [name, otherName, "command", "log"])
     #expect(fields?["motionInterest"] as? Bool == true)
+    #expect((fields?["devices"] as? [String: Any])?["owned"] as? Int == 0)
   }
 
   @Test func monitorJSONPrintsOneObjectPerDispatchedEvent() throws {

@@ -131,7 +131,7 @@ HEADSET = dict(
     caps={EV_KEY: [KEY_MUTE, KEY_VOLUMEDOWN, KEY_VOLUMEUP, KEY_NEXTSONG, KEY_PLAYPAUSE,
                    KEY_PREVIOUSSONG, KEY_MEDIA, KEY_MICMUTE],
           EV_MSC: [MSC_SCAN]},
-    udev=['ID_INPUT_KEY=1', 'ID_BUS=usb'],
+    udev=['ID_INPUT_KEY=1', 'ID_BUS=usb', 'ID_USB_INTERFACES=:010100:010200:030000:'],
 )
 
 TOUCHSCREEN = dict(
@@ -165,6 +165,19 @@ KEYBOARD = dict(
     udev=['ID_INPUT_KEY=1', 'ID_INPUT_KEYBOARD=1', 'ID_BUS=usb'],
 )
 
+# The same keyboard's second USB interface: its multimedia keys arrive on a "Consumer Control"
+# input device of their own (no typing key), as with most USB keyboards.
+KEYBOARD_CONSUMER = dict(
+    num=4, devnode='/dev/input/event4',
+    sysparent='/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1:1.1/0003:045E:07F8.0002',
+    name='Microsoft Wired Keyboard 600 Consumer Control', phys='usb-0000:00:14.0-1/input1',
+    bus=BUS_USB, vendor=0x045e, product=0x07f8, version=0x0111,
+    caps={EV_KEY: [KEY_MUTE, KEY_VOLUMEDOWN, KEY_VOLUMEUP, KEY_NEXTSONG, KEY_PLAYPAUSE, KEY_PREVIOUSSONG,
+                   KEY_STOPCD, KEY_MEDIA],
+          EV_MSC: [MSC_SCAN]},
+    udev=['ID_INPUT_KEY=1', 'ID_BUS=usb', 'ID_USB_INTERFACES=:030101:030000:'],
+)
+
 # A wired headset's button through the sound card's jack driver (snd_jack: BTN_0 -> KEY_PLAYPAUSE).
 SW_HEADPHONE_INSERT, SW_MICROPHONE_INSERT = 2, 4
 KEY_VOICECOMMAND = 0x246
@@ -184,7 +197,7 @@ HEADSET_REPLUGGED = dict(HEADSET, num=8, devnode='/dev/input/event8')
 if __name__ == '__main__':
     outdir = sys.argv[1] if len(sys.argv) > 1 else '.'
     os.makedirs(outdir, exist_ok=True)
-    for stem, d in (('headset', HEADSET), ('headset-replugged', HEADSET_REPLUGGED), ('keyboard', KEYBOARD), ('jack', JACK), ('touchscreen', TOUCHSCREEN)):
+    for stem, d in (('headset', HEADSET), ('headset-replugged', HEADSET_REPLUGGED), ('keyboard', KEYBOARD), ('keyboard-consumer', KEYBOARD_CONSUMER), ('jack', JACK), ('touchscreen', TOUCHSCREEN)):
         with open(os.path.join(outdir, stem + '.umockdev'), 'w') as f:
             f.write(umockdev_text(d))
         with open(os.path.join(outdir, stem + '.ioctl'), 'w') as f:

@@ -1,0 +1,173 @@
+import DBus
+import Logging
+import SessionWatcher
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The user's session (`SessionWatcher`: logind on the system bus, the screen savers on the
+/// session bus) applied to the inputs:
+///
+/// - inactive (another user's session in front): the keys component and the touchscreen release
+///   and close their devices, and take them again when the session is active again;
+/// - locked or inactive: no shake is delivered, and the accelerometer is not kept open for shakes
+///   (motion streams and orientation go on).
+///
+/// Without a system bus or logind the session is taken as active and unlocked; the system bus is
+/// picked up when it appears.
+public final class SessionComponent: ServiceComponent {
+  public let componentName = "session"
+  /// The watcher, once started.
+  public private(set) var watcher: SessionWatcher?
+  /// The system bus address used (empty for a given bus).
+  public private(set) var systemBusAddress = ""
+  private var ownConnection: DBusConnection?
+  private let configuredAddress: String?
+  private let givenBus: (any MessageBus)?
+  private let usesGivenBus: Bool
+  private let identity: SessionWatcher.Identity
+  private weak var service: Service?
+  private var logger = Logger(label: "responderd")
+  private var applied = SessionState()
+  private var observers: [(SessionState) -> Void] = []
+
+  /// Follows the session on the system bus at `systemBusAddress` (default:
+  /// `DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket).
+  public init(systemBusAddress: String? = nil, identity: SessionWatcher.Identity = .current()) {
+    configuredAddress = systemBusAddress
+    givenBus = nil
+    usesGivenBus = false
+    self.identity = identity
+  }
+
+  /// Follows the session on a bus made elsewhere (an in-memory bus in tests; nil: no system bus).
+  public init(systemBus: (any MessageBus)?, identity: SessionWatcher.Identity) {
+    configuredAddress = nil
+    givenBus = systemBus
+    usesGivenBus = true
+    self.identity = identity
+  }
+
+  /// The system bus address from the environment, else the standard socket.
+  public static func systemBusAddressFromEnvironment() -> String {
+    if let value = getenv("DBUS_SYSTEM_BUS_ADDRESS"), value.pointee != 0 { return String(cString: value) }
+    return "unix:path=/run/dbus/system_bus_socket"
+  }
+
+  /// The session now (active and unlocked before the watcher knows better).
+  public var state: SessionState { watcher?.state ?? SessionState() }
+
+  /// Calls `observer` with the new state after each change, once it is applied to the inputs.
+  public func addObserver(_ observer: @escaping (SessionState) -> Void) {
+    observers.append(observer)
+  }
+
+  public func start(in service: Service) throws {
+    self.service = service
+    logger = service.logger
+    var systemBus: (any MessageBus)?
+    if usesGivenBus {
+      systemBus = givenBus
+    } else {
+      systemBusAddress = configuredAddress ?? Self.systemBusAddressFromEnvironment()
+      let connection = DBusConnection(waitingFor: systemBusAddress, loop: service.loop)
+      ownConnection = connection
+      systemBus = connection
+      if connection.state == .disconnected {
+        logger.notice(
+          "session: no system bus at \(systemBusAddress): the session is taken as active and unlocked until it appears"
+        )
+      }
+    }
+    let watcher = SessionWatcher(
+      systemBus: systemBus, sessionBus: service.bus?.connection, identity: identity, logger: service.logger)
+    self.watcher = watcher
+    watcher.addObserver { [weak self] state in self?.apply(state) }
+    // Until logind has answered, the devices wait (they start after this component): a session
+    // that is not in front must never have them read. An answer is a round trip; a bus that
+    // does not answer holds them for `holdLimit` seconds at most.
+    if systemBus == nil || ownConnection?.state == .disconnected {
+      isReleased = true  // no system bus: nothing to wait for
+    } else {
+      hold(service)
+    }
+    watcher.start()
+  }
+
+  /// How long the devices wait for logind's first answer at most.
+  public static let holdLimit = 2.0
+
+  private func hold(_ service: Service) {
+    service.keys?.waitForSession()
+    service.touchGestures?.suspend()
+    let limit = service.scheduler.schedule(after: Self.holdLimit) { [weak self] in
+      guard let self, let watcher = self.watcher, !watcher.isSettled else { return }
+      self.logger.notice(
+        "session: logind has not answered in \(Int(Self.holdLimit)) s: the input devices are opened meanwhile"
+      )
+      self.release(service)
+    }
+    watcher?.whenSettled { [weak self] in
+      limit.cancel()
+      self?.release(service)
+    }
+  }
+
+  /// Ends the hold of `start`: the devices are opened unless the session is inactive.
+  private func release(_ service: Service) {
+    guard !isReleased else { return }
+    isReleased = true
+    service.keys?.sessionKnown(active: applied.isActive)
+    guard applied.isActive else { return }
+    service.touchGestures?.resume()
+  }
+
+  private var isReleased = false
+
+  public func stop() {
+    watcher?.stop()
+    ownConnection?.close()
+    ownConnection = nil
+  }
+
+  /// Applies a new state to the inputs; one log line per change.
+  private func apply(_ state: SessionState) {
+    guard let service else { return }
+    let before = applied
+    applied = state
+    if state.isActive != before.isActive, isReleased {  // (while held, `release` decides)
+      if state.isActive {
+        service.keys?.resume()
+        service.touchGestures?.resume()
+      } else {
+        service.keys?.suspend()
+        service.touchGestures?.suspend()
+      }
+    }
+    let paused: String? =
+      !state.isActive ? "another session is in front" : state.isLocked ? "the screen is locked" : nil
+    service.motion?.pauseShakes(paused)
+    if state.isActive != before.isActive || state.isLocked != before.isLocked {
+      let what: String
+      if !state.isActive {
+        what = "input devices released and closed, no shakes"
+      } else if !before.isActive {
+        what =
+          state.isLocked
+          ? "input devices taken again; no shakes while locked" : "input devices and shakes back"
+      } else {
+        what = state.isLocked ? "no shakes (motion streams go on)" : "shakes back"
+      }
+      logger.info("session: \(state)\(state.sessionID.map { " (logind session \($0))" } ?? ""): \(what)")
+    }
+    for observer in observers { observer(state) }
+  }
+}
+
+extension Service {
+  /// The session component, when the service has one.
+  public var session: SessionComponent? {
+    components.lazy.compactMap { $0 as? SessionComponent }.first
+  }
+}

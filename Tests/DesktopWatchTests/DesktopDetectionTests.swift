@@ -1,0 +1,156 @@
+import DBus
+import DesktopWatch
+import EventTime
+import ResponderdTestKit
+import Testing
+
+/// The detection of a desktop that handles media keys, on the in-memory bus (virtual time):
+/// gsd-media-keys's name for GNOME and Phosh, kglobalaccel's `mediacontrol` component for KDE.
+@Suite struct DesktopDetectionTests {
+  let time = VirtualScheduler(now: 100)
+  let bus: InMemoryBus
+  let responderd: InMemoryBusConnection
+  let watcher = DesktopMediaKeysWatcher()
+  /// Every value the watcher announced, in order.
+  let seen = Seen()
+
+  final class Seen {
+    var values: [DesktopMediaKeysHandler?] = []
+  }
+
+  init() {
+    bus = InMemoryBus(scheduler: time)
+    responderd = bus.connect()
+    watcher.addObserver { [seen] in seen.values.append($0) }
+  }
+
+  /// kglobalaccel as KF5/KF6 exports it: `allComponents` lists the components' object paths,
+  /// and it signals when a component's shortcuts change.
+  final class KGlobalAccel {
+    let connection: InMemoryBusConnection
+    var components: [String]
+    var failing = false
+
+    init(bus: InMemoryBus, components: [String]) throws {
+      connection = bus.connect()
+      self.components = components
+      let interface = DBusInterface(
+        DesktopNames.kglobalaccelInterface,
+        methods: [
+          DBusMethod("allComponents", out: "ao", outNames: ["components"]) { [unowned self] _ in
+            if self.failing { throw DBusError.failed("kglobalaccel is shutting down") }
+            return [.array(elementSignature: "o", self.components.map { .objectPath($0) })]
+          }
+        ],
+        signals: [
+          DBusSignalInfo("yourShortcutGotChanged", signature: "asai", argumentNames: ["actionId", "newKeys"])
+        ])
+      try connection.export(path: DesktopNames.kglobalaccelPath, interfaces: [interface])
+    }
+
+    func own() { connection.requestName(DesktopNames.kglobalaccel) }
+
+    /// Plasma's media controller registers its shortcuts ("Play/Pause media playback", …).
+    func registerMediacontrol() throws {
+      components.append(DesktopNames.mediacontrolComponent)
+      try connection.emitSignal(
+        path: DesktopNames.kglobalaccelPath, interface: DesktopNames.kglobalaccelInterface,
+        name: "yourShortcutGotChanged",
+        arguments: [
+          .array(
+            elementSignature: "s",
+            ["mediacontrol", "playpausemedia", "Media Controller", "Play/Pause media playback"]),
+          .array(elementSignature: "i", [.int32(0x0100_0080)]),
+        ])
+    }
+  }
+
+  @Test func gsdMediaKeysOnTheBusIsGNOMEAndWithPhoshItIsPhosh() {
+    watcher.attach(to: responderd)
+    time.advance(by: 0)
+    #expect(watcher.found == nil)
+
+    let gsd = bus.connect()
+    gsd.requestName(DesktopNames.gnomeMediaKeys)
+    time.advance(by: 0)
+    #expect(watcher.found == .gnome)
+    #expect(watcher.found?.description == "GNOME (gsd-media-keys)")
+
+    let phosh = bus.connect()
+    phosh.requestName(DesktopNames.phosh)
+    time.advance(by: 0)
+    #expect(watcher.found == .phosh)
+
+    gsd.leave()
+    time.advance(by: 0)
+    #expect(watcher.found == nil)
+    #expect(seen.values == [.gnome, .phosh, nil])
+  }
+
+  @Test func aDesktopAlreadyRunningIsFoundAtAttach() {
+    let gsd = bus.connect()
+    gsd.requestName(DesktopNames.gnomeMediaKeys)
+    time.advance(by: 0)
+    watcher.attach(to: responderd)
+    time.advance(by: 0)
+    #expect(watcher.found == .gnome)
+  }
+
+  @Test func kglobalaccelAloneIsNotPlasmaMediaControlRegisteringLaterIs() throws {
+    let kde = try KGlobalAccel(bus: bus, components: ["/component/kwin", "/component/plasmashell"])
+    watcher.attach(to: responderd)
+    kde.own()
+    time.advance(by: 0)
+    #expect(watcher.found == nil)
+
+    try kde.registerMediacontrol()
+    time.advance(by: 0)
+    #expect(watcher.found == .kdePlasma)
+
+    kde.connection.leave()
+    time.advance(by: 0)
+    #expect(watcher.found == nil)
+    #expect(seen.values == [.kdePlasma, nil])
+  }
+
+  @Test func plasmaRunningBeforeResponderdIsFoundAndAFailingListIsNoDesktop() throws {
+    let kde = try KGlobalAccel(bus: bus, components: ["/component/kwin", DesktopNames.mediacontrolComponent])
+    kde.own()
+    time.advance(by: 0)
+    watcher.attach(to: responderd)
+    time.advance(by: 0)
+    #expect(watcher.found == .kdePlasma)
+
+    // A signal from kglobalaccel reads the list again; an error answer means no mediacontrol.
+    kde.failing = true
+    try kde.connection.emitSignal(
+      path: DesktopNames.kglobalaccelPath, interface: DesktopNames.kglobalaccelInterface,
+      name: "yourShortcutGotChanged",
+      arguments: [
+        .array(elementSignature: "s", ["kwin", "x", "KWin", "x"]), .array(elementSignature: "i", []),
+      ])
+    time.advance(by: 0)
+    #expect(watcher.found == nil)
+  }
+
+  @Test func aSignalOfTheSameInterfaceFromAnotherConnectionIsIgnored() throws {
+    let kde = try KGlobalAccel(bus: bus, components: ["/component/kwin"])
+    kde.own()
+    watcher.attach(to: responderd)
+    time.advance(by: 0)
+    let impostor = try KGlobalAccel(bus: bus, components: [DesktopNames.mediacontrolComponent])
+    try impostor.registerMediacontrol()
+    time.advance(by: 0)
+    #expect(watcher.found == nil)
+  }
+
+  @Test func detachForgetsTheDesktop() {
+    let gsd = bus.connect()
+    gsd.requestName(DesktopNames.gnomeMediaKeys)
+    watcher.attach(to: responderd)
+    time.advance(by: 0)
+    #expect(watcher.found == .gnome)
+    watcher.detach()
+    #expect(watcher.found == nil)
+  }
+}

@@ -1,0 +1,158 @@
+import DBus
+import EventLoop
+import EventTime
+import MPRIS
+import ResponderClient
+import ResponderConfig
+import ResponderCore
+import ResponderdKit
+import ResponderdTestKit
+import Testing
+
+/// The proxy player never doubles a press (DESIGN.md section 3a): a call on
+/// `org.mpris.MediaPlayer2.responderd` that repeats a press a device made (the desktop saw the same
+/// key) is published as a duplicate, not dispatched; a genuine call is dispatched. On the
+/// in-memory bus and virtual time, with what `responderctl monitor` reads (EventDispatchedDetails).
+@Suite final class ProxyEchoTests {
+  let time = VirtualScheduler(now: 200)
+  let bus: InMemoryBus
+  let service: Service
+  /// The desktop's media-keys daemon (gsd-media-keys calls the proxy player as any player).
+  let desktop: InMemoryBusConnection
+  var records: [DispatchRecord] = []
+  /// (subtype, handledBy, dropReason) of each EventDispatchedDetails signal.
+  var monitor: [(String, String, String?)] = []
+
+  init() throws {
+    bus = InMemoryBus(scheduler: time)
+    let config = try ResponderdConfig.parse("chain = [\"log\"]\n[log]\nhandles = true\n", file: "test.toml")
+    service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: recordingLogger().0)
+    let component = BusComponent(bus: bus.connect())
+    service.bus = component
+    service.add(component)
+    service.add(ResponderAPI())
+    service.add(MPRISComponent(service: service))
+    desktop = bus.connect()
+    service.addDispatchObserver { [unowned self] in self.records.append($0) }
+    desktop.onSignal(interface: ResponderBusAPI.daemonInterface, member: "EventDispatchedDetails") {
+      [unowned self] message in
+      let values = message.arguments
+      self.monitor.append(
+        (
+          values[1].string ?? "", values[3].string ?? "",
+          values.count > 4 ? values[4].dictionary?["dropReason"]?.string : nil
+        ))
+    }
+    service.start()
+    time.advance(by: 0)
+    // As `responderctl monitor` does: the dispatch signals go to the connections that ask.
+    desktop.call(
+      destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
+      interface: ResponderBusAPI.daemonInterface, method: "WatchEvents"
+    ) { _ in }
+    time.advance(by: 0)
+  }
+
+  deinit { service.stop() }
+
+  func press(_ subtype: EventSubtype, device: String = "evdev:/dev/input/event5") {
+    service.postDeviceEvent(.remoteControl(subtype, timestamp: time.now, source: device))
+  }
+
+  func proxyCall(_ method: String) {
+    desktop.call(
+      destination: MPRISNames.responderd, path: MPRISNames.objectPath, interface: MPRISNames.playerInterface,
+      method: method
+    ) { _ in }
+  }
+
+  var handled: [String] { records.filter { !$0.wasDropped }.map { "\($0.subtype.name) \($0.source)" } }
+
+  @Test func theDesktopsCallForTheSamePressIsADuplicateShownByTheMonitor() {
+    press(.remoteControlTogglePlayPause)
+    time.advance(by: 0.005)  // gsd-media-keys calls 4–5 ms after the key
+    proxyCall("PlayPause")
+    time.advance(by: 0)
+    #expect(handled == ["togglePlayPause evdev:/dev/input/event5"])
+    let duplicate = records.last
+    #expect(duplicate?.source == "mpris-proxy" && duplicate?.wasDropped == true)
+    #expect(
+      duplicate?.dropReason
+        == "duplicate of the togglePlayPause from evdev:/dev/input/event5 5 ms earlier (the same press, called by the desktop through org.mpris.MediaPlayer2.responderd)"
+    )
+    #expect(monitor.map(\.0) == ["togglePlayPause", "togglePlayPause"])
+    #expect(monitor.last?.1 == "" && monitor.last?.2 == duplicate?.dropReason)
+  }
+
+  @Test func whenTheDesktopsCallComesFirstTheDevicesEventIsTheDuplicate() {
+    proxyCall("PlayPause")
+    time.advance(by: 0.002)  // responderd was busy: it reads the key after gsd's call arrived
+    press(.remoteControlTogglePlayPause)
+    time.advance(by: 0)
+    #expect(handled == ["togglePlayPause mpris-proxy"])
+    let duplicate = records.last
+    #expect(duplicate?.source == "evdev:/dev/input/event5" && duplicate?.wasDropped == true)
+    #expect(
+      duplicate?.dropReason
+        == "duplicate of the togglePlayPause called on org.mpris.MediaPlayer2.responderd 2 ms earlier (the same press, which the desktop saw first)"
+    )
+    #expect(monitor.last?.1 == "" && monitor.last?.2 == duplicate?.dropReason)
+    // A press of its own later is dispatched.
+    time.advance(by: 0.5)
+    press(.remoteControlTogglePlayPause)
+    time.advance(by: 0)
+    #expect(handled == ["togglePlayPause mpris-proxy", "togglePlayPause evdev:/dev/input/event5"])
+  }
+
+  @Test func playAndPauseKeysAreThePlayPauseKeyToTheDesktop() {
+    press(.remoteControlPlay)
+    time.advance(by: 0.004)
+    proxyCall("PlayPause")
+    time.advance(by: 0)
+    press(.remoteControlPause)
+    time.advance(by: 0.004)
+    proxyCall("Pause")
+    time.advance(by: 0)
+    #expect(handled == ["play evdev:/dev/input/event5", "pause evdev:/dev/input/event5"])
+    #expect(records.count == 4)
+  }
+
+  @Test func aGenuineCallIsDispatchedBeforeAfterTheWindowOrForAnotherAction() {
+    proxyCall("PlayPause")  // no press behind it: a desktop widget, playerctl
+    time.advance(by: 1)
+    press(.remoteControlTogglePlayPause)
+    time.advance(by: 0.005)
+    proxyCall("Next")  // another action
+    time.advance(by: ProxyEchoFilter.standardWindow)
+    proxyCall("PlayPause")  // 0.105 s after the press: a deliberate call
+    time.advance(by: 0)
+    #expect(
+      handled == [
+        "togglePlayPause mpris-proxy", "togglePlayPause evdev:/dev/input/event5", "nextTrack mpris-proxy",
+        "togglePlayPause mpris-proxy",
+      ])
+    #expect(records.allSatisfy { !$0.wasDropped })
+  }
+
+  @Test func onePressSwallowsOneCallOnlyAndEachPressItsOwn() {
+    press(.remoteControlTogglePlayPause)
+    time.advance(by: 0.003)
+    proxyCall("PlayPause")
+    time.advance(by: 0.002)
+    proxyCall("PlayPause")  // a second call for one press: someone else asked too
+    time.advance(by: 0.3)
+    for _ in 0..<3 {
+      press(.remoteControlNextTrack)
+      time.advance(by: 0.004)
+      proxyCall("Next")
+      time.advance(by: 0.3)
+    }
+    #expect(
+      handled == [
+        "togglePlayPause evdev:/dev/input/event5", "togglePlayPause mpris-proxy",
+        "nextTrack evdev:/dev/input/event5", "nextTrack evdev:/dev/input/event5",
+        "nextTrack evdev:/dev/input/event5",
+      ])
+    #expect(records.filter(\.wasDropped).count == 4)
+  }
+}

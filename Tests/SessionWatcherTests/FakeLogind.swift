@@ -1,0 +1,182 @@
+import DBus
+import EventTime
+import Foundation
+import Logging
+import ResponderdTestKit
+import SessionWatcher
+
+/// logind as the watcher sees it on the system bus (`org.freedesktop.login1`): the manager's
+/// GetSession, GetSessionByPID and GetUser, sessions with Active, LockedHint and Id, users with
+/// Display; a change is announced with PropertiesChanged as logind announces it.
+final class FakeLogind {
+  let connection: InMemoryBusConnection
+  /// Sessions by id.
+  private(set) var sessions: [String: DBusExportedObject] = [:]
+  private var values: [String: (active: Bool, locked: Bool)] = [:]
+  /// The session each pid runs in (GetSessionByPID).
+  var sessionOfPID: [UInt32: String] = [:]
+  /// Each user's display session (nil: "/").
+  private var displays: [UInt32: String] = [:]
+  private var users: [UInt32: DBusExportedObject] = [:]
+  /// Methods asked, in order ("GetSession 3").
+  private(set) var asked: [String] = []
+
+  init(bus: InMemoryBus, owningName: Bool = true) throws {
+    connection = bus.connect(uid: 0, pid: 1)
+    try connection.export(
+      path: "/org/freedesktop/login1",
+      interfaces: [
+        DBusInterface(
+          "org.freedesktop.login1.Manager",
+          methods: [
+            DBusMethod("GetSession", in: "s", out: "o") { [unowned self] call in
+              let id = call.arguments[0].string ?? ""
+              self.asked.append("GetSession \(id)")
+              guard self.sessions[id] != nil else {
+                throw DBusError("org.freedesktop.login1.NoSuchSession", "No session '\(id)' known")
+              }
+              return [.objectPath(Self.path(ofSession: id))]
+            },
+            DBusMethod("GetSessionByPID", in: "u", out: "o") { [unowned self] call in
+              let pid = call.arguments[0].uint32 ?? 0
+              self.asked.append("GetSessionByPID \(pid)")
+              guard let id = self.sessionOfPID[pid] else {
+                throw DBusError(
+                  "org.freedesktop.login1.NoSessionForPID", "PID \(pid) does not belong to any known session")
+              }
+              return [.objectPath(Self.path(ofSession: id))]
+            },
+            DBusMethod("GetUser", in: "u", out: "o") { [unowned self] call in
+              let uid = call.arguments[0].uint32 ?? 0
+              self.asked.append("GetUser \(uid)")
+              guard self.users[uid] != nil else {
+                throw DBusError("org.freedesktop.login1.NoSuchUser", "No user \(uid) known")
+              }
+              return [.objectPath("/org/freedesktop/login1/user/_\(uid)")]
+            },
+          ])
+      ])
+    if owningName { connection.requestName(SessionWatcher.logindName) }
+  }
+
+  /// logind escapes ids in paths ("3" is "_33"); the watcher must ask, not build paths.
+  static func path(ofSession id: String) -> String {
+    "/org/freedesktop/login1/session/" + id.utf8.map { "_" + String($0, radix: 16) }.joined()
+  }
+
+  func addSession(_ id: String, active: Bool) throws {
+    values[id] = (active, false)
+    let object = try connection.export(
+      path: Self.path(ofSession: id),
+      interfaces: [
+        DBusInterface(
+          "org.freedesktop.login1.Session",
+          properties: [
+            DBusProperty("Id", changeSignal: .constant, get: { id }),
+            DBusProperty("Active", get: { [unowned self] in self.values[id]?.active ?? false }),
+            DBusProperty("LockedHint", get: { [unowned self] in self.values[id]?.locked ?? false }),
+          ])
+      ])
+    sessions[id] = object
+  }
+
+  func addUser(_ uid: UInt32, display: String?) throws {
+    displays[uid] = display
+    users[uid] = try connection.export(
+      path: "/org/freedesktop/login1/user/_\(uid)",
+      interfaces: [
+        DBusInterface(
+          "org.freedesktop.login1.User",
+          properties: [
+            DBusProperty(
+              "Display", signature: "(so)",
+              get: { [unowned self] in
+                let id = self.displays[uid] ?? nil
+                return .structure([
+                  .string(id ?? ""), .objectPath(id.map { Self.path(ofSession: $0) } ?? "/"),
+                ])
+              })
+          ])
+      ])
+  }
+
+  func setDisplay(of uid: UInt32, to id: String?) throws {
+    displays[uid] = id
+    try users[uid]?.propertiesChanged(interface: "org.freedesktop.login1.User", ["Display"])
+  }
+
+  /// Sets Active and announces it (PropertiesChanged with the value, as logind does).
+  func setActive(_ id: String, _ active: Bool) throws {
+    values[id]?.active = active
+    try sessions[id]?.propertiesChanged(interface: "org.freedesktop.login1.Session", ["Active"])
+  }
+
+  func setLockedHint(_ id: String, _ locked: Bool) throws {
+    values[id]?.locked = locked
+    try sessions[id]?.propertiesChanged(interface: "org.freedesktop.login1.Session", ["LockedHint"])
+  }
+
+  /// Changes Active but announces it as invalidated (the name without the value).
+  func setActiveInvalidating(_ id: String, _ active: Bool) throws {
+    values[id]?.active = active
+    try sessions[id]?.emitPropertiesChanged(
+      interface: "org.freedesktop.login1.Session", changed: [:], invalidated: ["Active"])
+  }
+
+  /// The session ends (logout): SessionRemoved, and its object goes.
+  func removeSession(_ id: String) throws {
+    let path = Self.path(ofSession: id)
+    sessions.removeValue(forKey: id)?.unexport()
+    values[id] = nil
+    try connection.emitSignal(
+      path: "/org/freedesktop/login1", interface: "org.freedesktop.login1.Manager", name: "SessionRemoved",
+      arguments: [.string(id), .objectPath(path)])
+  }
+}
+
+/// A desktop's screen saver on the session bus: GetActive and ActiveChanged.
+final class FakeScreenSaver {
+  let connection: InMemoryBusConnection
+  let saver: SessionWatcher.ScreenSaver
+  private(set) var active: Bool
+  private var object: DBusExportedObject?
+
+  init(bus: InMemoryBus, _ saver: SessionWatcher.ScreenSaver, active: Bool = false) throws {
+    connection = bus.connect()
+    self.saver = saver
+    self.active = active
+    object = try connection.export(
+      path: saver.path,
+      interfaces: [
+        DBusInterface(
+          saver.interface,
+          methods: [DBusMethod("GetActive", out: "b") { [unowned self] _ in [.bool(self.active)] }],
+          signals: [DBusSignalInfo("ActiveChanged", signature: "b")])
+      ])
+    connection.requestName(saver.name)
+  }
+
+  func setActive(_ active: Bool) throws {
+    self.active = active
+    try object?.emit(interface: saver.interface, signal: "ActiveChanged", arguments: [.bool(active)])
+  }
+}
+
+/// Log lines, kept.
+final class LogLines: @unchecked Sendable {
+  private let lock = NSLock()
+  private var lines: [String] = []
+  func append(_ line: String) { lock.withLock { lines.append(line) } }
+  var all: [String] { lock.withLock { lines } }
+}
+
+struct LinesLogHandler: LogHandler {
+  let store: LogLines
+  var metadata: Logger.Metadata = [:]
+  var logLevel: Logger.Level = .debug
+  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    get { metadata[key] }
+    set { metadata[key] = newValue }
+  }
+  func log(event: LogEvent) { store.append("\(event.level): \(event.message)") }
+}

@@ -1,0 +1,57 @@
+import DBusTestSupport
+import EventLoop
+import EventTime
+import Logging
+import ResponderConfig
+import ResponderdKit
+import SessionWatcher
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The touchscreen follows the logind session (python3-dbusmock's template on a private system
+/// bus): closed when another user's session comes in front, opened again when it is back.
+extension TouchDispatchDeviceTests {
+  @Suite("The touchscreen and the logind session") struct SessionTouchDeviceTests {
+    @Test func inactiveSessionClosesTheTouchscreen() throws {
+      let testbed = try TouchscreenTestbed()
+      let config = try ResponderdConfig.parse(
+        """
+        [[touch.gesture]]
+        name = "next"
+        gesture = "swipe"
+        fingers = 3
+        direction = "left"
+        event = "nextTrack"
+        """, file: "test.toml")
+      let loop = try EventLoop()
+      let logind = try MockLogind(loop: loop)
+      try logind.addSession("c1", uid: getuid(), active: true)
+      let service = Service(
+        config: config, loop: loop, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+      let session = SessionComponent(
+        systemBusAddress: logind.address,
+        identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()))
+      service.add(session)
+      let component = TouchGesturesComponent()
+      service.add(component)
+      service.start()
+      defer { service.stop() }
+      #expect(loop.run(until: { component.source != nil }, timeout: 5))
+      #expect(component.source?.device.path == testbed.devnode)
+
+      let switched = loop.scheduler.now
+      logind.updateSession("c1", ["Active": .bool(false)])
+      #expect(loop.run(until: { component.source == nil }, timeout: 5))
+      let latency = loop.scheduler.now - switched
+      #expect(latency < 0.1, "closed \(Int(latency * 1000)) ms after the session went inactive")
+      #expect(component.isSuspended)
+
+      logind.updateSession("c1", ["Active": .bool(true)])
+      #expect(loop.run(until: { component.source != nil }, timeout: 5))
+      #expect(component.source?.device.path == testbed.devnode)
+    }
+  }
+}
