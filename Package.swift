@@ -32,6 +32,9 @@ let package = Package(
     .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
     // libiio (libiio-dev's header), loaded with dlopen when a sensor is first wanted.
     .target(name: "CIIO"),
+    // libpulse (libpulse-dev's headers; the sound server's client library: PulseAudio, PipeWire's
+    // pipewire-pulse), loaded with dlopen at the first volume key.
+    .target(name: "CPulse"),
     .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
     // System calls as swift-system makes them: one error type naming the call and the file, and
     // whole-file reads and writes (for the adapters, the config and the tools).
@@ -83,6 +86,14 @@ let package = Package(
         "DBus", "EventTime", "ResponderCore", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
+    // The sound server (volume keys): libpulse on the service's event loop.
+    .target(
+      name: "SoundServer",
+      dependencies: [
+        "CPulse", "EventLoop", "EventTime", .product(name: "Logging", package: "swift-log"),
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      swiftSettings: strict),
     // Which desktop handles media keys itself (gsd-media-keys, KDE's mediacontrol), from the bus.
     .target(
       name: "DesktopWatch",
@@ -122,8 +133,8 @@ let package = Package(
       name: "ResponderdKit",
       dependencies: [
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
-        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient", "DesktopWatch",
-        "SessionWatcher",
+        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient", "SoundServer",
+        "DesktopWatch", "SessionWatcher",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -226,6 +237,7 @@ let package = Package(
       dependencies: [
         "EventTime",
         "BenchmarkSupport", "CBenchmarkShims", "DBus", "DBusTestSupport", "DeviceTestSupport", "EventLoop",
+        "SoundServer", .product(name: "Logging", package: "swift-log"),
         "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Benchmarks/EndToEnd", swiftSettings: strict),
@@ -283,7 +295,7 @@ let package = Package(
       dependencies: [
         "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
-        "ResponderdKit", "ResponderConfig", "DBusTestSupport", "SessionWatcher",
+        "ResponderdKit", "ResponderConfig", "SoundServer", "DBusTestSupport", "SessionWatcher",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -370,6 +382,13 @@ let package = Package(
       name: "SessionWatcherTests",
       dependencies: [
         "SessionWatcher", "DBus", "EventTime", "ResponderdTestKit",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "SoundServerTests",
+      dependencies: [
+        "SoundServer", "ResponderdKit", "ResponderConfig", "ResponderCore", "EventLoop", "DBusTestSupport",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),

@@ -13,6 +13,7 @@ struct Report {
   var player = ""
   var key: [LatencySummary] = []
   var keyNote = ""
+  var volume: [LatencySummary] = []
   var idle: [IdleFigures] = []
   var startup: [StartupFigures] = []
   var motion: [MotionFigures] = []
@@ -34,6 +35,30 @@ struct Report {
     var goals: [Goal] = []
     out.append("Machine: \(machine()); run \(today()).")
     out.append("")
+
+    if !volume.isEmpty {
+      out.append(
+        "**Volume key → sink**: KEY_VOLUMEUP / KEY_VOLUMEDOWN written to an emulated \(keyDevice) (umockdev; responderd's is owned, EVIOCGRAB) until PulseAudio's own change event for its null sink (a libpulse subscription), \(volume.first!.count) presses per setup (up, down), interleaved, \(fixed(options.spacing * 1000, 0)) ms apart."
+      )
+      out.append("")
+      out.append("| setup | min | median | p90 | p99 | max | median ÷ floor |")
+      out.append("|---|---:|---:|---:|---:|---:|---:|")
+      let floor = volume[0].median
+      for summary in volume {
+        out.append(
+          "| \(summary.name) | \(ms(summary.min)) | \(ms(summary.median)) | \(ms(summary.p90)) | \(ms(summary.p99)) | \(ms(summary.max)) | \(fixed(summary.median / floor, 2))× |"
+        )
+      }
+      out.append("")
+      if let responderd = volume.first(where: { $0.name.hasPrefix("responderd") }), let peer = volume.last {
+        goals.append(
+          Goal(
+            goal: "volume key → sink: responderd faster than thd + pactl at the median",
+            measured:
+              "\(ms(responderd.median)) vs \(ms(peer.median)) (\(fixed(peer.median / responderd.median, 1))×)",
+            met: responderd.median < peer.median))
+      }
+    }
 
     if !key.isEmpty {
       out.append(

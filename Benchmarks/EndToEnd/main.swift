@@ -11,6 +11,8 @@
 //   startup - process start → well-known name owned, responderd and playerctld;
 //   motion  - responderd's CPU while it samples the accelerometer at 100 Hz;
 //   touch   - the TouchFrame benchmark's per-frame cost;
+//   volume  - volume key → the sound server's change event: responderd (an owned headset, libpulse)
+//             vs thd + `pactl set-sink-volume` vs the floor, against a real PulseAudio (see Volume);
 //   load    - 20 chatty MPRIS players (browser tabs, PropertiesChanged at 10 Hz each): the CPU of
 //             responderd and playerctld, and key → player with and without them (see Load).
 // Every wait is bounded; every process started is stopped and reaped (the run is also the
@@ -133,6 +135,11 @@ func runParts(_ options: Options, _ report: inout Report) throws {
     report.load = try measureLoad(
       bench: bench, responderd: nil, tabs: options.loadTabs, rate: options.loadRate,
       seconds: options.loadSeconds, presses: options.loadPresses)
+  }
+  if options.phases.contains("volume") {
+    let measurement = VolumeToSink(bench: bench)
+    try measurement.run()
+    report.volume = measurement.summaries
   }
   if options.phases.contains("touch") {
     let (figures, _) = try measureTouch(bench: bench, sequences: options.touchSequences)

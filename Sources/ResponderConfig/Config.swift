@@ -28,6 +28,8 @@ public struct ResponderdConfig {
   public var motion = MotionSettings()
   /// Whole-screen touch gestures.
   public var touch = TouchGesturesConfig()
+  /// Volume keys of owned devices, sent to the sound server.
+  public var volume = VolumeSettings()
 
   public init() {}
 
@@ -99,6 +101,7 @@ public struct ResponderdConfig {
     config.keys = try KeysConfig(try root.section("keys"))
     config.motion = try MotionSettings(try root.section("motion"))
     config.touch = try TouchGesturesConfig(try root.section("touch"))
+    config.volume = try VolumeSettings(try root.section("volume"))
     try root.finish()
     return config
   }

@@ -11,6 +11,7 @@ public enum Components {
     service.add(MPRISComponent(service: service))
     let keys = KeysComponent()
     service.add(keys)
+    service.add(VolumeComponent(keys: keys))
     service.add(DesktopComponent(keys: keys))
     service.add(MotionComponent())
     service.add(MotionAPI())

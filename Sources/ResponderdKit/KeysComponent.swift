@@ -30,6 +30,8 @@ public final class KeysComponent: ServiceComponent {
   private var enabled = true
   private var devicesObject: DBusExportedObject?
   private var logger: Logger?
+  private weak var service: Service?
+  private var publishing = false
   /// Lines the devices report adds for every device (other components: what the desktop does).
   public var reportNotes: [String] = []
 
@@ -97,7 +99,21 @@ public final class KeysComponent: ServiceComponent {
     let config = service.config.keys
     enabled = config.enabled
     logger = service.logger
+    self.service = service
     service.bus?.withConnection { [weak self] connection in self?.exportDevicesObject(on: connection) }
+    // Every key of an owned device that acted outside the chain (this component's other keys, the
+    // volume component's volume keys) is published as KeyPressed.
+    if !publishing {
+      publishing = true
+      service.addKeyActionObserver { [weak self] record in
+        try? self?.devicesObject?.emit(
+          interface: Self.devicesInterface, signal: "KeyPressed",
+          arguments: [
+            .string(record.key), .string(record.path), .string(record.device), .double(record.timestamp),
+            .string(record.action),
+          ])
+      }
+    }
     guard config.enabled else {
       service.logger.info("evdev: media and headset keys are off ([keys] enabled = false)")
       return
@@ -186,11 +202,9 @@ public final class KeysComponent: ServiceComponent {
       }
     }
     logger.debug("evdev: \(name) on \(key.path) (owned): \(action)")
-    try? devicesObject?.emit(
-      interface: Self.devicesInterface, signal: "KeyPressed",
-      arguments: [
-        .string(name), .string(key.path), .string(key.identity.name), .double(key.timestamp), .string(action),
-      ])
+    service?.publish(
+      KeyActionRecord(
+        key: name, timestamp: key.timestamp, path: key.path, device: key.identity.name, action: action))
   }
 
   private func exportDevicesObject(on connection: any MessageBus) {
@@ -207,7 +221,7 @@ public final class KeysComponent: ServiceComponent {
           "KeyPressed", signature: "sssds", argumentNames: ["key", "path", "device", "timestamp", "action"]),
       ])
     interface.doc =
-      "The input devices responderd sees (GetDevices: owned, shared or left alone, and why) and the presses of owned devices' other keys (KeyPressed)."
+      "The input devices responderd sees (GetDevices: owned, shared or left alone, and why) and the presses of owned devices' keys that act outside the chain (KeyPressed): the other keys (their [command]) and the volume keys (what they did to the sound server's volume)."
     do {
       devicesObject = try connection.export(path: Self.devicesPath, interfaces: [interface])
     } catch {

@@ -39,6 +39,7 @@ public final class Service {
   /// The session-bus connection, when the service has one (the standard components add it).
   public var bus: BusComponent?
   private var dispatchObservers: [(DispatchRecord) -> Void] = []
+  private var keyActionObservers: [(KeyActionRecord) -> Void] = []
   private var motionInterestObservers: [(Bool) -> Void] = []
   private var deviceEventFilters: [(Event) -> String?] = []
 
@@ -63,6 +64,16 @@ public final class Service {
   /// Calls `observer` with the record of every dispatched event.
   public func addDispatchObserver(_ observer: @escaping (DispatchRecord) -> Void) {
     dispatchObservers.append(observer)
+  }
+
+  /// Calls `observer` with every key that acted outside the chain (a volume key).
+  public func addKeyActionObserver(_ observer: @escaping (KeyActionRecord) -> Void) {
+    keyActionObservers.append(observer)
+  }
+
+  /// Publishes what a key did outside the chain (components call it).
+  public func publish(_ record: KeyActionRecord) {
+    for observer in keyActionObservers { observer(record) }
   }
 
   /// Posts an event an input device produced (the evdev component's), unless a device-event

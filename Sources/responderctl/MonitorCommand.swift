@@ -17,11 +17,14 @@ struct MonitorCommand: ParsableCommand {
     abstract: "Follow the events responderd dispatches, one line each: time, type, subtype, who handled it.",
     discussion: """
       Text lines: local time, type, subtype (and the phase of motion events), then "handled by NAME"
-      or "dropped (REASON)". The other keys of owned devices (KEY_MICMUTE, KEY_VOICECOMMAND, …) come
-      as type "key" lines with the device and what was done ("command PROGRAM" or "none"). With --json, one object per line: time (UTC, ISO 8601), timestamp
-      (seconds since boot, the event's), type, subtype, phase (motion events only), handledBy (null
-      when dropped), dropReason (when dropped), source, receivedBy. Runs until Ctrl-C, SIGTERM or
-      --count events; waits for responderd when it restarts.
+      or "dropped (REASON)". The keys of owned devices that act outside the chain come as type "key"
+      lines with the device and what was done: a volume key, what it did to the sound server's volume
+      ("default sink 'speakers' 40% → 45%"); another key (KEY_MICMUTE, KEY_VOICECOMMAND, …), its
+      command ("command PROGRAM" or "none"). With --json, one object per line: time (UTC, ISO 8601),
+      timestamp (seconds since boot, the event's), type, subtype, phase (motion events only),
+      handledBy (null when dropped), dropReason (when dropped), source, receivedBy; a key: time,
+      timestamp, type "key", key, device, path, action. Runs until Ctrl-C, SIGTERM or --count
+      events; waits for responderd when it restarts.
       """)
 
   @Flag(name: .long, help: "One JSON object per line instead of text.")

@@ -85,6 +85,17 @@ final class Testbed {
     testbed.hangUp(device.devnode)
   }
 
+  /// Adds a sysfs device described in umockdev's format (one `P:` block: a USB device, a sound
+  /// card), without a device node.
+  func addSysfs(_ description: String) throws {
+    var error: UnsafeMutablePointer<GError>?
+    guard umockdev_testbed_add_from_string(testbed.pointer, description, &error) != 0 else {
+      let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+      if let error { g_error_free(error) }
+      throw TestbedError(description: "add_from_string: \(message)")
+    }
+  }
+
   /// A full unplug: the uevent, then the hang-up. (umockdev 0.17 cannot add a node of the same
   /// name again: a replugged device comes back under a new number, as "headset-replugged".)
   func unplug(_ device: EmulatedDevice) {

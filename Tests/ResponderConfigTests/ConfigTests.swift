@@ -125,3 +125,45 @@ import Testing
     #expect(shipped.logging == builtIn.logging)
   }
 }
+
+@Suite struct VolumeConfigTests {
+  @Test func theDefaultsAreAFivePercentStepOn() throws {
+    let config = try ResponderdConfig.parse("", file: "c.toml")
+    #expect(config.volume.enabled)
+    #expect(config.volume.step == 5)
+  }
+
+  @Test func theShippedConfigSpellsOutTheBuiltInVolumeDefaults() throws {
+    let shipped = try ResponderdConfig.load(path: repositoryPath("config/config.toml"))
+    #expect(shipped.volume == VolumeSettings())
+  }
+
+  @Test func aStepAndTheSwitchAreRead() throws {
+    let config = try ResponderdConfig.parse("[volume]\nenabled = false\nstep = 2.5\n", file: "c.toml")
+    #expect(!config.volume.enabled)
+    #expect(config.volume.step == 2.5)
+  }
+
+  @Test func aStepOutOfRangeNamesFileLineAndKey() throws {
+    do {
+      _ = try ResponderdConfig.parse("[volume]\n\nstep = 0\n", file: "my.toml")
+      Issue.record("a step of 0 was accepted")
+    } catch let error as ConfigError {
+      #expect(error.file == "my.toml")
+      #expect(error.line == 3)
+      #expect(error.key == "volume.step")
+      #expect("\(error)".hasPrefix("my.toml:3"))
+    }
+  }
+
+  @Test func aStepThatIsNotANumberIsRefused() {
+    #expect(
+      throws: ConfigError(
+        file: "c.toml", line: 2, key: "volume.step", message: "'volume.step' must be a number, not a string")
+    ) { try ResponderdConfig.parse("[volume]\nstep = \"loud\"\n", file: "c.toml") }
+  }
+
+  @Test func anUnknownVolumeKeyIsRefused() {
+    #expect(throws: ConfigError.self) { try ResponderdConfig.parse("[volume]\nstpe = 5\n", file: "c.toml") }
+  }
+}
