@@ -13,20 +13,20 @@ import TouchDispatch
 public enum TouchscreenError: Error, CustomStringConvertible, Equatable {
   /// Opening the device or reading its description failed (the error names the call and the device).
   case cannotOpen(SystemError)
-  /// The device is not a protocol B multitouch device.
+  /// The device reports no multitouch positions (a single-touch panel, or not a touch device).
   case notMultitouch(path: String)
 
   public var description: String {
     switch self {
     case .cannotOpen(let error): "\(error)"
     case .notMultitouch(let path):
-      "\(path): not a multitouch touchscreen (no ABS_MT_SLOT with ABS_MT_POSITION_X/Y)"
+      "\(path): not a multitouch touchscreen (no ABS_MT_POSITION_X/Y axes: single-touch panels are not supported)"
     }
   }
 }
 
-/// A multitouch touchscreen (evdev protocol B) opened read-only with libevdev (`EvdevDevice`).
-/// Never grabbed.
+/// A multitouch touchscreen opened read-only with libevdev (`EvdevDevice`): protocol B (slots) or
+/// protocol A (SYN_MT_REPORT, no slots; `MultitouchDecoder` tracks its contacts). Never grabbed.
 public final class TouchscreenDevice {
   private let device: EvdevDevice
   public var path: String { device.path }
@@ -37,14 +37,17 @@ public final class TouchscreenDevice {
   public let yRange: ClosedRange<Int32>
   /// The ABS_MT_PRESSURE range, when the device reports pressure.
   public let pressureRange: ClosedRange<Int32>?
-  /// The number of slots (fingers) the device tracks.
+  /// The number of slots (fingers) the device tracks; 0 for a protocol A device, which has none.
   public let slotCount: Int
-  /// Whether the device is a screen (INPUT_PROP_DIRECT), not a touchpad.
+  /// Whether the device speaks multitouch protocol A (ABS_MT_POSITION_X/Y without ABS_MT_SLOT).
+  public var usesProtocolA: Bool { slotCount == 0 }
+  /// Whether the device is a screen, not a touchpad: INPUT_PROP_DIRECT, or (older protocol A
+  /// panels set no properties) BTN_TOUCH without BTN_TOOL_FINGER, as udev's input_id decides.
   public let isDirect: Bool
   /// Whether event times are on CLOCK_MONOTONIC (the device accepted EVIOCSCLOCKID).
   public var clockIsMonotonic: Bool { device.clockIsMonotonic }
 
-  /// Opens `path` and checks that it is a protocol B multitouch device.
+  /// Opens `path` and checks that it is a multitouch device (protocol A or B).
   public init(path: String) throws(TouchscreenError) {
     let device: EvdevDevice
     do {
@@ -56,7 +59,7 @@ public final class TouchscreenDevice {
       guard let axis = device.absoluteAxis(code), axis.maximum > axis.minimum else { return nil }
       return axis.minimum...axis.maximum
     }
-    guard let slotCount = device.slotCount, let x = axis(InputCode.ABS_MT_POSITION_X),
+    guard let x = axis(InputCode.ABS_MT_POSITION_X),
       let y = axis(InputCode.ABS_MT_POSITION_Y)
     else {
       device.close()
@@ -66,8 +69,11 @@ public final class TouchscreenDevice {
     xRange = x
     yRange = y
     pressureRange = axis(InputCode.ABS_MT_PRESSURE)
-    self.slotCount = slotCount
-    isDirect = device.has(property: 1)  // INPUT_PROP_DIRECT
+    slotCount = device.slotCount ?? 0
+    isDirect =
+      device.has(property: 1)  // INPUT_PROP_DIRECT
+      || (device.has(type: InputCode.EV_KEY, code: InputCode.BTN_TOUCH)
+        && !device.has(type: InputCode.EV_KEY, code: 0x145))  // BTN_TOOL_FINGER: a touchpad
     device.setClockMonotonic()
   }
 
@@ -96,7 +102,7 @@ public final class TouchscreenDevice {
   }
 }
 
-/// A touchscreen feeding a window from an event loop: raw events through the protocol B decoder
+/// A touchscreen feeding a window from an event loop: raw events through the multitouch decoder
 /// and the calibration into the window's touches. When the device goes away the touches under way
 /// are cancelled. Event times are the device's when they are on CLOCK_MONOTONIC, else the
 /// window's clock at reading.

@@ -22,6 +22,7 @@ public enum InputCode {
   public static let EV_KEY: UInt16 = 0x01
   public static let EV_ABS: UInt16 = 0x03
   public static let SYN_REPORT: UInt16 = 0
+  public static let SYN_MT_REPORT: UInt16 = 2
   public static let SYN_DROPPED: UInt16 = 3
   public static let BTN_TOUCH: UInt16 = 0x14a
   public static let ABS_X: UInt16 = 0x00

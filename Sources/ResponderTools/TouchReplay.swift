@@ -12,11 +12,14 @@ import TouchDispatch
 ///   screen points);
 /// - `{"t":5.2, "kind":"recognizer", "id":"t2", "state":"recognized"}` for every state change
 ///   (including the return to possible), `{"t":5.2, "kind":"action", "id":"t2",
-///   "state":"recognized"}` for every action message sent;
+///   "state":"recognized"}` for every action message sent, with what the action method would read
+///   of a pan (`"translation":[x,y], "touches":n`), a pinch (`"scale"`) or a rotation
+///   (`"rotation"`, radians);
 /// - `{"t":5.2, "kind":"control", "view":"B", "event":"touchUpInside"}` for every control event.
 ///
 /// The screen maps linearly onto the recording's ABS_MT_POSITION_X/Y ranges (its `A:` lines),
-/// turned by the scene's rotation. At the end of the file, time runs on until every pending timer
+/// turned by the scene's rotation. Protocol B and protocol A recordings are decoded by the same
+/// decoder as the live reader's (`MultitouchDecoder`). At the end of the file, time runs on until every pending timer
 /// has fired.
 public enum TouchReplay {
   /// Replays `recording` (evemu text) into `scene` (JSON text), calling `output` with each line.
@@ -35,7 +38,9 @@ public enum TouchReplay {
     guard let xAxis = recording.absoluteAxes[InputCode.ABS_MT_POSITION_X] else {
       throw ToolInputError(
         file: recordingFile,
-        message: "no 'A: 35 …' line: the range of ABS_MT_POSITION_X is needed to map the screen")
+        message:
+          "no 'A: 35 …' line: the range of ABS_MT_POSITION_X is needed to map the screen (a single-touch panel, ABS_X/ABS_Y only, is not supported)"
+      )
     }
     guard let yAxis = recording.absoluteAxes[InputCode.ABS_MT_POSITION_Y] else {
       throw ToolInputError(
@@ -180,10 +185,11 @@ final class SceneWorld {
           ("state", .string(to.name(isDiscrete: recognizer.isDiscrete))),
         ])
       case .actionSent(let recognizer):
-        self.line([
-          ("t", self.time), ("kind", .string("action")), ("id", .string(recognizer.name ?? "")),
-          ("state", .string(recognizer.stateName)),
-        ])
+        self.line(
+          [
+            ("t", self.time), ("kind", .string("action")), ("id", .string(recognizer.name ?? "")),
+            ("state", .string(recognizer.stateName)),
+          ] + Self.values(of: recognizer))
       }
     }
     window.addDeliveryObserver { [unowned self] delivery in
@@ -209,6 +215,29 @@ final class SceneWorld {
   }
 
   private var time: JSON { .raw(formatNumber(scheduler.now, decimals: 6)) }
+
+  /// What an action method reads of a continuous recognizer: a pan's translation (window
+  /// coordinates), a pinch's scale, a rotation's angle in radians.
+  private static func values(of recognizer: GestureRecognizer) -> [(String, JSON)] {
+    switch recognizer {
+    case let pan as PanGestureRecognizer:
+      let translation = pan.translation(in: nil)
+      return [
+        (
+          "translation",
+          .raw(
+            "[\(formatNumber(translation.x, decimals: 3)),\(formatNumber(translation.y, decimals: 3))]")
+        ),
+        ("touches", .number(Double(pan.numberOfTouches))),
+      ]
+    case let pinch as PinchGestureRecognizer:
+      return [("scale", .raw(formatNumber(pinch.scale, decimals: 4)))]
+    case let rotation as RotationGestureRecognizer:
+      return [("rotation", .raw(formatNumber(rotation.rotation, decimals: 4)))]
+    default:
+      return []
+    }
+  }
 
   /// `responder` performs `actions`, each reported when performed.
   private func performs(_ actions: [String], by responder: Responder) {

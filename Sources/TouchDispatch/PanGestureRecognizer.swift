@@ -26,34 +26,33 @@ open class PanGestureRecognizer: GestureRecognizer {
   private var hysteresisStorage: Double = 10
 
   private var origin: Point = .zero
+  /// The translation's end: moves by the mean movement of the fingers that were down at the last
+  /// update and still are (or lift in this frame, from where they were), so that a finger landing
+  /// or lifting never moves it, whatever the order the frame's phases are delivered in.
   private var point: Point = .zero
-  private var lastRawCentroid: Point = .zero
+  /// Where each finger counted at the last update was (a handful: searched in order).
+  private var lastLocations: [(touch: ObjectIdentifier, location: Point)] = []
+  private var nextLocations: [(touch: ObjectIdentifier, location: Point)] = []
   private var history = MotionHistory()
   private var started = false
 
   open override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
-    let active = activeCentroid()
     if !started {
       started = true
-      point = active.point
+      point = activeCentroid().point
       origin = point
-    } else {
-      let earlier = activeCentroid(excluding: touches)
-      if earlier.count > 0 { point = point + (earlier.point - lastRawCentroid) }
     }
-    lastRawCentroid = active.point
+    let count = follow()
     history.add(point, at: Self.latest(touches))
-    if state == .possible && active.count > maximumNumberOfTouches { state = .failed }
+    if state == .possible && count > maximumNumberOfTouches { state = .failed }
   }
 
   open override func touchesMoved(_ touches: Set<Touch>, with event: Event) {
-    let active = activeCentroid()
-    guard active.count > 0 else { return }
-    point = point + (active.point - lastRawCentroid)
-    lastRawCentroid = active.point
+    let count = follow()
+    guard count > 0 else { return }
     history.add(point, at: Self.latest(touches))
     advanceContinuous(
-      beginIf: active.count >= minimumNumberOfTouches && active.count <= maximumNumberOfTouches
+      beginIf: count >= minimumNumberOfTouches && count <= maximumNumberOfTouches
         && point.distance(to: origin) >= hysteresis)
   }
 
@@ -65,10 +64,35 @@ open class PanGestureRecognizer: GestureRecognizer {
     lift(touches, cancelled: true)
   }
 
+  /// Moves `point` by the mean movement of the fingers counted at the last update (those that
+  /// lifted since count as still, where they were) and counts the fingers now down; returns
+  /// their number.
+  private func follow() -> Int {
+    var dx = 0.0
+    var dy = 0.0
+    var moving = 0
+    var next = nextLocations.takeOut()
+    next.removeAll(keepingCapacity: true)
+    for touch in trackedTouches {
+      let id = ObjectIdentifier(touch)
+      let location = touch.locationInWindow
+      if let last = lastLocations.first(where: { $0.touch == id }) {
+        dx += location.x - last.location.x
+        dy += location.y - last.location.y
+        moving += 1
+      }
+      if !touch.phase.isFinal { next.append((id, location)) }
+    }
+    if moving > 0 { point = point + Point(x: dx / Double(moving), y: dy / Double(moving)) }
+    var last = lastLocations.takeOut()
+    swap(&last, &next)
+    lastLocations.putBack(&last)
+    nextLocations.putBack(&next)
+    return lastLocations.count
+  }
+
   private func lift(_ touches: Set<Touch>, cancelled: Bool) {
-    let remaining = activeTouches
-    point = point + (Self.centroid(remaining + Array(touches)) - lastRawCentroid)
-    if !remaining.isEmpty { lastRawCentroid = Self.centroid(remaining) }
+    let remaining = follow()
     // A finger lifted while moving keeps the velocity it had; one that had stopped (no movement
     // for a while before the lift) ends with the velocity falling to zero.
     let time = Self.latest(touches)
@@ -77,11 +101,11 @@ open class PanGestureRecognizer: GestureRecognizer {
     }
     switch state {
     case .possible:
-      if remaining.isEmpty || cancelled { state = .failed }
+      if remaining == 0 || cancelled { state = .failed }
     case .began, .changed:
       if cancelled {
         state = .cancelled
-      } else if remaining.count < minimumNumberOfTouches {
+      } else if remaining < minimumNumberOfTouches {
         state = .ended
       }
     default:
@@ -114,7 +138,7 @@ open class PanGestureRecognizer: GestureRecognizer {
   open override func reset() {
     origin = .zero
     point = .zero
-    lastRawCentroid = .zero
+    lastLocations.removeAll(keepingCapacity: true)
     history.removeAll()
     started = false
   }

@@ -117,8 +117,8 @@ public struct TouchCalibration: Sendable, Equatable {
   }
 }
 
-/// A touchscreen feeding a window: raw evdev events in, through the protocol B decoder and the
-/// calibration, into touches. Dropped events cancel the touches under way.
+/// A touchscreen feeding a window: raw evdev events in, through the multitouch decoder (protocol A
+/// or B) and the calibration, into touches. Dropped events cancel the touches under way.
 public final class TouchscreenInput {
   public let touchInput: TouchInput
   public var calibration: TouchCalibration

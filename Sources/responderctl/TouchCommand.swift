@@ -7,8 +7,8 @@ struct TouchCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "touch",
     abstract:
-      "Touchscreen tools: replay a recording into a scene of views and recognizers; make a recording from strokes.",
-    subcommands: [TouchReplayCommand.self, TouchSynthCommand.self])
+      "Touchscreen tools: replay a recording into a scene of views and recognizers; make a recording from strokes; convert a libinput recording.",
+    subcommands: [TouchReplayCommand.self, TouchSynthCommand.self, TouchConvertCommand.self])
 }
 
 /// `responderctl touch replay FILE.evemu --scene SCENE.json`.
@@ -88,6 +88,36 @@ struct TouchSynthCommand: ParsableCommand {
     }
     do {
       print(TouchSynth.recording(try TouchSynth.parse(text, file: strokes)), terminator: "")
+    } catch let error as ToolInputError {
+      FileHandle.standardError.write(Data("responderctl: \(error)\n".utf8))
+      throw ExitCode(65)
+    }
+  }
+}
+
+/// `responderctl touch convert FILE.yml`.
+struct TouchConvertCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "convert",
+    abstract: "Turn a `libinput record` recording (YAML) into evemu text, for `touch replay`.",
+    discussion: """
+      Of the file's first device: the name, id, event codes, properties and axis ranges become the evemu \
+      header (N:, I:, B:, P:, A:), and every evdev event an E: line. Writes to standard output.
+      """)
+
+  @Argument(help: "The recording `libinput record` wrote (YAML).")
+  var recording: String
+
+  func run() throws {
+    guard let data = FileManager.default.contents(atPath: recording),
+      let text = String(data: data, encoding: .utf8)
+    else {
+      FileHandle.standardError.write(
+        Data("responderctl: \(recording): cannot read the file as UTF-8 text\n".utf8))
+      throw ExitCode(66)
+    }
+    do {
+      print(try LibinputRecord.evemu(fromYAML: text, file: recording), terminator: "")
     } catch let error as ToolInputError {
       FileHandle.standardError.write(Data("responderctl: \(error)\n".utf8))
       throw ExitCode(65)

@@ -52,6 +52,67 @@ import Testing
     #expect(lines[0].contains("\"x\":969.5,\"y\":100"))
   }
 
+  /// Issue 25, synthetic: a quick second tap in slot 0 sends its tracking id and nothing else (the
+  /// kernel drops values equal to the slot's). It lands where the first lifted, tap count 2: the
+  /// double tap is recognized (it landed at (0, 0) and the double tap failed).
+  @Test func repeatedTapInOneSlot() throws {
+    let lines = try Self.replay("repeated-tap-one-slot.evemu", "taps.json")
+    try Self.expectLines(lines, "repeated-tap-one-slot.expected")
+    #expect(lines.contains { $0.contains("\"x\":100,\"y\":300") && $0.contains("\"tapCount\":2") })
+    #expect(lines.contains("{\"t\":1.28, \"kind\":\"action\", \"id\":\"double\", \"state\":\"recognized\"}"))
+  }
+
+  /// Issue 25, synthetic: two resting fingers, one lifting while the other moves a unit, make no
+  /// pan; in a two-finger pan, the lift of one finger moves the translation by the frame's own
+  /// movement (half of the other finger's 10 points), not by half the distance between them.
+  @Test func liftDuringPan() throws {
+    let lines = try Self.replay("lift-during-pan.evemu", "pan.json")
+    try Self.expectLines(lines, "lift-during-pan.expected")
+    #expect(lines.contains("{\"t\":1.2, \"kind\":\"recognizer\", \"id\":\"pan\", \"state\":\"failed\"}"))
+    let translations = lines.filter { $0.contains("\"kind\":\"action\"") }.map {
+      String($0[$0.range(of: "\"translation\":")!.upperBound...].prefix { $0 != "]" }) + "]"
+    }
+    #expect(translations == ["[0,20]", "[0,40]", "[0,45]", "[0,65]", "[0,65]"])
+  }
+
+  /// Issue 25, synthetic: a protocol A recording (SYN_MT_REPORT, no slots) is decoded into tracked
+  /// touches (it gave no output at all): the second finger, reported first, is slot 1; the pan
+  /// follows both.
+  @Test func protocolA() throws {
+    let lines = try Self.replay("protocol-a.evemu", "pan.json")
+    try Self.expectLines(lines, "protocol-a.expected")
+    #expect(lines[1].contains("{\"slot\":1,\"phase\":\"began\",\"x\":400,\"y\":600"))
+    #expect(lines.contains { $0.contains("\"state\":\"ended\", \"translation\":[20,0]") })
+  }
+
+  /// `touch convert`: a `libinput record` file (YAML) becomes evemu text with the device's name,
+  /// id, codes, properties and axes, and its events; replayed, its double tap (the second tap
+  /// sending its tracking id only) is recognized.
+  @Test func libinputRecordConverted() throws {
+    let evemu = try LibinputRecord.evemu(fromYAML: try Self.text("libinput-record.yml"), file: "r.yml")
+    let lines = evemu.split(separator: "\n").map(String.init)
+    #expect(lines.contains("N: Synthetic Touchscreen # 1"))
+    #expect(lines.contains("I: 0018 0416 038f 0100"))
+    #expect(lines.contains("P: 02 00 00 00 00 00 00 00"))
+    #expect(lines.contains("A: 35 0 1079 0 0 0") && lines.contains("A: 39 0 65535 0 0 0"))
+    #expect(
+      lines.contains("B: 01 00 00 00 00 00 00 00 00") && lines.contains("B: 03 03 00 00 00 00 80 60 02"))
+    #expect(lines.contains("E: 1.080000 0003 0039 -1"))
+    #expect(lines.filter { $0.hasPrefix("E: ") }.count == 15)
+    var output: [String] = []
+    try TouchReplay.run(
+      recording: evemu, recordingFile: "r.evemu", scene: try Self.text("taps.json"), sceneFile: "taps.json"
+    ) { output.append($0) }
+    #expect(output.contains("{\"t\":1.28, \"kind\":\"action\", \"id\":\"double\", \"state\":\"recognized\"}"))
+    #expect(throws: ToolInputError.self) { try LibinputRecord.evemu(fromYAML: "version: 1\n", file: "x.yml") }
+    #expect(throws: ToolInputError.self) {
+      try LibinputRecord.evemu(
+        fromYAML:
+          "devices:\n- node: /dev/input/event1\n  evdev:\n    name: \"x\"\n  events:\n  - evdev:\n    - [1, 2, 3]\n",
+        file: "x.yml")
+    }
+  }
+
   /// A flick right is a swipe (the pan waiting for it fails); a slow drag makes the swipe fail when
   /// its 0.4 s are up, while the finger is still moving, and the pan begins then.
   @Test func flickAndDrag() throws {
@@ -234,7 +295,8 @@ import Testing
         == "r.evemu:3: E: needs '<sec>.<usec> <type hex> <code hex> <value>'")
     #expect(
       error("A: 36 0 2339 0 0 0\nE: 1.0 0003 0039 1\n")
-        == "r.evemu: no 'A: 35 …' line: the range of ABS_MT_POSITION_X is needed to map the screen")
+        == "r.evemu: no 'A: 35 …' line: the range of ABS_MT_POSITION_X is needed to map the screen (a single-touch panel, ABS_X/ABS_Y only, is not supported)"
+    )
     #expect(
       error("A: 35 0 1079 0 0 0\nA: 36 0 2339 0 0 0\nE: 2.0 0000 0000 0\nE: 1.0 0000 0000 0\n")
         == "r.evemu:4: time goes backwards (1.0 after 2.0)")

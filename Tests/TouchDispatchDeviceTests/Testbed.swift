@@ -34,14 +34,18 @@ final class TouchscreenTestbed {
   /// "/dev/input/event9".
   let devnode: String
 
-  init() throws {
+  /// The Goodix touchscreen of Tests/Fixtures/Touchscreen, or the panel `stem` of the real corpus
+  /// (Tests/Fixtures/TouchReplay/real: `stem`.ioctl and `stem`.umockdev).
+  init(realPanel stem: String? = nil) throws {
     guard underUmockdev else { throw TestbedError(description: notUnderUmockdev) }
     testbed = UmockdevTestbed()
-    devnode = try testbed.addEvdevDevice(
-      ioctlPath: touchscreenFixture("touchscreen.ioctl"),
-      sysfsPath: touchscreenFixture("touchscreen.umockdev"),
-      name: "touchscreen"
-    ).devnode
+    let ioctl =
+      stem.map { fixturePath("TouchReplay/real", "\($0).ioctl") } ?? touchscreenFixture("touchscreen.ioctl")
+    let sysfs =
+      stem.map { fixturePath("TouchReplay/real", "\($0).umockdev") }
+      ?? touchscreenFixture("touchscreen.umockdev")
+    devnode = try testbed.addEvdevDevice(ioctlPath: ioctl, sysfsPath: sysfs, name: stem ?? "touchscreen")
+      .devnode
   }
 
   /// Writes events as the kernel would (struct input_event, 64-bit layout).

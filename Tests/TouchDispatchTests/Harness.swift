@@ -141,6 +141,13 @@ final class Harness {
     send(at: time)
   }
 
+  /// One frame in which the `lifting` fingers lift and the others move to `points`.
+  func move(_ points: [Int: Point], lifting: [Int], at time: Seconds) {
+    for (slot, point) in points { contacts[slot] = point }
+    for slot in lifting { contacts[slot] = nil }
+    send(at: time)
+  }
+
   func up(_ slots: Int..., at time: Seconds) {
     for slot in slots { contacts[slot] = nil }
     send(at: time)

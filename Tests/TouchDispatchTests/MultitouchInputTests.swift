@@ -233,3 +233,114 @@ private func feed(_ decoder: inout MultitouchDecoder, _ events: [RawInputEvent])
     #expect(positions == [Point(x: 150, y: 300), Point(x: 350, y: 600), Point(x: 250, y: 450)])
   }
 }
+
+/// Issue 25: the slot state as the kernel keeps it, and protocol A.
+@Suite struct MultitouchSlotStateTests {
+  /// A quick second tap where the first lifted: the kernel drops values equal to the slot's, so
+  /// the new contact sends its tracking id and nothing else; it lands where the first one lifted,
+  /// with the slot's touch major, pressure and orientation, not at (0, 0).
+  @Test func aNewContactKeepsTheSlotsValues() {
+    var decoder = MultitouchDecoder()
+    let orientation = UInt16(0x34)
+    let reports = feed(
+      &decoder,
+      [
+        abs(slot, 0), abs(id, 1), abs(x, 300), abs(y, 700), abs(InputCode.ABS_MT_TOUCH_MAJOR, 12),
+        abs(InputCode.ABS_MT_PRESSURE, 40), abs(orientation, 3), syn(at: 1),
+        abs(id, -1), syn(at: 1.08),
+        abs(id, 2), syn(at: 1.2),  // the same place, the same size: only the tracking id
+        abs(id, -1), syn(at: 1.28),
+        abs(id, 3), abs(y, 705), syn(at: 1.4),  // one axis changed: the others are the slot's
+      ])
+    var expected = RawContact(slot: 0, trackingID: 2, x: 300, y: 700, touchMajor: 12, pressure: 40)
+    expected.axes[orientation] = 3
+    #expect(reports.count == 5)
+    #expect(reports[2] == .frame(time: 1.2, contacts: [expected]))
+    expected.trackingID = 3
+    expected.y = 705
+    #expect(reports[4] == .frame(time: 1.4, contacts: [expected]))
+  }
+
+  private func contact(_ x: Int32, _ y: Int32) -> [RawInputEvent] {
+    [abs(InputCode.ABS_MT_POSITION_X, x), abs(InputCode.ABS_MT_POSITION_Y, y), mtReport()]
+  }
+  private func mtReport() -> RawInputEvent {
+    RawInputEvent(time: 1, type: InputCode.EV_SYN, code: InputCode.SYN_MT_REPORT, value: 0)
+  }
+
+  /// Protocol A: contacts in any order each frame are matched to the last frame's by least total
+  /// squared distance (libmtdev's rule); a new one takes the lowest free slot and a new tracking
+  /// id; an empty frame lifts them all.
+  @Test func protocolAContactsAreTracked() {
+    var decoder = MultitouchDecoder()
+    var reports = feed(&decoder, contact(100, 100) + [syn(at: 1)])
+    #expect(decoder.isProtocolA)
+    #expect(reports == [.frame(time: 1, contacts: [RawContact(slot: 0, trackingID: 0, x: 100, y: 100)])])
+    // A second finger, sent first.
+    reports = feed(&decoder, contact(500, 500) + contact(104, 100) + [syn(at: 2)])
+    #expect(
+      reports == [
+        .frame(
+          time: 2,
+          contacts: [
+            RawContact(slot: 0, trackingID: 0, x: 104, y: 100),
+            RawContact(slot: 1, trackingID: 1, x: 500, y: 500),
+          ])
+      ])
+    // The order flips again; both move.
+    reports = feed(&decoder, contact(110, 104) + contact(490, 505) + [syn(at: 3)])
+    #expect(
+      reports == [
+        .frame(
+          time: 3,
+          contacts: [
+            RawContact(slot: 0, trackingID: 0, x: 110, y: 104),
+            RawContact(slot: 1, trackingID: 1, x: 490, y: 505),
+          ])
+      ])
+    // The first lifts: the second keeps its slot and id; a new one takes slot 0 and id 2.
+    reports = feed(&decoder, contact(480, 510) + [syn(at: 4)])
+    #expect(reports == [.frame(time: 4, contacts: [RawContact(slot: 1, trackingID: 1, x: 480, y: 510)])])
+    reports = feed(&decoder, contact(200, 200) + contact(470, 515) + [syn(at: 5)])
+    #expect(
+      reports == [
+        .frame(
+          time: 5,
+          contacts: [
+            RawContact(slot: 0, trackingID: 2, x: 200, y: 200),
+            RawContact(slot: 1, trackingID: 1, x: 470, y: 515),
+          ])
+      ])
+    // An empty frame (a lone SYN_MT_REPORT, or nothing): every contact lifted.
+    reports = feed(&decoder, [mtReport(), syn(at: 6)])
+    #expect(reports == [.frame(time: 6, contacts: [])])
+  }
+
+  /// Protocol A with the device's own tracking ids: the ids say which contact is which.
+  @Test func protocolAWithTrackingIDs() {
+    var decoder = MultitouchDecoder()
+    var reports = feed(
+      &decoder, [abs(id, 7)] + contact(100, 100) + [abs(id, 8)] + contact(120, 100) + [syn(at: 1)])
+    #expect(reports.count == 1)
+    // Each moves onto the other's place: matching by distance would swap them, the ids do not.
+    reports = feed(
+      &decoder, [abs(id, 8)] + contact(100, 100) + [abs(id, 7)] + contact(120, 100) + [syn(at: 2)])
+    #expect(
+      reports == [
+        .frame(
+          time: 2,
+          contacts: [
+            RawContact(slot: 0, trackingID: 0, x: 120, y: 100),
+            RawContact(slot: 1, trackingID: 1, x: 100, y: 100),
+          ])
+      ])
+    // A device repeating an id within a frame: still two contacts, in two slots.
+    reports = feed(
+      &decoder, [abs(id, 8)] + contact(100, 100) + [abs(id, 8)] + contact(300, 100) + [syn(at: 3)])
+    guard case .frame(_, let contacts) = reports.first else {
+      Issue.record("no frame")
+      return
+    }
+    #expect(Set(contacts.map(\.slot)).count == 2)
+  }
+}

@@ -4,9 +4,12 @@ import TouchDispatch
 
 /// Every built-in recognizer's success and failure paths. Logs show recognizer states and actions.
 @Suite struct RecognizerTests {
-  private func setUp<R: GestureRecognizer>(_ recognizer: R, _ name: String = "g") -> (Harness, R) {
+  private func setUp<R: GestureRecognizer>(
+    _ recognizer: R, _ name: String = "g", multipleTouch: Bool = false
+  ) -> (Harness, R) {
     let h = Harness()
     let view = View(frame: Rect(x: 0, y: 0, width: 400, height: 800))
+    view.isMultipleTouchEnabled = multipleTouch
     h.window.addSubview(view)
     h.attach(recognizer, name, to: view)
     return (h, recognizer)
@@ -230,6 +233,51 @@ import TouchDispatch
     #expect(pan.state == .changed)
   }
 
+  /// Issue 25: two fingers rest (moving at most 2 points); in the frame where one lifts the other
+  /// moves 1 point. The moved touch is delivered before the ended one: the translation must not
+  /// jump by half the distance between the fingers, and the pan must not begin.
+  @Test func aStillFingerLiftingDoesNotBeginAPan() {
+    let (h, pan) = setUp(PanGestureRecognizer(), multipleTouch: true)
+    h.down([0: point(50, 400), 1: point(350, 400)], at: 1)
+    h.move([0: point(51, 401), 1: point(349, 402)], at: 1.05)
+    h.move([0: point(52, 400), 1: point(350, 401)], at: 1.1)
+    #expect(pan.touches.count == 2)
+    h.move([1: point(351, 401)], lifting: [0], at: 1.15)
+    #expect(pan.translation(in: nil).distance(to: .zero) < 2)
+    #expect(pan.state == .possible)
+    h.up(1, at: 1.2)
+    #expect(h.log.take() == ["g failed"])
+  }
+
+  /// A two-finger pan under way: one finger lifts in the frame the other moves, then the other
+  /// goes on alone. The translation follows the fingers' movement and nothing else.
+  @Test func aFingerLiftingDuringATwoFingerPanDoesNotMoveIt() {
+    let (h, pan) = setUp(PanGestureRecognizer(), multipleTouch: true)
+    var translations: [Point] = []
+    pan.addHandler { recognizer in
+      translations.append((recognizer as! PanGestureRecognizer).translation(in: nil))
+    }
+    h.down([0: point(100, 400), 1: point(300, 400)], at: 1)
+    h.glide(from: 1, duration: 0.1, hz: 100) { f in
+      [0: point(100, 400 + 50 * f), 1: point(300, 400 + 50 * f)]
+    }
+    #expect(pan.translation(in: nil) == Point(x: 0, y: 50))
+    h.move([1: point(300, 454)], lifting: [0], at: 1.11)
+    // The frame's movement is the moving finger's, averaged with the lifting one's (none).
+    #expect(pan.translation(in: nil) == Point(x: 0, y: 52))
+    h.move(1, 300, 464, at: 1.12)
+    #expect(pan.translation(in: nil) == Point(x: 0, y: 62))
+    // A finger landing far away does not move it either.
+    h.down(2, 50, 100, at: 1.13)
+    #expect(pan.translation(in: nil) == Point(x: 0, y: 62))
+    h.move([1: point(300, 474), 2: point(50, 110)], at: 1.14)
+    #expect(pan.translation(in: nil) == Point(x: 0, y: 72))
+    h.up(1, 2, at: 1.15)
+    #expect(translations.last == Point(x: 0, y: 72))
+    let steps = zip(translations, translations.dropFirst()).map { $0.1.distance(to: $0.0) }
+    #expect(steps.allSatisfy { $0 <= 10.0001 }, "translation steps \(steps)")
+  }
+
   /// Cancelling a continuous gesture sends its action, so that the action method can throw the
   /// gesture's changes away. Seed 000's rotation sample tests `state == cancelled` in the action
   /// method ("if (([recognizer state] == UIGestureRecognizerStateEnded) || ([recognizer state] ==
@@ -354,6 +402,46 @@ import TouchDispatch
     #expect(pinch.numberOfTouches == 2)
   }
 
+  /// A finger of the pair lifting in the frame the other moves: the scale follows the one
+  /// movement and does not jump; a third finger landing or lifting changes nothing.
+  @Test func pinchScaleDoesNotJumpWhenFingersLandOrLift() {
+    let (h, pinch) = setUp(PinchGestureRecognizer(), multipleTouch: true)
+    var scales: [Double] = []
+    pinch.addHandler { recognizer in scales.append((recognizer as! PinchGestureRecognizer).scale) }
+    h.down([0: point(100, 400), 1: point(300, 400)], at: 1)
+    h.glide(from: 1, duration: 0.1, hz: 100) { f in
+      [0: point(100 - 20 * f, 400), 1: point(300 + 20 * f, 400)]
+    }
+    #expect(abs(pinch.scale - 1.2) < 1e-9)
+    h.down(2, 200, 100, at: 1.11)
+    h.move(2, 250, 150, at: 1.12)
+    h.up(2, at: 1.13)
+    #expect(abs(pinch.scale - 1.2) < 1e-9)
+    h.move([1: point(322, 400)], lifting: [0], at: 1.14)
+    #expect(abs(scales.last! - 242.0 / 240.0 * 1.2) < 1e-9)
+    #expect(h.log.lines.suffix(2) == ["g ended", "g action"])
+  }
+
+  /// The same for rotation: the angle changes only by what the fingers turned.
+  @Test func rotationAngleDoesNotJumpWhenFingersLandOrLift() {
+    let (h, rotation) = setUp(RotationGestureRecognizer(), multipleTouch: true)
+    var angles: [Double] = []
+    rotation.addHandler { recognizer in angles.append((recognizer as! RotationGestureRecognizer).rotation) }
+    h.down([0: point(100, 400), 1: point(300, 400)], at: 1)
+    h.glide(from: 1, duration: 0.1, hz: 100) { f in
+      [0: point(100, 400 - 40 * f), 1: point(300, 400 + 40 * f)]
+    }
+    let turned = rotation.rotation
+    #expect(abs(turned - arcTangentOf(80, 200)) < 1e-9)
+    h.down(2, 200, 100, at: 1.11)
+    h.move(2, 250, 150, at: 1.12)
+    h.up(2, at: 1.13)
+    #expect(rotation.rotation == turned)
+    h.move([1: point(300, 441)], lifting: [0], at: 1.14)
+    #expect(abs(angles.last! - arcTangentOf(81, 200)) < 1e-9)
+    #expect(h.log.lines.suffix(2) == ["g ended", "g action"])
+  }
+
   @Test func rotationAngleAndVelocity() {
     let (h, rotation) = setUp(RotationGestureRecognizer())
     let center = point(200, 400)
@@ -393,3 +481,12 @@ func sine(_ x: Double) -> Double {
 }
 
 func cosine(_ x: Double) -> Double { sine(x + Double.pi / 2) }
+
+/// The angle of (x, y) for x > 0 (Newton's method on x·sin a − y·cos a = 0).
+func arcTangentOf(_ y: Double, _ x: Double) -> Double {
+  var angle = 0.0
+  for _ in 0..<30 {
+    angle -= (x * sine(angle) - y * cosine(angle)) / (x * cosine(angle) + y * sine(angle))
+  }
+  return angle
+}
