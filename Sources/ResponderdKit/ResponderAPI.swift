@@ -26,7 +26,9 @@ public final class ResponderAPI: ServiceComponent {
   /// NameOwnerChanged watches of the connections that registered responders.
   private var watches: [String: DBusSubscription] = [:]
   /// The connections the dispatch signals go to (`WatchEvents`), with their NameOwnerChanged watch.
-  private var eventWatchers: [String: DBusSubscription] = [:]
+  private var eventWatchers: [String: DBusSubscription] = [:] {
+    didSet { service?.eventWatchers = eventWatchers.keys.sorted() }
+  }
   private var pendingSends: [PendingSend] = []
   private var lastFirstResponder: UInt32 = 0
   /// Whether the registrations or their order changed since `Chain` was last announced.
@@ -543,7 +545,7 @@ public final class ResponderAPI: ServiceComponent {
     // source, path through the chain) for tools such as `responderctl monitor`: unicast, to the
     // connections that asked (WatchEvents, checked as every call is), never broadcast where any
     // user of a shared bus could listen.
-    for watcher in eventWatchers.keys.sorted() {
+    for watcher in service?.eventWatchers ?? [] {
       try? object?.emit(
         interface: ResponderBusAPI.daemonInterface, signal: "EventDispatched", arguments: arguments,
         destination: watcher)
