@@ -47,6 +47,8 @@ public enum ResponderBusAPI {
 
   /// How many responders one bus connection may register at once.
   public static let maximumRespondersPerConnection = 16
+  /// The longest object path a responder may be registered at, in bytes (InvalidArgs beyond).
+  public static let longestResponderPath = 1024
 
   /// The event types applications may register for.
   public static let registrableEventTypes: [EventType] = [.remoteControl, .motion]
