@@ -125,7 +125,7 @@ import Testing
     let deadline = monotonicNow() + 10
     while service.isRunning, !blocksSIGTERM(service.pid) {
       guard monotonicNow() < deadline else { throw TestSupportError("responderd did not start its loop") }
-      usleep(10_000)
+      usleep(10_000)  // bounded polling: the deadline above ends it
     }
     #expect(service.isRunning, "wait status \(service.exitStatus ?? -1)")
     service.signal(SIGTERM)
