@@ -31,10 +31,13 @@ public final class DBusExportedObject {
     table?.remove(self)
   }
 
-  /// Emits `interface.name` from this object.
-  public func emit(interface: String, signal name: String, arguments: [DBusValue] = []) throws(DBusError) {
+  /// Emits `interface.name` from this object (to `destination` alone when given).
+  public func emit(
+    interface: String, signal name: String, arguments: [DBusValue] = [], destination: String? = nil
+  ) throws(DBusError) {
     guard let bus else { throw DBusError.disconnected() }
-    try bus.emitSignal(path: path, interface: interface, name: name, arguments: arguments)
+    try bus.emitSignal(
+      path: path, interface: interface, name: name, arguments: arguments, destination: destination)
   }
 
   /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` with the given values.

@@ -1,4 +1,9 @@
 internal import CDBus
+import SystemPackage
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// A D-Bus message (method call, reply, error or signal), owning a libdbus message.
 ///
@@ -59,14 +64,18 @@ public final class DBusMessage: CustomStringConvertible {
   }
 
   /// A signal emitted from `path`.
-  public static func signal(path: String, interface: String, name: String, arguments: [DBusValue] = [])
+  public static func signal(
+    path: String, interface: String, name: String, arguments: [DBusValue] = [], destination: String? = nil
+  )
     throws(DBusError) -> DBusMessage
   {
     try DBusNames.validatePath(path)
     try DBusNames.validateInterface(interface)
     try DBusNames.validateMember(name)
+    if let destination { try DBusNames.validateBusName(destination) }
     guard let raw = dbus_message_new_signal(path, interface, name) else { throw DBusError.noMemory }
     let message = DBusMessage(owning: raw)
+    if let destination, dbus_message_set_destination(raw, destination) == 0 { throw DBusError.noMemory }
     try message.append(arguments)
     return message
   }
@@ -105,7 +114,15 @@ public final class DBusMessage: CustomStringConvertible {
     var iter = DBusMessageIter()
     dbus_message_iter_init_append(raw, &iter)
     for value in values {
-      guard Self.write(value, into: &iter) else { throw DBusError.noMemory }
+      guard Self.write(value, into: &iter) else {
+        // A descriptor is duplicated into the message: that fails when the process has no
+        // descriptor left (EMFILE), which is not "out of memory".
+        let code = Errno(rawValue: errno)
+        if value.signature.contains("h") {
+          throw DBusError.failed("cannot put a file descriptor into the message: dup: \(code)")
+        }
+        throw DBusError.noMemory
+      }
     }
     cachedArguments = nil
   }

@@ -31,24 +31,42 @@ public final class DBusMethodCall {
   public var member: String { message.member ?? "" }
   var qualifiedMember: String { [interface, member].compactMap { $0 }.joined(separator: ".") }
 
-  /// Replies with `values`, which must match the declared out signature.
+  /// Replies with `values`, which must match the declared out signature. When they cannot make
+  /// a reply (a descriptor that cannot be duplicated: the process has none left), the caller gets
+  /// that error instead (`replyOrError` returns it).
   public func reply(_ values: [DBusValue] = []) {
+    _ = replyOrError(values)
+  }
+
+  /// Replies with `values` as `reply(_:)` does; returns the error the caller got instead when they
+  /// could not make a reply, nil when they did.
+  public func replyOrError(_ values: [DBusValue]) -> DBusError? {
     guard values.signature == outSignature else {
-      reply(
-        error: DBusError.failed(
-          "\(qualifiedMember) produced a reply of signature '\(values.signature)' instead of '\(outSignature)'"
-        ))
-      return
+      let error = DBusError.failed(
+        "\(qualifiedMember) produced a reply of signature '\(values.signature)' instead of '\(outSignature)'")
+      reply(error: error)
+      return error
     }
     do {
       try send(message.makeReply(values))
+      return nil
     } catch {
       reply(error: error)
+      return error
     }
   }
 
-  /// Replies with an error.
+  /// The longest error message sent to a caller, in characters: a caller's argument echoed in it
+  /// (an unknown name of 1 MB) is cut as log lines cut it.
+  public static let longestErrorMessage = 1000
+
+  /// Replies with an error (its message cut to `longestErrorMessage` characters).
   public func reply(error: DBusError) {
+    var error = error
+    if error.message.count > Self.longestErrorMessage {
+      error.message =
+        String(error.message.prefix(Self.longestErrorMessage - 40)) + "… (\(error.message.count) characters)"
+    }
     try? send(message.makeError(error))
   }
 

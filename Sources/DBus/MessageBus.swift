@@ -85,11 +85,16 @@ extension MessageBus {
   /// Releases `name`.
   public func releaseName(_ name: String) { releaseName(name, reply: nil) }
 
-  /// Emits a signal from `path`.
-  public func emitSignal(path: String, interface: String, name: String, arguments: [DBusValue] = [])
+  /// Emits a signal from `path`: to every connection with a matching rule, or to `destination`
+  /// alone (a unicast signal, which no other connection receives).
+  public func emitSignal(
+    path: String, interface: String, name: String, arguments: [DBusValue] = [], destination: String? = nil
+  )
     throws(DBusError)
   {
-    try send(DBusMessage.signal(path: path, interface: interface, name: name, arguments: arguments))
+    try send(
+      DBusMessage.signal(
+        path: path, interface: interface, name: name, arguments: arguments, destination: destination))
   }
 
   /// Calls a method without waiting for (or getting) a reply.

@@ -76,20 +76,116 @@ public struct MPRISPlayer: Sendable {
     return sample.position + Int64(((now - sample.at) * rate * 1_000_000).rounded())
   }
 
+  /// Merges changed root properties (`Identity`, …), what `kept` keeps of them.
+  mutating func mergeRootProperties(_ changed: [String: DBusValue]) {
+    for (key, value) in Self.kept(changed)
+    where rootProperties[key] != nil || rootProperties.count < Self.maximumEntries {
+      rootProperties[key] = value
+    }
+  }
+
   /// Records a known position.
   mutating func setPosition(_ position: Int64, at now: Seconds) {
     positionSample = (position, now)
     playerProperties["Position"] = .int64(position)
   }
 
-  /// Merges changed Player properties; the position stays continuous across a status change.
+  /// Merges changed Player properties (what `kept` keeps of them); the position stays continuous
+  /// across a status change.
   mutating func mergePlayerProperties(_ changed: [String: DBusValue], at now: Seconds) {
     if changed["PlaybackStatus"] != nil || changed["Rate"] != nil {
       let current = position(at: now)
       positionSample = (current, now)
     }
-    for (key, value) in changed { playerProperties[key] = value }
+    for (key, value) in Self.kept(changed)
+    where playerProperties[key] != nil || playerProperties.count < Self.maximumEntries {
+      playerProperties[key] = value
+    }
     if let position = changed["Position"]?.int64 { positionSample = (position, now) }
+  }
+}
+
+extension MPRISPlayer {
+  /// What is kept of a player's properties, whatever it sends (two bogus players with 4 MB of
+  /// Metadata each took responderd from 12.9 to 61.6 MiB): at most `maximumEntries` properties,
+  /// and of each value at most `maximumEntries` elements or entries per array or dict, strings of
+  /// at most `maximumStringBytes` UTF-8 bytes (cut at a character, "…" added) and `maximumDepth`
+  /// levels of containers. A real player's title, URL or artist list fits whole.
+  public static func kept(_ properties: [String: DBusValue]) -> [String: DBusValue] {
+    guard properties.count > maximumEntries || properties.values.contains(where: { !fitsWhole($0, depth: 0) })
+    else { return properties }
+    var result: [String: DBusValue] = [:]
+    for key in properties.keys.sorted().prefix(maximumEntries) {
+      result[key] = trimmed(properties[key]!, depth: 0)
+    }
+    return result
+  }
+
+  /// The most properties, array elements or dict entries kept.
+  public static let maximumEntries = 64
+  /// The longest string kept whole, in UTF-8 bytes.
+  public static let maximumStringBytes = 2048
+  /// The deepest nesting of containers kept (Metadata is a dict of variants of arrays: 3).
+  public static let maximumDepth = 4
+
+  private static func fitsWhole(_ value: DBusValue, depth: Int) -> Bool {
+    switch value {
+    case .string(let text), .objectPath(let text), .signature(let text):
+      return text.utf8.count <= maximumStringBytes
+    case .array(_, let elements):
+      return depth < maximumDepth && elements.count <= maximumEntries
+        && elements.allSatisfy { fitsWhole($0, depth: depth + 1) }
+    case .dict(_, _, let entries):
+      return depth < maximumDepth && entries.count <= maximumEntries
+        && entries.allSatisfy { fitsWhole($0.key, depth: depth + 1) && fitsWhole($0.value, depth: depth + 1) }
+    case .variant(let inner):
+      return fitsWhole(inner, depth: depth + 1)
+    case .structure(let fields):
+      return fields.allSatisfy { fitsWhole($0, depth: depth + 1) }
+    default:
+      return true
+    }
+  }
+
+  private static func trimmed(_ value: DBusValue, depth: Int) -> DBusValue {
+    switch value {
+    case .string(let text):
+      return .string(shortened(text))
+    case .objectPath(let text) where text.utf8.count > maximumStringBytes:
+      return .objectPath("/")
+    case .array(let signature, let elements):
+      guard depth < maximumDepth else { return .array(elementSignature: signature, []) }
+      return .array(
+        elementSignature: signature, elements.prefix(maximumEntries).map { trimmed($0, depth: depth + 1) })
+    case .dict(let keySignature, let valueSignature, let entries):
+      guard depth < maximumDepth else {
+        return .dict(keySignature: keySignature, valueSignature: valueSignature, [])
+      }
+      return .dict(
+        keySignature: keySignature, valueSignature: valueSignature,
+        entries.prefix(maximumEntries).map {
+          (trimmed($0.key, depth: depth + 1), trimmed($0.value, depth: depth + 1))
+        })
+    case .variant(let inner):
+      return .variant(trimmed(inner, depth: depth + 1))
+    case .structure(let fields):
+      return .structure(fields.map { trimmed($0, depth: depth + 1) })
+    default:
+      return value
+    }
+  }
+
+  /// `text` whole when it fits `maximumStringBytes`, else cut at a character boundary with "…".
+  static func shortened(_ text: String) -> String {
+    guard text.utf8.count > maximumStringBytes else { return text }
+    // Room for "…" (3 bytes); not in the middle of a character (a UTF-8 continuation byte).
+    var bytes = Array(text.utf8.prefix(maximumStringBytes - 2))
+    repeat {
+      bytes.removeLast()
+    } while bytes.last.map({ $0 & 0xC0 == 0x80 }) == true
+      && bytes.count > 1
+    if let last = bytes.last, last >= 0xC0 { bytes.removeLast() }
+    return String(decoding: bytes, as: UTF8.self) + "…"
   }
 }
 

@@ -24,6 +24,9 @@ public enum PlayerExclusion: Equatable, Sendable, CustomStringConvertible {
   case unresponsive(String)
   /// Its properties are being read.
   case loading
+  /// It runs as another user than responderd's (nil: the bus could not tell which): never read,
+  /// selected nor controlled.
+  case otherUser(UInt32?)
 
   /// The one-word state shown by `responderctl players`.
   public var state: String {
@@ -34,6 +37,7 @@ public enum PlayerExclusion: Equatable, Sendable, CustomStringConvertible {
     case .ignored: "ignored"
     case .unresponsive: "unresponsive"
     case .loading: "loading"
+    case .otherUser: "other-user"
     }
   }
 
@@ -45,6 +49,8 @@ public enum PlayerExclusion: Equatable, Sendable, CustomStringConvertible {
     case .ignored(let glob): "ignored (matches '\(glob)')"
     case .unresponsive(let reason): "unresponsive: \(reason)"
     case .loading: "reading its properties"
+    case .otherUser(let uid?): "runs as uid \(uid), not as responderd's user (never controlled)"
+    case .otherUser(nil): "the bus cannot tell which user it runs as (never controlled)"
     }
   }
 }
@@ -69,6 +75,8 @@ public struct PlayerRecord: Sendable, Equatable {
   public internal(set) var isLoaded = false
   /// Set when it missed a deadline; cleared by any sign of life.
   public internal(set) var unresponsiveReason: String?
+  /// Set when it runs as another user than responderd's (`PlayerExclusion.otherUser`).
+  public internal(set) var otherUser: PlayerExclusion?
   /// Set when it turned out not to be a player (a Bluetooth headset exported by mpris-proxy).
   public internal(set) var notAPlayerReason: String?
   /// Why it cannot be selected (nil for a candidate), as of the last selection.
@@ -172,6 +180,16 @@ public struct PlayerSelector: Sendable {
     return reselect()
   }
 
+  /// It runs as another user (`uid`; nil when the bus could not tell): never a candidate. It
+  /// counts as loaded (its properties are never read).
+  @discardableResult
+  public mutating func ownedByAnotherUser(_ id: String, uid: UInt32?) -> Bool {
+    guard players[id] != nil else { return false }
+    players[id]!.otherUser = .otherUser(uid)
+    players[id]!.isLoaded = true
+    return reselect()
+  }
+
   /// It left the bus (or gave up its last MPRIS name).
   @discardableResult
   public mutating func vanished(_ id: String) -> Bool {
@@ -269,6 +287,7 @@ public struct PlayerSelector: Sendable {
   /// Why `record` cannot be selected, if it cannot.
   private func exclusion(of record: PlayerRecord) -> PlayerExclusion? {
     if record.id == ownID { return .itself }
+    if let otherUser = record.otherUser { return otherUser }
     for name in record.names {
       for (proxy, why) in PlayerSettings.proxyNames where name == proxy || name.hasPrefix(proxy + ".instance")
       {

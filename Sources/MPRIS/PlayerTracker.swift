@@ -52,6 +52,8 @@ public final class PlayerTracker {
   /// Names whose owner changed since the current listing began (the signal is newer).
   private var changedDuringListing = Set<String>()
   private var probing = Set<String>()
+  /// Players whose `PlaybackStatus` alone is being read (`readPlaybackStatus`).
+  private var readingStatus = Set<String>()
   /// Players whose Player properties are being read again (`readPlayerProperties`), with the
   /// callbacks waiting for that read.
   private var reading: [String: [() -> Void]] = [:]
@@ -62,9 +64,17 @@ public final class PlayerTracker {
   private var listingFailed: [(id: String, reason: String)] = []
   private let logger: Logger
 
-  public init(settings: PlayerSettings, scheduler: Scheduler, logger: Logger = Logger(label: "responderd")) {
+  /// responderd's own user: only players of that user are read and selected.
+  public let ownUID: UInt32
+
+  /// A tracker of the players of `ownUID` (the process's user by default).
+  public init(
+    settings: PlayerSettings, scheduler: Scheduler, ownUID: UInt32 = getuid(),
+    logger: Logger = Logger(label: "responderd")
+  ) {
     self.settings = settings
     self.scheduler = scheduler
+    self.ownUID = ownUID
     self.logger = logger
     self.selector = PlayerSelector(settings: settings)
   }
@@ -145,6 +155,7 @@ public final class PlayerTracker {
     players.removeAll()
     owners.removeAll()
     probing.removeAll()
+    readingStatus.removeAll()
     let waiting = reading.values.flatMap { $0 }
     reading.removeAll()
     for callback in waiting { callback() }
@@ -193,11 +204,37 @@ public final class PlayerTracker {
       // Listed, never read nor controlled.
       changed = selector.loaded(owner, status: nil, at: now) || changed
     default:
-      follow(owner)
-      load(owner, listing: live ? nil : listing)
+      followIfOwnUser(owner, listing: live ? nil : listing)
       checkForHeadset(owner)
     }
     if changed { notify(.selection) }
+  }
+
+  /// Asks the bus which user runs player `id` (`GetConnectionCredentials`); follows and reads it
+  /// when it is responderd's own user. Another user's player (on a bus shared by users) is listed,
+  /// never read, selected nor controlled, and its title never shown on the proxy player.
+  private func followIfOwnUser(_ id: String, listing batch: Int?) {
+    guard let connection else { return }
+    if batch != nil { listingPending += 1 }
+    connection.call(
+      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+      method: "GetConnectionCredentials", arguments: [.string(id)], timeout: max(settings.callDeadline, 2)
+    ) { [weak self] result in
+      guard let self else { return }
+      let inBatch = batch != nil && batch == self.listing
+      defer { if inBatch { self.listingStepDone() } }
+      guard self.players[id] != nil else { return }
+      let uid = (try? result.get())?.first?.dictionary?["UnixUserID"]?.uint32
+      guard let uid, uid == self.ownUID else {
+        self.logger.notice(
+          "players: \(self.players[id].map(self.displayName) ?? id) (\(id)) \(uid.map { "runs as uid \($0), not as uid \(self.ownUID)" } ?? "runs as a user the bus cannot tell"): never selected nor controlled"
+        )
+        if self.selector.ownedByAnotherUser(id, uid: uid) { self.notify(.selection) }
+        return
+      }
+      self.follow(id)
+      self.load(id, listing: inBatch ? batch : nil)
+    }
   }
 
   /// The program behind a connection, by process id (`/proc/PID/comm`); nil when unknown.
@@ -283,7 +320,7 @@ public final class PlayerTracker {
       interface: MPRISNames.rootInterface, path: MPRISNames.objectPath, destination: id, timeout: timeout
     ) { [weak self] result in
       guard let self, var player = self.players[id], let values = try? result.get() else { return }
-      player.rootProperties = values
+      player.rootProperties = MPRISPlayer.kept(values)
       self.players[id] = player
     }
     connection.getAllProperties(
@@ -296,7 +333,7 @@ public final class PlayerTracker {
       let now = self.scheduler.now
       switch result {
       case .success(let values):
-        player.playerProperties = values
+        player.playerProperties = MPRISPlayer.kept(values)
         // Newer than any signal left unread while it was loading.
         player.unreadProperties.removeAll()
         if let position = values["Position"]?.int64 { player.setPosition(position, at: now) }
@@ -348,7 +385,7 @@ public final class PlayerTracker {
       players[sender]!.noteRead(change.changed.keys, unread: change.unread)
       if change.changed["PlaybackStatus"] != nil { newStatus = players[sender]!.playbackStatus }
     case MPRISNames.rootInterface:
-      for (key, value) in change.changed { players[sender]!.rootProperties[key] = value }
+      players[sender]!.mergeRootProperties(change.changed)
     default:
       break
     }
@@ -368,7 +405,39 @@ public final class PlayerTracker {
     }
     if selectionChanged { notify(.selection) }
     // Invalidated values come without their value; a player back from the dead may have changed.
-    if !change.invalidated.isEmpty || wasUnresponsive { readPlayerProperties(sender) }
+    // All are read again of the selected player only. Of another, what the selection looks at
+    // (PlaybackStatus) is read alone, and the rest is left unread until it is selected: a player
+    // invalidating its 4 MB Metadata 50 times a second cost half a core in GetAll calls.
+    if wasUnresponsive || (!change.invalidated.isEmpty && !proxy && selector.selectedID == sender) {
+      readPlayerProperties(sender)
+    } else if !change.invalidated.isEmpty, !proxy, change.interface == MPRISNames.playerInterface {
+      let others = change.invalidated.filter { $0 != "PlaybackStatus" }
+      if !others.isEmpty { players[sender]!.noteRead([:].keys, unread: others) }
+      if others.count < change.invalidated.count { readPlaybackStatus(sender) }
+    }
+  }
+
+  /// Reads `PlaybackStatus` alone of a player not selected that invalidated it (one read at a
+  /// time per player: a player invalidating it in a loop gets no more calls than it answers).
+  private func readPlaybackStatus(_ id: String) {
+    guard let connection, readingStatus.insert(id).inserted else { return }
+    connection.getProperty(
+      "PlaybackStatus", interface: MPRISNames.playerInterface, path: MPRISNames.objectPath, destination: id,
+      timeout: max(settings.callDeadline, 2)
+    ) { [weak self] result in
+      guard let self, self.readingStatus.remove(id) != nil, self.players[id] != nil,
+        case .success(let value) = result
+      else { return }
+      let now = self.scheduler.now
+      self.players[id]!.mergePlayerProperties(["PlaybackStatus": value], at: now)
+      self.players[id]!.noteRead(["PlaybackStatus": value].keys, unread: [])
+      var changed = false
+      if let status = self.players[id]!.playbackStatus {
+        changed = self.selector.statusRead(id, status: status, at: now)
+      }
+      self.notify(.properties(player: id, names: ["PlaybackStatus"]))
+      if changed { self.notify(.selection) }
+    }
   }
 
   /// "PropertiesChanged (Metadata, Position)": the same for most signals of a player, so made

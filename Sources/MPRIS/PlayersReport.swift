@@ -175,7 +175,7 @@ extension PlayersReport {
       line += "\(player.name) (\(player.uniqueName))"
       line += " \(player.status ?? "-")"
       if let title = player.title {
-        line += " \"\(title)\"" + (player.artist.map { " by \($0)" } ?? "")
+        line += " \"\(Self.shortened(title))\"" + (player.artist.map { " by \(Self.shortened($0))" } ?? "")
       }
       var notes: [String] = []
       if player.state != "selected" { notes.append(player.detail.isEmpty ? player.state : player.detail) }
@@ -187,6 +187,17 @@ extension PlayersReport {
       lines.append(line)
     }
     return lines.joined(separator: "\n")
+  }
+
+  /// The longest title or artist a line shows whole (in characters).
+  static let longestShownText = 120
+
+  /// `text` whole up to `longestShownText` characters, else its start and "…".
+  static func shortened(_ text: String) -> String {
+    guard let end = text.index(text.startIndex, offsetBy: longestShownText, limitedBy: text.endIndex),
+      end != text.endIndex
+    else { return text }
+    return text[..<text.index(before: end)] + "…"
   }
 
   private static func seconds(_ value: Double) -> String {

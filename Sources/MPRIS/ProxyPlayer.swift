@@ -115,8 +115,8 @@ public final class ProxyPlayer {
       properties: [
         mirrored("PlaybackStatus", "s"),
         mirrored("Metadata", "a{sv}"),
-        mirrored("Volume", "d") { [weak self] value in self?.setOnSelected("Volume", value) },
-        mirrored("Rate", "d") { [weak self] value in self?.setOnSelected("Rate", value) },
+        mirrored("Volume", "d") { [weak self] value in try self?.setOnSelected("Volume", value) },
+        mirrored("Rate", "d") { [weak self] value in try self?.setOnSelected("Rate", value) },
         DBusProperty(
           "Position", signature: "x", changeSignal: .none,
           get: { [weak self] in
@@ -138,11 +138,11 @@ public final class ProxyPlayer {
   // MARK: Values
 
   private func mirrored(
-    _ name: String, _ signature: String, set: ((DBusValue) -> Void)? = nil
+    _ name: String, _ signature: String, set: ((DBusValue) throws -> Void)? = nil
   ) -> DBusProperty {
     DBusProperty(
       name, signature: signature, get: { [weak self] in self?.read(name) ?? Self.fallback[name]! },
-      set: set.map { set in { value in set(value) } })
+      set: set.map { set in { value in try set(value) } })
   }
 
   /// The values shown when no player is selected (or it gave a value of the wrong type).
@@ -216,8 +216,17 @@ public final class ProxyPlayer {
     }
   }
 
-  private func setOnSelected(_ property: String, _ value: DBusValue) {
-    guard let player = tracker.selected, player.can(.control) else { return }
+  /// Sets `property` (Volume, Rate: numbers) on the selected player. Refused with an error: a
+  /// value that is not a finite number (NaN was answered with success), and any value when no
+  /// player is selected (there is nothing to set it on).
+  private func setOnSelected(_ property: String, _ value: DBusValue) throws {
+    if let number = value.double, !number.isFinite {
+      throw DBusError.invalidArgs("\(property) must be a finite number, not \(number)")
+    }
+    guard let player = tracker.selected else {
+      throw DBusError.failed("no player is selected: there is no \(property) to set")
+    }
+    guard player.can(.control) else { return }
     connection.setProperty(
       property, to: value, interface: MPRISNames.playerInterface, path: MPRISNames.objectPath,
       destination: player.uniqueName, timeout: tracker.settings.callDeadline)

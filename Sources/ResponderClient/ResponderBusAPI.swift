@@ -13,6 +13,8 @@ import ResponderCore
 /// - `SendEvent(s type, s subtype, s phase) → s handledBy`
 /// - properties `FirstResponder u`, `Chain aa{sv}`, `MotionInterest b`, `Version s`,
 ///   `ConfigFile s`, `Deadline d`
+/// - `WatchEvents()`, `UnwatchEvents()`: the two signals below are sent (unicast) only to the
+///   connections of the daemon's user that called `WatchEvents`
 /// - signal `EventDispatched(s type, s subtype, d timestamp, s handledBy)` for every dispatched
 ///   event (`handledBy` empty when dropped), and `EventDispatchedDetails(s type, s subtype,
 ///   d timestamp, s handledBy, a{sv} details)` right after it with `phase` (motion), `dropReason`,
@@ -47,6 +49,8 @@ public enum ResponderBusAPI {
 
   /// How many responders one bus connection may register at once.
   public static let maximumRespondersPerConnection = 16
+  /// The longest object path a responder may be registered at, in bytes (InvalidArgs beyond).
+  public static let longestResponderPath = 1024
 
   /// The event types applications may register for.
   public static let registrableEventTypes: [EventType] = [.remoteControl, .motion]

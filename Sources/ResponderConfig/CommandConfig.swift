@@ -40,7 +40,7 @@ public struct CommandSettings: Equatable {
     for (key, _, _) in section.entries() {
       guard Self.keys.contains(key) || Self.isOwnedKeyName(key) else {
         let hint = suggestion(for: key, among: Self.keys).map { " (did you mean '\($0)'?)" } ?? ""
-        throw section.error(key, "unknown event '\(key)' in [command]\(hint)")
+        throw section.error(key, "unknown event '\(shown(key))' in [command]\(hint)")
       }
       let argv = try section.strings(key, default: [])
       guard let program = argv.first, !program.isEmpty else {

@@ -33,11 +33,18 @@ public struct ResponderdConfig {
 
   public init() {}
 
-  /// Reads a config file.
+  /// The largest config file read (1 MiB; the spelled-out default is about 10 KiB).
+  public static let maximumFileSize = 1 << 20
+
+  /// Reads a config file. Only a regular file (or a symlink to one) of at most `maximumFileSize`
+  /// bytes is read, and never with a blocking call: a FIFO, a device (`/dev/zero`) or a huge file
+  /// is refused with the reason, at once (`readRegularFile`).
   public static func load(path: String) throws -> ResponderdConfig {
     let bytes: [UInt8]
     do {
-      bytes = try readFile(path)
+      bytes = try readRegularFile(path, maximumSize: maximumFileSize)
+    } catch let refusal as FileRefusal {
+      throw ConfigError(file: path, line: 0, key: "", message: "not read: \(refusal.reason)")
     } catch {
       throw ConfigError(file: path, line: 0, key: "", message: "cannot read the file: \(error)")
     }
@@ -79,7 +86,7 @@ public struct ResponderdConfig {
         let hint = suggestion(for: name, among: knownHandlers).map { " (did you mean '\($0)'?)" } ?? ""
         throw root.error(
           "chain",
-          "unknown handler '\(name)' at chain[\(index)]\(hint); known: \(knownHandlers.joined(separator: ", "))"
+          "unknown handler '\(shown(name))' at chain[\(index)]\(hint); known: \(knownHandlers.joined(separator: ", "))"
         )
       }
     }
@@ -119,9 +126,14 @@ public struct ResponderdConfig {
 public struct ResponderSettings: Equatable {
   /// How long a call into an application may take before the event moves on (seconds).
   public var deadline: Double = 0.1
+  /// How long one event may spend with the applications in all (seconds), whatever their number:
+  /// the applications left when it is spent are passed over for that event. At least `deadline`
+  /// applies (a longer `deadline` is never cut short by the default).
+  public var eventDeadline: Double = 0.5
   public init() {}
   init(_ section: ConfigSection) throws {
     deadline = try section.double("deadline", default: deadline, range: 0.001...10)
+    eventDeadline = try section.double("event-deadline", default: eventDeadline, range: 0.001...60)
     try section.finish()
   }
 }

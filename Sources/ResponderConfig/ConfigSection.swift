@@ -9,12 +9,12 @@ public struct ConfigError: Error, CustomStringConvertible, Equatable {
   public init(file: String, line: Int, key: String, message: String) {
     self.file = file
     self.line = line
-    self.key = key
+    self.key = shown(key)
     self.message = message
   }
 
-  /// `FILE:LINE: message`, as compilers write it.
-  public var description: String { "\(file):\(line): \(message)" }
+  /// `FILE:LINE: message`, as compilers write it (`FILE: message` about the whole file, line 0).
+  public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
 }
 
 /// One table of a config file, read through typed accessors. Every key read is remembered, so
@@ -78,7 +78,7 @@ public final class ConfigSection {
       let hint = suggestion(for: string, among: allowed).map { " (did you mean '\($0)'?)" } ?? ""
       throw error(
         key,
-        "'\(qualified(key))' must be one of \(allowed.map { "'\($0)'" }.joined(separator: ", ")), not '\(string)'\(hint)"
+        "'\(qualified(key))' must be one of \(allowed.map { "'\($0)'" }.joined(separator: ", ")), not '\(shown(string))'\(hint)"
       )
     }
     return string
@@ -177,17 +177,47 @@ public final class ConfigSection {
     for key in table.keys where !known.contains(key) {
       let hint = suggestion(for: key, among: known).map { " (did you mean '\($0)'?)" } ?? ""
       let place = path.isEmpty ? "" : " in [\(path)]"
-      throw error(key, "unknown key '\(key)'\(place)\(hint)")
+      throw error(key, "unknown key '\(shown(key))'\(place)\(hint)")
     }
   }
 }
 
-/// The closest word to `word` among `candidates` when it is close enough to be a typo.
+/// The longest text an error message quotes whole (a key, a name, a value); longer ones are
+/// shortened by `shown(_:)`.
+let longestQuoted = 80
+
+/// `text` as an error message quotes it: whole up to `longestQuoted` characters, else its start
+/// and its length ("aaaa… (50000000 characters)"), so that a huge key costs one short line.
+func shown(_ text: some StringProtocol) -> String {
+  var count = 0
+  var end = text.startIndex
+  for index in text.indices {
+    if count == longestQuoted - 20 { end = index }
+    count += 1
+    if count > longestQuoted { break }
+  }
+  guard count > longestQuoted else { return String(text) }
+  return "\(text[..<end])… (\(text.count) characters)"
+}
+
+/// The closest word to `word` among `candidates` when it is close enough to be a typo. A typo is
+/// at most 3 edits away, so only candidates within 3 characters of its length are measured, and
+/// a word longer than any candidate by more than that costs nothing (a 50 MB key took 13 s).
 func suggestion(for word: String, among candidates: [String]) -> String? {
-  let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
+  let near = suggestionCandidates(for: word, among: candidates)
+  guard !near.isEmpty else { return nil }
+  let lowercasedWord = word.lowercased()
+  let scored = near.map { ($0, editDistance(lowercasedWord, $0.lowercased())) }
   guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
   let limit = best.0.count <= 3 ? 1 : max(2, min(3, best.0.count / 3))
   return best.1 <= limit ? best.0 : nil
+}
+
+/// The candidates whose distance to `word` `suggestion` measures: those within 3 characters of
+/// its length (the distance is at least the difference of the lengths).
+func suggestionCandidates(for word: String, among candidates: [String]) -> [String] {
+  let length = word.utf8.count
+  return candidates.filter { abs($0.utf8.count - length) <= 3 }
 }
 
 /// Levenshtein distance between two strings.

@@ -64,7 +64,7 @@ public struct KeysConfig: Equatable {
       guard let id = DeviceMatch.id(text) else {
         throw section.error(
           "id",
-          "'\(section.qualified("id"))' must be \"bus:vendor:product\" in hex (\"0003:046d:0a38\", * for any), not '\(text)'"
+          "'\(section.qualified("id"))' must be \"bus:vendor:product\" in hex (\"0003:046d:0a38\", * for any), not '\(shown(text))'"
         )
       }
       match.bustype = id.bustype
@@ -98,7 +98,7 @@ public struct KeysConfig: Equatable {
         let hint = suggestion(for: roleName, among: names).map { " (did you mean '\($0)'?)" } ?? ""
         throw keys.error(
           entry.key,
-          "unknown role '\(roleName)'\(hint); known: \(names.joined(separator: ", "))")
+          "unknown role '\(shown(roleName))'\(hint); known: \(names.joined(separator: ", "))")
       }
       rule.keys[code] = role
     }
@@ -116,7 +116,8 @@ public struct KeysConfig: Equatable {
     let names = Array(InputCode.keys.keys).sorted()
     let hint = suggestion(for: name, among: names).map { " (did you mean '\($0)'?)" } ?? ""
     throw section.error(
-      key, "unknown key '\(name)' in '\(section.qualified(key))'\(hint); use a KEY_ name or a key code number"
+      key,
+      "unknown key '\(shown(name))' in '\(section.qualified(key))'\(hint); use a KEY_ name or a key code number"
     )
   }
 }

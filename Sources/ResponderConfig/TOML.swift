@@ -233,9 +233,9 @@ private struct Parser {
         table = child
       case .table(let child):
         if last {
-          if isArray { throw error("'\(name)' is already a table, not an array of tables") }
+          if isArray { throw error("'\(shown(name))' is already a table, not an array of tables") }
           guard child.origin == .implicit else {
-            throw error("table '\(path.joined(separator: "."))' is defined twice")
+            throw error("table '\(shown(path.joined(separator: ".")))' is defined twice")
           }
           child.origin = .header
         }
@@ -243,7 +243,8 @@ private struct Parser {
       case .arrayOfTables(let lastElement):
         if last {
           guard isArray else {
-            throw error("'\(name)' is an array of tables; use [[\(path.joined(separator: "."))]]")
+            throw error(
+              "'\(shown(name))' is an array of tables; use [[\(shown(path.joined(separator: ".")))]]")
           }
           let element = TOML.Table(line: headerLine, origin: .arrayElement)
           table.appendElement(element, to: name)
@@ -251,7 +252,7 @@ private struct Parser {
         }
         table = lastElement
       case .other(let typeName):
-        throw error("'\(name)' is already \(typeName), not a table")
+        throw error("'\(shown(name))' is already \(typeName), not a table")
       }
     }
     return table
@@ -262,7 +263,7 @@ private struct Parser {
     let path = try key()
     skipSpaces()
     guard peek == UInt8(ascii: "=") else {
-      throw error("expected '=' after the key '\(path.joined(separator: "."))'")
+      throw error("expected '=' after the key '\(shown(path.joined(separator: ".")))'")
     }
     index += 1
     skipSpaces()
@@ -277,11 +278,11 @@ private struct Parser {
       case .table(let child) where child.origin == .dotted || child.origin == .implicit:
         target = child
       default:
-        throw error("'\(name)' is already defined and cannot take dotted keys here")
+        throw error("'\(shown(name))' is already defined and cannot take dotted keys here")
       }
     }
     let name = path.last!
-    if target[name] != nil { throw error("key '\(path.joined(separator: "."))' is defined twice") }
+    if target[name] != nil { throw error("key '\(shown(path.joined(separator: ".")))' is defined twice") }
     target.set(name, value, line: keyLine)
   }
 
@@ -372,7 +373,7 @@ private struct Parser {
     let unsigned = plain.hasPrefix("-") || plain.hasPrefix("+") ? String(plain.dropFirst()) : plain
     for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] where unsigned.hasPrefix(prefix) {
       guard sign == 1, !plain.hasPrefix("+"), let v = Int64(unsigned.dropFirst(2), radix: radix) else {
-        throw error("bad number '\(text)'")
+        throw error("bad number '\(shown(text))'")
       }
       index = end
       return .integer(v)
@@ -391,7 +392,7 @@ private struct Parser {
       index = end
       return .float(Double(sign) * v)
     }
-    throw error("expected a value, found '\(text)' (did you forget quotes around a string?)")
+    throw error("expected a value, found '\(shown(text))' (did you forget quotes around a string?)")
   }
 
   /// Enters an array or inline table, refusing to nest deeper than `TOML.maximumDepth`.

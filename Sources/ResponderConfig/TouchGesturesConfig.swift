@@ -116,7 +116,7 @@ public struct TouchGesturesConfig: Equatable {
     case .string("auto"): autoRotate = true
     case .string(let word):
       let hint = suggestion(for: word, among: ["auto"]).map { " (did you mean '\($0)'?)" } ?? ""
-      throw section.error("rotation", "\(mustBe), not '\(word)'\(hint)")
+      throw section.error("rotation", "\(mustBe), not '\(shown(word))'\(hint)")
     case let other?: throw section.error("rotation", "\(mustBe), not \(other.typeName)")
     }
     width = try section.double("width", default: width, range: 0...100_000)
@@ -126,7 +126,7 @@ public struct TouchGesturesConfig: Equatable {
     for gesture in gestureSections {
       let binding = try Self.binding(gesture, index: gestures.count)
       if gestures.contains(where: { $0.name == binding.name }) {
-        throw gesture.error("name", "gesture name '\(binding.name)' is used twice")
+        throw gesture.error("name", "gesture name '\(shown(binding.name))' is used twice")
       }
       gestures.append(binding)
     }
@@ -136,7 +136,7 @@ public struct TouchGesturesConfig: Equatable {
         let hint = suggestion(for: name, among: names).map { " (did you mean '\($0)'?)" } ?? ""
         throw gestureSections[index].error(
           "require-to-fail",
-          "'\(gestureSections[index].qualified("require-to-fail"))' names no gesture '\(name)'\(hint)")
+          "'\(gestureSections[index].qualified("require-to-fail"))' names no gesture '\(shown(name))'\(hint)")
       }
     }
     if let cycle = Self.requireToFailCycle(gestures) {
@@ -197,7 +197,7 @@ public struct TouchGesturesConfig: Equatable {
       guard let subtype = EventSubtype(name: subtypeName), subtype.eventType == .remoteControl else {
         let names = EventSubtype.remoteControlSubtypes.map(\.name)
         let hint = suggestion(for: subtypeName, among: names).map { " (did you mean '\($0)'?)" } ?? ""
-        throw section.error("event", "unknown remote-control event '\(subtypeName)'\(hint)")
+        throw section.error("event", "unknown remote-control event '\(shown(subtypeName))'\(hint)")
       }
       action = .event(subtype)
     case (true, false):

@@ -3,6 +3,7 @@ import EventTime
 import Logging
 import ResponderClient
 import ResponderCore
+import SystemCalls
 
 /// An application registered over D-Bus, as a responder of the daemon's chain. It defers its
 /// decision on each event it takes and asks the application (`org.responderd.Responder1`) with
@@ -19,6 +20,8 @@ public final class AppResponder: OfferingResponder {
   public let eventTypes: Set<EventType>
   /// `process#id` (the process name from /proc, "app" when unknown): in records and `responderctl`.
   public let name: String
+  /// The process behind its connection (`GetConnectionCredentials`), when the bus told.
+  public let pid: UInt32?
   /// Whether it was unregistered or left the bus.
   public private(set) var isRemoved = false
 
@@ -35,7 +38,7 @@ public final class AppResponder: OfferingResponder {
   private var failuresInARow = 0
 
   init(
-    id: UInt32, busName: String, path: String, eventTypes: Set<EventType>, name: String,
+    id: UInt32, busName: String, path: String, eventTypes: Set<EventType>, name: String, pid: UInt32?,
     registry: AppResponderRegistry
   ) {
     self.id = id
@@ -43,6 +46,7 @@ public final class AppResponder: OfferingResponder {
     self.path = path
     self.eventTypes = eventTypes
     self.name = name
+    self.pid = pid
     self.registry = registry
   }
 
@@ -68,13 +72,22 @@ public final class AppResponder: OfferingResponder {
       forward(event, forwarding)
       return
     }
+    // The event spent its time with the applications before this one: passed over.
+    let left = registry.timeLeft(for: event)
+    guard left > 0 else {
+      registry.eventDeadlineSpent(event, passingOver: self)
+      forward(event, forwarding)
+      return
+    }
     lastEvent = event
     let decision = deferDecision(on: event)
     pendingDecision = decision
     let deadline = registry.deadline
+    // Cut short by what is left of the event's time: not this application's fault then.
+    let timeout = min(deadline, left)
     pendingCall = connection.call(
       destination: busName, path: path, interface: ResponderBusAPI.responderInterface, method: method,
-      arguments: [.string(event.subtype.name), .double(event.timestamp)], timeout: deadline
+      arguments: [.string(event.subtype.name), .double(event.timestamp)], timeout: timeout
     ) { [weak self] result in
       guard let self else { return decision.resolve(handled: false) }
       self.pendingCall = nil
@@ -89,6 +102,11 @@ public final class AppResponder: OfferingResponder {
         decision.resolve(handled: handled)
       case .failure(let error):
         let late = error.name == DBusError.Name.noReply
+        if late, timeout < deadline {
+          self.registry.logger.debug(
+            "responders: \(self.name): no answer to \(method) within what was left of the event's time")
+          return decision.resolve(handled: false)
+        }
         let reason =
           late
           ? "no answer to \(method) within \(formatMilliseconds(deadline))"
@@ -149,7 +167,19 @@ final class AppResponderRegistry {
   private let application: Application
   private let chain: HandlerChain
   let deadline: Double
+  /// How long one event may spend with the applications in all (`[responders] event-deadline`).
+  let eventDeadline: Double
   let logger: Logger
+  private let scheduler: Scheduler
+  /// Whether a process is stopped (SIGSTOP, a debugger): `/proc/PID/stat` (`isProcessStopped`).
+  let processIsStopped: (UInt32) -> Bool = isProcessStopped
+  /// The event going through the applications now (one at a time: the application's queue waits
+  /// for each decision), when it reached the first of them, and whether its time ran out.
+  private weak var timedEvent: Event?
+  private var timedEventStart: Seconds = 0
+  private var timedEventSpent = false
+  /// Events in a row whose time ran out (only the first of a series is logged above debug level).
+  private var spentInARow = 0
   weak var connection: (any MessageBus)?
   private var lastID: UInt32 = 0
   private var changeObservers: [() -> Void] = []
@@ -162,11 +192,43 @@ final class AppResponderRegistry {
   /// How many registered applications take motion events.
   private(set) var motionApplications = 0
 
-  init(application: Application, chain: HandlerChain, deadline: Double, logger: Logger) {
+  init(
+    application: Application, chain: HandlerChain, deadline: Double, eventDeadline: Double,
+    scheduler: Scheduler, logger: Logger
+  ) {
     self.application = application
     self.chain = chain
     self.deadline = deadline
+    self.eventDeadline = eventDeadline
+    self.scheduler = scheduler
     self.logger = logger
+  }
+
+  // MARK: The time of one event
+
+  /// What is left of the time `event` may spend with the applications; its clock starts at the
+  /// first application it reaches.
+  func timeLeft(for event: Event) -> Seconds {
+    let now = scheduler.now
+    if timedEvent !== event {
+      if !timedEventSpent { spentInARow = 0 }
+      timedEvent = event
+      timedEventStart = now
+      timedEventSpent = false
+    }
+    return eventDeadline - (now - timedEventStart)
+  }
+
+  /// `event` spent its time and passes `app` over (logged once per event, the first of a series
+  /// of such events above debug level).
+  func eventDeadlineSpent(_ event: Event, passingOver app: AppResponder) {
+    guard !timedEventSpent else { return }
+    timedEventSpent = true
+    spentInARow += 1
+    let left = order.drop { $0 !== app }.count
+    let message: Logger.Message =
+      "responders: \(event.subtype.name) spent the \(formatMilliseconds(eventDeadline)) an event may spend with applications ([responders] event-deadline): \(left == 1 ? "the last one is" : "the \(left) left are") passed over"
+    if spentInARow == 1 { logger.notice(message) } else { logger.debug(message) }
   }
 
   /// Calls `observer` after every change of the registrations or the order.
@@ -215,10 +277,21 @@ final class AppResponderRegistry {
   /// missed that one too, again the next time an event passes it over.
   func markHung(_ busName: String, by app: AppResponder) {
     guard hung.insert(busName).inserted else { return }
-    let count = registrationCount(of: busName)
-    logger.notice(
-      "responders: \(busName.loggable) missed a deadline (\(app.name)): \(count == 1 ? "its registration is" : "its \(count) registrations are") passed over until it answers again"
-    )
+    // A stopped process answers on none of its connections: one fault, not one per connection
+    // (50 connections of one stopped process held each event 50 deadlines).
+    if let pid = app.pid, processIsStopped(pid) {
+      let others = Set(apps.filter { $0.pid == pid }.map(\.busName)).subtracting(hung)
+      hung.formUnion(others)
+      let count = apps.count { $0.pid == pid }
+      logger.notice(
+        "responders: \(busName.loggable) missed a deadline (\(app.name)) and its process \(pid) is stopped: its \(others.count + 1) \(others.isEmpty ? "connection" : "connections") with \(count == 1 ? "one registration are" : "\(count) registrations are") passed over until each answers again"
+      )
+    } else {
+      let count = registrationCount(of: busName)
+      logger.notice(
+        "responders: \(busName.loggable) missed a deadline (\(app.name)): \(count == 1 ? "its registration is" : "its \(count) registrations are") passed over until it answers again"
+      )
+    }
     probe(busName)
   }
 
@@ -239,12 +312,14 @@ final class AppResponderRegistry {
     }
   }
 
-  func add(busName: String, path: String, eventTypes: Set<EventType>, processName: String?) -> AppResponder {
+  func add(
+    busName: String, path: String, eventTypes: Set<EventType>, processName: String?, pid: UInt32? = nil
+  ) -> AppResponder {
     lastID &+= 1
     if lastID == 0 { lastID = 1 }
     let app = AppResponder(
       id: lastID, busName: busName, path: path, eventTypes: eventTypes,
-      name: "\(processName ?? "app")#\(lastID)", registry: self)
+      name: "\(processName ?? "app")#\(lastID)", pid: pid, registry: self)
     apps.append(app)
     registrations[busName, default: 0] += 1
     if eventTypes.contains(.motion) { motionApplications += 1 }
@@ -335,6 +410,16 @@ final class AppResponderRegistry {
     application.keyWindow = first ?? apps.last ?? chain.head
     for observer in changeObservers { observer() }
   }
+}
+
+/// Whether process `pid` is stopped (state T or t in `/proc/PID/stat`: SIGSTOP, a debugger).
+func isProcessStopped(_ pid: UInt32) -> Bool {
+  guard pid > 0, let text = try? readTextFile("/proc/\(pid)/stat"),
+    let end = text.lastIndex(of: ")")
+  else { return false }
+  // "PID (COMM) STATE …": COMM may hold spaces and parentheses, the last ")" ends it.
+  let state = text[text.index(after: end)...].drop { $0 == " " }.first
+  return state == "T" || state == "t"
 }
 
 /// "100 ms", "1.5 s".

@@ -102,16 +102,19 @@ public final class KeysComponent: ServiceComponent {
     self.service = service
     service.bus?.withConnection { [weak self] connection in self?.exportDevicesObject(on: connection) }
     // Every key of an owned device that acted outside the chain (this component's other keys, the
-    // volume component's volume keys) is published as KeyPressed.
+    // volume component's volume keys) is published as KeyPressed, to the event watchers alone.
     if !publishing {
       publishing = true
-      service.addKeyActionObserver { [weak self] record in
-        try? self?.devicesObject?.emit(
-          interface: Self.devicesInterface, signal: "KeyPressed",
-          arguments: [
-            .string(record.key), .string(record.path), .string(record.device), .double(record.timestamp),
-            .string(record.action),
-          ])
+      service.addKeyActionObserver { [weak self, weak service] record in
+        for watcher in service?.eventWatchers ?? [] {
+          try? self?.devicesObject?.emit(
+            interface: Self.devicesInterface, signal: "KeyPressed",
+            arguments: [
+              .string(record.key), .string(record.path), .string(record.device), .double(record.timestamp),
+              .string(record.action),
+            ],
+            destination: watcher)
+        }
       }
     }
     guard config.enabled else {
@@ -221,7 +224,7 @@ public final class KeysComponent: ServiceComponent {
           "KeyPressed", signature: "sssds", argumentNames: ["key", "path", "device", "timestamp", "action"]),
       ])
     interface.doc =
-      "The input devices responderd sees (GetDevices: owned, shared or left alone, and why) and the presses of owned devices' keys that act outside the chain (KeyPressed): the other keys (their [command]) and the volume keys (what they did to the sound server's volume)."
+      "The input devices responderd sees (GetDevices: owned, shared or left alone, and why) and the presses of owned devices' keys that act outside the chain (KeyPressed, sent only to the connections that called Daemon1.WatchEvents): the other keys (their [command]) and the volume keys (what they did to the sound server's volume)."
     do {
       devicesObject = try connection.export(path: Self.devicesPath, interfaces: [interface])
     } catch {

@@ -322,8 +322,13 @@ public final class MotionAPI: ServiceComponent {
       do {
         let (stream, clientEnd) = try self.open(kind: kind, busName: call.sender, interval: interval)
         // The reply duplicates the descriptor: the client gets its own, ours is closed.
-        call.reply([.unixFD(clientEnd), .uint32(stream.id)])
+        let failure = call.replyOrError([.unixFD(clientEnd), .uint32(stream.id)])
         close(clientEnd)
+        if let failure {
+          // The client got that error, not a socket (out of descriptors): say so, not that it
+          // closed the socket.
+          return self.release(stream, reason: "its socket could not be passed: \(failure.message)")
+        }
         self.logger.info(
           "motion-api: \(call.sender) streams \(kind.rawValue) every \(formatSeconds(interval, decimals: 4)) s (stream \(stream.id))"
         )

@@ -25,6 +25,10 @@ public final class ResponderAPI: ServiceComponent {
   private var object: DBusExportedObject?
   /// NameOwnerChanged watches of the connections that registered responders.
   private var watches: [String: DBusSubscription] = [:]
+  /// The connections the dispatch signals go to (`WatchEvents`), with their NameOwnerChanged watch.
+  private var eventWatchers: [String: DBusSubscription] = [:] {
+    didSet { service?.eventWatchers = eventWatchers.keys.sorted() }
+  }
   private var pendingSends: [PendingSend] = []
   private var lastFirstResponder: UInt32 = 0
   /// Whether the registrations or their order changed since `Chain` was last announced.
@@ -48,6 +52,8 @@ public final class ResponderAPI: ServiceComponent {
     logger = service.logger
     let registry = AppResponderRegistry(
       application: service.application, chain: service.chain, deadline: service.config.responders.deadline,
+      eventDeadline: max(service.config.responders.eventDeadline, service.config.responders.deadline),
+      scheduler: service.scheduler,
       logger: service.logger)
     self.registry = registry
     registry.addChangeObserver { [weak self] in self?.registrationsChanged() }
@@ -66,9 +72,11 @@ public final class ResponderAPI: ServiceComponent {
     bus.withConnection { [weak self] connection in
       self?.attach(connection)
       connection.addObserver { [weak self] event in
-        guard case .connected = event else { return }
-        // Registrations belong to connections of the bus we had before: all gone.
-        self?.registry?.removeEverything(reason: "responderd reconnected to the bus")
+        guard case .connected = event, let self else { return }
+        // Registrations and event watchers belong to connections of the bus we had before: all gone.
+        self.registry?.removeEverything(reason: "responderd reconnected to the bus")
+        for watch in self.eventWatchers.values { watch.cancel() }
+        self.eventWatchers.removeAll()
       }
     }
   }
@@ -77,6 +85,8 @@ public final class ResponderAPI: ServiceComponent {
     registry?.dropCallsInProgress()
     for watch in watches.values { watch.cancel() }
     watches.removeAll()
+    for watch in eventWatchers.values { watch.cancel() }
+    eventWatchers.removeAll()
     object?.unexport()
     object = nil
   }
@@ -103,7 +113,7 @@ public final class ResponderAPI: ServiceComponent {
           "RegisterResponder", in: "oas", out: "u", inNames: ["path", "eventTypes"], outNames: ["id"]
         ) { [weak self] call in self?.register(call) }
         .documented(
-          "Registers the caller's object at path, which implements org.responderd.Responder1, as a responder for eventTypes (\"remoteControl\" and/or \"motion\"). Returns the id the other methods take. The registration ends with UnregisterResponder or when the caller leaves the bus. Callers must run as the daemon's user (AccessDenied otherwise); AlreadyRegistered when this connection registered path already; TooManyResponders beyond 16 per connection."
+          "Registers the caller's object at path, which implements org.responderd.Responder1, as a responder for eventTypes (\"remoteControl\" and/or \"motion\"). Returns the id the other methods take. The registration ends with UnregisterResponder or when the caller leaves the bus. Callers must run as the daemon's user (AccessDenied otherwise); AlreadyRegistered when this connection registered path already; TooManyResponders beyond 16 per connection; InvalidArgs for an unknown event type, one given twice, or a path longer than 1024 bytes."
         ),
         .replyLater("UnregisterResponder", in: "u", inNames: ["id"]) { [weak self] call in
           self?.unregister(call)
@@ -121,6 +131,12 @@ public final class ResponderAPI: ServiceComponent {
         .documented(
           "Gives up first-responder status of id; the previous first responder gets it back. False when its CanResignFirstResponder is false."
         ),
+        .replyLater("WatchEvents") { [weak self] call in self?.watchEvents(call) }
+          .documented(
+            "Sends EventDispatched and EventDispatchedDetails to the caller (and to no one else: they are unicast signals, for the daemon's own user only) until it calls UnwatchEvents or leaves the bus. LimitsExceeded beyond 64 connections."
+          ),
+        .replyLater("UnwatchEvents") { [weak self] call in self?.unwatchEvents(call) }
+          .documented("Stops the signals WatchEvents asked for."),
         .replyLater(
           "SendEvent", in: "sss", out: "s", inNames: ["type", "subtype", "phase"], outNames: ["handledBy"]
         ) { [weak self] call in self?.sendEvent(call) }
@@ -167,14 +183,14 @@ public final class ResponderAPI: ServiceComponent {
           "EventDispatched", signature: "ssds", argumentNames: ["type", "subtype", "timestamp", "handledBy"]
         )
         .documented(
-          "Emitted for every dispatched event: its type, subtype, timestamp (seconds since boot, CLOCK_MONOTONIC) and who handled it (empty when dropped)."
+          "Sent for every dispatched event, to the connections that called WatchEvents: its type, subtype, timestamp (seconds since boot, CLOCK_MONOTONIC) and who handled it (empty when dropped)."
         ),
         DBusSignalInfo(
           "EventDispatchedDetails", signature: "ssdsa{sv}",
           argumentNames: ["type", "subtype", "timestamp", "handledBy", "details"]
         )
         .documented(
-          "Emitted right after EventDispatched, with details: phase (motion), dropReason, source and receivedBy (the responders it reached)."
+          "Sent right after EventDispatched, to the same connections, with details: phase (motion), dropReason, source and receivedBy (the responders it reached)."
         ),
       ]
     )
@@ -291,14 +307,22 @@ public final class ResponderAPI: ServiceComponent {
   private func register(_ call: DBusMethodCall) {
     let path = call.arguments[0].objectPath ?? "/"
     let names = call.arguments[1].stringArray ?? []
+    guard path.utf8.count <= ResponderBusAPI.longestResponderPath else {
+      return call.reply(
+        error: .invalidArgs(
+          "the object path is \(path.utf8.count) bytes long: at most \(ResponderBusAPI.longestResponderPath)")
+      )
+    }
     var types = Set<EventType>()
     for name in names {
       guard let type = EventType(name: name), ResponderBusAPI.registrableEventTypes.contains(type) else {
         return call.reply(
           error: .invalidArgs(
-            "unknown event type '\(name)': applications register for remoteControl and/or motion"))
+            "unknown event type '\(name.loggable)': applications register for remoteControl and/or motion"))
       }
-      types.insert(type)
+      guard types.insert(type).inserted else {
+        return call.reply(error: .invalidArgs("the event type '\(name)' is given twice: name each once"))
+      }
     }
     guard !types.isEmpty else {
       return call.reply(error: .invalidArgs("no event types: register for remoteControl and/or motion"))
@@ -321,7 +345,8 @@ public final class ResponderAPI: ServiceComponent {
           ))
       }
       let app = registry.add(
-        busName: sender, path: path, eventTypes: types, processName: caller.pid.flatMap(processName(of:)))
+        busName: sender, path: path, eventTypes: types, processName: caller.pid.flatMap(processName(of:)),
+        pid: caller.pid)
       self.logger.info(
         "responders: \(app.name) registered (\(sender.loggable) \(path.loggable)) for \(Self.names(types).stringArray ?? [])"
       )
@@ -427,6 +452,35 @@ public final class ResponderAPI: ServiceComponent {
     }
   }
 
+  /// The most connections `WatchEvents` serves at once.
+  static let maximumEventWatchers = 64
+
+  private func watchEvents(_ call: DBusMethodCall) {
+    checkCaller(call) { [weak self] _ in
+      guard let self, let connection = self.connection else { return call.reply(error: .disconnected()) }
+      let sender = call.sender
+      guard self.eventWatchers[sender] == nil else { return call.reply([]) }
+      guard self.eventWatchers.count < Self.maximumEventWatchers else {
+        return call.reply(
+          error: DBusError(
+            "org.freedesktop.DBus.Error.LimitsExceeded",
+            "\(Self.maximumEventWatchers) connections watch the events already, the most responderd serves"))
+      }
+      self.eventWatchers[sender] = connection.watchNameOwner(sender) { [weak self] owner in
+        guard owner == nil else { return }
+        self?.eventWatchers.removeValue(forKey: sender)?.cancel()
+      }
+      call.reply([])
+    }
+  }
+
+  private func unwatchEvents(_ call: DBusMethodCall) {
+    checkCaller(call) { [weak self] _ in
+      self?.eventWatchers.removeValue(forKey: call.sender)?.cancel()
+      call.reply([])
+    }
+  }
+
   private func sendEvent(_ call: DBusMethodCall) {
     let typeName = call.arguments[0].string ?? ""
     let subtypeName = call.arguments[1].string ?? ""
@@ -438,7 +492,7 @@ public final class ResponderAPI: ServiceComponent {
       guard let parsed = EventSubtype(name: subtypeName), parsed.eventType == .remoteControl else {
         let valid = EventSubtype.remoteControlSubtypes.map(\.name).joined(separator: ", ")
         return call.reply(
-          error: .invalidArgs("unknown remote-control subtype '\(subtypeName)'; one of: \(valid)"))
+          error: .invalidArgs("unknown remote-control subtype '\(subtypeName.loggable)'; one of: \(valid)"))
       }
       guard phaseName.isEmpty else {
         return call.reply(error: .invalidArgs("a phase is for motion events only; give '' for remoteControl"))
@@ -448,18 +502,21 @@ public final class ResponderAPI: ServiceComponent {
       guard subtypeName.isEmpty || EventSubtype(name: subtypeName) == .motionShake || subtypeName == "shake"
       else {
         return call.reply(
-          error: .invalidArgs("unknown motion subtype '\(subtypeName)'; motionShake is the only one"))
+          error: .invalidArgs("unknown motion subtype '\(subtypeName.loggable)'; motionShake is the only one")
+        )
       }
       if !phaseName.isEmpty {
         guard let parsed = MotionPhase(rawValue: phaseName.lowercased()) else {
           return call.reply(
-            error: .invalidArgs("unknown motion phase '\(phaseName)'; one of: began, ended, cancelled"))
+            error: .invalidArgs(
+              "unknown motion phase '\(phaseName.loggable)'; one of: began, ended, cancelled"))
         }
         phase = parsed
       }
       subtype = .motionShake
     default:
-      return call.reply(error: .invalidArgs("cannot send '\(typeName)' events: remoteControl or motion"))
+      return call.reply(
+        error: .invalidArgs("cannot send '\(typeName.loggable)' events: remoteControl or motion"))
     }
     checkCaller(call) { [weak self] _ in
       guard let self, let service = self.service else { return }
@@ -485,12 +542,17 @@ public final class ResponderAPI: ServiceComponent {
       .string(record.handledBy ?? ""),
     ]
     // The documented 4-argument signal, then the same with details (motion phase, drop reason,
-    // source, path through the chain) for tools such as `responderctl monitor`.
-    try? object?.emit(
-      interface: ResponderBusAPI.daemonInterface, signal: "EventDispatched", arguments: arguments)
-    try? object?.emit(
-      interface: ResponderBusAPI.daemonInterface, signal: "EventDispatchedDetails",
-      arguments: arguments + [.vardict(details)])
+    // source, path through the chain) for tools such as `responderctl monitor`: unicast, to the
+    // connections that asked (WatchEvents, checked as every call is), never broadcast where any
+    // user of a shared bus could listen.
+    for watcher in service?.eventWatchers ?? [] {
+      try? object?.emit(
+        interface: ResponderBusAPI.daemonInterface, signal: "EventDispatched", arguments: arguments,
+        destination: watcher)
+      try? object?.emit(
+        interface: ResponderBusAPI.daemonInterface, signal: "EventDispatchedDetails",
+        arguments: arguments + [.vardict(details)], destination: watcher)
+    }
     if let index = pendingSends.firstIndex(where: {
       $0.source == record.source && $0.timestamp == record.timestamp
     }) {

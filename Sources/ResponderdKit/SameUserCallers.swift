@@ -31,7 +31,10 @@ public final class SameUserCallers {
     self.logger = logger
     bus.addObserver { [weak self] event in
       // Another bus (after a reconnection) gives names anew.
-      if case .connected = event { self?.known.removeAll() }
+      if case .connected = event {
+        self?.known.removeAll()
+        self?.refusedConnections.removeAll()
+      }
     }
   }
 
@@ -74,16 +77,32 @@ public final class SameUserCallers {
         if self.known.count >= Self.remembered { self.known.removeAll() }
         self.known[sender] = caller
         outcome = self.verdict(caller, sender)
-        if caller.uid != self.uid {
-          self.logger.warning(
-            "bus: refused \(member.loggable) from \(sender.loggable): it runs as uid \(caller.uid), not as uid \(self.uid)"
-          )
-        }
+        if caller.uid != self.uid { self.logRefusal(of: sender, uid: caller.uid, member: member) }
       } else {
         outcome = .failure(
           DBusError(DBusError.Name.accessDenied, "responderd cannot tell which user \(sender) runs as"))
       }
       for body in waiting { body(outcome) }
+    }
+  }
+
+  /// Connections refused, by uid (since the last connection to the bus).
+  private var refusedConnections: [UInt32: Int] = [:]
+
+  /// Logs a refused connection: the first of each uid as a warning, then one warning per 100 (a
+  /// stranger opening connections in a loop costs a line per 100, not one each); the others at
+  /// debug level.
+  private func logRefusal(of sender: String, uid: UInt32, member: String) {
+    let count = (refusedConnections[uid] ?? 0) + 1
+    refusedConnections[uid] = count
+    let message: Logger.Message =
+      "bus: refused \(member.loggable) from \(sender.loggable): it runs as uid \(uid), not as uid \(self.uid)"
+    if count == 1 {
+      logger.warning("\(message) (further connections of uid \(uid) are counted, one warning per 100)")
+    } else if count % 100 == 0 {
+      logger.warning("\(message): \(count) connections of uid \(uid) refused so far")
+    } else {
+      logger.debug(message)
     }
   }
 

@@ -38,6 +38,10 @@ public final class Service {
   public private(set) var components: [ServiceComponent] = []
   /// The session-bus connection, when the service has one (the standard components add it).
   public var bus: BusComponent?
+  /// The bus names that asked for the signals telling what happened (Daemon1's `WatchEvents`, the
+  /// daemon's own user only): dispatched events and the keys of owned devices are sent to them
+  /// alone (unicast), never broadcast on a bus that other users may share.
+  public internal(set) var eventWatchers: [String] = []
   private var dispatchObservers: [(DispatchRecord) -> Void] = []
   private var keyActionObservers: [(KeyActionRecord) -> Void] = []
   private var motionInterestObservers: [(Bool) -> Void] = []

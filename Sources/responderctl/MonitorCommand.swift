@@ -46,6 +46,17 @@ struct MonitorCommand: ParsableCommand {
       seen += 1
       if let count, seen >= count { link.loop.stop() }
     }
+    // The signals are sent to the connections that ask (WatchEvents), again after a restart.
+    func watchEvents() {
+      link.bus.call(
+        destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
+        interface: ResponderBusAPI.daemonInterface, method: "WatchEvents", timeout: 5
+      ) { result in
+        if case .failure(let error) = result {
+          writeText("responderctl monitor: WatchEvents failed: \(error.message)\n", to: .standardError)
+        }
+      }
+    }
     // Keys of owned devices that are neither media nor volume keys: shown too, never swallowed.
     link.bus.onSignal(
       sender: ResponderBusAPI.daemonName, path: KeysComponent.devicesPath,
@@ -74,6 +85,7 @@ struct MonitorCommand: ParsableCommand {
       guard owner != announcedOwner else { return }
       announcedOwner = owner
       if let owner {
+        watchEvents()
         writeText("responderctl monitor: responderd is back on the bus (\(owner))\n", to: .standardError)
       } else {
         writeText(
@@ -86,10 +98,14 @@ struct MonitorCommand: ParsableCommand {
       link.loop.stop()
     }
     try link.loop.onSignals([SIGINT, SIGTERM]) { _ in link.loop.stop() }
-    // A round trip: the bus has our match rules once it answers, so no event is missed from here on.
-    _ = try? link.bus.callAndWait(
-      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-      method: "GetNameOwner", arguments: [.string(ResponderBusAPI.daemonName)], timeout: 5)
+    // Answered once responderd sends us the events: none is missed from here on.
+    do {
+      _ = try link.bus.callAndWait(
+        destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
+        interface: ResponderBusAPI.daemonInterface, method: "WatchEvents", timeout: 5)
+    } catch {
+      writeText("responderctl monitor: WatchEvents failed: \(error.message)\n", to: .standardError)
+    }
     writeText(
       "responderctl monitor: following events dispatched by responderd (\(link.owner)); Ctrl-C stops\n",
       to: .standardError

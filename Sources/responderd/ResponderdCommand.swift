@@ -12,6 +12,9 @@ import SystemCalls
 @main
 enum ResponderdCommand {
   static func main() {
+    // Before anything is written: a reader of stdout or stderr that goes away (`responderd 2>&1 |
+    // head -n 1`) costs lines, not the process (the service's own `run()` says so again).
+    signal(SIGPIPE, SIG_IGN)
     let options: DaemonCommandLine
     do {
       switch try DaemonCommandLine.parse(Array(CommandLine.arguments.dropFirst())) {
@@ -48,7 +51,7 @@ enum ResponderdCommand {
         return 0
       } catch {
         writeText("\(error)\n", to: .standardError)
-        return 1
+        return 78  // EX_CONFIG, as when the service refuses the same file at start-up
       }
     }
 

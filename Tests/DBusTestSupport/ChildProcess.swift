@@ -37,6 +37,9 @@ public final class ChildProcess {
     case capture
     /// Written to this file (created or truncated), to read once the child is done.
     case file(String)
+    /// A pipe nobody reads: its read end is closed before the child starts, so its first write
+    /// gets SIGPIPE (or EPIPE when it ignores the signal), as under `| head -n 1` once head is gone.
+    case closedPipe
   }
 
   /// What a child gets instead of the test's own sanitizer options, in a sanitized run
@@ -85,6 +88,20 @@ public final class ChildProcess {
       pipe = try systemCall("pipe2") { try FileDescriptor.pipe(options: .closeOnExec) }
     } else if case .capture = stderr {
       pipe = try systemCall("pipe2") { try FileDescriptor.pipe(options: .closeOnExec) }
+    }
+    var closedPipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)?
+    if case .closedPipe = stdout {
+      closedPipe = try systemCall("pipe2") { try FileDescriptor.pipe(options: .closeOnExec) }
+    } else if case .closedPipe = stderr {
+      closedPipe = try systemCall("pipe2") { try FileDescriptor.pipe(options: .closeOnExec) }
+    }
+    try? closedPipe?.readEnd.close()
+    defer { try? closedPipe?.writeEnd.close() }
+    if case .closedPipe = stdout, let closedPipe {
+      posix_spawn_file_actions_adddup2(&actions, closedPipe.writeEnd.rawValue, 1)
+    }
+    if case .closedPipe = stderr, let closedPipe {
+      posix_spawn_file_actions_adddup2(&actions, closedPipe.writeEnd.rawValue, 2)
     }
     switch (stdout, pipe) {
     case (.null, _): posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)

@@ -41,6 +41,45 @@ import Testing
     if case .failure(let error)? = wrong() { #expect(error.name == DBusError.Name.invalidArgs) }
   }
 
+  /// Issue 27: an error message echoing a caller's 1 MB argument was sent whole; a reply whose
+  /// descriptor could not be duplicated (no descriptor left) said "out of memory".
+  @Test func errorRepliesAreCutAndAReplyWithoutItsDescriptorSaysWhatFailed() throws {
+    let long = call("Fail", [.string("unknown name '" + String(repeating: "n", count: 1_000_000) + "'")])
+    time.advance(by: 0)
+    guard case .failure(let error)? = long() else {
+      Issue.record("no error")
+      return
+    }
+    #expect(error.message.count <= DBusMethodCall.longestErrorMessage)
+    #expect(error.message.hasPrefix("unknown name 'nnn") && error.message.hasSuffix("… (1000015 characters)"))
+
+    var failure: DBusError?
+    try server.export(
+      path: "/org/responderd/Descriptor",
+      interfaces: [
+        DBusInterface(
+          "org.responderd.Test",
+          methods: [
+            DBusMethod.replyLater("Open", in: "", out: "h") { call in
+              // A descriptor that cannot be duplicated, as when the process has none left.
+              failure = call.replyOrError([.unixFD(-1)])
+            }
+          ])
+      ])
+    var result: Result<[DBusValue], DBusError>?
+    client.call(
+      destination: server.uniqueName!, path: "/org/responderd/Descriptor", interface: "org.responderd.Test",
+      method: "Open", timeout: 1
+    ) { result = $0 }
+    time.advance(by: 0)
+    #expect(failure?.message == "cannot put a file descriptor into the message: dup: Bad file descriptor")
+    guard case .failure(let received)? = result else {
+      Issue.record("the call was not answered with an error: \(String(describing: result))")
+      return
+    }
+    #expect(received.name == DBusError.Name.failed && received.message == failure?.message)
+  }
+
   @Test func aCallToANameNobodyOwnsFailsAndAStoppedPeerMissesTheDeadline() throws {
     let nobody = call("Add", [.int32(1), .int32(1)], on: "org.responderd.Nobody")
     time.advance(by: 0)

@@ -5,6 +5,10 @@ import ResponderCore
 import ResponderdTestKit
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A small MPRIS player on the in-memory bus: its methods change its state as a player's do
 /// (PlayPause toggles, Next changes the track) and announce it with PropertiesChanged.
 final class FakePlayer {
@@ -15,8 +19,11 @@ final class FakePlayer {
   private(set) var track = 1
   private var object: DBusExportedObject?
 
-  init(_ shortName: String, on bus: InMemoryBus, status: String = "Paused", pid: UInt32? = nil) throws {
-    connection = pid.map { bus.connect(pid: $0) } ?? bus.connect()
+  init(
+    _ shortName: String, on bus: InMemoryBus, status: String = "Paused", uid: UInt32 = getuid(),
+    pid: UInt32? = nil
+  ) throws {
+    connection = pid.map { bus.connect(uid: uid, pid: $0) } ?? bus.connect(uid: uid)
     busName = MPRISNames.prefix + shortName
     self.status = status
     object = try connection.export(

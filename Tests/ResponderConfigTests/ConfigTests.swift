@@ -77,6 +77,18 @@ import Testing
 }
 
 @Suite struct ConfigTests {
+  @Test func respondersEventDeadlineIsReadAndChecked() throws {
+    let config = try ResponderdConfig.parse(
+      "[responders]\ndeadline = 0.2\nevent-deadline = 0.75\n", file: "r.toml")
+    #expect(config.responders.deadline == 0.2 && config.responders.eventDeadline == 0.75)
+    #expect(ResponderdConfig().responders.eventDeadline == 0.5)
+    #expect(
+      throws: ConfigError(
+        file: "r.toml", line: 2, key: "responders.event-deadline",
+        message: "'responders.event-deadline' must be between 0.001 and 60.0, not 0.0")
+    ) { try ResponderdConfig.parse("[responders]\nevent-deadline = 0\n", file: "r.toml") }
+  }
+
   @Test func unknownKeyNamesFileLineAndANearMiss() {
     let text = "chain = [\"log\"]\n\n[responders]\ndeadlin = 0.2\n"
     #expect(

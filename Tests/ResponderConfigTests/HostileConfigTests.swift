@@ -1,6 +1,7 @@
-import ResponderConfig
 import SystemCalls
 import Testing
+
+@testable import ResponderConfig
 
 #if canImport(Glibc)
   import Glibc
@@ -86,6 +87,60 @@ import Testing
       try ResponderdConfig.load(path: path)
     } throws: { error in
       "\(error)" == "\(path):2: column 6: the file is not UTF-8 text (byte 0xE9 here); save it as UTF-8"
+    }
+  }
+
+  @Test func aHugeUnknownKeyIsQuotedShortAndCostsNoDistanceWork() throws {
+    // A 50 MB key took 13 s ("did you mean" measured its distance to every known key) and was
+    // echoed whole. The near miss of a huge key is never a typo; its quote is its start and size.
+    let key = "level" + String(repeating: "x", count: 1_000_000)
+    let error = try #require(refusal("chain = [\"log\"]\n[logging]\n\(key) = 1\n"))
+    #expect(error.line == 3)
+    #expect(
+      error.message
+        == "unknown key '\(key.prefix(60))… (1000005 characters)' in [logging]")
+    #expect(error.description.utf8.count < 200 && error.key.utf8.count < 200)
+    // Not measured at all: no candidate is within 3 characters of its length.
+    #expect(suggestionCandidates(for: key, among: ["level", "handles"]).isEmpty)
+    // A typo still gets its suggestion.
+    #expect(
+      refusal("[logging]\nlevle = 1\n")?.message == "unknown key 'levle' in [logging] (did you mean 'level'?)"
+    )
+    // Long values are quoted the same way.
+    let value = String(repeating: "y", count: 100_000)
+    let badLevel = try #require(refusal("[logging]\nlevel = \"\(value)\"\n"))
+    #expect(
+      badLevel.message.hasSuffix("not '\(value.prefix(60))… (100000 characters)'"),
+      "\(badLevel.message.prefix(300))")
+  }
+
+  @Test func aConfigThatIsNotARegularFileIsRefusedWithoutBlocking() throws {
+    let dir = "/tmp/responderd-hostile-\(UInt32.random(in: 0...UInt32.max))"
+    mkdir(dir, 0o700)
+    defer {
+      unlink("\(dir)/fifo.toml")
+      unlink("\(dir)/link.toml")
+      unlink("\(dir)/config.toml")
+      rmdir(dir)
+    }
+    // Nobody writes to this FIFO: opening it for reading used to wait for a writer for ever.
+    #expect(mkfifo("\(dir)/fifo.toml", 0o600) == 0)
+    #expect {
+      try ResponderdConfig.load(path: "\(dir)/fifo.toml")
+    } throws: { error in
+      "\(error)" == "\(dir)/fifo.toml: not read: it is a FIFO (named pipe), not a regular file"
+    }
+    // A symlink to a regular file is read.
+    try writeTextFile("\(dir)/config.toml", "chain = [\"log\"]\n")
+    #expect(symlink("\(dir)/config.toml", "\(dir)/link.toml") == 0)
+    #expect(try ResponderdConfig.load(path: "\(dir)/link.toml").chain == ["log"])
+    // One byte more than the limit is refused before it is read.
+    #expect(truncate("\(dir)/config.toml", off_t(ResponderdConfig.maximumFileSize + 1)) == 0)
+    #expect {
+      try ResponderdConfig.load(path: "\(dir)/link.toml")
+    } throws: { error in
+      "\(error)"
+        == "\(dir)/link.toml: not read: it is 1048577 bytes long, more than the 1048576 such a file may have"
     }
   }
 

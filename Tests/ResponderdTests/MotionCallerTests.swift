@@ -80,6 +80,23 @@ import Testing
     #expect(log.all.contains { $0.contains("refused org.responderd.Motion1.StartAccelerometerUpdates") })
   }
 
+  /// Issue 27: each refused connection logged a warning: a stranger opening connections in a loop
+  /// filled the journal. The first of a uid is a warning, then one per 100.
+  @Test func refusedConnectionsOfOneUserCostAWarningPerHundred() throws {
+    for _ in 0..<250 {
+      let stranger = bus.connect(uid: getuid() &+ 1)
+      _ = call(stranger, "BeginGeneratingDeviceOrientationNotifications")
+      stranger.leave()
+    }
+    let warnings = log.all.filter { $0.hasPrefix("warning: bus: refused") }
+    #expect(warnings.count == 3, "\(warnings)")
+    #expect(
+      warnings.first?.hasSuffix(
+        "(further connections of uid \(getuid() &+ 1) are counted, one warning per 100)") == true)
+    #expect(warnings.last?.hasSuffix(": 200 connections of uid \(getuid() &+ 1) refused so far") == true)
+    #expect(log.all.count { $0.hasPrefix("debug: bus: refused") } == 247)
+  }
+
   /// The same calls from the daemon's own user pass the check: the methods answer what they do
   /// (here, without a motion component: no accelerometer), the properties read.
   @Test func itsOwnUserIsAnswered() throws {

@@ -45,6 +45,12 @@ import Testing
     }
     service.start()
     time.advance(by: 0)
+    // As `responderctl monitor` does: the dispatch signals go to the connections that ask.
+    desktop.call(
+      destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
+      interface: ResponderBusAPI.daemonInterface, method: "WatchEvents"
+    ) { _ in }
+    time.advance(by: 0)
   }
 
   deinit { service.stop() }

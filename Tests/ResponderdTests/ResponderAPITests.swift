@@ -103,6 +103,7 @@ let commandAndLog = """
       member: "EventDispatched"
     ) { plain.append($0) }
     defer { subscription.cancel() }
+    _ = try daemonCall(fixture.connection, "WatchEvents").get()
     #expect(try fixture.send("remoteControl", "nextTrack") == "command")
     #expect(try fixture.send("motion", "motionShake", phase: "ended") == "")
     try fixture.waitFor("two EventDispatched signals") { plain.count == 2 }

@@ -193,6 +193,79 @@ final class BusApp {
     #expect(records().last?.handledBy != "log")
   }
 
+  /// Issue 27: 10,000 duplicate event types and a 200,000-character object path were accepted,
+  /// and an unknown event type of 1 MB came back whole in the error.
+  @Test func registrationRefusesDuplicateTypesHugePathsAndQuotesUnknownTypesShort() throws {
+    let app = try BusApp(on: bus)
+    func refusal(_ path: String, _ types: [String]) -> DBusError? {
+      let reply = app.daemonCall("RegisterResponder", [.objectPath(path), types.dbusValue])
+      settle()
+      if case .failure(let error)? = reply() { return error }
+      return nil
+    }
+    let duplicates = refusal("/app", Array(repeating: "motion", count: 10_000))
+    #expect(duplicates?.name == DBusError.Name.invalidArgs)
+    #expect(duplicates?.message == "the event type 'motion' is given twice: name each once")
+    let huge = refusal("/" + String(repeating: "p", count: 199_999), ["remoteControl"])
+    #expect(huge?.message == "the object path is 200000 bytes long: at most 1024")
+    let unknown = refusal("/app", ["x" + String(repeating: "y", count: 1_000_000)])
+    #expect(unknown?.name == DBusError.Name.invalidArgs)
+    #expect((unknown?.message.count ?? .max) < 300, "\(unknown?.message.prefix(300) ?? "")")
+    #expect(unknown?.message.contains("… (1000001 characters)") == true)
+    #expect(api.registeredResponders.isEmpty)
+    // What an application sends is still accepted.
+    #expect(refusal("/app", ["remoteControl", "motion"]) == nil)
+  }
+
+  /// Issue 27: EventDispatched and EventDispatchedDetails were broadcast, so that another user of
+  /// a shared bus saw every event. They go to the connections that asked (WatchEvents) now, which
+  /// must be of the daemon's user.
+  @Test func dispatchSignalsGoOnlyToWatchersOfTheDaemonsUser() throws {
+    let own = bus.connect()
+    let stranger = bus.connect(uid: getuid() &+ 1)
+    var received: [String: [String]] = [:]
+    var subscriptions: [DBusSubscription] = []
+    for (name, connection) in [("own", own), ("stranger", stranger)] {
+      for member in ["EventDispatched", "EventDispatchedDetails"] {
+        subscriptions.append(
+          connection.onSignal(
+            sender: nil, path: ResponderBusAPI.daemonPath, interface: ResponderBusAPI.daemonInterface,
+            member: member
+          ) { message in received[name, default: []].append("\(member) \(message.arguments[1].string ?? "?")")
+          })
+      }
+    }
+    defer { for subscription in subscriptions { subscription.cancel() } }
+    func call(_ connection: InMemoryBusConnection, _ method: String) -> Result<[DBusValue], DBusError>? {
+      var result: Result<[DBusValue], DBusError>?
+      connection.call(
+        destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
+        interface: ResponderBusAPI.daemonInterface, method: method, timeout: 5
+      ) { result = $0 }
+      settle()
+      return result
+    }
+    // Nobody asked yet: nothing is sent.
+    post(.remoteControlPlay)
+    settle()
+    #expect(records().count == 1 && received.isEmpty)
+    guard case .failure(let refused)? = call(stranger, "WatchEvents") else {
+      Issue.record("WatchEvents answered another user")
+      return
+    }
+    #expect(refused.name == DBusError.Name.accessDenied)
+    #expect(try call(own, "WatchEvents")?.get() == [])
+    post(.remoteControlNextTrack)
+    settle()
+    #expect(received["own"] == ["EventDispatched nextTrack", "EventDispatchedDetails nextTrack"])
+    #expect(received["stranger"] == nil)
+    // Until it unwatches (or leaves the bus).
+    #expect(try call(own, "UnwatchEvents")?.get() == [])
+    post(.remoteControlPause)
+    settle()
+    #expect(received["own"]?.count == 2 && received["stranger"] == nil)
+  }
+
   @Test func anApplicationOfAnotherUserIsRefused() throws {
     let stranger = try BusApp(on: bus, uid: getuid() &+ 1)
     let reply = stranger.daemonCall("RegisterResponder", [.objectPath("/app"), ["remoteControl"].dbusValue])

@@ -139,8 +139,9 @@ final class DaemonWatcher {
         if let first = changed["FirstResponder"]?.uint32 { self?.firstResponders.append(first) }
         if let motion = changed["MotionInterest"]?.bool { self?.motionInterest.append(motion) }
       })
-    // A round trip, so that the match rules are in place.
-    _ = try daemonCall(connection, "Ping")
+    // The dispatch signals come to connections that ask for them (and the match rules are in
+    // place once it answers).
+    _ = try daemonCall(connection, "WatchEvents").get()
   }
 
   /// Waits for `count` events in all.

@@ -1,0 +1,75 @@
+import DBus
+import EventLoop
+import EventTime
+import ResponderClient
+import ResponderConfig
+import ResponderdKit
+import ResponderdTestKit
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The keys of owned devices that act outside the chain (KeyPressed: a volume key, a microphone
+/// key's command) tell what the user pressed: like the dispatch signals, they go only to the
+/// connections of the daemon's user that asked (WatchEvents), never to a listener of another user
+/// on a shared bus (issue 27, item 6).
+@Suite final class KeyPressedWatchersTests {
+  let time = VirtualScheduler(now: 50)
+  let bus: InMemoryBus
+  let service: Service
+
+  init() throws {
+    bus = InMemoryBus(scheduler: time)
+    let config = try ResponderdConfig.parse("[keys]\nenabled = false\n", file: "test.toml")
+    let (logger, _) = recordingLogger()
+    service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: logger)
+    let component = BusComponent(bus: bus.connect())
+    service.bus = component
+    service.add(component)
+    service.add(ResponderAPI())
+    service.add(KeysComponent())
+    service.start()
+    time.advance(by: 0)
+  }
+
+  deinit { service.stop() }
+
+  @Test func keyPressedGoesOnlyToWatchersOfTheDaemonsUser() throws {
+    let own = bus.connect()
+    let stranger = bus.connect(uid: getuid() &+ 1)
+    var received: [String: [String]] = [:]
+    let subscriptions = [("own", own), ("stranger", stranger)].map { name, connection in
+      connection.onSignal(
+        sender: nil, path: KeysComponent.devicesPath, interface: KeysComponent.devicesInterface,
+        member: "KeyPressed"
+      ) { message in received[name, default: []].append(message.arguments[0].string ?? "?") }
+    }
+    defer { for subscription in subscriptions { subscription.cancel() } }
+    func watch(_ connection: InMemoryBusConnection, _ method: String) {
+      connection.call(
+        destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
+        interface: ResponderBusAPI.daemonInterface, method: method, timeout: 5
+      ) { _ in }
+      time.advance(by: 0)
+    }
+    func press(_ key: String) {
+      service.publish(
+        KeyActionRecord(
+          key: key, timestamp: time.now, path: "/dev/input/event7", device: "Headset", action: "x"))
+      time.advance(by: 0)
+    }
+    // Nobody asked: nobody hears it.
+    press("KEY_MICMUTE")
+    #expect(received.isEmpty)
+    watch(stranger, "WatchEvents")  // refused: another user
+    watch(own, "WatchEvents")
+    press("KEY_VOLUMEUP")
+    #expect(received["own"] == ["KEY_VOLUMEUP"])
+    #expect(received["stranger"] == nil)
+    watch(own, "UnwatchEvents")
+    press("KEY_VOLUMEDOWN")
+    #expect(received["own"] == ["KEY_VOLUMEUP"] && received["stranger"] == nil)
+  }
+}
