@@ -90,7 +90,7 @@ let package = Package(
     .target(
       name: "SoundServer",
       dependencies: [
-        "CPulse", "EventLoop", "EventTime", .product(name: "Logging", package: "swift-log"),
+        "CPulse", "EventLoop", "EventTime", "InputCodes", .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
@@ -389,6 +389,7 @@ let package = Package(
       name: "SoundServerTests",
       dependencies: [
         "SoundServer", "ResponderdKit", "ResponderConfig", "ResponderCore", "EventLoop", "DBusTestSupport",
+        "InputCodes",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),

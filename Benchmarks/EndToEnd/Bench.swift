@@ -159,8 +159,8 @@ final class Bench {
     return path
   }
 
-  /// responderd's config for the key, idle and startup parts: the defaults, with the headsets of
-  /// thd (port 3), the relay (port 4) and the second responderd (port 5) left alone.
+  /// responderd's config for the key, idle, startup and volume parts: the defaults, with the
+  /// headsets of thd (port 3), the relay (port 4) and the second responderd (port 5) left alone.
   var keysConfig: String {
     """
     # EndToEnd: the built-in defaults; the headsets on USB ports 3, 4 and 5 are thd's, the relay's

@@ -50,26 +50,9 @@ final class VolumeToSink {
     defer { observer.stop() }
     try bench.wait("the benchmark's own sound-server connection", timeout: 10) { observer.state == .ready }
 
-    let config = try bench.writeConfig(
-      "volume.toml",
-      """
-      # EndToEnd, volume part: only the headset on USB port 2 (owned); a 5 % step as thd's pactl.
-      [[keys.device]]
-      phys = "usb-0000:00:14.0-3/*"
-      ignore = true
-
-      [[keys.device]]
-      phys = "usb-0000:00:14.0-4/*"
-      ignore = true
-
-      [[keys.device]]
-      phys = "usb-0000:00:14.0-5/*"
-      ignore = true
-
-      [volume]
-      step = 5
-
-      """)
+    // The headsets of thd, the relay and the second responderd left alone, as for the key part; a
+    // 5 % step as thd's pactl.
+    let config = try bench.writeConfig("volume.toml", bench.keysConfig + "\n[volume]\nstep = 5\n")
     let soundEnvironment = ["PULSE_SERVER": server.address, "XDG_RUNTIME_DIR": server.runtimeDirectory]
     let responderd = try LoggedProcess(
       "responderd", [bench.responderdPath, "--allow-root", "--config", config],

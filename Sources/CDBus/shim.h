@@ -4,7 +4,6 @@
 #include <dbus/dbus.h>
 #include <errno.h>
 #include <stdint.h>
-#include <sys/inotify.h>
 
 // Type codes: the DBUS_TYPE_* macros are casts ((int) 's') that Swift does not import.
 static const int CDBUS_TYPE_INVALID = DBUS_TYPE_INVALID;
@@ -53,13 +52,5 @@ static inline DBusError cdbus_error_init(void) {
   dbus_error_init(&error);
   return error;
 }
-
-// inotify, used to notice a bus socket (re)appearing without polling.
-static const uint32_t CDBUS_IN_CREATE = IN_CREATE;
-static const uint32_t CDBUS_IN_MOVED_TO = IN_MOVED_TO;
-static const uint32_t CDBUS_IN_ATTRIB = IN_ATTRIB;
-static const uint32_t CDBUS_IN_DELETE_SELF = IN_DELETE_SELF;
-static const uint32_t CDBUS_IN_IGNORED = IN_IGNORED;
-static const uint32_t CDBUS_IN_MOVE_SELF = IN_MOVE_SELF;
 
 #endif

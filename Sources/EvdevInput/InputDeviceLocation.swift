@@ -1,25 +1,7 @@
 import CUdev
+import InputCodes
 
-/// Where an input device sits in the hardware, read from udev: the USB device it belongs to, that
-/// device's ALSA sound cards and its USB ids (the volume keys of a USB headset act on its own card).
-public struct InputDeviceLocation: Sendable, Equatable {
-  /// The sysfs path of the USB device (`/devices/pci…/usb1/1-1`), without `/sys`; nil when the
-  /// input device is not on USB.
-  public var usbDevicePath: String?
-  /// The ALSA card numbers under that USB device (`…/1-1:1.0/sound/card3` → 3).
-  public var cardNumbers: [Int]
-  public var usbVendor: UInt16?
-  public var usbProduct: UInt16?
-
-  public init(
-    usbDevicePath: String? = nil, cardNumbers: [Int] = [], usbVendor: UInt16? = nil, usbProduct: UInt16? = nil
-  ) {
-    self.usbDevicePath = usbDevicePath
-    self.cardNumbers = cardNumbers
-    self.usbVendor = usbVendor
-    self.usbProduct = usbProduct
-  }
-
+extension InputDeviceLocation {
   /// The location of the input device at `syspath` (`/sys/devices/…/input7/event7`); an empty
   /// location when udev does not know it or it is not on USB.
   public static func of(syspath: String) -> InputDeviceLocation {

@@ -1,4 +1,5 @@
 import EvdevInput
+import InputCodes
 import Logging
 import SoundServer
 
@@ -90,12 +91,10 @@ public final class VolumeComponent: ServiceComponent {
     }
   }
 
-  private func location(of devicePath: String, syspath: String) -> AudioDeviceLocation {
+  private func location(of devicePath: String, syspath: String) -> InputDeviceLocation {
     let found = locations[devicePath] ?? InputDeviceLocation.of(syspath: syspath)
     locations[devicePath] = found
-    return AudioDeviceLocation(
-      usbDevicePath: found.usbDevicePath, cardNumbers: found.cardNumbers, usbVendor: found.usbVendor,
-      usbProduct: found.usbProduct)
+    return found
   }
 
   /// The evdev name of a volume key.

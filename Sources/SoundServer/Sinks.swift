@@ -1,3 +1,5 @@
+import InputCodes
+
 /// A sink of the sound server, as the server describes it.
 public struct Sink: Sendable, Equatable {
   /// The server's index of the sink.
@@ -33,35 +35,7 @@ public struct Sink: Sendable, Equatable {
   }
 }
 
-/// Where an input device sits in the hardware, to find the sink of the same device (a USB
-/// headset's own card) among the server's sinks.
-public struct AudioDeviceLocation: Sendable, Equatable, CustomStringConvertible {
-  /// The sysfs path of the USB device the input device belongs to (`/devices/pci…/usb1/1-1`),
-  /// without `/sys`.
-  public var usbDevicePath: String?
-  /// The ALSA card numbers of the same USB device (`/sys/…/1-1/1-1:1.0/sound/card3` → 3).
-  public var cardNumbers: [Int]
-  /// The USB vendor and product ids of the device.
-  public var usbVendor: UInt16?
-  public var usbProduct: UInt16?
-
-  public init(
-    usbDevicePath: String? = nil, cardNumbers: [Int] = [], usbVendor: UInt16? = nil, usbProduct: UInt16? = nil
-  ) {
-    self.usbDevicePath = usbDevicePath
-    self.cardNumbers = cardNumbers
-    self.usbVendor = usbVendor
-    self.usbProduct = usbProduct
-  }
-
-  public var description: String {
-    var parts: [String] = []
-    if let usbDevicePath { parts.append(usbDevicePath) }
-    if !cardNumbers.isEmpty { parts.append("card \(cardNumbers.map(String.init).joined(separator: ","))") }
-    if let usbVendor, let usbProduct { parts.append(hex(usbVendor) + ":" + hex(usbProduct)) }
-    return parts.isEmpty ? "unknown" : parts.joined(separator: " ")
-  }
-
+extension InputDeviceLocation {
   /// Why `sink` is this device's sink, or nil when nothing ties them: the sink's `sysfs.path` lies
   /// under the USB device, its ALSA card is one of the device's cards, or its USB vendor and
   /// product ids are the device's.
@@ -84,20 +58,15 @@ public struct AudioDeviceLocation: Sendable, Equatable, CustomStringConvertible 
       properties["device.vendor.id"].flatMap(Self.usbID) == usbVendor,
       properties["device.product.id"].flatMap(Self.usbID) == usbProduct
     {
-      return "usb id \(hex(usbVendor)):\(hex(usbProduct))"
+      return "usb id \(Self.hex(usbVendor)):\(Self.hex(usbProduct))"
     }
     return nil
   }
 
   /// A USB id written in hex, with or without "0x".
-  static func usbID(_ text: String) -> UInt16? {
+  private static func usbID(_ text: String) -> UInt16? {
     let digits = text.lowercased().hasPrefix("0x") ? String(text.dropFirst(2)) : text
     return UInt16(digits, radix: 16)
-  }
-
-  private func hex(_ value: UInt16) -> String {
-    let digits = String(value, radix: 16)
-    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
   }
 }
 

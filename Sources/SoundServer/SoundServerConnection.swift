@@ -1,6 +1,7 @@
 internal import CPulse
 import EventLoop
 import EventTime
+import InputCodes
 import Logging
 
 #if canImport(Glibc)
@@ -132,7 +133,7 @@ public final class SoundServerConnection {
   /// (a USB headset's own card) or else the default sink. `completion` runs on the loop once the
   /// server has answered.
   public func press(
-    _ key: VolumeKey, location: AudioDeviceLocation? = nil,
+    _ key: VolumeKey, location: InputDeviceLocation? = nil,
     completion: @escaping (VolumeOutcome) -> Void = { _ in }
   ) {
     guard !stopped else { return completion(.noServer) }
@@ -159,7 +160,7 @@ public final class SoundServerConnection {
   }
 
   /// The sink a key acts on: the one `location` matches, else the default sink.
-  public func targetSink(for location: AudioDeviceLocation?) -> (sink: Sink, matchedBy: String?)? {
+  public func targetSink(for location: InputDeviceLocation?) -> (sink: Sink, matchedBy: String?)? {
     if let location {
       for sink in sinks.values.sorted(by: { $0.index < $1.index }) {
         if let reason = location.reason(toMatch: sink) { return (sink, reason) }
@@ -172,7 +173,7 @@ public final class SoundServerConnection {
   }
 
   private func perform(
-    _ key: VolumeKey, location: AudioDeviceLocation?, completion: @escaping (VolumeOutcome) -> Void
+    _ key: VolumeKey, location: InputDeviceLocation?, completion: @escaping (VolumeOutcome) -> Void
   ) {
     guard let context, let (sink, matchedBy) = targetSink(for: location) else {
       return completion(context == nil ? .noServer : .noSink)

@@ -65,10 +65,20 @@ struct DaemonLink {
 
   /// Calls a method of the daemon and waits; prints the error and exits with 1 when it fails.
   func call(_ method: String, _ arguments: [DBusValue] = [], timeout: Double = 10) throws -> [DBusValue] {
+    try call(
+      path: ResponderBusAPI.daemonPath, interface: ResponderBusAPI.daemonInterface, method, arguments,
+      timeout: timeout)
+  }
+
+  /// Calls a method of one of the daemon's objects and waits; prints the error and exits with 1
+  /// when it fails.
+  func call(
+    path: String, interface: String, _ method: String, _ arguments: [DBusValue] = [], timeout: Double = 10
+  ) throws -> [DBusValue] {
     do {
       return try bus.callAndWait(
-        destination: owner, path: ResponderBusAPI.daemonPath, interface: ResponderBusAPI.daemonInterface,
-        method: method, arguments: arguments, timeout: timeout)
+        destination: owner, path: path, interface: interface, method: method, arguments: arguments,
+        timeout: timeout)
     } catch {
       throw failure("\(method) failed: \(error.message.isEmpty ? error.name : error.message)")
     }

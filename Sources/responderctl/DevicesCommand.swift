@@ -27,14 +27,8 @@ struct DevicesCommand: ParsableCommand {
 
   /// Asks the daemon for its devices report.
   static func fetch(_ link: DaemonLink) throws -> DevicesReport {
-    let values: [DBusValue]
-    do {
-      values = try link.bus.callAndWait(
-        destination: link.owner, path: KeysComponent.devicesPath, interface: KeysComponent.devicesInterface,
-        method: "GetDevices", timeout: 5)
-    } catch {
-      throw failure("GetDevices failed: \(error.message.isEmpty ? error.name : error.message)")
-    }
+    let values = try link.call(
+      path: KeysComponent.devicesPath, interface: KeysComponent.devicesInterface, "GetDevices", timeout: 5)
     guard let report = DevicesReport(dbusArguments: values) else {
       throw failure("GetDevices returned '\(values.signature)', not a{sv}aa{sv}")
     }

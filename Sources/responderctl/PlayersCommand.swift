@@ -20,14 +20,8 @@ struct PlayersCommand: ParsableCommand {
 
   func run() throws {
     let link = try DaemonLink.connect(json: json)
-    let values: [DBusValue]
-    do {
-      values = try link.bus.callAndWait(
-        destination: link.owner, path: MPRISComponent.playersPath, interface: MPRISComponent.playersInterface,
-        method: "GetPlayers", timeout: 5)
-    } catch {
-      throw failure("GetPlayers failed: \(error.message.isEmpty ? error.name : error.message)")
-    }
+    let values = try link.call(
+      path: MPRISComponent.playersPath, interface: MPRISComponent.playersInterface, "GetPlayers", timeout: 5)
     guard let report = PlayersReport(dbusArguments: values) else {
       throw failure("GetPlayers returned '\(values.signature)', not a{sv}aa{sv}")
     }

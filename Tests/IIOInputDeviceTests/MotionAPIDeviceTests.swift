@@ -14,17 +14,6 @@ import Testing
 @testable import ResponderConfig
 @testable import ResponderdKit
 
-/// A handler of the chain that takes motion events and keeps their phases.
-private final class MotionEventRecorder: Handler {
-  let name = "shake-recorder"
-  let eventTypes: Set<EventType> = [.motion]
-  var phases: [MotionPhase] = []
-  func handle(_ event: Event, phase: MotionPhase?, decide: @escaping (Bool) -> Void) {
-    if let phase { phases.append(phase) }
-    decide(true)
-  }
-}
-
 /// Every record waiting on a stream's socket.
 private func drain(_ fd: Int32, size: Int) -> [[UInt8]] {
   var records: [[UInt8]] = []
@@ -185,7 +174,7 @@ extension IIOInputDeviceTests {
 
   @Test("motion API: a shake responder and a stream share one capture; shakes are found while samples stream")
   func motionShakesAndStreamShareOneCapture() throws {
-    let shakes = MotionEventRecorder()
+    let shakes = MotionPhaseRecorder()
     let daemon = try MotionRig(chain: [shakes.name], handlers: [shakes])
     var opened: [IIOInput.Sensor] = []
     daemon.input?.addSensorObserver {

@@ -39,6 +39,18 @@ private struct LineKeepingLogHandler: LogHandler {
   func log(event: LogEvent) { store.append("\(event.message)") }
 }
 
+/// A handler of the chain that takes motion events and keeps their phases.
+final class MotionPhaseRecorder: Handler {
+  let name: String
+  let eventTypes: Set<EventType> = [.motion]
+  var phases: [MotionPhase] = []
+  init(name: String = "shake-recorder") { self.name = name }
+  func handle(_ event: Event, phase: MotionPhase?, decide: @escaping (Bool) -> Void) {
+    if let phase { phases.append(phase) }
+    decide(true)
+  }
+}
+
 /// The daemon's motion parts on a private bus over the emulated accelerometer, logging into `log`.
 final class MotionRig {
   let bed: Testbed

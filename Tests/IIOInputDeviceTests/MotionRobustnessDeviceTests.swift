@@ -15,17 +15,6 @@ import Testing
 @testable import ResponderConfig
 @testable import ResponderdKit
 
-/// A handler of the chain that takes motion events and keeps their phases.
-private final class ShakePhaseRecorder: Handler {
-  let name = "shake-phases"
-  let eventTypes: Set<EventType> = [.motion]
-  var phases: [MotionPhase] = []
-  func handle(_ event: Event, phase: MotionPhase?, decide: @escaping (Bool) -> Void) {
-    if let phase { phases.append(phase) }
-    decide(true)
-  }
-}
-
 // MARK: Beside iio-sensor-proxy: direct reads refused while another program holds the buffer
 
 extension IIOInputDeviceTests {
@@ -198,7 +187,7 @@ extension IIOInputDeviceTests {
 extension IIOInputDeviceTests {
   @Test("motion API: a shake under way goes on when a stream makes the sensor run faster (not cancelled)")
   func shakeGoesOnThroughRateChange() throws {
-    let shakes = ShakePhaseRecorder()
+    let shakes = MotionPhaseRecorder(name: "shake-phases")
     let rig = try MotionRig(chain: [shakes.name], handlers: [shakes])
     var changes: [IIOInput.SensorChange] = []
     rig.input?.addSensorObserver { changes.append($0) }

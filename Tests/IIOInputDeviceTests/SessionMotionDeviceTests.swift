@@ -14,17 +14,6 @@ import Testing
   import Glibc
 #endif
 
-/// Records the motion phases that reach the chain.
-private final class ShakeRecorder: Handler {
-  let name = "shake-recorder"
-  let eventTypes: Set<EventType> = [.motion]
-  var phases: [MotionPhase] = []
-  func handle(_ event: Event, phase: MotionPhase?, decide: @escaping (Bool) -> Void) {
-    if let phase { phases.append(phase) }
-    decide(true)
-  }
-}
-
 /// Every record waiting on a stream's socket.
 private func records(on fd: Int32) -> [AccelerometerRecord] {
   var records: [AccelerometerRecord] = []
@@ -47,8 +36,8 @@ private func records(on fd: Int32) -> [AccelerometerRecord] {
     return (0, max(-2048, min(2047, Int((dynamic / 0.009582).rounded()))), 1023)
   }
 
-  fileprivate func rig() throws -> (MotionRig, MockLogind, ShakeRecorder, SessionComponent) {
-    let shakes = ShakeRecorder()
+  fileprivate func rig() throws -> (MotionRig, MockLogind, MotionPhaseRecorder, SessionComponent) {
+    let shakes = MotionPhaseRecorder()
     let loop = try EventLoop()
     let logind = try MockLogind(loop: loop)
     try logind.addSession("c1", uid: getuid(), active: true)

@@ -1,5 +1,6 @@
 import DBusTestSupport
 import EventLoop
+import InputCodes
 import Logging
 import ResponderConfig
 import ResponderCore
@@ -104,7 +105,7 @@ import Testing
       loop: loop, server: server.address, step: 5, logger: keepingLogger(lines))
     connection.start()
     defer { connection.stop() }
-    let headset = AudioDeviceLocation(
+    let headset = InputDeviceLocation(
       usbDevicePath: "/devices/pci0000:00/0000:00:14.0/usb1/1-1", cardNumbers: [3], usbVendor: 0x046d,
       usbProduct: 0x0a44)
 
@@ -246,7 +247,7 @@ import Testing
 }
 
 @Suite struct SinkMatchTests {
-  let location = AudioDeviceLocation(
+  let location = InputDeviceLocation(
     usbDevicePath: "/devices/pci0000:00/0000:00:14.0/usb1/1-1", cardNumbers: [3], usbVendor: 0x046d,
     usbProduct: 0x0a44)
 

@@ -9,7 +9,6 @@
 
 #include <pulse/pulseaudio.h>
 #include <stdint.h>
-#include <sys/inotify.h>
 #include <sys/time.h>
 
 /// Loads libpulse if it is not yet; 1 when it is there, 0 when it cannot be loaded.
@@ -49,13 +48,5 @@ static const long CPULSE_TIMEVAL_RTCLOCK = 1L << 30;
 static inline int cpulse_context_is_final(pa_context_state_t state) {
   return state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED;
 }
-
-// inotify, used to notice the sound server's socket (re)appearing without polling.
-static const uint32_t CPULSE_IN_CREATE = IN_CREATE;
-static const uint32_t CPULSE_IN_MOVED_TO = IN_MOVED_TO;
-static const uint32_t CPULSE_IN_ATTRIB = IN_ATTRIB;
-static const uint32_t CPULSE_IN_DELETE_SELF = IN_DELETE_SELF;
-static const uint32_t CPULSE_IN_MOVE_SELF = IN_MOVE_SELF;
-static const uint32_t CPULSE_IN_IGNORED = IN_IGNORED;
 
 #endif
