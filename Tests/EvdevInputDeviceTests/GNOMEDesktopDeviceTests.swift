@@ -197,17 +197,25 @@ extension EvdevInputDeviceTests {
         (try? fixture.run([responderctl, "devices"]).output.contains("shared     /dev/input/event4")) == true
       }
 
+      // Its notice on stderr (the same pipe) says when responderd sends it the events (WatchEvents
+      // answered); only then is a press certain to be shown.
       let monitor = try ChildProcess(
         [responderctl, "monitor", "--json"], environment: fixture.bus.environment, stdout: .capture,
-        stderr: .null)
+        stderr: .capture)
       defer { monitor.terminate() }
-      var lines: [String] = []
+      var output = ""
+      var lines: [String] {  // the complete JSON lines
+        guard let end = output.lastIndex(of: "\n") else { return [] }
+        return output[..<end].split(separator: "\n").filter { $0.hasPrefix("{") }.map(String.init)
+      }
       let source = try fixture.loop.register(fd: monitor.outputDescriptor, events: .readable) { _ in
         _ = monitor.readAvailable()
-        lines += monitor.takeBufferedOutput().split(separator: "\n").map(String.init)
+        output += monitor.takeBufferedOutput()
       }
       defer { source.remove() }
-      _ = try fixture.run([responderctl, "status"])  // the monitor subscribed meanwhile
+      try fixture.waitFor("the monitor to follow the events; it said: \(output)", timeout: 10) {
+        output.contains("following events dispatched by responderd")
+      }
 
       var delays: [Int] = []
       for index in 1...5 {
