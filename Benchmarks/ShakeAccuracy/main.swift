@@ -8,6 +8,8 @@
 // the cost per sample (release build).
 //   swift run -c release ShakeAccuracy [CORPUS_DIR...] [--rate=HZ: resample every trace]
 //     [--verbose: list the default's shakes and false shakes]
+//     [--wiimote=DIR: the controller corpus, default $RESPONDERD_WIIMOTE_CORPUS, else
+//      Tests/Fixtures/Motion/wiimote if present; used when no CORPUS_DIR is given]
 import EventTime
 import Motion
 import ResponderConfig
@@ -70,12 +72,28 @@ struct Trace {
 
 func printError(_ text: String) { print("# " + text) }
 
+/// The controller corpus (it may not be kept in the repository): `--wiimote=DIR`, else
+/// `$RESPONDERD_WIIMOTE_CORPUS`, else Tests/Fixtures/Motion/wiimote when it holds a corpus.tsv.
+let controllerDirectory: String? = {
+  if let option = CommandLine.arguments.first(where: { $0.hasPrefix("--wiimote=") }) {
+    return String(option.dropFirst("--wiimote=".count))
+  }
+  if let given = getenv("RESPONDERD_WIIMOTE_CORPUS"), given.pointee != 0 { return String(cString: given) }
+  var path = #filePath
+  for _ in 0..<3 { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
+  let inRepository = path + "/Tests/Fixtures/Motion/wiimote"
+  if access(inRepository + "/corpus.tsv", R_OK) == 0 { return inRepository }
+  printError("no controller corpus (give --wiimote=DIR or RESPONDERD_WIIMOTE_CORPUS): measured without it")
+  return nil
+}()
+
 let corpusDirectories: [String] = {
   let given = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--") }
   if !given.isEmpty { return Array(given) }
   var path = #filePath
   for _ in 0..<3 { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
   return [path + "/Tests/Fixtures/Motion/real", path + "/Tests/Fixtures/Motion/pocket"]
+    + (controllerDirectory.map { [$0] } ?? [])
 }()
 
 func load() throws -> [Trace] {
@@ -101,6 +119,9 @@ struct Score {
   var hours: [String: Double] = [:]
   var detected = 0
   var total = 0
+  /// Shakes shorter than a second (brief ones: two periods or fewer), and those found.
+  var briefDetected = 0
+  var briefTotal = 0
   /// Shakes began again during a ground-truth shake already found (a pause in a long shake).
   var repeated = 0
   /// Per label: stretches seen, and those with a false shake (for single movements: clips).
@@ -121,11 +142,14 @@ struct Score {
     var clipped = Set<Int>()
     for shake in trace.shakes {
       total += 1
+      let brief = shake.end - shake.start < 1
+      if brief { briefTotal += 1 }
       if let index = found.indices.first(where: {
         !matched.contains($0) && found[$0].began >= shake.start && found[$0].began <= shake.end + 0.5
       }) {
         matched.insert(index)
         detected += 1
+        if brief { briefDetected += 1 }
         beganLatencies.append(found[index].began - shake.start)
         endedLatencies.append(found[index].end - shake.end)
         if verbose {
@@ -175,7 +199,13 @@ func seconds() -> Double {
   return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
-var traces = try load()
+var traces: [Trace]
+do {
+  traces = try load()
+} catch {
+  print("# cannot read the corpora \(corpusDirectories): \(error)")
+  exit(2)
+}
 // --rate=HZ: every trace as a sensor at that rate would give it (linear resampling, as the tests do).
 if let option = CommandLine.arguments.first(where: { $0.hasPrefix("--rate=") }) {
   guard let rate = Double(option.dropFirst("--rate=".count)), rate > 0 else {
@@ -252,7 +282,7 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
   if !singleMovements.isEmpty {
     let clips = singleMovements.reduce(0) { $0 + (scores[0].1.stretches[$1] ?? 0) }
     print(
-      "| single movements (put into / taken out of a pocket, strapped on, postural transitions), \(clips) clips: clips with a shake | "
+      "| single movements (put into / taken out of a pocket, strapped on, postural transitions, a controller picked up or moved once), \(clips) clips: clips with a shake | "
         + scores.map { s in "\(singleMovements.reduce(0) { $0 + (s.1.stretchesWithShake[$1] ?? 0) })" }
         .joined(separator: " | ") + " |")
   }
@@ -266,6 +296,11 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
     print(
       "| deliberate shakes (real, and synthetic on real motion), \(scores[0].1.total): found | "
         + scores.map { "\($0.1.detected)" }.joined(separator: " | ") + " |")
+  }
+  if scores[0].1.briefTotal > 0 {
+    print(
+      "| of them brief (under 1 s), \(scores[0].1.briefTotal): found | "
+        + scores.map { "\($0.1.briefDetected)" }.joined(separator: " | ") + " |")
   }
 
   print("\nFalse shakes per hour (count in brackets), per activity and placement:\n")

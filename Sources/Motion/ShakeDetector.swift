@@ -52,7 +52,8 @@ public struct ShakeRejectionNote: Equatable, Sendable {
 /// the rest (the dynamic acceleration) is cut into swings, a swing lasting while the dynamic
 /// acceleration points into the same half-space. A shake is a chain of swings going back and
 /// forth along one axis (each reversal within `axisConsistency` of the opposite direction), each
-/// swing turning back within `maximumSwing`, with no pause longer than `maximumGap`, the
+/// swing turning back within `maximumSwing` (half as long again for a swing driven hard all along:
+/// a big, slow arm stroke), with no pause longer than `maximumGap`, the
 /// acceleration at or above `sustainThreshold` for at least `minimumDuty` of the time (a hand's
 /// shake is a sustained oscillation; steps and bumps are short impulses with little in between),
 /// and at least three swings in a row (`minimumVigorousSwings` half-cycles) reaching `threshold`
@@ -230,7 +231,7 @@ public final class ShakeDetector {
       breakChain(.pause, at: t)
     }
     if swing != nil, dt > 0 { swing!.add(0.5 * dt, strong: isStrong) }
-    if let current = swing, chain != nil, t - current.start > settings.maximumSwing {
+    if let current = swing, chain != nil, t - current.start > longestSwing(current) {
       breakChain(.slow, at: t)
     }
     if isStrong, state == .waitingForQuiet || (chainIsShake && chain != nil && swingsAreStrong(along: d)) {
@@ -335,7 +336,7 @@ public final class ShakeDetector {
   private func finishSwing(_ finished: Swing, at end: Seconds) {
     guard chain != nil else { return }
     var problem: ShakeRejection?
-    if end - finished.start > settings.maximumSwing {
+    if end - finished.start > longestSwing(finished) {
       problem = .slow
     } else if !followsAxis(finished.axis) {
       problem = .axis
@@ -361,6 +362,14 @@ public final class ShakeDetector {
       chain!.previousDuty = finished.heldTime > 0 ? finished.strongTime / finished.heldTime : 0
     }
     chain!.currentCounted = false
+  }
+
+  /// How long `swing` may take to turn back: `maximumSwing`, or half as long again for a swing
+  /// driven hard all along (a big arm stroke of a shake at 1–1.4 Hz; a sway, a turn or a stride is
+  /// weak or impulsive).
+  private func longestSwing(_ swing: Swing) -> Seconds {
+    let driven = swing.peak >= 2 * vigorousLevel && swing.strongTime >= settings.minimumDuty * swing.heldTime
+    return driven ? 1.5 * settings.maximumSwing : settings.maximumSwing
   }
 
   /// Whether the chain's last finished swings and the one under way are at least

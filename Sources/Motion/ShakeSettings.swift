@@ -41,7 +41,9 @@ public struct ShakeSettings: Equatable, Sendable {
   /// tap on a table): about 1 / (2 × the fastest shake frequency).
   public var minimumSwing: Seconds = 0.06
   /// The longest swing of a shake: about 1 / (2 × the slowest shake frequency). Slower motion
-  /// (a sway, a stride, a turn) is not shaking.
+  /// (a sway, a stride, a turn) is not shaking. A swing driven hard all along (peak at least twice
+  /// `threshold`, strong for `minimumDuty` of its time) may take half as long again: a big arm
+  /// stroke of a shake at 1–1.4 Hz, where a sway or a turn is weak and a stride impulsive.
   public var maximumSwing: Seconds = 0.35
   /// The longest pause (below `activityThreshold`) within a shake.
   public var maximumGap: Seconds = 0.25

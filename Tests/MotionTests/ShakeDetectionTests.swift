@@ -86,6 +86,31 @@ struct ShakeDetectionTests {
     for shake in cases(rate: 12.5, frequencies: [3, 4], amplitudes: [2, 3]) { shake.check(shake.events()) }
   }
 
+  /// A big arm stroke back and forth at 1.2–1.4 Hz (swings of 0.36–0.42 s, longer than
+  /// `maximumSwing`) driven hard all along is a shake, as the hand-held controller's slow shakes
+  /// are (Tests/Fixtures/Motion/wiimote); the same rhythm at 1.5 g (a sway of the arm) is not.
+  @Test(
+    "Big slow shakes (1.2–1.4 Hz, 2.5–3 g) are found; a 1.5 g sway at that rhythm is not",
+    arguments: [50.0, 100])
+  func bigSlowShakes(rate: Double) {
+    var seed: UInt64 = 40
+    for frequency in [1.2, 1.4] {
+      for amplitude in [2.5, 3] {
+        for duration in [1.5 / frequency, 2, 3] {
+          seed += 1
+          let shake = ShakeCase(
+            rate: rate, frequency: frequency, amplitude: amplitude, duration: duration,
+            axis: axes[Int(seed % 3)],
+            seed: seed)
+          shake.check(shake.events())
+        }
+      }
+      let sway = ShakeCase(
+        rate: rate, frequency: frequency, amplitude: 1.5, duration: 3, axis: axes[0], seed: seed)
+      #expect(sway.events().isEmpty, "\(sway)")
+    }
+  }
+
   @Test("Jittered timestamps (±30 % of the period) and 10 % dropped samples", arguments: [50.0, 100, 400])
   func jitterAndDrops(rate: Double) {
     for shake in cases(rate: rate, frequencies: [2, 3, 4, 5, 6]) {
