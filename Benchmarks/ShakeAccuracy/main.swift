@@ -73,7 +73,7 @@ struct Trace {
 func printError(_ text: String) { print("# " + text) }
 
 /// The controller corpus (it may not be kept in the repository): `--wiimote=DIR`, else
-/// `$RESPONDERD_WIIMOTE_CORPUS`, else Tests/Fixtures/Motion/wiimote when it holds a corpus.tsv.
+/// `$RESPONDERD_WIIMOTE_CORPUS`, else Tests/Fixtures/Motion/wiimote when convert.py wrote its traces there.
 let controllerDirectory: String? = {
   if let option = CommandLine.arguments.first(where: { $0.hasPrefix("--wiimote=") }) {
     return String(option.dropFirst("--wiimote=".count))
@@ -82,7 +82,7 @@ let controllerDirectory: String? = {
   var path = #filePath
   for _ in 0..<3 { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
   let inRepository = path + "/Tests/Fixtures/Motion/wiimote"
-  if access(inRepository + "/corpus.tsv", R_OK) == 0 { return inRepository }
+  if access(inRepository + "/wiimote-shakes-100hz.csv", R_OK) == 0 { return inRepository }
   printError("no controller corpus (give --wiimote=DIR or RESPONDERD_WIIMOTE_CORPUS): measured without it")
   return nil
 }()

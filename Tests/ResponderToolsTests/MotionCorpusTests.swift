@@ -141,7 +141,7 @@ private let wiimoteDirectory =
   .appendingPathComponent("Fixtures/Motion/wiimote").path
 
 private let wiimoteCorpusPresent = FileManager.default.isReadableFile(
-  atPath: wiimoteDirectory + "/corpus.tsv")
+  atPath: wiimoteDirectory + "/wiimote-shakes-100hz.csv")  // the traces (convert.py), not only the labels
 
 @Suite(
   "Hand-held controller corpus",
