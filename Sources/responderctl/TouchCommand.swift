@@ -79,19 +79,7 @@ struct TouchSynthCommand: ParsableCommand {
   var strokes: String
 
   func run() throws {
-    guard let data = FileManager.default.contents(atPath: strokes),
-      let text = String(data: data, encoding: .utf8)
-    else {
-      FileHandle.standardError.write(
-        Data("responderctl: \(strokes): cannot read the file as UTF-8 text\n".utf8))
-      throw ExitCode(66)
-    }
-    do {
-      print(TouchSynth.recording(try TouchSynth.parse(text, file: strokes)), terminator: "")
-    } catch let error as ToolInputError {
-      FileHandle.standardError.write(Data("responderctl: \(error)\n".utf8))
-      throw ExitCode(65)
-    }
+    try printConverted(strokes) { text in TouchSynth.recording(try TouchSynth.parse(text, file: strokes)) }
   }
 }
 
@@ -109,18 +97,22 @@ struct TouchConvertCommand: ParsableCommand {
   var recording: String
 
   func run() throws {
-    guard let data = FileManager.default.contents(atPath: recording),
-      let text = String(data: data, encoding: .utf8)
-    else {
-      FileHandle.standardError.write(
-        Data("responderctl: \(recording): cannot read the file as UTF-8 text\n".utf8))
-      throw ExitCode(66)
-    }
-    do {
-      print(try LibinputRecord.evemu(fromYAML: text, file: recording), terminator: "")
-    } catch let error as ToolInputError {
-      FileHandle.standardError.write(Data("responderctl: \(error)\n".utf8))
-      throw ExitCode(65)
-    }
+    try printConverted(recording) { text in try LibinputRecord.evemu(fromYAML: text, file: recording) }
+  }
+}
+
+/// Reads `path` as UTF-8 text, prints what `convert` makes of it; exit 66 when the file cannot be
+/// read, 65 when its content is refused (the reason on stderr).
+private func printConverted(_ path: String, _ convert: (String) throws -> String) throws {
+  guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+  else {
+    FileHandle.standardError.write(Data("responderctl: \(path): cannot read the file as UTF-8 text\n".utf8))
+    throw ExitCode(66)
+  }
+  do {
+    print(try convert(text), terminator: "")
+  } catch let error as ToolInputError {
+    FileHandle.standardError.write(Data("responderctl: \(error)\n".utf8))
+    throw ExitCode(65)
   }
 }
