@@ -119,6 +119,9 @@ struct Score {
   var hours: [String: Double] = [:]
   var detected = 0
   var total = 0
+  /// Of them, the hand-held controller's (its own corpus).
+  var controllerDetected = 0
+  var controllerTotal = 0
   /// Shakes shorter than a second (brief ones: two periods or fewer), and those found.
   var briefDetected = 0
   var briefTotal = 0
@@ -140,8 +143,10 @@ struct Score {
     var matched = Set<Int>()
     for stretch in trace.activities { stretches[key(stretch), default: 0] += 1 }
     var clipped = Set<Int>()
+    let controller = trace.name.split(separator: "/").last?.hasPrefix("wiimote-") ?? false
     for shake in trace.shakes {
       total += 1
+      if controller { controllerTotal += 1 }
       let brief = shake.end - shake.start < 1
       if brief { briefTotal += 1 }
       if let index = found.indices.first(where: {
@@ -149,6 +154,7 @@ struct Score {
       }) {
         matched.insert(index)
         detected += 1
+        if controller { controllerDetected += 1 }
         if brief { briefDetected += 1 }
         beganLatencies.append(found[index].began - shake.start)
         endedLatencies.append(found[index].end - shake.end)
@@ -261,13 +267,15 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
 
   // The summary, in issue 26's form.
   let pocketWalking = keys.filter { $0.hasPrefix("walking @") && $0.hasSuffix("pocket") }
-  let singleMovements = keys.filter {
+  let allSingleMovements = keys.filter {
     [
       "pocketing", "handling", "stand-to-sit", "sit-to-stand", "sit-to-lie", "lie-to-sit", "stand-to-lie",
       "lie-to-stand",
     ].contains(String($0.split(separator: " ").first ?? ""))
   }
-  let otherActivity = keys.filter { !pocketWalking.contains($0) && !singleMovements.contains($0) }
+  let controllerMovements = allSingleMovements.filter { $0.contains("@ wiimote-") }
+  let singleMovements = allSingleMovements.filter { !controllerMovements.contains($0) }
+  let otherActivity = keys.filter { !pocketWalking.contains($0) && !allSingleMovements.contains($0) }
   print("| real motion | " + scores.map(\.0).joined(separator: " | ") + " |")
   print("|---|" + String(repeating: "---:|", count: scores.count))
   if !pocketWalking.isEmpty {
@@ -282,8 +290,15 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
   if !singleMovements.isEmpty {
     let clips = singleMovements.reduce(0) { $0 + (scores[0].1.stretches[$1] ?? 0) }
     print(
-      "| single movements (put into / taken out of a pocket, strapped on, postural transitions, a controller picked up or moved once), \(clips) clips: clips with a shake | "
+      "| single movements of a phone (put into / taken out of a pocket, strapped on, postural transitions), \(clips) clips: clips with a shake | "
         + scores.map { s in "\(singleMovements.reduce(0) { $0 + (s.1.stretchesWithShake[$1] ?? 0) })" }
+        .joined(separator: " | ") + " |")
+  }
+  if !controllerMovements.isEmpty {
+    let clips = controllerMovements.reduce(0) { $0 + (scores[0].1.stretches[$1] ?? 0) }
+    print(
+      "| a hand-held controller moved once (picked up, or moved left, right, up or down), \(clips) clips: clips with a shake | "
+        + scores.map { s in "\(controllerMovements.reduce(0) { $0 + (s.1.stretchesWithShake[$1] ?? 0) })" }
         .joined(separator: " | ") + " |")
   }
   if !otherActivity.isEmpty {
@@ -292,10 +307,15 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
       "| other activity (walking at the waist or in the hand, stairs, sitting, lying, arm exercises, hand-held), \(f(hours * 60, 1)) min: false shakes | "
         + scores.map { "\(count($0.1, otherActivity).count)" }.joined(separator: " | ") + " |")
   }
-  if scores[0].1.total > 0 {
+  if scores[0].1.controllerTotal > 0 {
     print(
-      "| deliberate shakes (real, and synthetic on real motion), \(scores[0].1.total): found | "
-        + scores.map { "\($0.1.detected)" }.joined(separator: " | ") + " |")
+      "| the same controller deliberately shaken, \(scores[0].1.controllerTotal): found | "
+        + scores.map { "\($0.1.controllerDetected)" }.joined(separator: " | ") + " |")
+  }
+  if scores[0].1.total > scores[0].1.controllerTotal {
+    print(
+      "| deliberate shakes, real (hand-held boards) and synthetic on real motion, \(scores[0].1.total - scores[0].1.controllerTotal): found | "
+        + scores.map { "\($0.1.detected - $0.1.controllerDetected)" }.joined(separator: " | ") + " |")
   }
   if scores[0].1.briefTotal > 0 {
     print(

@@ -23,18 +23,21 @@ public struct ShakeEvent: Equatable, Sendable, CustomStringConvertible {
 /// reasoning; the daemon does not ask).
 public enum ShakeRejection: String, Equatable, Sendable, CaseIterable {
   /// Short jolts with little in between (steps, heel strikes, bumps): the acceleration was high for
-  /// too small a part of a swing (a low duty cycle).
+  /// too small a part of the swings (a low duty cycle).
   case impulses
-  /// The direction did not go back and forth along one axis (it wandered between axes).
+  /// The swings did not go along one direction: at a swing's peak, too little of the motion lay
+  /// along the shake's direction.
   case axis
+  /// The swings were not alike in length: jolts at odd moments, not a rhythm.
+  case rhythm
   /// A swing took too long to turn back: slower than any shake (a sway, a turn, a stride).
   case slow
   /// A pause in the middle: the motion stopped for longer than a shake's turn-around.
   case pause
   /// Back-and-forth, but it stopped before `minimumDuration`.
   case brief
-  /// Fewer than three swings reached `threshold` (a single stroke: a push, a brake and a weaker
-  /// rebound), or their peaks were not alike: not a shake.
+  /// Fewer than four swings in a row reached `threshold`: a single stroke (a push, a brake and a
+  /// rebound, three at most) or a step (a heel strike and its rebound), not a shake.
   case weak
 }
 
@@ -49,20 +52,21 @@ public struct ShakeRejectionNote: Equatable, Sendable {
 /// Recognizes shakes in a stream of accelerometer samples.
 ///
 /// Gravity is removed as a vector: a low-pass estimate of it is subtracted from each sample, and
-/// the rest (the dynamic acceleration) is cut into swings, a swing lasting while the dynamic
-/// acceleration points into the same half-space. A shake is a chain of swings going back and
-/// forth along one axis (each reversal within `axisConsistency` of the opposite direction), each
-/// swing turning back within `maximumSwing` (half as long again for a swing driven hard all along:
-/// a big, slow arm stroke), with no pause longer than `maximumGap`, the
-/// acceleration at or above `sustainThreshold` for at least `minimumDuty` of the time (a hand's
-/// shake is a sustained oscillation; steps and bumps are short impulses with little in between),
-/// and at least three swings in a row (`minimumVigorousSwings` half-cycles) reaching `threshold`
-/// with peaks alike (the strongest at most `maximumPeakRatio` times the weakest): a single stroke
-/// is a push and a brake with a weaker rebound, and a step in a pocket a heel strike and its
-/// rebound, never three like swings. It begins once such a chain has been under way
-/// for `minimumDuration`, ends once for `quietTime` no sample kept it going (one reaching
-/// `sustainThreshold` along the shake's axis, in swings that are still strong), and is cancelled when it goes on longer than `maximumDuration` or the sensor goes
-/// away. After a cancel no new shake begins until the shaking has stopped.
+/// the rest (the dynamic acceleration) is followed along four directions: the device's three axes
+/// and the direction it moves most along lately (the principal axis of the recent dynamic
+/// acceleration). Along each, the motion is cut into swings, a swing lasting while the
+/// acceleration keeps one sign. A shake is the hand going there and back at least twice: at least
+/// four swings in a row (`shakeSwings`) along one direction, each reaching `threshold` with its
+/// peak along that direction (`axisConsistency`), each turning back within `maximumSwing` and no
+/// sooner than `minimumSwing` (faster reversals are ringing), with no pause longer than
+/// `maximumGap`, and the acceleration at or above `sustainThreshold` for at least `minimumDuty`
+/// of the time (a hand's shake is a sustained oscillation; steps and bumps are short impulses with
+/// little in between). A single stroke is a push, a brake and at most a rebound: three swings,
+/// never four; a step in a pocket is a heel strike and its rebound. It begins once such swings
+/// have been under way for `minimumDuration`, ends once for `quietTime` no sample kept it going
+/// (one reaching `sustainThreshold` along a direction whose swings still turn back and are
+/// strong, `minimumSwingDuty`), and is cancelled when it goes on longer than `maximumDuration` or
+/// the sensor goes away. After a cancel no new shake begins until the shaking has stopped.
 ///
 /// Everything is decided on the samples' timestamps, never on sample counts (durations are
 /// measured with each sample standing for the time half-way to its neighbours). Decisions that
@@ -83,13 +87,12 @@ public final class ShakeDetector {
   }
 
   public let settings: ShakeSettings
-  /// A shake is at least this many swings (half-cycles) in a row that reach `threshold`: a single
-  /// stroke is two (the push and the brake), and its rebound is weaker.
-  static let minimumVigorousSwings = 3
-  /// A shake's swings are alike: among its last `minimumVigorousSwings` swings, the strongest
-  /// peak is at most this many times the weakest (a heel strike and its rebound, or a stroke's
-  /// push, brake and rebound, are not alike: 3 g, 1.5 g, 1 g).
-  static let maximumPeakRatio = 2.0
+  /// A shake is at least this many swings (half-cycles) in a row that reach `threshold`: there and
+  /// back twice. A single stroke is three at most (the push, the brake and a rebound).
+  static let shakeSwings = 4
+  /// A shake has a rhythm: among its swings, the longest lasts at most this many times the
+  /// shortest (a hand shaking at 3 Hz; jolts while a device is handled come at odd moments).
+  static let maximumRhythmRatio = 3.0
   /// How long after a decision falls due the timer takes it when no sample arrives: the latest a
   /// sample may arrive after its timestamp (the buffer's latency for buffered capture).
   public var lateSampleAllowance: Seconds
@@ -99,9 +102,13 @@ public final class ShakeDetector {
   private let scheduler: any Scheduler
   private let onEvent: (ShakeEvent) -> Void
 
-  private let vigorousLevel: Double
-  private let activeLevel: Double
-  private let sustainLevel: Double
+  /// The levels of `settings` in m/s².
+  struct Levels {
+    var vigorous: Double
+    var active: Double
+    var sustain: Double
+  }
+  private let levels: Levels
 
   public private(set) var state: State = .idle
   /// The current estimate of gravity, in m/s² (valid once a sample was processed).
@@ -111,65 +118,16 @@ public final class ShakeDetector {
 
   private var hasGravity = false
   private var lastTime: Seconds = 0
-  private var lastDynamic: Vector3 = .zero
-  private var lastMagnitude: Double = 0
-  private var wasActive = false
-  private var lastActive: Seconds = -.infinity
   /// The last sample that kept a shake under way going (see `ShakeSettings.sustainThreshold`).
   private var lastSustained: Seconds = -.infinity
 
-  /// A stretch during which the dynamic acceleration points into one half-space.
-  private struct Swing {
-    var direction: Vector3
-    /// Time of its first sample, or of its first sample after a lull (for the shortest-swing rule).
-    var firstSample: Seconds
-    /// When it started (crossing of the activity level, or the reversal).
-    var start: Seconds
-    var peak: Double
-    /// Time its samples stand for, and the part of it at or above the sustain level.
-    var heldTime: Seconds = 0
-    var strongTime: Seconds = 0
-    /// Whether it went quiet and came back the same way (a second jolt, not one swing of a shake).
-    var resumed = false
-    /// The sum of its active samples' dynamic acceleration: its axis, less swayed by one jolt than
-    /// the peak's direction.
-    var sum: Vector3 = .zero
-
-    var axis: Vector3 {
-      let length = sum.length
-      return length > 0 ? sum * (1 / length) : direction
-    }
-
-    mutating func add(_ time: Seconds, strong: Bool) {
-      heldTime += time
-      if strong { strongTime += time }
-    }
-  }
-  private var swing: Swing?
-
-  /// Swings going back and forth that may become a shake.
-  private struct Chain {
-    var start: Seconds
-    /// Time the chain's finished swings stand for, and the part at or above the sustain level.
-    var heldTime: Seconds = 0
-    var strongTime: Seconds = 0
-    var reversals = 0
-    var vigorousSwings = 0
-    /// Its highest dynamic acceleration (m/s²).
-    var peak = 0.0
-    /// Whether the current swing was counted as vigorous.
-    var currentCounted = false
-    var previousDirection: Vector3?
-    /// The direction of its first strong swing: every swing must go along it, one way or the other.
-    var axis: Vector3?
-    /// The share of the last finished swing at or above the sustain level.
-    var previousDuty = 0.0
-    /// The peaks of its last finished swings, oldest first (at most `minimumVigorousSwings - 1`).
-    var swingPeaks: [Double] = []
-  }
-  private var chain: Chain?
-  /// Whether the chain under way is the shake that began (samples keep it going).
-  private var chainIsShake = false
+  /// The recent dynamic acceleration's second moments (a low-pass of d·dᵀ, m²/s⁴), and its
+  /// principal axis: the direction the device moves most along lately.
+  private var moments = Moments()
+  private var principalAxis = Vector3(1, 0, 0)
+  /// Swings along the principal axis (first) and the device's x, y and z axes.
+  private var tracks = [SwingTrack](repeating: SwingTrack(), count: 4)
+  private static let deviceAxes = [Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1)]
 
   private var timer: ScheduledTimer?
   private var timerTarget: Seconds = 0
@@ -185,9 +143,9 @@ public final class ShakeDetector {
     self.scheduler = scheduler
     self.lateSampleAllowance = lateSampleAllowance
     self.onEvent = onEvent
-    vigorousLevel = settings.threshold * standardGravity
-    activeLevel = settings.activityThreshold * standardGravity
-    sustainLevel = settings.sustainThreshold * standardGravity
+    levels = Levels(
+      vigorous: settings.threshold * standardGravity, active: settings.activityThreshold * standardGravity,
+      sustain: settings.sustainThreshold * standardGravity)
   }
 
   /// Whether a shake is under way (began, and neither ended nor cancelled).
@@ -215,50 +173,47 @@ public final class ShakeDetector {
     let m = d.length
     dynamic = d
     let dt = t - lastTime
-    if dt > 0 { gravity = gravity + d * (1 - exp(-dt / settings.gravityTimeConstant)) }
-
-    // Each sample stands for the time half-way to its neighbours: the first half of the interval
-    // since the previous sample goes to that sample's swing, the second half to this one's.
-    let isStrong = m >= sustainLevel
-    if swing != nil, dt > 0 { swing!.add(0.5 * dt, strong: lastMagnitude >= sustainLevel) }
-    let isActive = m >= activeLevel
-    if isActive {
-      let crossing = wasActive ? t : interpolate(level: activeLevel, from: lastMagnitude, to: m, at: t)
-      if t - lastActive > settings.maximumGap { breakChain(.pause, at: t) }
-      handleActive(d, magnitude: m, at: t, crossing: crossing)
-      lastActive = t
-    } else if chain != nil, t - lastActive > settings.maximumGap {
-      breakChain(.pause, at: t)
-    }
-    if swing != nil, dt > 0 { swing!.add(0.5 * dt, strong: isStrong) }
-    if let current = swing, chain != nil, t - current.start > longestSwing(current) {
-      breakChain(.slow, at: t)
-    }
-    if isStrong, state == .waitingForQuiet || (chainIsShake && chain != nil && swingsAreStrong(along: d)) {
-      lastSustained = t
+    if dt > 0 {
+      let k = 1 - exp(-dt / settings.gravityTimeConstant)
+      gravity = gravity + d * k
+      updatePrincipalAxis(d, weight: k)
     }
 
-    if isStrong, !chainIsShake, state != .waitingForQuiet, let current = chain, let currentSwing = swing,
-      t - current.start >= settings.minimumDuration,
-      current.strongTime + currentSwing.strongTime
-        >= settings.minimumDuty * (current.heldTime + currentSwing.heldTime),
-      followsAxis(currentSwing.axis), !currentSwing.resumed,
-      lastSwingsAreAlike(current, currentSwing)
-    {
-      chainIsShake = true
-      lastSustained = t
-      if state == .idle {
-        // (While shaking, a new chain after a stumble keeps the same shake going.)
-        state = .shaking(since: current.start)
-        onEvent(ShakeEvent(phase: .began, time: t))
-        armTimer()
+    let idle = state == .idle
+    var keptGoing = false
+    var began: Seconds?
+    for index in tracks.indices {
+      let direction = index == 0 ? principalAxis : Self.deviceAxes[index - 1]
+      let value = d.dot(direction)
+      tracks[index].reportNewChains = idle
+      if let note = tracks[index].add(value, magnitude: m, at: t, dt: dt, settings: settings, levels: levels),
+        index == 0
+      {
+        // (Notes come from the principal axis alone: one per stretch of motion.)
+        onRejection?(note)
+      }
+      if idle, began == nil, !tracks[index].isEmpty {
+        let problem = tracks[index].shakeProblem(at: t, settings: settings, levels: levels)
+        if problem == nil {
+          began = tracks[index].chainStart
+        } else if problem != .weak {
+          tracks[index].lastFailure = problem
+        }
+      } else if isShaking, abs(value) >= levels.sustain, tracks[index].keepsShaking(settings: settings) {
+        keptGoing = true
       }
     }
-
+    if state == .waitingForQuiet, m >= levels.sustain { keptGoing = true }
+    if keptGoing { lastSustained = t }
+    if let since = began {
+      // What is under way now is the shake: none of it is reported as turned down.
+      for index in tracks.indices { tracks[index].reportable = false }
+      lastSustained = t
+      state = .shaking(since: since)
+      onEvent(ShakeEvent(phase: .began, time: t))
+      armTimer()
+    }
     lastTime = t
-    lastDynamic = d
-    lastMagnitude = m
-    wasActive = isActive
   }
 
   /// The sensor went away, or sampling stopped, at `time` (now by default): decisions already due
@@ -278,152 +233,21 @@ public final class ShakeDetector {
     hasGravity = false
     gravity = .zero
     dynamic = .zero
-    lastDynamic = .zero
-    lastMagnitude = 0
-    wasActive = false
-    lastActive = -.infinity
     lastSustained = -.infinity
-    swing = nil
-    chain = nil
-    chainIsShake = false
+    moments = Moments()
+    principalAxis = Vector3(1, 0, 0)
+    for index in tracks.indices { tracks[index].clear() }
   }
 
-  // MARK: Swings
-
-  private func handleActive(_ d: Vector3, magnitude m: Double, at t: Seconds, crossing: Seconds) {
-    let direction = d * (1 / m)
-    if var current = swing, t - lastActive <= settings.maximumGap {
-      if d.dot(current.direction) >= 0 {
-        // Back after a lull in the same direction: the shortest-swing clock starts again, so
-        // the ringing after a second tap is not taken for a reversal.
-        if !wasActive {
-          current.firstSample = t
-          current.resumed = true
-        }
-        current.sum = current.sum + d
-        if m > current.peak {
-          current.peak = m
-          current.direction = direction
-        }
-        swing = current
-      } else if t - current.firstSample >= settings.minimumSwing {
-        // A reversal: when the previous sample was still active, it happened where the dynamic
-        // acceleration crossed zero along the old direction.
-        var start = crossing
-        if wasActive {
-          let before = lastDynamic.dot(current.direction)
-          let after = d.dot(current.direction)
-          if before > 0 && after < 0 { start = lastTime + (t - lastTime) * before / (before - after) }
-        }
-        finishSwing(current, at: start)
-        swing = Swing(direction: direction, firstSample: t, start: start, peak: m, sum: d)
-      } else {
-        return  // Faster than any shake: ringing or vibration, not a reversal.
-      }
-    } else {
-      swing = Swing(direction: direction, firstSample: t, start: crossing, peak: m, sum: d)
-      chain = Chain(start: crossing)
-    }
-    if chain == nil { chain = Chain(start: swing!.start) }
-    chain!.peak = max(chain!.peak, m)
-    if !chain!.currentCounted, swing!.peak >= vigorousLevel {
-      chain!.currentCounted = true
-      chain!.vigorousSwings += 1
-    }
-  }
-
-  /// A swing turned back at `end`: the chain goes on if the swing was a shake's.
-  private func finishSwing(_ finished: Swing, at end: Seconds) {
-    guard chain != nil else { return }
-    var problem: ShakeRejection?
-    if end - finished.start > longestSwing(finished) {
-      problem = .slow
-    } else if !followsAxis(finished.axis) {
-      problem = .axis
-    } else if finished.heldTime > settings.maximumSwing / 2,
-      finished.strongTime < settings.minimumSwingDuty * finished.heldTime
-    {
-      // (A short weak swing is a turn-around seen between samples at low rates.)
-      problem = .impulses
-    }
-    if let problem {
-      breakChain(problem, at: end)
-      chain = Chain(start: end)
-      return
-    }
-    chain!.strongTime += finished.strongTime
-    chain!.heldTime += finished.heldTime
-    chain!.reversals += 1
-    chain!.previousDirection = finished.axis
-    chain!.swingPeaks.append(finished.peak)
-    if chain!.swingPeaks.count >= Self.minimumVigorousSwings { chain!.swingPeaks.removeFirst() }
-    if chain!.axis == nil, finished.peak >= sustainLevel { chain!.axis = finished.axis }
-    if finished.peak >= sustainLevel || finished.heldTime > settings.maximumSwing / 2 {
-      chain!.previousDuty = finished.heldTime > 0 ? finished.strongTime / finished.heldTime : 0
-    }
-    chain!.currentCounted = false
-  }
-
-  /// How long `swing` may take to turn back: `maximumSwing`, or half as long again for a swing
-  /// driven hard all along (a big arm stroke of a shake at 1–1.4 Hz; a sway, a turn or a stride is
-  /// weak or impulsive).
-  private func longestSwing(_ swing: Swing) -> Seconds {
-    let driven = swing.peak >= 2 * vigorousLevel && swing.strongTime >= settings.minimumDuty * swing.heldTime
-    return driven ? 1.5 * settings.maximumSwing : settings.maximumSwing
-  }
-
-  /// Whether the chain's last finished swings and the one under way are at least
-  /// `minimumVigorousSwings` swings that all reach `threshold`, with peaks alike.
-  private func lastSwingsAreAlike(_ chain: Chain, _ current: Swing) -> Bool {
-    guard chain.swingPeaks.count == Self.minimumVigorousSwings - 1 else { return false }
-    let peaks = chain.swingPeaks + [current.peak]
-    let weakest = peaks.min()!
-    return weakest >= vigorousLevel && peaks.max()! <= Self.maximumPeakRatio * weakest
-  }
-
-  /// Whether the last finished swing was strong for much of its time, and the one under way so
-  /// far, and `d` points along the shake's axis (a shake goes on; a step soon after a shake does
-  /// not keep it going).
-  private func swingsAreStrong(along d: Vector3) -> Bool {
-    guard let chain, let swing else { return false }
-    return chain.previousDuty >= settings.minimumSwingDuty
-      && swing.strongTime >= settings.minimumSwingDuty * swing.heldTime
-      && abs((chain.axis ?? swing.direction).dot(d)) >= settings.axisConsistency * d.length
-  }
-
-  /// Whether a swing in `direction` goes back along the chain's axis.
-  private func followsAxis(_ direction: Vector3) -> Bool {
-    guard let chain else { return false }
-    if let previous = chain.previousDirection, previous.dot(direction) > -settings.axisConsistency {
-      return false
-    }
-    if let axis = chain.axis, abs(axis.dot(direction)) < settings.axisConsistency { return false }
-    return true
-  }
-
-  /// The chain under way cannot be (or go on being) a shake.
-  private func breakChain(_ reason: ShakeRejection, at t: Seconds) {
-    guard let current = chain else { return }
-    chain = nil
-    if chainIsShake {
-      chainIsShake = false
-    } else if current.peak >= sustainLevel, let onRejection {
-      var why = reason
-      if current.vigorousSwings < Self.minimumVigorousSwings && (reason == .pause || reason == .slow) {
-        why = .weak
-      } else if reason == .pause && current.reversals >= 1 {
-        why = .brief
-      }
-      onRejection(ShakeRejectionNote(reason: why, start: current.start, time: t))
-    }
-  }
-
-  /// When the magnitude crossed `level` between the previous sample and this one (linear).
-  private func interpolate(level: Double, from previous: Double, to current: Double, at t: Seconds) -> Seconds
-  {
-    guard hasGravity, t > lastTime, previous != current else { return t }
-    let fraction = min(1, max(0, (level - previous) / (current - previous)))
-    return lastTime + (t - lastTime) * fraction
+  /// One step of power iteration on the low-passed second moments of the dynamic acceleration: the
+  /// principal axis follows the direction of the motion (a positive semi-definite matrix never
+  /// turns it by more than a right angle, so its sign stays).
+  private func updatePrincipalAxis(_ d: Vector3, weight k: Double) {
+    moments.add(d, weight: k)
+    let next = moments.times(principalAxis)
+    let length = next.length
+    guard length > 1e-12 else { return }
+    principalAxis = next * (1 / length)
   }
 
   // MARK: Decisions on time
@@ -452,9 +276,7 @@ public final class ShakeDetector {
     timer?.cancel()
     timer = nil
     state = .idle
-    chain = nil
-    chainIsShake = false
-    swing = nil
+    for index in tracks.indices { tracks[index].clear() }
   }
 
   private func armTimer() {
@@ -467,5 +289,24 @@ public final class ShakeDetector {
       self.settle(upTo: max(self.scheduler.now - self.lateSampleAllowance, self.timerTarget))
       if self.isShaking { self.armTimer() }
     }
+  }
+}
+
+/// The second moments of a vector, low-passed (a symmetric 3 × 3 matrix).
+private struct Moments {
+  var xx = 0.0, yy = 0.0, zz = 0.0, xy = 0.0, xz = 0.0, yz = 0.0
+
+  /// Moves each moment a share `k` of the way to `d`'s.
+  mutating func add(_ d: Vector3, weight k: Double) {
+    xx += (d.x * d.x - xx) * k
+    yy += (d.y * d.y - yy) * k
+    zz += (d.z * d.z - zz) * k
+    xy += (d.x * d.y - xy) * k
+    xz += (d.x * d.z - xz) * k
+    yz += (d.y * d.z - yz) * k
+  }
+
+  func times(_ v: Vector3) -> Vector3 {
+    Vector3(xx * v.x + xy * v.y + xz * v.z, xy * v.x + yy * v.y + yz * v.z, xz * v.x + yz * v.y + zz * v.z)
   }
 }

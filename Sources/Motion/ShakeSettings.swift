@@ -9,23 +9,24 @@ import ResponderCore
 public struct ShakeSettings: Equatable, Sendable {
   /// How readily a shake is recognized: presets of the thresholds below.
   public enum Sensitivity: String, Equatable, Sendable, CaseIterable {
-    /// A lighter shake is enough (swings of 0.8 g, shorter, less strong between peaks). Still turns
-    /// down single strokes, sitting down and standing up, lying down, bumps and taps; takes some
-    /// steps with the device in a trouser pocket for shakes (about 20-30 an hour), and a jolty
+    /// A lighter shake is enough (four swings of 0.8 g, shorter, less strong between peaks). Still
+    /// turns down single strokes, sitting down and standing up, lying down, bumps and taps; takes
+    /// some steps with the device in a trouser pocket for shakes (about 12 an hour), and a jolty
     /// stair descent now and then (Benchmarks/ShakeAccuracy, docs/motion.md).
     case light
-    /// The default: a shake back and forth along one axis, at least three like swings of 1 g in a
-    /// row, strong for more than half the time. Also turns down walking with the device in a
-    /// trouser pocket (front or back), stairs, arm exercises at the wrist and a device being
-    /// strapped on, put into a pocket or knocked.
+    /// The default: a shake back and forth along one direction, at least four swings of 1 g in a
+    /// row (there and back twice), strong for half the time. Also turns down single strokes (a
+    /// device picked up, put down or moved once, even fast and with a rebound), walking with the
+    /// device in a trouser pocket (front or back), stairs, arm exercises at the wrist and a
+    /// device being strapped on, put into a pocket or knocked.
     case medium
-    /// Only a vigorous, regular shake: swings of 1.5 g along a steady axis for 0.4 s; turns down
-    /// light shakes too (about one real shake in six on the corpus).
+    /// Only a vigorous, regular shake: four swings of 1.5 g along a steady direction for 0.4 s;
+    /// turns down light shakes too (about one real shake in five on the corpora).
     case hard
   }
 
   /// Peak dynamic acceleration (gravity removed) a swing must reach to count as vigorous; a shake
-  /// needs at least three in a row, with peaks alike.
+  /// needs at least four in a row.
   public var threshold: Double = 1.0
   /// While shaking, samples reaching this level keep the shake going; and the acceleration must
   /// be at or above it for at least `minimumDuty` of the time.
@@ -38,23 +39,22 @@ public struct ShakeSettings: Equatable, Sendable {
   /// How long a back-and-forth shake must be under way before `began`.
   public var minimumDuration: Seconds = 0.3
   /// The shortest swing that counts as a reversal (faster ones are vibration or ringing, as from a
-  /// tap on a table): about 1 / (2 × the fastest shake frequency).
-  public var minimumSwing: Seconds = 0.06
-  /// The longest swing of a shake: about 1 / (2 × the slowest shake frequency). Slower motion
-  /// (a sway, a stride, a turn) is not shaking. A swing driven hard all along (peak at least twice
-  /// `threshold`, strong for `minimumDuty` of its time) may take half as long again: a big arm
-  /// stroke of a shake at 1–1.4 Hz, where a sway or a turn is weak and a stride impulsive.
-  public var maximumSwing: Seconds = 0.35
+  /// tap on a table or a heel strike felt in a pocket): about 1 / (2 × the fastest shake frequency).
+  public var minimumSwing: Seconds = 0.07
+  /// The longest swing of a shake: about 1 / (2 × the slowest shake frequency; a big arm shake
+  /// goes down to 1 Hz). Slower motion (a sway, a turn) is not shaking.
+  public var maximumSwing: Seconds = 0.5
   /// The longest pause (below `activityThreshold`) within a shake.
   public var maximumGap: Seconds = 0.25
   /// The share of a shake's time the acceleration is at or above `sustainThreshold` (a sine shake:
   /// 2/3 at 1.5 g, 5/6 at 3 g; steps: a tenth to a quarter).
-  public var minimumDuty: Double = 0.55
-  /// The same share within each swing of a shake.
+  public var minimumDuty: Double = 0.5
+  /// The same share within each swing that keeps a shake under way going.
   public var minimumSwingDuty: Double = 0.3
-  /// How well a reversal must point back along the shake's axis: the cosine of the angle between
-  /// the two directions, reversed (1: exactly opposite; 0: at right angles).
-  public var axisConsistency: Double = 0.6
+  /// How well each swing of a shake goes along the shake's direction: at the swing's peak, the
+  /// cosine of the angle between the dynamic acceleration and that direction (1: exactly along it;
+  /// 0: at right angles).
+  public var axisConsistency: Double = 0.5
   /// The shaking has stopped once no sample reached `sustainThreshold` for this long.
   public var quietTime: Seconds = 0.4
   /// A shake that goes on longer than this is cancelled (`motionCancelled`); no new shake begins
@@ -71,7 +71,6 @@ public struct ShakeSettings: Equatable, Sendable {
       threshold = 0.8
       sustainThreshold = 0.6
       activityThreshold = 0.4
-      minimumDuty = 0.45
       minimumSwingDuty = 0.3
       minimumDuration = 0.25
     case .medium:

@@ -222,15 +222,16 @@ public struct MotionPlot {
 
   static let rejectionColors: [ShakeRejection: String] = [
     .impulses: "#8e44ad", .axis: "#2980b9", .slow: "#16a085", .pause: "#7f8c8d", .brief: "#d35400",
-    .weak: "#b0b0b0",
+    .weak: "#b0b0b0", .rhythm: "#c0392b",
   ]
   static let rejectionMeanings: [ShakeRejection: String] = [
     .impulses: "short jolts with little in between: steps, bumps",
-    .axis: "did not go back and forth along one axis",
+    .axis: "did not go back and forth along one direction",
     .slow: "a swing slower than any shake: a sway, a stride, a turn",
     .pause: "the motion paused mid-way",
     .brief: "back and forth, but too short",
-    .weak: "fewer than two swings reached the threshold",
+    .weak: "fewer than four swings in a row reached the threshold: a single stroke, a step",
+    .rhythm: "swings of unlike lengths: jolts at odd moments",
   ]
 
   /// About how wide a label of 11-px text is.

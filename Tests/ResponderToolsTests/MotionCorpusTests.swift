@@ -51,28 +51,39 @@ struct MotionCorpusTests {
     }
   }
 
-  /// Began within 0.6 s of the shake's start and ended within 0.6 s of its end (at 12.5 Hz, where
-  /// a 6 Hz shake is near the Nyquist frequency: began within 1 s, ended from 0.4 s early).
+  /// Began within 0.8 s of the shake's start (a shake begins on its fourth swing: 0.875 s into a
+  /// 2 Hz shake) and ended within 0.6 s of its end. At 25 Hz the first second of the 4.2 Hz shake on
+  /// the upright-row exercise shows swings under 1 g (the exercise's own motion against them):
+  /// began within 1.2 s. At 12.5 Hz, where a 5.5–6 Hz shake is near the Nyquist frequency and the
+  /// sensor's filter flattens it: began within 1.2 s, ended from 0.4 s early, and one such shake
+  /// may be missed (never a shake where there is none).
   @Test("Every shake on top of real motion is found, and nothing else", arguments: rates)
   func shakesFound(rate: Double) throws {
-    let beganWithin = rate < 20 ? 1.0 : 0.6
+    let beganWithin = rate < 30 ? 1.2 : 0.8
     let endedFrom = rate < 20 ? -0.4 : -0.1
+    var missed = 0
     for file in corpus.files {
       let expected = corpus.shakes(in: file)
       if expected.isEmpty { continue }
       let found = MotionAnalysis(samples: MotionTrace.resampled(try trace(file), rate: rate)).shakes
-      #expect(
-        found.count == expected.count,
-        "\(file) at \(rate) Hz: \(found) for \(expected.map { ($0.start, $0.end) })")
-      for (shake, truth) in zip(found, expected) {
+      for shake in found where !expected.contains(where: { shake.began >= $0.start && shake.began <= $0.end })
+      {
+        Issue.record("\(file) at \(rate) Hz: a shake \(shake) where there is none")
+      }
+      for truth in expected {
+        guard let shake = found.first(where: { $0.began >= truth.start && $0.began <= truth.end }) else {
+          missed += 1
+          continue
+        }
         #expect(
-          shake.began >= truth.start && shake.began <= truth.start + beganWithin && !shake.cancelled,
+          shake.began <= truth.start + beganWithin && !shake.cancelled,
           "\(file) at \(rate) Hz: began \(shake.began) for a shake \(truth.start)–\(truth.end)")
         #expect(
           shake.end >= truth.end + endedFrom && shake.end <= truth.end + 0.6,
           "\(file) at \(rate) Hz: ended \(shake.end) for a shake \(truth.start)–\(truth.end)")
       }
     }
+    #expect(missed <= (rate < 20 ? 1 : 0), "at \(rate) Hz: \(missed) shakes missed")
   }
 }
 
@@ -165,19 +176,19 @@ struct ControllerCorpusTests {
     return result
   }
 
-  @Test("A controller shaken on purpose: at least 64 of its 71 shakes begin a shake")
+  @Test("A controller shaken on purpose: at least 69 of its 71 shakes begin a shake")
   func controllerShakesFound() throws {
     let clips = try clipsWithShake(label: "shake")
     #expect(clips.count == 71)
     let found = clips.filter(\.1).count
-    #expect(found >= 64, "\(found) of \(clips.count)")
+    #expect(found >= 69, "\(found) of \(clips.count)")
   }
 
-  @Test("A controller picked up or moved once is rarely a shake: at most 18 of 273 clips")
+  @Test("A controller picked up or moved once is almost never a shake: at most 5 of 273 clips")
   func singleMovementsAreNotShakes() throws {
     let clips = try clipsWithShake(label: "handling")
     #expect(clips.count == 273)
     let withShake = clips.filter(\.1)
-    #expect(withShake.count <= 18, "\(withShake.map { "\($0.0.placement) at \($0.0.start)" })")
+    #expect(withShake.count <= 5, "\(withShake.map { "\($0.0.placement) at \($0.0.start)" })")
   }
 }
