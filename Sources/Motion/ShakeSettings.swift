@@ -54,7 +54,7 @@ public struct ShakeSettings: Equatable, Sendable {
   /// How well each swing of a shake goes along the shake's direction: at the swing's peak, the
   /// cosine of the angle between the dynamic acceleration and that direction (1: exactly along it;
   /// 0: at right angles).
-  public var axisConsistency: Double = 0.5
+  public var axisConsistency: Double = 0.4
   /// The shaking has stopped once no sample reached `sustainThreshold` for this long.
   public var quietTime: Seconds = 0.4
   /// A shake that goes on longer than this is cancelled (`motionCancelled`); no new shake begins

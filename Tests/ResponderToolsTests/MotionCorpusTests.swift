@@ -163,11 +163,12 @@ private let wiimoteCorpusPresent = FileManager.default.isReadableFile(
 struct ControllerCorpusTests {
   /// The clips of `label` in the corpus's traces, and for each whether a shake began within it
   /// (up to 0.5 s after its end).
-  private func clipsWithShake(label: String) throws -> [(MotionCorpus.Stretch, Bool)] {
+  private func clipsWithShake(label: String, rate: Double? = nil) throws -> [(MotionCorpus.Stretch, Bool)] {
     let corpus = try MotionCorpus(tsv: try readTextFile(wiimoteDirectory + "/corpus.tsv"))
     var result: [(MotionCorpus.Stretch, Bool)] = []
     for file in corpus.files {
-      let samples = try MotionTrace.parse(try readTextFile(wiimoteDirectory + "/" + file), file: file)
+      var samples = try MotionTrace.parse(try readTextFile(wiimoteDirectory + "/" + file), file: file)
+      if let rate { samples = MotionTrace.resampled(samples, rate: rate) }
       let shakes = MotionAnalysis(samples: samples).shakes
       for clip in corpus.stretches where clip.file == file && clip.label == label {
         result.append((clip, shakes.contains { $0.began >= clip.start && $0.began <= clip.end + 0.5 }))
@@ -190,5 +191,17 @@ struct ControllerCorpusTests {
     #expect(clips.count == 273)
     let withShake = clips.filter(\.1)
     #expect(withShake.count <= 5, "\(withShake.map { "\($0.0.placement) at \($0.0.start)" })")
+  }
+
+  /// At 50 Hz, responderd's default sampling rate (`[motion] sampling-rate`), as at the
+  /// recordings' own 100 Hz.
+  @Test("Resampled to 50 Hz: at least 69 of 71 shakes, at most 5 of 273 single movements")
+  func controllerAt50Hz() throws {
+    let shakes = try clipsWithShake(label: "shake", rate: 50)
+    #expect(shakes.filter(\.1).count >= 69, "\(shakes.filter(\.1).count) of \(shakes.count)")
+    let movements = try clipsWithShake(label: "handling", rate: 50)
+    #expect(
+      movements.filter(\.1).count <= 5,
+      "\(movements.filter(\.1).map { "\($0.0.placement) at \($0.0.start)" })")
   }
 }
