@@ -287,20 +287,20 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
         }
         .joined(separator: " | ") + " |")
   }
-  if !singleMovements.isEmpty {
-    let clips = singleMovements.reduce(0) { $0 + (scores[0].1.stretches[$1] ?? 0) }
+  /// A row of clips with a shake, for the single movements of `keys`.
+  func clipRow(_ title: String, _ keys: [String]) {
+    guard !keys.isEmpty else { return }
+    let clips = keys.reduce(0) { $0 + (scores[0].1.stretches[$1] ?? 0) }
     print(
-      "| single movements of a phone (put into / taken out of a pocket, strapped on, postural transitions), \(clips) clips: clips with a shake | "
-        + scores.map { s in "\(singleMovements.reduce(0) { $0 + (s.1.stretchesWithShake[$1] ?? 0) })" }
+      "| \(title), \(clips) clips: clips with a shake | "
+        + scores.map { s in "\(keys.reduce(0) { $0 + (s.1.stretchesWithShake[$1] ?? 0) })" }
         .joined(separator: " | ") + " |")
   }
-  if !controllerMovements.isEmpty {
-    let clips = controllerMovements.reduce(0) { $0 + (scores[0].1.stretches[$1] ?? 0) }
-    print(
-      "| a hand-held controller moved once (picked up, or moved left, right, up or down), \(clips) clips: clips with a shake | "
-        + scores.map { s in "\(controllerMovements.reduce(0) { $0 + (s.1.stretchesWithShake[$1] ?? 0) })" }
-        .joined(separator: " | ") + " |")
-  }
+  clipRow(
+    "single movements of a phone (put into / taken out of a pocket, strapped on, postural transitions)",
+    singleMovements)
+  clipRow(
+    "a hand-held controller moved once (picked up, or moved left, right, up or down)", controllerMovements)
   if !otherActivity.isEmpty {
     let hours = count(scores[0].1, otherActivity).hours
     print(
