@@ -8,7 +8,8 @@ struct Swing {
   /// acceleration that lay along the direction (the cosine of the angle between the two).
   var peak: Double
   var peakShare: Double
-  /// Its first active sample, and its last.
+  /// When it began (where the value crossed the activity level, between two samples), and its last
+  /// active sample.
   var start: Seconds
   var lastActive: Seconds
   /// Time its samples stand for, and the part of it at or above the sustain level.
@@ -37,6 +38,10 @@ struct SwingTrack {
   var lastFailure: ShakeRejection?
   /// The value along the direction at the previous sample (m/s²).
   private(set) var lastValue = 0.0
+  /// Whether new chains may be reported when they break (no shake under way).
+  var reportNewChains = true
+  /// Whether the swing under way was counted in `vigorousCount`.
+  private var currentCounted = false
 
   init() { swings.reserveCapacity(ShakeDetector.shakeSwings + 1) }
 
@@ -104,10 +109,6 @@ struct SwingTrack {
     lastValue = value
     return note
   }
-
-  /// Whether new chains may be reported when they break (no shake under way).
-  var reportNewChains = true
-  private var currentCounted = false
 
   private mutating func noteVigorous(_ m: Double, _ levels: ShakeDetector.Levels) {
     if !currentCounted, m >= levels.vigorous {
