@@ -307,21 +307,18 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
       "| other activity (walking at the waist or in the hand, stairs, sitting, lying, arm exercises, hand-held), \(f(hours * 60, 1)) min: false shakes | "
         + scores.map { "\(count($0.1, otherActivity).count)" }.joined(separator: " | ") + " |")
   }
-  if scores[0].1.controllerTotal > 0 {
+  /// A row of shakes found, when the corpus has any: `total` and `found` of a detector's score.
+  func foundRow(_ title: String, total: (Score) -> Int, found: (Score) -> Int) {
+    guard total(scores[0].1) > 0 else { return }
     print(
-      "| the same controller deliberately shaken, \(scores[0].1.controllerTotal): found | "
-        + scores.map { "\($0.1.controllerDetected)" }.joined(separator: " | ") + " |")
+      "| \(title), \(total(scores[0].1)): found | " + scores.map { "\(found($0.1))" }.joined(separator: " | ")
+        + " |")
   }
-  if scores[0].1.total > scores[0].1.controllerTotal {
-    print(
-      "| deliberate shakes, real (hand-held boards) and synthetic on real motion, \(scores[0].1.total - scores[0].1.controllerTotal): found | "
-        + scores.map { "\($0.1.detected - $0.1.controllerDetected)" }.joined(separator: " | ") + " |")
-  }
-  if scores[0].1.briefTotal > 0 {
-    print(
-      "| of them brief (under 1 s), \(scores[0].1.briefTotal): found | "
-        + scores.map { "\($0.1.briefDetected)" }.joined(separator: " | ") + " |")
-  }
+  foundRow("the same controller deliberately shaken", total: \.controllerTotal, found: \.controllerDetected)
+  foundRow(
+    "deliberate shakes, real (hand-held boards) and synthetic on real motion",
+    total: { $0.total - $0.controllerTotal }, found: { $0.detected - $0.controllerDetected })
+  foundRow("of them brief (under 1 s)", total: \.briefTotal, found: \.briefDetected)
 
   print("\nFalse shakes per hour (count in brackets), per activity and placement:\n")
   print("| activity @ placement | hours | " + scores.map(\.0).joined(separator: " | ") + " |")

@@ -120,6 +120,9 @@ class PulseEventBase {
     self.userdata = userdata
   }
 
+  /// The event as libpulse sees it (`pa_io_event *` and the others); `object(_:as:)` turns it back.
+  fileprivate final var handle: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+
   /// Stops the event (its registration or timer); subclasses call the destroy callback.
   fileprivate func cancel() {}
   fileprivate func callDestroy(_ api: UnsafeMutablePointer<pa_mainloop_api>) {}
@@ -185,7 +188,7 @@ final class PulseIOEvent: PulseEventBase {
     if ready.contains(.error) { flags |= PA_IO_EVENT_ERROR.rawValue }
     withExtendedLifetime(self) {
       callback(
-        mainloop.api, OpaquePointer(Unmanaged.passUnretained(self).toOpaque()), fd.rawValue,
+        mainloop.api, handle, fd.rawValue,
         pa_io_event_flags_t(rawValue: flags), userdata)
     }
   }
@@ -196,7 +199,7 @@ final class PulseIOEvent: PulseEventBase {
   }
 
   fileprivate override func callDestroy(_ api: UnsafeMutablePointer<pa_mainloop_api>) {
-    destroy?(api, OpaquePointer(Unmanaged.passUnretained(self).toOpaque()), userdata)
+    destroy?(api, handle, userdata)
   }
 }
 
@@ -244,7 +247,7 @@ final class PulseTimeEvent: PulseEventBase {
     guard !isFreed, let mainloop else { return }
     var time = self.time
     withExtendedLifetime(self) {
-      callback(mainloop.api, OpaquePointer(Unmanaged.passUnretained(self).toOpaque()), &time, userdata)
+      callback(mainloop.api, handle, &time, userdata)
     }
   }
 
@@ -254,7 +257,7 @@ final class PulseTimeEvent: PulseEventBase {
   }
 
   fileprivate override func callDestroy(_ api: UnsafeMutablePointer<pa_mainloop_api>) {
-    destroy?(api, OpaquePointer(Unmanaged.passUnretained(self).toOpaque()), userdata)
+    destroy?(api, handle, userdata)
   }
 }
 
@@ -287,7 +290,7 @@ final class PulseDeferEvent: PulseEventBase {
     again = nil
     guard enabled, !isFreed, let mainloop else { return }
     withExtendedLifetime(self) {
-      callback(mainloop.api, OpaquePointer(Unmanaged.passUnretained(self).toOpaque()), userdata)
+      callback(mainloop.api, handle, userdata)
     }
     guard enabled, !isFreed, !queued else { return }
     queued = true
@@ -301,6 +304,6 @@ final class PulseDeferEvent: PulseEventBase {
   }
 
   fileprivate override func callDestroy(_ api: UnsafeMutablePointer<pa_mainloop_api>) {
-    destroy?(api, OpaquePointer(Unmanaged.passUnretained(self).toOpaque()), userdata)
+    destroy?(api, handle, userdata)
   }
 }
