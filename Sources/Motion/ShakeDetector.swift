@@ -28,7 +28,8 @@ public enum ShakeRejection: String, Equatable, Sendable, CaseIterable {
   /// The swings did not go along one direction: at a swing's peak, too little of the motion lay
   /// along the shake's direction.
   case axis
-  /// The swings were not alike in length: jolts at odd moments, not a rhythm.
+  /// The swings were not alike in length: jolts at odd moments, or a step felt at the thigh (a slow
+  /// turn through gravity, then a heel strike and its rebound), not a rhythm.
   case rhythm
   /// A swing took too long to turn back: slower than any shake (a sway, a turn, a stride).
   case slow
@@ -59,9 +60,9 @@ public struct ShakeRejectionNote: Equatable, Sendable {
 /// four swings in a row (`shakeSwings`) along one direction, each reaching `threshold` with its
 /// peak along that direction (`axisConsistency`), each turning back within `maximumSwing` and no
 /// sooner than `minimumSwing` (faster reversals are ringing), with no pause longer than
-/// `maximumGap`, and the acceleration at or above `sustainThreshold` for at least `minimumDuty`
-/// of the time (a hand's shake is a sustained oscillation; steps and bumps are short impulses with
-/// little in between). A single stroke is a push, a brake and at most a rebound: three swings,
+/// `maximumGap`, alike in length (`maximumRhythmRatio`), and the acceleration at or above
+/// `sustainThreshold` for at least `minimumDuty` of the time (a hand's shake is a sustained
+/// oscillation; steps and bumps are short impulses with little in between). A single stroke is a push, a brake and at most a rebound: three swings,
 /// never four; a step in a pocket is a heel strike and its rebound. It begins once such swings
 /// have been under way for `minimumDuration`, ends once for `quietTime` no sample kept it going
 /// (one reaching `sustainThreshold` along a direction whose swings still turn back and are
@@ -91,8 +92,14 @@ public final class ShakeDetector {
   /// back twice. A single stroke is three at most (the push, the brake and a rebound).
   static let shakeSwings = 4
   /// A shake has a rhythm: among its swings, the longest lasts at most this many times the
-  /// shortest (a hand shaking at 3 Hz; jolts while a device is handled come at odd moments).
-  static let maximumRhythmRatio = 3.0
+  /// shortest. Jolts while a device is handled come at odd moments, and a step felt at the thigh
+  /// is a slow turn through gravity, then a heel strike and its rebound: swings of unlike lengths.
+  static let maximumRhythmRatio = 2.0
+  /// A violent shake, every swing at least `violentShakeFactor` times `threshold`, may keep a
+  /// looser rhythm (a hand shaking hard flails): its longest swing up to `violentRhythmRatio`
+  /// times the shortest. A step's slow turn through gravity never reaches twice the threshold.
+  static let violentShakeFactor = 2.0
+  static let violentRhythmRatio = 3.0
   /// How long after a decision falls due the timer takes it when no sample arrives: the latest a
   /// sample may arrive after its timestamp (the buffer's latency for buffered capture).
   public var lateSampleAllowance: Seconds

@@ -119,8 +119,8 @@ struct SwingTrack {
 
   /// Why the chain's last swings are not (yet) a shake at `t`, or nil when they are one: at least
   /// `shakeSwings` swings in a row, every one reaching the vigorous level with its peak along the
-  /// direction (`axisConsistency`), strong for `minimumDuty` of the finished ones' time, under way
-  /// for `minimumDuration`.
+  /// direction (`axisConsistency`), strong for `minimumDuty` of the finished ones' time, alike in
+  /// length (`ShakeDetector.maximumRhythmRatio`), under way for `minimumDuration`.
   func shakeProblem(at t: Seconds, settings: ShakeSettings, levels: ShakeDetector.Levels) -> ShakeRejection? {
     guard swings.count == ShakeDetector.shakeSwings else { return .weak }
     var held: Seconds = 0
@@ -135,7 +135,8 @@ struct SwingTrack {
       }
     }
     if strong < settings.minimumDuty * held { return .impulses }
-    // A shake's swings are alike in length (a rhythm); jolts come at odd moments.
+    // A shake's swings are alike in length (a rhythm); jolts and steps come at odd moments. Only
+    // a violent shake may keep a looser rhythm.
     var shortest = Seconds.infinity
     var longest: Seconds = 0
     for index in 1..<swings.count {
@@ -143,7 +144,9 @@ struct SwingTrack {
       shortest = min(shortest, length)
       longest = max(longest, length)
     }
-    if longest > ShakeDetector.maximumRhythmRatio * shortest { return .rhythm }
+    let violent = swings.allSatisfy { $0.peak >= ShakeDetector.violentShakeFactor * levels.vigorous }
+    let ratio = violent ? ShakeDetector.violentRhythmRatio : ShakeDetector.maximumRhythmRatio
+    if longest > ratio * shortest { return .rhythm }
     if t - swings[0].start < settings.minimumDuration { return .brief }
     return nil
   }

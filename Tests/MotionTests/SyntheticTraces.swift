@@ -154,13 +154,28 @@ extension Motion {
   /// One quick stroke: half-sines of `halfCycle` seconds, alternating in direction along `axis`,
   /// with the given peaks (g): the push, the brake, then the rebounds of a hand stopping it.
   static func stroke(at time: Double, peaks: [Double], halfCycle: Double, axis: Vector3) -> Motion {
+    swings(at: time, peaks: peaks, lengths: Array(repeating: halfCycle, count: peaks.count), axis: axis)
+  }
+
+  /// Swings back and forth along `axis`: half-sines alternating in direction, the first forward,
+  /// with the given peaks (g) and lengths (s), repeated every `period` seconds when one is given.
+  static func swings(
+    at time: Double, peaks: [Double], lengths: [Double], axis: Vector3, period: Double? = nil
+  ) -> Motion {
     let unit = axis * (1 / axis.length)
+    let total = lengths.reduce(0, +)
     return Motion { t in
-      let s = t - time
-      guard s >= 0, s < Double(peaks.count) * halfCycle else { return .zero }
-      let index = Int(s / halfCycle)
+      var s = t - time
+      guard s >= 0 else { return .zero }
+      if let period { s = s.truncatingRemainder(dividingBy: period) }
+      guard s < total else { return .zero }
+      var index = 0
+      while s >= lengths[index] {
+        s -= lengths[index]
+        index += 1
+      }
       let sign = index % 2 == 0 ? 1.0 : -1.0
-      return unit * (sign * peaks[index] * g * sin(.pi * (s - Double(index) * halfCycle) / halfCycle))
+      return unit * (sign * peaks[index] * g * sin(.pi * s / lengths[index]))
     }
   }
 

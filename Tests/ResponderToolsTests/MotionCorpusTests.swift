@@ -53,13 +53,14 @@ struct MotionCorpusTests {
 
   /// Began within 0.8 s of the shake's start (a shake begins on its fourth swing: 0.875 s into a
   /// 2 Hz shake) and ended within 0.6 s of its end. At 25 Hz the first second of the 4.2 Hz shake on
-  /// the upright-row exercise shows swings under 1 g (the exercise's own motion against them):
-  /// began within 1.2 s. At 12.5 Hz, where a 5.5–6 Hz shake is near the Nyquist frequency and the
+  /// the upright-row exercise shows swings under 1 g (the exercise's own motion against them), and
+  /// the exercise stretches its first strong swing to twice the others (not a rhythm yet): began
+  /// within 1.3 s. At 12.5 Hz, where a 5.5–6 Hz shake is near the Nyquist frequency and the
   /// sensor's filter flattens it: began within 1.2 s, ended from 0.4 s early, and one such shake
   /// may be missed (never a shake where there is none).
   @Test("Every shake on top of real motion is found, and nothing else", arguments: rates)
   func shakesFound(rate: Double) throws {
-    let beganWithin = rate < 30 ? 1.2 : 0.8
+    let beganWithin = rate < 20 ? 1.2 : (rate < 30 ? 1.3 : 0.8)
     let endedFrom = rate < 20 ? -0.4 : -0.1
     var missed = 0
     for file in corpus.files {
