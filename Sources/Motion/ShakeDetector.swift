@@ -37,6 +37,10 @@ public enum ShakeRejection: String, Equatable, Sendable, CaseIterable {
   case pause
   /// Back-and-forth, but it stopped before `minimumDuration`.
   case brief
+  /// Vigorous motion had gone on, unbroken, for longer than a shake may last (`maximumDuration`)
+  /// before it looked like one: steady motion, such as a thigh's while walking, not a shake
+  /// beginning.
+  case long
   /// Fewer than four swings in a row reached `threshold`: a single stroke (a push, a brake and a
   /// rebound, three at most) or a step (a heel strike and its rebound), not a shake.
   case weak
@@ -66,8 +70,10 @@ public struct ShakeRejectionNote: Equatable, Sendable {
 /// never four; a step in a pocket is a heel strike and its rebound. It begins once such swings
 /// have been under way for `minimumDuration`, ends once for `quietTime` no sample kept it going
 /// (one reaching `sustainThreshold` along a direction whose swings still turn back and are
-/// strong, `minimumSwingDuty`), and is cancelled when it goes on longer than `maximumDuration` or
-/// the sensor goes away. After a cancel no new shake begins until the shaking has stopped.
+/// strong, `minimumSwingDuty`), and is cancelled when it goes on longer than `maximumDuration`
+/// (from its first swing to reach `threshold`) or the sensor goes away. After a cancel no new shake
+/// begins until the shaking has stopped; vigorous motion that went on, unbroken, for longer than
+/// `maximumDuration` before it looked like a shake (a thigh's swings while walking) is none.
 ///
 /// Everything is decided on the samples' timestamps, never on sample counts (durations are
 /// measured with each sample standing for the time half-way to its neighbours). Decisions that
@@ -202,7 +208,7 @@ public final class ShakeDetector {
       if idle, began == nil, !tracks[index].isEmpty {
         let problem = tracks[index].shakeProblem(at: t, settings: settings, levels: levels)
         if problem == nil {
-          began = tracks[index].chainStart
+          began = tracks[index].vigorousStart ?? tracks[index].chainStart
         } else if problem != .weak {
           tracks[index].lastFailure = problem
         }

@@ -31,6 +31,9 @@ struct SwingTrack {
   /// note when it is turned down).
   private(set) var chainStart: Seconds = 0
   private(set) var notable = false
+  /// When the chain's first swing to reach the vigorous level began (nil: none yet): where a shake
+  /// the chain becomes starts.
+  private(set) var vigorousStart: Seconds?
   /// Whether a break of the chain is worth a rejection note (it began while no shake was under
   /// way, and did not become one).
   var reportable = false
@@ -96,6 +99,7 @@ struct SwingTrack {
       } else {
         swings.append(Swing(positive: positive, peak: m, peakShare: share, start: crossing, lastActive: t))
         vigorousCount = 0
+        vigorousStart = nil
         currentCounted = false
         chainStart = crossing
         notable = false
@@ -114,6 +118,7 @@ struct SwingTrack {
     if !currentCounted, m >= levels.vigorous {
       currentCounted = true
       vigorousCount += 1
+      if vigorousStart == nil { vigorousStart = swings.last?.start }
     }
   }
 
@@ -148,6 +153,9 @@ struct SwingTrack {
     let ratio = violent ? ShakeDetector.violentRhythmRatio : ShakeDetector.maximumRhythmRatio
     if longest > ratio * shortest { return .rhythm }
     if t - swings[0].start < settings.minimumDuration { return .brief }
+    // Vigorous motion that went on, unbroken, for longer than a shake may last before it looked like
+    // one (a thigh's swings while walking) is not a shake beginning now.
+    if let start = vigorousStart, t - start > settings.maximumDuration { return .long }
     return nil
   }
 
@@ -180,6 +188,7 @@ struct SwingTrack {
   mutating func clear() {
     swings.removeAll(keepingCapacity: true)
     vigorousCount = 0
+    vigorousStart = nil
     notable = false
     lastFailure = nil
     reportable = false

@@ -222,7 +222,7 @@ public struct MotionPlot {
 
   static let rejectionColors: [ShakeRejection: String] = [
     .impulses: "#8e44ad", .axis: "#2980b9", .slow: "#16a085", .pause: "#7f8c8d", .brief: "#d35400",
-    .weak: "#b0b0b0", .rhythm: "#c0392b",
+    .weak: "#b0b0b0", .rhythm: "#c0392b", .long: "#27ae60",
   ]
   static let rejectionMeanings: [ShakeRejection: String] = [
     .impulses: "short jolts with little in between: steps, bumps",
@@ -231,7 +231,8 @@ public struct MotionPlot {
     .pause: "the motion paused mid-way",
     .brief: "back and forth, but too short",
     .weak: "fewer than four swings in a row reached the threshold: a single stroke, a step",
-    .rhythm: "swings of unlike lengths: jolts at odd moments",
+    .rhythm: "swings of unlike lengths: jolts at odd moments, steps at the thigh",
+    .long: "unbroken motion for longer than a shake may last: walking, not a shake beginning",
   ]
 
   /// About how wide a label of 11-px text is.

@@ -15,6 +15,24 @@ struct ShakeLifecycleTests {
     }
   }
 
+  /// Vigorous swings of unlike lengths (a jab and a slower return, as much impulse each: not a
+  /// shake) for 6 s, running on without a break into regular ones: the motion had gone on longer than a shake may last before it looked like one,
+  /// so no shake begins (it used to begin, then be cancelled at a time before it began). Once the
+  /// motion stops, a shake is found again.
+  @Test("Vigorous motion for longer than max-duration is no shake when it turns regular")
+  func longVigorousMotionThenRegular() {
+    let uneven = Motion.swings(
+      at: 1, peaks: [3.2, 1.2], lengths: [0.09, 0.24], axis: Vector3(1, 0, 0), period: 0.33)
+    let motion =
+      Motion.still() + Motion { t in t < 7 ? uneven.acceleration(t) : .zero }
+      + Motion.shake(frequency: 3, amplitude: 1.5, start: 7, duration: 2)
+      + Motion.shake(frequency: 3, amplitude: 2, start: 11, duration: 1.5)
+    let events = detect(Sampler(rate: 100, seed: 3).samples(of: motion, to: 14))
+    #expect(events.map(\.phase) == [.began, .ended], "\(events)")
+    if let began = events.first?.time { #expect(began > 11, "began at \(began)") }
+    #expect(zip(events, events.dropFirst()).allSatisfy { $0.time <= $1.time }, "\(events)")
+  }
+
   @Test("After a cancel, a new shake after a pause is detected again")
   func newShakeAfterCancel() {
     let motion =
