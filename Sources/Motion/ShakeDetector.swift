@@ -100,7 +100,7 @@ public final class ShakeDetector {
   /// A shake has a rhythm: among its swings, the longest lasts at most this many times the
   /// shortest. Jolts while a device is handled come at odd moments, and a step felt at the thigh
   /// is a slow turn through gravity, then a heel strike and its rebound: swings of unlike lengths.
-  static let maximumRhythmRatio = 2.0
+  static let maximumRhythmRatio = 1.8
   /// A violent shake, every swing at least `violentShakeFactor` times `threshold`, may keep a
   /// looser rhythm (a hand shaking hard flails): its longest swing up to `violentRhythmRatio`
   /// times the shortest. A step's slow turn through gravity never reaches twice the threshold.
