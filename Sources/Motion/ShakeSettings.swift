@@ -11,17 +11,17 @@ public struct ShakeSettings: Equatable, Sendable {
   public enum Sensitivity: String, Equatable, Sendable, CaseIterable {
     /// A lighter shake is enough (four swings of 0.8 g, shorter, less strong between peaks). Still
     /// turns down single strokes, sitting down and standing up, lying down, bumps and taps; takes
-    /// some steps with the device in a trouser pocket for shakes (about 12 an hour), and a jolty
+    /// some steps with the device in a trouser pocket for shakes (about 4 an hour), and a jolty
     /// stair descent now and then (Benchmarks/ShakeAccuracy, docs/motion.md).
     case light
     /// The default: a shake back and forth along one direction, at least four swings of 1 g in a
     /// row (there and back twice), strong for half the time. Also turns down single strokes (a
     /// device picked up, put down or moved once, even fast and with a rebound), walking with the
-    /// device in a trouser pocket (front or back), stairs, arm exercises at the wrist and a
-    /// device being strapped on, put into a pocket or knocked.
+    /// device in a trouser pocket (front or back) or strapped to the thigh, stairs, arm exercises
+    /// at the wrist and a device being strapped on, put into a pocket or knocked.
     case medium
     /// Only a vigorous, regular shake: four swings of 1.5 g along a steady direction for 0.4 s;
-    /// turns down light shakes too (about one real shake in five on the corpora).
+    /// turns down light shakes too (about one real shake in four on the corpora).
     case hard
   }
 
@@ -57,8 +57,9 @@ public struct ShakeSettings: Equatable, Sendable {
   public var axisConsistency: Double = 0.4
   /// The shaking has stopped once no sample reached `sustainThreshold` for this long.
   public var quietTime: Seconds = 0.4
-  /// A shake that goes on longer than this is cancelled (`motionCancelled`); no new shake begins
-  /// until the shaking has stopped.
+  /// A shake that goes on longer than this (from its first swing to reach `threshold`) is
+  /// cancelled (`motionCancelled`); no new shake begins until the shaking has stopped. Vigorous
+  /// motion that went on this long, unbroken, before it looked like a shake (walking) is none.
   public var maximumDuration: Seconds = 5
 
   /// The default settings (`Sensitivity.medium`).

@@ -206,3 +206,57 @@ struct ControllerCorpusTests {
       "\(movements.filter(\.1).map { "\($0.0.placement) at \($0.0.start)" })")
   }
 }
+
+/// People with Parkinson's disease walking in a lab with a sensor at the thigh, where a phone in a
+/// trouser pocket rides, and one at the lower back (Daphnet, 64 Hz; Tests/Fixtures/Motion/daphnet,
+/// see its README), the held-out recordings included. The traces are rebuilt by its `convert.py`
+/// (22 MB, not kept): `RESPONDERD_DAPHNET_CORPUS` names their directory (default:
+/// Tests/Fixtures/Motion/daphnet); without them the suite is skipped. The ceilings are the
+/// detector's figures (docs/motion.md): what is left sits where a freeze of gait starts or ends,
+/// or in a burst of the whole body trembling.
+private let daphnetDirectory =
+  ProcessInfo.processInfo.environment["RESPONDERD_DAPHNET_CORPUS"].flatMap { $0.isEmpty ? nil : $0 }
+  ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  .appendingPathComponent("Fixtures/Motion/daphnet").path
+
+private let daphnetCorpusPresent = FileManager.default.isReadableFile(
+  atPath: daphnetDirectory + "/corpus.tsv")
+
+@Suite(
+  "Thigh and belt corpus",
+  .enabled(
+    if: daphnetCorpusPresent,
+    "no Daphnet recordings at \(daphnetDirectory) (set RESPONDERD_DAPHNET_CORPUS to their directory; see Tests/Fixtures/Motion/daphnet/README.md)"
+  ))
+struct ThighCorpusTests {
+  /// The shakes begun while walking and turning, and the minutes walked, at `placement`.
+  private func walkingShakes(placement: String, rate: Double?) throws -> (shakes: [String], minutes: Double) {
+    let corpus = try MotionCorpus(tsv: try readTextFile(daphnetDirectory + "/corpus.tsv"))
+    var shakes: [String] = []
+    var minutes = 0.0
+    for file in corpus.files where corpus.activities(in: file).first?.placement == placement {
+      var samples = try MotionTrace.parse(try readTextFile(daphnetDirectory + "/" + file), file: file)
+      if let rate { samples = MotionTrace.resampled(samples, rate: rate) }
+      let walking = corpus.activities(in: file).filter { $0.label == "walking-turning" }
+      minutes += walking.reduce(0) { $0 + ($1.end - $1.start) / 60 }
+      for shake in MotionAnalysis(samples: samples).shakes
+      where walking.contains(where: { shake.began >= $0.start && shake.began < $0.end }) {
+        shakes.append("\(file) at \(shake.began)")
+      }
+    }
+    return (shakes, minutes)
+  }
+
+  @Test("Walking with a sensor at the thigh: at most 5 false shakes in 49 minutes", arguments: [nil, 50.0])
+  func thigh(rate: Double?) throws {
+    let (shakes, minutes) = try walkingShakes(placement: "thigh", rate: rate)
+    #expect(minutes > 45, "\(minutes) minutes")
+    #expect(shakes.count <= 5, "\(shakes)")
+  }
+
+  @Test("Walking with a sensor at the lower back (a belt): at most 1 false shake", arguments: [nil, 50.0])
+  func belt(rate: Double?) throws {
+    let (shakes, _) = try walkingShakes(placement: "lower-back", rate: rate)
+    #expect(shakes.count <= 1, "\(shakes)")
+  }
+}
