@@ -66,11 +66,11 @@ public struct ShakeRejectionNote: Equatable, Sendable {
 /// sooner than `minimumSwing` (faster reversals are ringing), with no pause longer than
 /// `maximumGap`, alike in length (`maximumRhythmRatio`), and the acceleration at or above
 /// `sustainThreshold` for at least `minimumDuty` of the time (a hand's shake is a sustained
-/// oscillation; steps and bumps are short impulses with little in between). A single stroke is a push, a brake and at most a rebound: three swings,
-/// never four; a step in a pocket is a heel strike and its rebound. It begins once such swings
-/// have been under way for `minimumDuration`, ends once for `quietTime` no sample kept it going
-/// (one reaching `sustainThreshold` along a direction whose swings still turn back and are
-/// strong, `minimumSwingDuty`), and is cancelled when it goes on longer than `maximumDuration`
+/// oscillation; steps and bumps are short impulses with little in between). A single stroke is a
+/// push, a brake and at most a rebound: three swings, never four; a step in a pocket is a heel
+/// strike and its rebound. It begins once such swings have been under way for `minimumDuration`,
+/// ends once for `quietTime` no sample kept it going (one reaching `sustainThreshold` along a
+/// direction whose swings still turn back and are strong, `minimumSwingDuty`), and is cancelled when it goes on longer than `maximumDuration`
 /// (from its first swing to reach `threshold`) or the sensor goes away. After a cancel no new shake
 /// begins until the shaking has stopped; vigorous motion that went on, unbroken, for longer than
 /// `maximumDuration` before it looked like a shake (a thigh's swings while walking) is none.

@@ -16,9 +16,9 @@ struct ShakeLifecycleTests {
   }
 
   /// Vigorous swings of unlike lengths (a jab and a slower return, as much impulse each: not a
-  /// shake) for 6 s, running on without a break into regular ones: the motion had gone on longer than a shake may last before it looked like one,
-  /// so no shake begins (it used to begin, then be cancelled at a time before it began). Once the
-  /// motion stops, a shake is found again.
+  /// shake) for 6 s, running on without a break into regular ones: the motion had gone on longer
+  /// than a shake may last before it looked like one, so no shake begins (it used to begin, then be
+  /// cancelled at a time before it began). Once the motion stops, a shake is found again.
   @Test("Vigorous motion for longer than max-duration is no shake when it turns regular")
   func longVigorousMotionThenRegular() {
     let uneven = Motion.swings(
