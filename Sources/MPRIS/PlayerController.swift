@@ -35,6 +35,9 @@ public final class PlayerController {
   public var settings: PlayerSettings { tracker.settings }
   private var seeking: SeekSession?
   private let logger: Logger
+  /// Told of each Player method just before it is sent to a player (the proxy player says what it
+  /// will do first, see `ProxyPlayer`).
+  private var callObservers: [(MPRISPlayer, String) -> Void] = []
 
   /// A held seek: steps every `seekInterval` until the matching end event.
   final class SeekSession {
@@ -54,6 +57,11 @@ public final class PlayerController {
   public init(tracker: PlayerTracker, logger: Logger = Logger(label: "responderd")) {
     self.tracker = tracker
     self.logger = logger
+  }
+
+  /// Adds an observer told of each Player method just before it is sent to a player.
+  public func addCallObserver(_ observer: @escaping (_ player: MPRISPlayer, _ method: String) -> Void) {
+    callObservers.append(observer)
   }
 
   /// Whether a seek is being held, and on which player.
@@ -127,6 +135,7 @@ public final class PlayerController {
     }
     let id = player.uniqueName
     let deadline = settings.callDeadline
+    for observer in callObservers { observer(player, method) }
     // Named once the call is on its way (the reply never comes before `call` returns).
     var name = id
     let pending = connection.call(

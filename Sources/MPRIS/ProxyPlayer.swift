@@ -1,4 +1,5 @@
 import DBus
+import EventTime
 import Logging
 import ResponderCore
 
@@ -14,7 +15,12 @@ import ResponderCore
 ///   and turning a seek-bar jump into one fixed step would be wrong. The reply is the player's.
 /// - Properties mirror the selected player (PlaybackStatus, Metadata, Position, Volume, Rate,
 ///   rates, CanSeek) and PropertiesChanged is emitted when they change, including when the
-///   selection changes; `Seeked` is re-emitted. CanPlay, CanPause, CanGoNext, CanGoPrevious and
+///   selection changes; `Seeked` is re-emitted. Just before responderd asks the selected player to
+///   play, PlaybackStatus says `Playing` (until the player says what it does, or for at most
+///   `playPredictionTime`): a desktop that follows the player that starts playing
+///   (gsd-media-keys switches to it when the one it calls is not playing) hears it from the proxy
+///   first, and keeps calling the proxy, where its calls for a press responderd read from the
+///   device too are recognized as duplicates. CanPlay, CanPause, CanGoNext, CanGoPrevious and
 ///   CanControl are always true: the calls become events that any handler of the chain may take
 ///   (a `command` entry works with no player at all).
 public final class ProxyPlayer {
@@ -27,6 +33,12 @@ public final class ProxyPlayer {
   private var emitted: [String: DBusValue] = [:]
   private var mirroredPlayer: String?
   private let logger: Logger
+  /// The player responderd just asked to play, while it has not said what it does: PlaybackStatus
+  /// reads `Playing` meanwhile.
+  private var predictedPlaying: String?
+  private var predictionTimer: ScheduledTimer?
+  /// How long PlaybackStatus may read `Playing` before the player says it plays.
+  public static let playPredictionTime: Seconds = 1
 
   /// The Player properties mirrored from the selected player, with PropertiesChanged.
   static let mirroredProperties = [
@@ -49,6 +61,7 @@ public final class ProxyPlayer {
     emitted = currentValues()
     mirroredPlayer = tracker.selector.selectedID
     tracker.addObserver { [weak self] change in self?.trackerChanged(change) }
+    controller.addCallObserver { [weak self] player, method in self?.willCall(player, method) }
     connection.requestName(MPRISNames.responderd) { [weak self] result in
       switch result {
       case .success(let outcome) where outcome.isOwner: break
@@ -62,6 +75,8 @@ public final class ProxyPlayer {
 
   /// Releases the name and removes the object.
   public func close() {
+    predictionTimer?.cancel()
+    predictionTimer = nil
     connection.releaseName(MPRISNames.responderd)
     object?.unexport()
     object = nil
@@ -156,6 +171,9 @@ public final class ProxyPlayer {
   /// A mirrored property: the selected player's value when it has the right type, else the fallback.
   func read(_ name: String) -> DBusValue {
     let fallback = Self.fallback[name]!
+    if name == "PlaybackStatus", let predicted = predictedPlaying, predicted == tracker.selector.selectedID {
+      return "Playing"
+    }
     guard let value = tracker.selected?.playerProperties[name]?.unwrapped else { return fallback }
     if value.signature == fallback.signature { return value }
     // Players sometimes send an integer where a double belongs.
@@ -183,8 +201,9 @@ public final class ProxyPlayer {
           interface: MPRISNames.playerInterface, signal: "Seeked",
           arguments: [.int64(player.position(at: tracker.scheduler.now))])
       }
-    case .properties(let player, _):
+    case .properties(let player, let names):
       guard player == selectedID else { return }
+      if names.contains("PlaybackStatus") { endPrediction() }
       emitChanges()
     case .seeked(let player, let position):
       guard player == selectedID else { return }
@@ -201,6 +220,29 @@ public final class ProxyPlayer {
     emitted = now
     guard !changed.isEmpty else { return }
     try? object?.emitPropertiesChanged(interface: MPRISNames.playerInterface, changed: changed)
+  }
+
+  // MARK: Playing first
+
+  /// responderd is about to call `method` on `player`: when that starts the selected player
+  /// playing, PlaybackStatus says so now, before the player does.
+  private func willCall(_ player: MPRISPlayer, _ method: String) {
+    guard player.uniqueName == tracker.selector.selectedID, player.playbackStatus != .playing,
+      method == "Play" || method == "PlayPause"
+    else { return }
+    predictedPlaying = player.uniqueName
+    predictionTimer?.cancel()
+    predictionTimer = tracker.scheduler.schedule(after: Self.playPredictionTime) { [weak self] in
+      self?.endPrediction()
+      self?.emitChanges()
+    }
+    emitChanges()
+  }
+
+  private func endPrediction() {
+    predictedPlaying = nil
+    predictionTimer?.cancel()
+    predictionTimer = nil
   }
 
   // MARK: Forwarding

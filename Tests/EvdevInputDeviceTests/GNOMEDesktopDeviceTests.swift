@@ -217,6 +217,14 @@ extension EvdevInputDeviceTests {
         output.contains("following events dispatched by responderd")
       }
 
+      func playbackStatus(_ destination: String) -> String {
+        (try? fixture.connection.callAndWait(
+          destination: destination, path: "/org/mpris/MediaPlayer2",
+          interface: "org.freedesktop.DBus.Properties", method: "Get",
+          arguments: ["org.mpris.MediaPlayer2.Player", "PlaybackStatus"], timeout: 5))?.first?.string ?? ""
+      }
+      var status = playbackStatus(mpv.uniqueName)
+
       var delays: [Int] = []
       for index in 1...5 {
         let time = monotonicNow()
@@ -242,6 +250,16 @@ extension EvdevInputDeviceTests {
           delays.append(Int(reason[range].split(separator: " ")[0]) ?? -1)
         }
         try fixture.waitFor("mpv's call \(index)", timeout: 10) { calls.to(mpv.uniqueName).count >= index }
+        // Each press lets mpv and the proxy player settle, as a person's presses do (far apart,
+        // for the bus): gsd-media-keys switches to a player that starts playing while the one it
+        // calls is not, and would then call mpv directly, a second action for the same press.
+        status = status == "Playing" ? "Paused" : "Playing"
+        try fixture.waitFor(
+          "mpv and responderd's proxy player to say \(status) after press \(index)", timeout: 10
+        ) {
+          playbackStatus(mpv.uniqueName) == status
+            && playbackStatus("org.mpris.MediaPlayer2.responderd") == status
+        }
       }
       try fixture.stopDaemon()
       #expect(calls.to(mpv.uniqueName).count == 5, "\(calls.summary)")

@@ -17,6 +17,8 @@ final class FakePlayer {
   private(set) var calls: [String] = []
   private(set) var status = "Paused"
   private(set) var track = 1
+  /// Answers its methods without doing anything (a player that cannot start).
+  var ignoresCalls = false
   private var object: DBusExportedObject?
 
   init(
@@ -63,6 +65,7 @@ final class FakePlayer {
     DBusMethod(name) { [weak self] _ in
       guard let self else { return [] }
       self.calls.append(name)
+      if self.ignoresCalls { return [] }
       change(self)
       try self.object?.propertiesChanged(
         interface: MPRISNames.playerInterface, ["PlaybackStatus", "Metadata"])
@@ -293,6 +296,45 @@ final class FakePlayer {
     settle()
     #expect(mpv.calls == ["Seek"])
     #expect(reply.map { (try? $0.get()) != nil } == true)
+  }
+
+  /// gsd-media-keys switches to a player that starts playing while the one it calls (the proxy) is
+  /// not: the proxy says `Playing` before the player it asks to play does, and says what the player
+  /// says again after 1 s when the player never starts.
+  @Test func theProxySaysPlayingBeforeThePlayerItAsksToPlay() throws {
+    let mpv = try FakePlayer("mpv", on: bus)
+    settle()
+    tracker.attach(to: daemon)
+    let proxy = try ProxyPlayer(connection: daemon, tracker: tracker, controller: controller) { _ in }
+    defer { proxy.close() }
+    settle()
+    let desktop = bus.connect()
+    var heard: [String] = []  // in the order the desktop hears them
+    desktop.onPropertiesChanged(sender: MPRISNames.responderd) { _, changed, _ in
+      if let status = changed["PlaybackStatus"]?.string { heard.append("proxy \(status)") }
+    }
+    desktop.onPropertiesChanged(sender: mpv.busName) { _, changed, _ in
+      if let status = changed["PlaybackStatus"]?.string { heard.append("mpv \(status)") }
+    }
+    settle()
+
+    controller.perform(.remoteControlTogglePlayPause) { _ in }
+    settle()
+    #expect(heard == ["proxy Playing", "mpv Playing"])
+    controller.perform(.remoteControlTogglePlayPause) { _ in }
+    settle()
+    #expect(heard == ["proxy Playing", "mpv Playing", "mpv Paused", "proxy Paused"])
+
+    // A player that answers but does not start: the proxy says Paused again after 1 s.
+    heard.removeAll()
+    mpv.ignoresCalls = true
+    controller.perform(.remoteControlTogglePlayPause) { _ in }
+    settle()
+    #expect(heard == ["proxy Playing"])
+    time.advance(by: 0.999)
+    #expect(heard == ["proxy Playing"])
+    time.advance(by: 0.001)
+    #expect(heard == ["proxy Playing", "proxy Paused"])
   }
 
   // MARK: Players not selected: only what the selection looks at is decoded (issue 16, load)
