@@ -122,9 +122,12 @@ public final class KeysComponent: ServiceComponent {
       return
     }
     let input = MediaKeyInput(loop: service.loop, settings: config.settings, logger: service.logger) {
-      [weak service] emission in
+      [weak service, weak self] emission in
+      // An owned device's keys never reach the desktop: its presses are no desktop's call again.
+      let owned = self?.input?.openDevices.contains { $0.source == emission.source && $0.isOwned } ?? false
       service?.postDeviceEvent(
-        .remoteControl(emission.subtype, timestamp: emission.timestamp, source: emission.source))
+        .remoteControl(emission.subtype, timestamp: emission.timestamp, source: emission.source),
+        desktopSeesDevice: !owned)
     }
     for observer in volumeKeyObservers { input.addVolumeKeyObserver(observer) }
     for observer in ownedKeyObservers { input.addOwnedKeyObserver(observer) }

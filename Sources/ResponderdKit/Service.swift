@@ -82,8 +82,14 @@ public final class Service {
 
   /// Posts an event an input device produced (the evdev component's), unless a device-event
   /// filter says it repeats a press already dispatched (the proxy player's echo filter): then it
-  /// is published as not dispatched, with the filter's reason.
-  public func postDeviceEvent(_ event: Event) {
+  /// is published as not dispatched, with the filter's reason. The event of a device the desktop
+  /// cannot see (one responderd holds exclusively) skips the filters: the desktop never saw that
+  /// press, so no call of the desktop's repeats it, nor does it repeat one.
+  public func postDeviceEvent(_ event: Event, desktopSeesDevice: Bool = true) {
+    guard desktopSeesDevice else {
+      application.post(event)
+      return
+    }
     for filter in deviceEventFilters {
       if let reason = filter(event) {
         publishUndispatched(

@@ -273,16 +273,19 @@ extension EvdevInputDeviceTests {
 
 /// Waits until responderd (the fixture's) controls `player`.
 func waitForSelection(of player: Player, _ fixture: DaemonFixture) throws {
-  var selected = ""
+  // The latest signal wins over the property read: the signal may arrive while the read's reply,
+  // from before the selection, is being waited for.
+  var signalled: String?
   let selection = fixture.connection.onSignal(
     path: "/org/responderd/Daemon1/Players", interface: "org.responderd.Players1", member: "SelectionChanged"
-  ) { message in selected = message.arguments.first?.string ?? "" }
+  ) { message in signalled = message.arguments.first?.string ?? "" }
   defer { selection.cancel() }
-  selected =
+  let read =
     (try? fixture.connection.callAndWait(
       destination: "org.responderd.Daemon1", path: "/org/responderd/Daemon1/Players",
       interface: "org.freedesktop.DBus.Properties", method: "Get",
       arguments: ["org.responderd.Players1", "Selected"], timeout: 5))?.first?.string ?? ""
+  var selected: String { signalled ?? read }
   try fixture.waitFor("responderd to select mpv (\(player.uniqueName)); selected: \(selected)", timeout: 15) {
     selected == player.uniqueName
   }

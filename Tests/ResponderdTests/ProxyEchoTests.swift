@@ -55,8 +55,9 @@ import Testing
 
   deinit { service.stop() }
 
-  func press(_ subtype: EventSubtype, device: String = "evdev:/dev/input/event5") {
-    service.postDeviceEvent(.remoteControl(subtype, timestamp: time.now, source: device))
+  func press(_ subtype: EventSubtype, device: String = "evdev:/dev/input/event5", owned: Bool = false) {
+    service.postDeviceEvent(
+      .remoteControl(subtype, timestamp: time.now, source: device), desktopSeesDevice: !owned)
   }
 
   func proxyCall(_ method: String) {
@@ -102,6 +103,23 @@ import Testing
     press(.remoteControlTogglePlayPause)
     time.advance(by: 0)
     #expect(handled == ["togglePlayPause mpris-proxy", "togglePlayPause evdev:/dev/input/event5"])
+  }
+
+  /// The desktop never sees the keys of a device responderd holds (a headset): its press is no
+  /// call of the desktop's again, and no call of the desktop's (a keyboard's key) repeats it.
+  @Test func anOwnedDevicesPressIsNeverADuplicateNorHasOne() {
+    proxyCall("PlayPause")  // the keyboard's key, through gsd-media-keys
+    time.advance(by: 0.02)
+    press(.remoteControlTogglePlayPause, device: "evdev:/dev/input/event7", owned: true)  // the headset's
+    time.advance(by: 0.02)
+    proxyCall("PlayPause")  // the keyboard's key again
+    time.advance(by: 0)
+    #expect(
+      handled == [
+        "togglePlayPause mpris-proxy", "togglePlayPause evdev:/dev/input/event7",
+        "togglePlayPause mpris-proxy",
+      ])
+    #expect(records.allSatisfy { !$0.wasDropped })
   }
 
   @Test func playAndPauseKeysAreThePlayPauseKeyToTheDesktop() {
