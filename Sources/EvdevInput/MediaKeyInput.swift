@@ -167,6 +167,15 @@ public final class MediaKeyInput {
     for observer in deviceObservers { observer(change) }
   }
 
+  /// Whether the device whose events carry `source` ("evdev:/dev/input/event7") is held
+  /// exclusively now (the desktop does not see its keys).
+  public func isOwned(source: String) -> Bool {
+    guard source.hasPrefix("evdev:"), let reader = readers[String(source.dropFirst("evdev:".count))] else {
+      return false
+    }
+    return reader.info.source == source && reader.info.isOwned
+  }
+
   /// The devices being read, by path.
   public var openDevices: [OpenDevice] { readers.values.map(\.info).sorted { $0.path < $1.path } }
 

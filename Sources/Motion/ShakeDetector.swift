@@ -70,10 +70,11 @@ public struct ShakeRejectionNote: Equatable, Sendable {
 /// push, a brake and at most a rebound: three swings, never four; a step in a pocket is a heel
 /// strike and its rebound. It begins once such swings have been under way for `minimumDuration`,
 /// ends once for `quietTime` no sample kept it going (one reaching `sustainThreshold` along a
-/// direction whose swings still turn back and are strong, `minimumSwingDuty`), and is cancelled when it goes on longer than `maximumDuration`
-/// (from its first swing to reach `threshold`) or the sensor goes away. After a cancel no new shake
-/// begins until the shaking has stopped; vigorous motion that went on, unbroken, for longer than
-/// `maximumDuration` before it looked like a shake (a thigh's swings while walking) is none.
+/// direction whose swings still turn back and are strong, `minimumSwingDuty`), and is cancelled
+/// when it goes on longer than `maximumDuration` (from its first swing to reach `threshold`) or the
+/// sensor goes away. After a cancel no new shake begins until the shaking has stopped; vigorous
+/// motion that went on, unbroken, for longer than `maximumDuration` before it looked like a shake
+/// (a thigh's swings while walking) is none.
 ///
 /// Everything is decided on the samples' timestamps, never on sample counts (durations are
 /// measured with each sample standing for the time half-way to its neighbours). Decisions that

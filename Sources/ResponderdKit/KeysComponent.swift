@@ -124,7 +124,7 @@ public final class KeysComponent: ServiceComponent {
     let input = MediaKeyInput(loop: service.loop, settings: config.settings, logger: service.logger) {
       [weak service, weak self] emission in
       // An owned device's keys never reach the desktop: its presses are no desktop's call again.
-      let owned = self?.input?.openDevices.contains { $0.source == emission.source && $0.isOwned } ?? false
+      let owned = self?.input?.isOwned(source: emission.source) ?? false
       service?.postDeviceEvent(
         .remoteControl(emission.subtype, timestamp: emission.timestamp, source: emission.source),
         desktopSeesDevice: !owned)

@@ -217,13 +217,8 @@ extension EvdevInputDeviceTests {
         output.contains("following events dispatched by responderd")
       }
 
-      func playbackStatus(_ destination: String) -> String {
-        (try? fixture.connection.callAndWait(
-          destination: destination, path: "/org/mpris/MediaPlayer2",
-          interface: "org.freedesktop.DBus.Properties", method: "Get",
-          arguments: ["org.mpris.MediaPlayer2.Player", "PlaybackStatus"], timeout: 5))?.first?.string ?? ""
-      }
-      var status = playbackStatus(mpv.uniqueName)
+      let proxy = Player(uniqueName: "org.mpris.MediaPlayer2.responderd")  // addressed by its name
+      var status = (try? mpv.status(fixture.connection)) ?? ""
 
       var delays: [Int] = []
       for index in 1...5 {
@@ -257,8 +252,7 @@ extension EvdevInputDeviceTests {
         try fixture.waitFor(
           "mpv and responderd's proxy player to say \(status) after press \(index)", timeout: 10
         ) {
-          playbackStatus(mpv.uniqueName) == status
-            && playbackStatus("org.mpris.MediaPlayer2.responderd") == status
+          (try? mpv.status(fixture.connection)) == status && (try? proxy.status(fixture.connection)) == status
         }
       }
       try fixture.stopDaemon()

@@ -7,10 +7,19 @@ import ResponderTools
 import SystemCalls
 import Testing
 
+/// Tests/Fixtures/Motion/`name`, or the directory the environment variable `variable` names (for
+/// recordings kept outside the repository).
+private func motionFixtures(_ name: String, overriddenBy variable: String? = nil) -> String {
+  if let variable, let directory = ProcessInfo.processInfo.environment[variable], !directory.isEmpty {
+    return directory
+  }
+  return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures/Motion/\(name)").path
+}
+
 /// The real-motion corpus (Tests/Fixtures/Motion/real, see its README): every trace, resampled to
 /// each rate a sensor may run at, through the analyzer `responderctl motion analyze` runs.
-private let corpusDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  .deletingLastPathComponent().appendingPathComponent("Fixtures/Motion/real").path
+private let corpusDirectory = motionFixtures("real")
 
 private let corpus: MotionCorpus = {
   do {
@@ -91,8 +100,7 @@ struct MotionCorpusTests {
 /// The pocket-and-hand corpus (Tests/Fixtures/Motion/pocket, see its README): phones walking in
 /// trouser pockets (Oxford step-counter data set) and real hand shakes (OpenUAT's "shake well
 /// before use" recordings), the held-out recordings included.
-private let pocketDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-  .deletingLastPathComponent().appendingPathComponent("Fixtures/Motion/pocket").path
+private let pocketDirectory = motionFixtures("pocket")
 
 private let pocketCorpus: MotionCorpus = {
   do {
@@ -147,10 +155,7 @@ struct PocketCorpusTests {
 /// detector's figures when the recordings were added (docs/motion.md). The recordings carry no
 /// licence and may be kept outside the repository: `RESPONDERD_WIIMOTE_CORPUS` names their
 /// directory (default: Tests/Fixtures/Motion/wiimote); without them the suite is skipped.
-private let wiimoteDirectory =
-  ProcessInfo.processInfo.environment["RESPONDERD_WIIMOTE_CORPUS"].flatMap { $0.isEmpty ? nil : $0 }
-  ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-  .appendingPathComponent("Fixtures/Motion/wiimote").path
+private let wiimoteDirectory = motionFixtures("wiimote", overriddenBy: "RESPONDERD_WIIMOTE_CORPUS")
 
 private let wiimoteCorpusPresent = FileManager.default.isReadableFile(
   atPath: wiimoteDirectory + "/wiimote-shakes-100hz.csv")  // the traces (convert.py), not only the labels
@@ -214,10 +219,7 @@ struct ControllerCorpusTests {
 /// Tests/Fixtures/Motion/daphnet); without them the suite is skipped. The ceilings are the
 /// detector's figures (docs/motion.md): what is left sits where a freeze of gait starts or ends,
 /// or in a burst of the whole body trembling.
-private let daphnetDirectory =
-  ProcessInfo.processInfo.environment["RESPONDERD_DAPHNET_CORPUS"].flatMap { $0.isEmpty ? nil : $0 }
-  ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-  .appendingPathComponent("Fixtures/Motion/daphnet").path
+private let daphnetDirectory = motionFixtures("daphnet", overriddenBy: "RESPONDERD_DAPHNET_CORPUS")
 
 private let daphnetCorpusPresent = FileManager.default.isReadableFile(
   atPath: daphnetDirectory + "/corpus.tsv")
