@@ -359,6 +359,11 @@ let package = Package(
     .executableTarget(
       name: "EventMemory", dependencies: ["DBus", "DBusTestSupport", "EventLoop"],
       path: "Benchmarks/EventMemory", swiftSettings: strict),
+    // responderd under connections that call WatchEvents and never read (issue 38): memory and
+    // `responderctl status` before, during and after 10,000 events.
+    .executableTarget(
+      name: "WatcherSoak", dependencies: ["DBus", "DBusTestSupport", "EventLoop", "SystemCalls"],
+      path: "Benchmarks/WatcherSoak", swiftSettings: strict),
     .executableTarget(
       name: "MPRISRoundTrip",
       dependencies: [

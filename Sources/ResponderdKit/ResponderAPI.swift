@@ -27,7 +27,14 @@ public final class ResponderAPI: ServiceComponent {
   private var watches: [String: DBusSubscription] = [:]
   /// The connections the dispatch signals go to (`WatchEvents`), with their NameOwnerChanged watch.
   private var eventWatchers: [String: DBusSubscription] = [:] {
-    didSet { service?.eventWatchers = eventWatchers.keys.sorted() }
+    didSet {
+      service?.eventWatchers = eventWatchers.keys.sorted()
+      for gone in oldValue.keys where eventWatchers[gone] == nil { watcherFlows.remove(gone) }
+    }
+  }
+  /// How far each watcher has read (one that stops reading gets no more signals, then is dropped).
+  private lazy var watcherFlows = EventWatcherFlows(logger: logger) { [weak self] watcher in
+    self?.eventWatchers.removeValue(forKey: watcher)?.cancel()
   }
   private var pendingSends: [PendingSend] = []
   private var lastFirstResponder: UInt32 = 0
@@ -133,7 +140,7 @@ public final class ResponderAPI: ServiceComponent {
         ),
         .replyLater("WatchEvents") { [weak self] call in self?.watchEvents(call) }
           .documented(
-            "Sends EventDispatched and EventDispatchedDetails to the caller (and to no one else: they are unicast signals, for the daemon's own user only) until it calls UnwatchEvents or leaves the bus. LimitsExceeded beyond 64 connections."
+            "Sends EventDispatched and EventDispatchedDetails to the caller (and to no one else: they are unicast signals, for the daemon's own user only) until it calls UnwatchEvents or leaves the bus. LimitsExceeded beyond 64 connections. The caller must read them: every 32 events it is pinged (org.freedesktop.DBus.Peer.Ping, answered by D-Bus libraries as they read); more than 256 events behind it gets none until it answers, and a ping unanswered for 10 s ends its WatchEvents."
           ),
         .replyLater("UnwatchEvents") { [weak self] call in self?.unwatchEvents(call) }
           .documented("Stops the signals WatchEvents asked for."),
@@ -545,7 +552,7 @@ public final class ResponderAPI: ServiceComponent {
     // source, path through the chain) for tools such as `responderctl monitor`: unicast, to the
     // connections that asked (WatchEvents, checked as every call is), never broadcast where any
     // user of a shared bus could listen.
-    for watcher in service?.eventWatchers ?? [] {
+    for watcher in service?.eventWatchers ?? [] where watcherFlows.admit(watcher, on: connection) {
       try? object?.emit(
         interface: ResponderBusAPI.daemonInterface, signal: "EventDispatched", arguments: arguments,
         destination: watcher)
