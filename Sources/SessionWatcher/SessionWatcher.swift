@@ -92,6 +92,10 @@ public final class SessionWatcher {
   /// Counts searches: answers to an older one are dropped.
   private var generation = 0
   private var screenSaverStates: [String: Bool] = [:]
+  /// The screen savers' owners, when they run as the user.
+  private var screenSaverOwners: [String: String] = [:]
+  /// Owners of another user, logged once each.
+  private var refusedScreenSavers = Set<String>()
   /// Whether "taken as active" was logged since a session was last followed.
   private var loggedNoSession = false
   private var started = false
@@ -389,12 +393,23 @@ public final class SessionWatcher {
     subscriptions.append(
       bus.onSignal(sender: saver.name, interface: saver.interface, member: "ActiveChanged") {
         [weak self] message in
-        guard let active = message.arguments.first?.bool else { return }
-        self?.screenSaver(saver.name, isActive: active)
+        guard let self, let active = message.arguments.first?.bool,
+          let owner = self.screenSaverOwners[saver.name], message.sender == owner
+        else { return }
+        self.screenSaver(saver.name, isActive: active)
       })
+    // Another user's program owning the name (a bus shared by users) is not the screen saver.
+    let refused: (String, UInt32?) -> Void = { [weak self] owner, uid in
+      guard let self, self.refusedScreenSavers.insert(owner).inserted else { return }
+      self.logger.notice(
+        "session: \(saver.name) is owned by \(owner), which \(uid.map { "runs as uid \($0)" } ?? "runs as a user the bus cannot tell"), not as uid \(self.identity.uid): not believed"
+      )
+    }
     subscriptions.append(
-      bus.watchNameOwner(saver.name) { [weak self, weak bus] owner in
+      bus.watchNameOwner(saver.name, runningAs: identity.uid, refused: refused) {
+        [weak self, weak bus] owner in
         guard let self, self.started else { return }
+        self.screenSaverOwners[saver.name] = owner
         guard let owner, let bus else {
           self.screenSaver(saver.name, isActive: false)
           return

@@ -141,8 +141,9 @@ final class FakeScreenSaver {
   private(set) var active: Bool
   private var object: DBusExportedObject?
 
-  init(bus: InMemoryBus, _ saver: SessionWatcher.ScreenSaver, active: Bool = false) throws {
-    connection = bus.connect()
+  /// A screen saver run by `uid`.
+  init(bus: InMemoryBus, _ saver: SessionWatcher.ScreenSaver, active: Bool = false, uid: UInt32) throws {
+    connection = bus.connect(uid: uid)
     self.saver = saver
     self.active = active
     object = try connection.export(
