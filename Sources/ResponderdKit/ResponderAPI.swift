@@ -51,6 +51,13 @@ public final class ResponderAPI: ServiceComponent {
 
   public init() {}
 
+  /// The connections Daemon1's PropertiesChanged goes to, each alone: those that called
+  /// WatchEvents and the registered applications, all of the user (checked as every call is);
+  /// never broadcast, where any user of a bus shared by users could listen.
+  var listeners: [String] {
+    Set(eventWatchers.keys).union(registry?.order.map(\.busName) ?? []).sorted()
+  }
+
   /// The applications registered now, in chain order (the first responder first).
   public var registeredResponders: [AppResponder] { registry?.order ?? [] }
 
@@ -67,10 +74,14 @@ public final class ResponderAPI: ServiceComponent {
     service.application.addFirstResponderObserver { [weak self] _ in self?.registrationsChanged() }
     service.addDispatchObserver { [weak self] record in self?.published(record) }
     service.addMotionInterestObserver { [weak self] _ in
-      try? self?.object?.propertiesChanged(interface: ResponderBusAPI.daemonInterface, ["MotionInterest"])
+      guard let self else { return }
+      try? self.object?.propertiesChanged(
+        interface: ResponderBusAPI.daemonInterface, ["MotionInterest"], destinations: self.listeners)
     }
     service.session?.addObserver { [weak self] _ in
-      try? self?.object?.propertiesChanged(interface: ResponderBusAPI.daemonInterface, ["Session"])
+      guard let self else { return }
+      try? self.object?.propertiesChanged(
+        interface: ResponderBusAPI.daemonInterface, ["Session"], destinations: self.listeners)
     }
     guard let bus = service.bus else {
       logger.notice("responders: no bus in this service; applications cannot register")
@@ -202,7 +213,7 @@ public final class ResponderAPI: ServiceComponent {
       ]
     )
     .documented(
-      "responderd's API on /org/responderd/Daemon1 (bus name org.responderd.Daemon1): applications register as responders, become first responder and receive remote-control and motion events through org.responderd.Responder1; every dispatched event is published."
+      "responderd's API on /org/responderd/Daemon1 (bus name org.responderd.Daemon1): applications register as responders, become first responder and receive remote-control and motion events through org.responderd.Responder1; every dispatched event is published. Its PropertiesChanged signals are unicast, to the registered applications and the connections that called WatchEvents, never broadcast: another user on a bus shared by users hears none."
     )
   }
 
@@ -272,7 +283,8 @@ public final class ResponderAPI: ServiceComponent {
       changed.append("Chain")
     }
     if !changed.isEmpty {
-      try? object?.propertiesChanged(interface: ResponderBusAPI.daemonInterface, changed)
+      try? object?.propertiesChanged(
+        interface: ResponderBusAPI.daemonInterface, changed, destinations: listeners)
     }
   }
 
