@@ -248,3 +248,12 @@ final class RunningCommand {
     return ChildProcess.exitCode(status)
   }
 }
+
+/// Whether process `pid` exists and has not exited (a zombie waiting for its reaper has).
+func processIsRunning(_ pid: Int32) -> Bool {
+  guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    let close = stat.lastIndex(of: ")")
+  else { return false }
+  let state = stat[close...].dropFirst(2).first
+  return state != "Z" && state != "X"
+}
