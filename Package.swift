@@ -393,8 +393,8 @@ let package = Package(
     .testTarget(
       name: "SoundServerTests",
       dependencies: [
-        "SoundServer", "ResponderdKit", "ResponderConfig", "ResponderCore", "EventLoop", "DBusTestSupport",
-        "InputCodes",
+        "SoundServer", "ResponderdKit", "ResponderConfig", "ResponderCore", "EventLoop", "EventTime",
+        "DBusTestSupport", "InputCodes",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
