@@ -204,34 +204,6 @@ import Testing
     _ = own
   }
 
-  /// Issue 38: another user's program owning a screen saver's name (a bus shared by users) made
-  /// responderd believe the screen locked.
-  @Test("a screen saver's name owned by another user is not believed, and that is said once")
-  func aScreenSaverOfAnotherUserIsNotBelieved() throws {
-    let logind = try FakeLogind(bus: system)
-    try logind.addSession("3", active: true)
-    let stranger = try FakeScreenSaver(
-      bus: session, SessionWatcher.ScreenSaver.standard[0], active: true, uid: uid + 1)
-    let (watcher, _) = watcher(sessionID: "3")
-    #expect(!watcher.state.isLocked)
-    try stranger.setActive(false)
-    try stranger.setActive(true)
-    time.advance(by: 0)
-    #expect(!watcher.state.isLocked)
-    let lines = log.all.filter { $0.contains("org.gnome.ScreenSaver is owned by") }
-    #expect(lines.count == 1)
-    #expect(
-      lines.first?.contains("runs as uid \(uid + 1), not as uid \(uid): not believed") == true, "\(lines)")
-
-    // The user's own screen saver, once the stranger has left, is.
-    stranger.connection.leave()
-    let own = try FakeScreenSaver(
-      bus: session, SessionWatcher.ScreenSaver.standard[0], active: true, uid: uid)
-    time.advance(by: 0)
-    #expect(watcher.state.isLocked)
-    _ = own
-  }
-
   /// Issue 38: GetSession answering after 5 s turned session tracking off for good ("user 0 has
   /// no graphical session"), and a later Active = false was never seen.
   @Test("a logind slow to answer is asked again, and its late answer is taken")
