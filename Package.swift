@@ -284,7 +284,7 @@ let package = Package(
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
         "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "DeviceTestSupport", "InputCodes",
         "SessionWatcher", .product(name: "Logging", package: "swift-log"), "SystemCalls",
-        .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "SystemPackage", package: "swift-system"), "ShellTestSupport",
       ],
       swiftSettings: strict),
     .testTarget(

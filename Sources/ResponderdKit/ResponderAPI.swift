@@ -135,7 +135,7 @@ public final class ResponderAPI: ServiceComponent {
           "SetActive", in: "ub", out: "b", inNames: ["id", "active"], outNames: ["firstResponder"]
         ) { [weak self] call in self?.setActive(call) }
         .documented(
-          "Says whether the window of the responder id is the active (focused) one, as the application's toolkit tells it (GTK's Gtk.Window:is-active, Qt's QWindow::activeChanged). Active: it becomes first responder, as with BecomeFirstResponder. The latest claim wins: any other responder that said active before is inactive from then on (the Chain property shows it). A responder that said inactive (or was superseded) gets no motion event, and does not keep the accelerometer open, until it says active again. Remote-control events do not follow focus: they go to the first responder as before. A responder that never calls SetActive keeps the plain rule: the latest BecomeFirstResponder gets every event. Returns whether id is first responder now."
+          "Says whether the window of the responder id is the active (focused) one, as the application's toolkit tells it (GTK's Gtk.Window:is-active, Qt's QWindow::activeChanged). Active: it becomes first responder, as with BecomeFirstResponder (saying so is its consent: its CanBecomeFirstResponder is not read). The latest claim wins: any other responder that said active before is inactive from then on (the Chain property shows it). A responder that said inactive (or was superseded) gets no motion event, and does not keep the accelerometer open, until it says active again. Remote-control events do not follow focus: they go to the first responder as before. A responder that never calls SetActive keeps the plain rule: the latest BecomeFirstResponder gets every event. Returns whether id is first responder now."
         ),
         .replyLater("WatchEvents") { [weak self] call in self?.watchEvents(call) }
           .documented(
@@ -392,13 +392,18 @@ public final class ResponderAPI: ServiceComponent {
 
   /// Makes `app` first responder when its `CanBecomeFirstResponder` and the current first
   /// responder's `CanResignFirstResponder` allow; `body` gets whether it is first responder then.
-  /// With `whileActive`, it gives up when the app's window stopped being active meanwhile.
+  /// With `whileActive` (`SetActive`: saying its window is active is its consent, its property is
+  /// not read), it gives up when the app's window stopped being active meanwhile.
   private func takeFirstResponder(
     _ app: AppResponder, whileActive: Bool = false, then body: @escaping (Bool) -> Void
   ) {
     guard let registry else { return body(false) }
     if registry.firstResponder === app { return body(true) }
-    readFlag("CanBecomeFirstResponder", of: app, default: false) { [weak self] canBecome, answered in
+    let readCanBecome: (@escaping (Bool, Bool) -> Void) -> Void =
+      whileActive
+      ? { $0(true, true) }
+      : { [weak self] in self?.readFlag("CanBecomeFirstResponder", of: app, default: false, then: $0) }
+    readCanBecome { [weak self] canBecome, answered in
       guard let self else { return body(false) }
       app.canBecome = canBecome
       guard canBecome else {

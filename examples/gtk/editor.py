@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A GTK 4 text editor with shake to undo, as on iOS.
 
-    examples/gtk/editor.py [--title TITLE] [--size WxH] [--log]
+    examples/gtk/editor.py [--title TITLE] [--size WxH] [--maximized] [--log]
 
 Shake the device: the editor asks "Undo Typing" (Cancel / Undo) and Undo takes back the last edit
 with GTK's own undo (Gtk.TextBuffer). A second shake while the question is open does nothing more.
@@ -34,9 +34,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from responderd_client import Responder  # noqa: E402
 
 CSS = b"""
-.question { background-color: alpha(@theme_bg_color, 0.92); }
-.question-title { font-size: 150%; font-weight: bold; }
-.question button { min-height: 64px; font-size: 120%; }
+.dim { background-color: rgba(0, 0, 0, 0.3); }
+.alert { background-color: @theme_bg_color; border-radius: 14px; padding: 24px;
+         box-shadow: 0 4px 16px rgba(0, 0, 0, 0.35); }
+.alert-title { font-size: 140%; font-weight: bold; }
+.alert button { min-height: 48px; min-width: 150px; }
 """
 
 
@@ -46,6 +48,8 @@ class Editor:
         self.window = Gtk.ApplicationWindow(application=application, title=options.title)
         width, height = (int(part) for part in options.size.split("x"))
         self.window.set_default_size(width, height)
+        if options.maximized:
+            self.window.maximize()
 
         self.buffer = Gtk.TextBuffer()  # undo is on by default in GTK 4
         self.view = Gtk.TextView(buffer=self.buffer, wrap_mode=Gtk.WrapMode.WORD_CHAR)
@@ -71,25 +75,45 @@ class Editor:
         self.log("ready", title=options.title)
 
     def build_question(self):
-        """The question iOS asks, over the text: "Undo Typing", Cancel / Undo."""
+        """The alert iOS shows, over the dimmed text: "Undo Typing", Cancel / Undo."""
         title = Gtk.Label(label="Undo Typing")
-        title.add_css_class("question-title")
-        cancel = Gtk.Button(label="Cancel", hexpand=True)
-        undo = Gtk.Button(label="Undo", hexpand=True)
-        undo.add_css_class("suggested-action")
+        title.add_css_class("alert-title")
+        cancel = Gtk.Button(label="Cancel")
+        self.undo_button = Gtk.Button(label="Undo")
+        self.undo_button.add_css_class("suggested-action")
         cancel.connect("clicked", lambda _: self.answer(False))
-        undo.connect("clicked", lambda _: self.answer(True))
-        buttons = Gtk.Box(spacing=12, homogeneous=True, vexpand=True, valign=Gtk.Align.CENTER)
+        self.undo_button.connect("clicked", lambda _: self.answer(True))
+        buttons = Gtk.Box(spacing=12, homogeneous=True)
         buttons.append(cancel)
-        buttons.append(undo)
-        box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=24, margin_start=24, margin_end=24)
-        box.set_valign(Gtk.Align.FILL)
-        title.set_margin_top(24)
-        box.append(title)
-        box.append(buttons)
-        box.add_css_class("question")
-        box.set_visible(False)
-        return box
+        buttons.append(self.undo_button)
+        alert = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=24)
+        alert.set_halign(Gtk.Align.CENTER)
+        alert.set_valign(Gtk.Align.CENTER)
+        alert.add_css_class("alert")
+        alert.append(title)
+        alert.append(buttons)
+        dim = Gtk.Box()
+        dim.add_css_class("dim")
+        dim.append(alert)
+        alert.set_hexpand(True)
+        dim.set_visible(False)
+        return dim
+
+    def ask(self):
+        self.question.set_visible(True)
+        self.view.set_sensitive(False)
+        # Said once it is on the screen: after the frame that paints it, with where Undo is (its
+        # centre in window coordinates, and the window's size) for a test to tap it.
+        clock = self.window.get_frame_clock()
+        handler = None
+
+        def painted(_clock):
+            clock.disconnect(handler)
+            ok, bounds = self.undo_button.compute_bounds(self.window)
+            centre = [round(bounds.get_x() + bounds.get_width() / 2), round(bounds.get_y() + bounds.get_height() / 2)]
+            self.log("question", undo=centre, window=[self.window.get_width(), self.window.get_height()])
+
+        handler = clock.connect("after-paint", painted)
 
     def text(self):
         return self.buffer.get_text(self.buffer.get_start_iter(), self.buffer.get_end_iter(), True)
@@ -108,9 +132,7 @@ class Editor:
             return True  # asked already: one question at a time
         if not self.buffer.get_can_undo():
             return False  # nothing to undo: the shake goes on up the chain
-        self.question.set_visible(True)
-        self.view.set_sensitive(False)
-        self.log("question")
+        self.ask()
         return True
 
     def answer(self, undo):
@@ -132,6 +154,7 @@ def main():
     parser = argparse.ArgumentParser(description="A GTK 4 editor with shake to undo.")
     parser.add_argument("--title", default="Shake to Undo")
     parser.add_argument("--size", default="640x400", help="the window's default size, WxH")
+    parser.add_argument("--maximized", action="store_true", help="open the window maximized")
     parser.add_argument("--log", action="store_true", help="one JSON line per thing shown, on stdout")
     options = parser.parse_args()
 
