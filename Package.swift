@@ -284,7 +284,7 @@ let package = Package(
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
         "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "DeviceTestSupport", "InputCodes",
         "SessionWatcher", .product(name: "Logging", package: "swift-log"), "SystemCalls",
-        .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "SystemPackage", package: "swift-system"), "ShellTestSupport",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -332,6 +332,21 @@ let package = Package(
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Tests/DBusTestSupport",
+      swiftSettings: strict),
+    // Real headless desktops for tests (GNOME Shell, mutter, KWin on private buses) with input
+    // injected as the compositor gets it; the Wayland helpers of Tests/Fixtures/wayland.
+    .target(
+      name: "ShellTestSupport",
+      dependencies: [
+        "DBus", "DBusTestSupport", "EventLoop", "SystemCalls",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      path: "Tests/ShellTestSupport",
+      swiftSettings: strict),
+    // The kit against the real desktops: a Wayland client's touches, the shells' gestures.
+    .testTarget(
+      name: "DesktopSessionTests",
+      dependencies: ["ShellTestSupport", "DBusTestSupport", "EventLoop", "SystemCalls"],
       swiftSettings: strict),
     // libumockdev, for the device tests and benchmarks only.
     .systemLibrary(

@@ -149,6 +149,12 @@ public final class ResponderAPI: ServiceComponent {
         .documented(
           "Gives up first-responder status of id; the previous first responder gets it back. False when its CanResignFirstResponder is false."
         ),
+        .replyLater(
+          "SetActive", in: "ub", out: "b", inNames: ["id", "active"], outNames: ["firstResponder"]
+        ) { [weak self] call in self?.setActive(call) }
+        .documented(
+          "Says whether the window of the responder id is the active (focused) one, as the application's toolkit tells it (GTK's Gtk.Window:is-active, Qt's QWindow::activeChanged). Active: it becomes first responder, as with BecomeFirstResponder (saying so is its consent: its CanBecomeFirstResponder is not read). The latest claim wins: any other responder that said active before is inactive from then on (the Chain property shows it). A responder that said inactive (or was superseded) gets no motion event, and does not keep the accelerometer open, until it says active again. Remote-control events do not follow focus: they go to the first responder as before. A responder that never calls SetActive keeps the plain rule: the latest BecomeFirstResponder gets every event. Returns whether id is first responder now."
+        ),
         .replyLater("WatchEvents") { [weak self] call in self?.watchEvents(call) }
           .documented(
             "Sends EventDispatched and EventDispatchedDetails to the caller (and to no one else: they are unicast signals, for the daemon's own user only) until it calls UnwatchEvents or leaves the bus. LimitsExceeded beyond 64 connections. The caller must read them: every 32 events it is pinged (org.freedesktop.DBus.Peer.Ping, answered by D-Bus libraries as they read); more than 256 events behind it gets none until it answers, and a ping unanswered for 10 s ends its WatchEvents."
@@ -172,7 +178,7 @@ public final class ResponderAPI: ServiceComponent {
           get: { [weak self] in self?.chainValue() ?? .array(elementSignature: "a{sv}", []) }
         )
         .documented(
-          "The responder chain in order: registered applications (name, kind \"app\", id, busName, path, eventTypes, firstResponder), then the built-in handlers (name, kind \"handler\", eventTypes). Changes are announced as invalidated: read it again."
+          "The responder chain in order: registered applications (name, kind \"app\", id, busName, path, eventTypes, firstResponder, focus: \"undeclared\", \"active\" or \"inactive\" as SetActive left it), then the built-in handlers (name, kind \"handler\", eventTypes). Changes are announced as invalidated: read it again."
         ),
         DBusProperty("MotionInterest", get: { [weak self] in self?.service?.motionInterest ?? false })
           .documented("Whether anything wants motion events now (the accelerometer is read only then)."),
@@ -241,7 +247,7 @@ public final class ResponderAPI: ServiceComponent {
         .vardict([
           "name": .string(app.name), "kind": "app", "id": .uint32(app.id), "busName": .string(app.busName),
           "path": .objectPath(app.path), "eventTypes": Self.names(app.eventTypes),
-          "firstResponder": .bool(app === first),
+          "firstResponder": .bool(app === first), "focus": .string(app.focus.rawValue),
         ]))
     }
     for responder in service?.chain.responders ?? [] {
@@ -399,31 +405,64 @@ public final class ResponderAPI: ServiceComponent {
 
   private func becomeFirstResponder(_ call: DBusMethodCall) {
     checkOwner(call) { [weak self] app in
-      guard let self, let registry = self.registry else { return }
-      if registry.firstResponder === app { return call.reply([.bool(true)]) }
-      self.readFlag("CanBecomeFirstResponder", of: app, default: false) { canBecome, answered in
-        app.canBecome = canBecome
-        guard canBecome else {
-          if answered {
-            self.logger.info(
-              "responders: \(app.name) cannot become first responder (CanBecomeFirstResponder)")
-          }
-          return call.reply([.bool(false)])
+      self?.takeFirstResponder(app) { call.reply([.bool($0)]) }
+    }
+  }
+
+  /// Makes `app` first responder when its `CanBecomeFirstResponder` and the current first
+  /// responder's `CanResignFirstResponder` allow; `body` gets whether it is first responder then.
+  /// With `whileActive` (`SetActive`: saying its window is active is its consent, its property is
+  /// not read), it gives up when the app's window stopped being active meanwhile.
+  private func takeFirstResponder(
+    _ app: AppResponder, whileActive: Bool = false, then body: @escaping (Bool) -> Void
+  ) {
+    guard let registry else { return body(false) }
+    if registry.firstResponder === app { return body(true) }
+    let readCanBecome: (@escaping (Bool, Bool) -> Void) -> Void =
+      whileActive
+      ? { $0(true, true) }
+      : { [weak self] in self?.readFlag("CanBecomeFirstResponder", of: app, default: false, then: $0) }
+    readCanBecome { [weak self] canBecome, answered in
+      guard let self else { return body(false) }
+      app.canBecome = canBecome
+      guard canBecome else {
+        if answered {
+          self.logger.info("responders: \(app.name) cannot become first responder (CanBecomeFirstResponder)")
         }
-        let finish = {
-          let accepted = registry.makeFirstResponder(app)
-          if accepted { self.logger.info("responders: \(app.name) is first responder") }
-          call.reply([.bool(accepted)])
-        }
-        guard let current = registry.firstResponder, current !== app else { return finish() }
-        self.readFlag("CanResignFirstResponder", of: current, default: true) { canResign, _ in
-          current.canResign = canResign
-          if !canResign {
-            self.logger.info("responders: \(current.name) refuses to resign first responder for \(app.name)")
-          }
-          finish()
-        }
+        return body(false)
       }
+      let finish = {
+        // Another application claimed the active window while the flags were read: it wins.
+        if whileActive, app.focus != .active { return body(registry.firstResponder === app) }
+        let accepted = registry.makeFirstResponder(app)
+        if accepted { self.logger.info("responders: \(app.name) is first responder") }
+        body(accepted)
+      }
+      guard let current = registry.firstResponder, current !== app else { return finish() }
+      self.readFlag("CanResignFirstResponder", of: current, default: true) { canResign, _ in
+        current.canResign = canResign
+        if !canResign {
+          self.logger.info("responders: \(current.name) refuses to resign first responder for \(app.name)")
+        }
+        finish()
+      }
+    }
+  }
+
+  private func setActive(_ call: DBusMethodCall) {
+    let active = call.arguments[1].bool ?? false
+    checkOwner(call) { [weak self] app in
+      guard let self, let registry = self.registry else { return }
+      let before = app.focus
+      for other in registry.setActive(app, active) {
+        self.logger.info(
+          "responders: \(other.name)'s window is inactive: \(app.name) says its window is active")
+      }
+      if app.focus != before {
+        self.logger.info("responders: \(app.name)'s window is \(app.focus.rawValue)")
+      }
+      guard active else { return call.reply([.bool(registry.firstResponder === app)]) }
+      self.takeFirstResponder(app, whileActive: true) { call.reply([.bool($0)]) }
     }
   }
 

@@ -93,6 +93,18 @@ import Testing
     #expect(fields?["chain"] as? [String] == [name, otherName, "command", "log"])
     #expect(fields?["motionInterest"] as? Bool == true)
     #expect((fields?["devices"] as? [String: Any])?["owned"] as? Int == 0)
+
+    // An application that follows its window's focus shows it.
+    #expect(try other.setActive(true))
+    let focused = try fixture.run([try responderctl(), "chain"]).output.split(separator: "\n")
+    #expect(
+      focused.contains { $0.hasPrefix("* \(otherName)") && $0.hasSuffix("/test/Other (window active)") })
+    #expect(focused.contains { $0.hasPrefix("  \(name)") && $0.hasSuffix("/test/Chain") })
+    let focusJSON = try fixture.run([try responderctl(), "chain", "--json"])
+    let focusEntries =
+      (try JSONSerialization.jsonObject(with: Data(focusJSON.output.utf8)) as? [String: Any])?["chain"]
+      as? [[String: Any]] ?? []
+    #expect(focusEntries.map { $0["focus"] as? String } == ["active", nil, nil, nil])
   }
 
   @Test func monitorJSONPrintsOneObjectPerDispatchedEvent() throws {
