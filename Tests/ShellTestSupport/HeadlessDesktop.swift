@@ -242,6 +242,8 @@ public final class HeadlessDesktop {
       base["XDG_CURRENT_DESKTOP"] = "KDE"
       base["KDE_FULL_SESSION"] = "true"
       base["KDE_SESSION_VERSION"] = "5"
+      // No crash dialog (drkonqi) for a KDE program that dies in a test: its stderr says why.
+      base["KDE_DEBUG"] = "1"
       // A plain copy: /usr/bin/kwin_wayland's file capability (cap_sys_resource=ep) makes its exec
       // fail with EPERM where that capability is not in the bounding set.
       let copy = directory + "/kwin_wayland"
