@@ -99,6 +99,31 @@ struct HeadlessDesktopTests {
   }
 
   @Test(
+    "mutter alone: a tap at (300, 200), and three fingers stay the client's (no shell, no gesture)",
+    .enabled(
+      if: HeadlessDesktop.missing(.mutter) == nil, Comment(rawValue: HeadlessDesktop.missing(.mutter) ?? "")),
+    .timeLimit(.minutes(3)))
+  func mutter() throws {
+    let desktop = try HeadlessDesktop.mutter(width: 1024, height: 768)
+    defer { desktop.stop() }
+    print("mutter ready for input in \(desktop.startSeconds) s")
+    let probe = try TouchProbe(desktop)
+    try desktop.warmUp()
+    try probe.waitForSeat()
+    try desktop.tap(x: 300, y: 200)
+    try probe.waitFor("the tap's up") { _ in probe.touches.contains { $0.hasPrefix("touch up ") } }
+    #expect(probe.touches.contains { $0.hasPrefix("touch down ") && $0.hasSuffix(" x=300.00 y=200.00") })
+    let before = probe.touches.count
+    try desktop.swipe(
+      fingers: [(500, 600), (600, 600), (700, 600)], dx: 0, dy: -300, steps: 5, duration: 0.1)
+    try probe.waitFor("the three fingers' ups") { _ in
+      probe.touches.dropFirst(before).filter { $0.hasPrefix("touch up ") }.count == 3
+    }
+    #expect(!probe.touches.contains("touch cancel"), "\(probe.touches)")
+    #expect(probe.touches.dropFirst(before).filter { $0.hasPrefix("touch down ") }.count == 3)
+  }
+
+  @Test(
     "stop() leaves no process behind, D-Bus-activated ones included",
     .enabled(
       if: HeadlessDesktop.missing(.kwin) == nil, Comment(rawValue: HeadlessDesktop.missing(.kwin) ?? "")),
