@@ -127,20 +127,8 @@ extension EvdevInputDeviceTests {
       #expect(session.activations == 1, "the shell took the keyboard's key for gsd-media-keys")
 
       // 4. A first responder application gets each press once.
-      let received = session.directory + "/app.txt"
-      let app = try ChildProcess(
-        [
-          responderctl, "respond", "--events", "remote-control", "--", "sh", "-c",
-          "echo \"$RESPONDERD_EVENT_SUBTYPE\" >> \(received)",
-        ],
-        environment: fixture.bus.environment, stdout: .null, stderr: .null)
-      defer { app.terminate() }
-      try fixture.waitFor("the application to be first responder", timeout: 10) {
-        (try? fixture.run([responderctl, "status"]).output.contains("first responder: none")) == false
-      }
-      func appLines() -> [String] {
-        ((try? readTextFile(received)) ?? "").split(separator: "\n").map(String.init)
-      }
+      let app = try FirstResponderApp(fixture, directory: session.directory)
+      func appLines() -> [String] { app.lines }
       for index in 1...3 {
         try press(headset, headsetHandler, KEY_PLAYPAUSE, at: monotonicNow())
         try fixture.waitFor("the application's event \(index)", timeout: 10) { appLines().count >= index }

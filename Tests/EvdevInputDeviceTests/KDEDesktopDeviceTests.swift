@@ -129,20 +129,8 @@ extension EvdevInputDeviceTests {
         "Plasma's calls for the keyboard's presses: \(plasmaCalls.map { "\($0.destination) \($0.member)" })")
 
       // 3. A first responder application gets each headset press once.
-      let received = desktop.directory + "/app.txt"
-      let app = try ChildProcess(
-        [
-          responderctl, "respond", "--events", "remote-control", "--", "sh", "-c",
-          "echo \"$RESPONDERD_EVENT_SUBTYPE\" >> \(received)",
-        ],
-        environment: fixture.bus.environment, stdout: .null, stderr: .null)
-      defer { app.terminate() }
-      try fixture.waitFor("the application to be first responder", timeout: 10) {
-        (try? fixture.run([responderctl, "status"]).output.contains("first responder: none")) == false
-      }
-      func appLines() -> [String] {
-        ((try? readTextFile(received)) ?? "").split(separator: "\n").map(String.init)
-      }
+      let app = try FirstResponderApp(fixture, directory: desktop.directory)
+      func appLines() -> [String] { app.lines }
       let callsBefore = calls.calls.count
       for index in 1...3 {
         try press(headset, headsetHandler, KEY_PLAYPAUSE)
