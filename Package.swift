@@ -296,6 +296,7 @@ let package = Package(
         "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
         "ResponderdKit", "ResponderConfig", "SoundServer", "DBusTestSupport", "SessionWatcher",
+        "ShellTestSupport",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
