@@ -398,8 +398,9 @@ public final class HeadlessDesktop {
 
   /// Makes the virtual keyboard and touchscreen exist. Mutter creates them at their first event,
   /// and a client binds them only after that event passed: throwaway events (a Shift press, a
-  /// touch at the bottom-right pixel) are sent. KWin creates them when the injector connects. Call once before the events that count (before the client maps,
-  /// ideally), then wait until the client has touch (`TouchProbe.waitForSeat`).
+  /// touch at the bottom-right pixel) are sent. KWin creates them when the injector connects.
+  /// Call once before the events that count (before the client maps, ideally), then wait until
+  /// the client has touch (`TouchProbe.waitForSeat`).
   public func warmUp() throws {
     // KWin's fake devices exist from the injector's connection: starting it is enough.
     try inject(compositor == .kwin ? "sleep 0" : "warmup")
