@@ -263,6 +263,11 @@ func waitForSelection(of player: Player, _ fixture: DaemonFixture) throws {
     path: "/org/responderd/Daemon1/Players", interface: "org.responderd.Players1", member: "SelectionChanged"
   ) { message in signalled = message.arguments.first?.string ?? "" }
   defer { selection.cancel() }
+  // SelectionChanged goes to the connections that called WatchEvents (unicast, the user's only).
+  _ = try fixture.connection.callAndWait(
+    destination: "org.responderd.Daemon1", path: "/org/responderd/Daemon1",
+    interface: "org.responderd.Daemon1",
+    method: "WatchEvents", timeout: 5)
   let read =
     (try? fixture.connection.callAndWait(
       destination: "org.responderd.Daemon1", path: "/org/responderd/Daemon1/Players",
