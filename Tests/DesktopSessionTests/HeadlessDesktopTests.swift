@@ -66,10 +66,10 @@ struct HeadlessDesktopTests {
     #expect(try desktop.overviewActive == false, "the start-up overview is closed")
     let probe = try checkTouchesAndKeys(desktop)
     #expect(try desktop.focusedWindowTitle() == "wl_touch_probe")
-    for slot in 0..<3 { try desktop.up(slot) }
-    // Three fingers swiping up: the shell opens the overview.
-    try desktop.swipe(
-      fingers: [(500, 600), (600, 600), (700, 600)], dx: 0, dy: -400, steps: 25, duration: 0.5)
+    // The three fingers, still down, swipe up: the shell opens the overview.
+    let fingers = [(x: 500.0, y: 600.0), (x: 600.0, y: 600.0), (x: 700.0, y: 600.0)]
+    try desktop.move(fingers: fingers, dx: 0, dy: -400, steps: 25, duration: 0.5)
+    for slot in fingers.indices { try desktop.up(slot) }
     try desktop.waitFor("the overview to open after the 3-finger swipe up") {
       (try? desktop.overviewActive) == true
     }

@@ -373,24 +373,34 @@ public final class HeadlessDesktop {
   ) throws {
     for (slot, start) in starts.enumerated() { try down(slot, x: start.x, y: start.y) }
     try frame()
+    try move(fingers: starts, dx: dx, dy: dy, steps: steps, duration: duration)
+    for slot in starts.indices { try up(slot) }
+    try frame()
+  }
+
+  /// Fingers already down at `starts` (slots 0, 1, ...) moved by (`dx`, `dy`) in `steps` frames
+  /// spread over `duration` seconds, and left down.
+  public func move(
+    fingers starts: [(x: Double, y: Double)], dx: Double, dy: Double, steps: Int = 20, duration: Double = 0.3
+  ) throws {
     let begin = monotonicNow()
-    for step in 1...max(steps, 1) {
-      let due = begin + duration * Double(step) / Double(max(steps, 1))
+    let count = max(steps, 1)
+    for step in 1...count {
+      let due = begin + duration * Double(step) / Double(count)
       loop.run(until: { monotonicNow() >= due }, timeout: max(due - monotonicNow(), 0))
-      let fraction = Double(step) / Double(max(steps, 1))
+      let fraction = Double(step) / Double(count)
       for (slot, start) in starts.enumerated() {
         try motion(slot, x: start.x + dx * fraction, y: start.y + dy * fraction)
       }
       try frame()
     }
-    for slot in starts.indices { try up(slot) }
-    try frame()
   }
 
   /// Makes the virtual keyboard and touchscreen exist. Mutter creates them at their first event,
   /// and a client binds them only after that event passed: throwaway events (a Shift press, a
-  /// touch at the bottom-right pixel) are sent. KWin creates them when the injector connects. Call once before the events that count (before the client maps,
-  /// ideally), then wait until the client has touch (`TouchProbe.waitForSeat`).
+  /// touch at the bottom-right pixel) are sent. KWin creates them when the injector connects.
+  /// Call once before the events that count (before the client maps, ideally), then wait until
+  /// the client has touch (`TouchProbe.waitForSeat`).
   public func warmUp() throws {
     // KWin's fake devices exist from the injector's connection: starting it is enough.
     try inject(compositor == .kwin ? "sleep 0" : "warmup")
