@@ -283,7 +283,7 @@ let package = Package(
         "EventTime", "InputCodes",
         "DeviceTestSupport", "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev",
         "ResponderdKit", "ResponderConfig", "DBusTestSupport", "SessionWatcher", "ShellGestures",
-        .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        "ShellTestSupport", .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -305,6 +305,7 @@ let package = Package(
         "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
         "ResponderdKit", "ResponderConfig", "SoundServer", "DBusTestSupport", "SessionWatcher",
+        "ShellTestSupport",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -344,6 +345,21 @@ let package = Package(
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Tests/DBusTestSupport",
+      swiftSettings: strict),
+    // Real headless desktops for tests (GNOME Shell, mutter, KWin on private buses) with input
+    // injected as the compositor gets it; the Wayland helpers of Tests/Fixtures/wayland.
+    .target(
+      name: "ShellTestSupport",
+      dependencies: [
+        "DBus", "DBusTestSupport", "EventLoop", "SystemCalls",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      path: "Tests/ShellTestSupport",
+      swiftSettings: strict),
+    // The kit against the real desktops: a Wayland client's touches, the shells' gestures.
+    .testTarget(
+      name: "DesktopSessionTests",
+      dependencies: ["ShellTestSupport", "DBusTestSupport", "EventLoop", "SystemCalls"],
       swiftSettings: strict),
     // libumockdev, for the device tests and benchmarks only.
     .systemLibrary(

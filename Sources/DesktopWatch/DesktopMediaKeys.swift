@@ -63,8 +63,9 @@ public enum DesktopNames {
 /// and for the desktop shell (`shell`: GNOME Shell, Phosh, KWin, by the names they own).
 ///
 /// Nothing is polled: names are followed through `NameOwnerChanged`; kglobalaccel's component
-/// list is read when its owner appears and again after each of its signals (a component that
-/// registers shortcuts makes it emit `yourShortcutGotChanged` / `yourShortcutsChanged`).
+/// list is read when its owner appears, after each of its signals (a shortcut changed), and at
+/// `recheck()`: a component registering is not announced (seen with KWin 5.27's kglobalaccel and
+/// Plasma 5.27's media controller).
 public final class DesktopMediaKeysWatcher {
   /// What was found, nil when no desktop handling media keys runs (or no bus).
   public private(set) var found: DesktopMediaKeysHandler?
@@ -148,6 +149,16 @@ public final class DesktopMediaKeysWatcher {
     kglobalaccelOwner = nil
     hasMediacontrol = false
     update()
+  }
+
+  /// Asks kglobalaccel again for its components, when it is on the bus and the media controller is
+  /// not among them yet. kglobalaccel (5.27) announces no new component: Plasma's media controller
+  /// registers its shortcuts without a signal anyone sees, then reads every MPRIS player,
+  /// responderd's proxy player among them. The service calls this when a program calls it for the
+  /// first time, so a Plasma started after responderd is found before its first key.
+  public func recheck() {
+    guard kglobalaccelOwner != nil, !hasMediacontrol else { return }
+    readComponents()
   }
 
   /// Asks kglobalaccel for its components (`allComponents`, an array of object paths).

@@ -389,13 +389,9 @@ final class GNOMESession {
   let environment: [String: String]
   let shell: ShellStandIn
   private var children: [ChildProcess] = []
-  private var sources: [IOSource] = []
-  private let loop: EventLoop
-  private let address: String
+  private let players: PlayerHarness
 
   init(bus: PrivateBus, loop: EventLoop) throws {
-    self.loop = loop
-    address = bus.address
     directory = bus.directory + "/gnome"
     for folder in ["", "/schemas", "/data", "/data/applications", "/config", "/home"] {
       mkdir(directory + folder, 0o700)
@@ -427,6 +423,7 @@ final class GNOMESession {
     }
     base["DISPLAY"] = ":" + display
     environment = base
+    players = PlayerHarness(directory: directory, environment: base, busAddress: bus.address, loop: loop)
     shell = try ShellStandIn(directory: directory, environment: base)
     children.append(shell.process)
     let gsd = try ChildProcess(
@@ -451,54 +448,15 @@ final class GNOMESession {
   var launched: Bool { access(directory + "/launched", F_OK) == 0 }
 
   /// dbus-monitor for the Player calls of the bus.
-  func startMonitor() throws -> PlayerCalls {
-    let calls = PlayerCalls()
-    let monitor = try ChildProcess(
-      ["dbus-monitor", "--address", address, "type='method_call',interface='org.mpris.MediaPlayer2.Player'"],
-      environment: environment, inheritEnvironment: false, stdout: .capture, stderr: .null)
-    children.append(monitor)
-    // Its first line (the monitor's own NameAcquired signal) says it listens.
-    _ = try monitor.readLine(timeout: 10)
-    sources.append(
-      try loop.register(fd: monitor.outputDescriptor, events: .readable) { _ in
-        _ = monitor.readAvailable()
-        calls.feed(monitor.takeBufferedOutput())
-      })
-    return calls
-  }
+  func startMonitor() throws -> PlayerCalls { try players.startMonitor() }
 
   /// mpv with two tracks, paused, on the bus; returns once it owns its MPRIS name.
   func startPlayer(connection: DBusConnection) throws -> Player {
-    for (name, pitch) in [("one", 440), ("two", 660)] {
-      // Long enough that neither ends during the test (a track change is a signal of its own).
-      let sox = try ChildProcess(
-        [
-          "sox", "-n", "-r", "8000", "-c", "1", "\(directory)/\(name).ogg", "synth", "300", "sine",
-          "\(pitch)", "vol", "0.2",
-        ],
-        environment: environment, inheritEnvironment: false, stdout: .null, stderr: .null)
-      guard ChildProcess.exitedSuccessfully(try sox.waitForExit(timeout: 60)) else {
-        throw TestSupportError("sox could not write \(name).ogg")
-      }
-    }
-    let mpv = try ChildProcess(
-      [
-        "mpv", "--no-config", "--idle=yes", "--ao=null", "--vo=null", "--script=/usr/lib/mpv-mpris/mpris.so",
-        "--no-terminal", "--pause", "\(directory)/one.ogg", "\(directory)/two.ogg",
-      ], environment: environment, inheritEnvironment: false, stdout: .null, stderr: .null)
-    children.append(mpv)
-    var owner: String?
-    let watch = connection.watchNameOwner("org.mpris.MediaPlayer2.mpv") { owner = $0 }
-    defer { watch.cancel() }
-    guard loop.run(until: { owner != nil }, timeout: 15), let owner else {
-      throw TestSupportError("mpv did not appear on the bus as org.mpris.MediaPlayer2.mpv within 15 s")
-    }
-    return Player(uniqueName: owner)
+    try players.startPlayer(connection: connection)
   }
 
   func stop() {
-    for source in sources { source.remove() }
-    sources.removeAll()
+    players.stop()
     for child in children.reversed() { child.terminate() }
     children.removeAll()
   }
