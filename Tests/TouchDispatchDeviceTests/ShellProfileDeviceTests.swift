@@ -8,13 +8,20 @@ import ShellGestures
 import Testing
 
 /// Fingers written to the emulated panel as the kernel gives them, in screen points: the Goodix
-/// panel's 1080 × 2340 units make a 540 × 1170 point screen, two units a point.
+/// panel's 1080 × 2340 units make a 540 × 1170 point screen (two units a point) unless `screen`
+/// says otherwise.
 struct PanelScript {
   private(set) var events: [RawInputEvent] = []
   private var trackingIDs: [Int: Int32] = [:]
   private var nextTrackingID: Int32 = 100
   /// Added to every time given (successive scripts on one panel go forward in time).
   var offset: Double = 0
+  /// Panel units per point along x and y.
+  private let scale: (x: Double, y: Double)
+
+  init(screen: Size = Size(width: 540, height: 1170)) {
+    scale = (1080 / screen.width, 2340 / screen.height)
+  }
 
   /// One frame: fingers put down or moved to a point, or lifted (nil).
   mutating func frame(_ time: Double, _ changes: [Int: Point?]) {
@@ -30,8 +37,8 @@ struct PanelScript {
           abs(InputCode.ABS_MT_TRACKING_ID, nextTrackingID)
           nextTrackingID += 1
         }
-        abs(InputCode.ABS_MT_POSITION_X, Int32(point.x * 2))
-        abs(InputCode.ABS_MT_POSITION_Y, Int32(point.y * 2))
+        abs(InputCode.ABS_MT_POSITION_X, Int32((point.x * scale.x).rounded()))
+        abs(InputCode.ABS_MT_POSITION_Y, Int32((point.y * scale.y).rounded()))
       } else {
         abs(InputCode.ABS_MT_TRACKING_ID, -1)
         trackingIDs[slot] = nil
@@ -40,19 +47,19 @@ struct PanelScript {
     events.append(RawInputEvent(time: time, type: InputCode.EV_SYN, code: 0, value: 0))
   }
 
-  /// Fingers down at their start (already down ones stay), moving by `by` in `steps` frames 1/60 s
-  /// apart, then lifted.
-  mutating func stroke(_ time: Double, _ starts: [Int: Point], by delta: Point, steps: Int = 3) {
+  /// Fingers down at their start (already down ones stay), moving by `by` in `steps` frames
+  /// `interval` apart (1/60 s), then lifted.
+  mutating func stroke(
+    _ time: Double, _ starts: [Int: Point], by delta: Point, steps: Int = 3, interval: Double = 1.0 / 60
+  ) {
     frame(time, starts)
     for step in 1...steps {
-      let f = Double(step)
+      let f = Double(step) / Double(steps)
       frame(
-        time + f / 60,
-        starts.mapValues {
-          Point(x: $0.x + delta.x * f / Double(steps), y: $0.y + delta.y * f / Double(steps))
-        })
+        time + Double(step) * interval,
+        starts.mapValues { Point(x: $0.x + delta.x * f, y: $0.y + delta.y * f) })
     }
-    frame(time + Double(steps + 1) / 60, starts.mapValues { _ in nil })
+    frame(time + Double(steps + 1) * interval, starts.mapValues { _ in nil })
   }
 
   /// The control gesture: two fingers swiping down in the middle of the screen, which no shell
