@@ -293,7 +293,7 @@ let package = Package(
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
         "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "DeviceTestSupport", "InputCodes",
         "SessionWatcher", .product(name: "Logging", package: "swift-log"), "SystemCalls",
-        .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "SystemPackage", package: "swift-system"), "ShellTestSupport",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -387,6 +387,11 @@ let package = Package(
     .executableTarget(
       name: "EventMemory", dependencies: ["DBus", "DBusTestSupport", "EventLoop"],
       path: "Benchmarks/EventMemory", swiftSettings: strict),
+    // responderd under connections that call WatchEvents and never read (issue 38): memory and
+    // `responderctl status` before, during and after 10,000 events.
+    .executableTarget(
+      name: "WatcherSoak", dependencies: ["DBus", "DBusTestSupport", "EventLoop", "SystemCalls"],
+      path: "Benchmarks/WatcherSoak", swiftSettings: strict),
     .executableTarget(
       name: "MPRISRoundTrip",
       dependencies: [
@@ -416,8 +421,8 @@ let package = Package(
     .testTarget(
       name: "SoundServerTests",
       dependencies: [
-        "SoundServer", "ResponderdKit", "ResponderConfig", "ResponderCore", "EventLoop", "DBusTestSupport",
-        "InputCodes",
+        "SoundServer", "ResponderdKit", "ResponderConfig", "ResponderCore", "EventLoop", "EventTime",
+        "DBusTestSupport", "InputCodes",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),

@@ -1,6 +1,10 @@
 import DBus
 import Logging
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A desktop program that takes the media keys from the compositor and calls MPRIS itself
 /// (DESIGN.md section 3a): while one runs, a key of a shared device reaches a player through it.
 public enum DesktopMediaKeysHandler: Hashable, Sendable, CustomStringConvertible {
@@ -83,9 +87,14 @@ public final class DesktopMediaKeysWatcher {
   private var kwinOwner: String?
   private var shellObservers: [(DesktopShell?) -> Void] = []
   private let logger: Logger
+  private let uid: UInt32
+  /// Owners of another user, logged once each.
+  private var refusedOwners = Set<String>()
 
-  public init(logger: Logger = Logger(label: "responderd")) {
+  /// A watcher believing the names owned by programs of `uid` (the service's user) only.
+  public init(logger: Logger = Logger(label: "responderd"), uid: UInt32 = getuid()) {
     self.logger = logger
+    self.uid = uid
   }
 
   /// Calls `observer` with the new value of `found` after each change.
@@ -101,28 +110,38 @@ public final class DesktopMediaKeysWatcher {
   /// Follows `connection` (the subscriptions survive reconnections; the owners are asked again).
   public func attach(to connection: any MessageBus) {
     self.connection = connection
+    // Another user's program owning a desktop's name (a bus shared by users) is not the desktop.
+    let refused: (String, UInt32?) -> Void = { [weak self] owner, ownerUID in
+      guard let self, self.refusedOwners.insert(owner).inserted else { return }
+      self.logger.notice(
+        "desktop: \(owner) \(ownerUID.map { "runs as uid \($0)" } ?? "runs as a user the bus cannot tell"), not as uid \(self.uid): the desktop names it owns are not believed"
+      )
+    }
     subscriptions.append(
-      connection.watchNameOwner(DesktopNames.gnomeMediaKeys) { [weak self] owner in
+      connection.watchNameOwner(DesktopNames.gnomeMediaKeys, runningAs: uid, refused: refused) {
+        [weak self] owner in
         self?.gsdOwner = owner
         self?.update()
       })
     subscriptions.append(
-      connection.watchNameOwner(DesktopNames.phosh) { [weak self] owner in
+      connection.watchNameOwner(DesktopNames.phosh, runningAs: uid, refused: refused) { [weak self] owner in
         self?.phoshOwner = owner
         self?.update()
       })
     subscriptions.append(
-      connection.watchNameOwner(DesktopNames.gnomeShell) { [weak self] owner in
+      connection.watchNameOwner(DesktopNames.gnomeShell, runningAs: uid, refused: refused) {
+        [weak self] owner in
         self?.gnomeShellOwner = owner
         self?.update()
       })
     subscriptions.append(
-      connection.watchNameOwner(DesktopNames.kwin) { [weak self] owner in
+      connection.watchNameOwner(DesktopNames.kwin, runningAs: uid, refused: refused) { [weak self] owner in
         self?.kwinOwner = owner
         self?.update()
       })
     subscriptions.append(
-      connection.watchNameOwner(DesktopNames.kglobalaccel) { [weak self] owner in
+      connection.watchNameOwner(DesktopNames.kglobalaccel, runningAs: uid, refused: refused) {
+        [weak self] owner in
         guard let self else { return }
         self.kglobalaccelOwner = owner
         self.hasMediacontrol = false
@@ -163,11 +182,11 @@ public final class DesktopMediaKeysWatcher {
 
   /// Asks kglobalaccel for its components (`allComponents`, an array of object paths).
   private func readComponents() {
-    guard let connection else { return }
+    guard let connection, let owner = kglobalaccelOwner else { return }
     componentQuery += 1
     let query = componentQuery
     connection.call(
-      destination: DesktopNames.kglobalaccel, path: DesktopNames.kglobalaccelPath,
+      destination: owner, path: DesktopNames.kglobalaccelPath,
       interface: DesktopNames.kglobalaccelInterface, method: "allComponents", timeout: 5
     ) { [weak self] result in
       guard let self, self.componentQuery == query else { return }

@@ -4,6 +4,10 @@ import EventTime
 import ResponderdTestKit
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The detection of a desktop that handles media keys, on the in-memory bus (virtual time):
 /// gsd-media-keys's name for GNOME and Phosh, kglobalaccel's `mediacontrol` component for KDE.
 @Suite struct DesktopDetectionTests {
@@ -31,14 +35,17 @@ import Testing
     let connection: InMemoryBusConnection
     var components: [String]
     var failing = false
+    /// How often `allComponents` was called.
+    var listed = 0
 
-    init(bus: InMemoryBus, components: [String]) throws {
-      connection = bus.connect()
+    init(bus: InMemoryBus, components: [String], uid: UInt32 = getuid()) throws {
+      connection = bus.connect(uid: uid)
       self.components = components
       let interface = DBusInterface(
         DesktopNames.kglobalaccelInterface,
         methods: [
           DBusMethod("allComponents", out: "ao", outNames: ["components"]) { [unowned self] _ in
+            self.listed += 1
             if self.failing { throw DBusError.failed("kglobalaccel is shutting down") }
             return [.array(elementSignature: "o", self.components.map { .objectPath($0) })]
           }
@@ -153,6 +160,28 @@ import Testing
     try impostor.changeShortcut()
     time.advance(by: 0)
     #expect(watcher.found == nil)
+  }
+
+  /// Issue 38: another user's program owning a desktop's name (a bus shared by users) made
+  /// responderd leave the keyboard to "the desktop".
+  @Test func namesOwnedByAnotherUserAreNotBelieved() throws {
+    let strangerUID = getuid() &+ 1
+    let gsd = bus.connect(uid: strangerUID)
+    gsd.requestName(DesktopNames.gnomeMediaKeys)
+    let kde = try KGlobalAccel(bus: bus, components: [DesktopNames.mediacontrolComponent], uid: strangerUID)
+    kde.own()
+    watcher.attach(to: responderd)
+    time.advance(by: 0)
+    #expect(watcher.found == nil)
+    #expect(kde.listed == 0)
+
+    // The user's own gsd-media-keys, once the stranger's has gone, is believed.
+    gsd.leave()
+    let own = bus.connect()
+    own.requestName(DesktopNames.gnomeMediaKeys)
+    time.advance(by: 0)
+    #expect(watcher.found == .gnome)
+    #expect(seen.values == [.gnome])
   }
 
   @Test func detachForgetsTheDesktop() {

@@ -40,24 +40,18 @@ extension EvdevInputDeviceTests {
       let headset = try tb.add("headset", handler: headsetHandler)
       let keyboard = try tb.add("keyboard-consumer", handler: keyboardHandler)
       let fixture = try DaemonFixture(config: "chain = [\"mpris\"]\n")
-      let desktop = try HeadlessDesktop.kwin(loop: fixture.loop, sessionBusAddress: fixture.bus.address)
-      defer { desktop.stop() }
-      print("KWin ready for input in \(desktop.startSeconds) s")
-      let players = PlayerHarness(
-        directory: desktop.directory, environment: desktop.environment, busAddress: fixture.bus.address,
-        loop: fixture.loop)
-      defer { players.stop() }
-      let calls = try players.startMonitor()
-      let mpv = try players.startPlayer(connection: fixture.connection)
-      _ = try desktop.start(
-        ["plasmawindowed", "org.kde.plasma.mediacontroller"],
-        environment: [
-          "QT_QPA_PLATFORM": "offscreen", "QT_QUICK_BACKEND": "software", "LIBGL_ALWAYS_SOFTWARE": "1",
-        ],
-        stdout: .file(desktop.directory + "/plasmawindowed.log"),
-        stderr: .file(desktop.directory + "/plasmawindowed.err"))
+      let session = try KDESession(fixture)
+      defer { session.stop() }
+      let (desktop, calls, mpv) = (session.desktop, session.calls, session.mpv)
       let responderctl = try BuiltProducts.path(of: "responderctl")
       let proxy = Player(uniqueName: "org.mpris.MediaPlayer2.responderd")
+
+      // The test runs under umockdev; the desktop's processes do not (they see no emulated device).
+      let underUmockdev = desktop.livingProcesses.filter { pid in
+        let environ = String(decoding: (try? readFile("/proc/\(pid)/environ")) ?? [], as: UTF8.self)
+        return environ.contains("UMOCKDEV_DIR=") || environ.contains("libumockdev-preload")
+      }
+      #expect(!desktop.livingProcesses.isEmpty && underUmockdev.isEmpty, "\(underUmockdev)")
 
       // responderd controls mpv; it owns the headset, and found KDE Plasma through the real
       // kglobalaccel: the keyboard's media keys are the desktop's.
@@ -87,21 +81,10 @@ extension EvdevInputDeviceTests {
         status.contains("\ndesktop: KDE Plasma (kglobalaccel's mediacontrol component) handles media keys"),
         "\(status)")
 
-      /// A key as the kernel delivers it: to responderd through the device, and to KWin only while
-      /// no program holds the device (a grabbed device's events reach no one else).
       func press(_ device: EmulatedDevice, _ handler: EvdevIoctlHandler, _ code: UInt16) throws {
-        let time = monotonicNow()
-        try tb.key(device, code, 1, at: time)
-        if !handler.isGrabbed { try desktop.key(code, pressed: true) }
-        try tb.key(device, code, 0, at: time + 0.08)
-        if !handler.isGrabbed { try desktop.key(code, pressed: false) }
+        try session.press(tb, device, handler, code)
       }
-      /// The calls that reached mpv, by its unique name or either of its well-known names.
-      func mpvCalls() -> [PlayerCalls.Call] {
-        calls.calls.filter {
-          $0.destination == mpv.uniqueName || $0.destination.hasPrefix("org.mpris.MediaPlayer2.mpv")
-        }
-      }
+      func mpvCalls() -> [PlayerCalls.Call] { session.mpvCalls() }
       /// Waits until mpv says `expected` and responderd's proxy player says the same (settled).
       func settle(_ expected: String, _ what: String) throws {
         try fixture.waitFor(
@@ -146,20 +129,8 @@ extension EvdevInputDeviceTests {
         "Plasma's calls for the keyboard's presses: \(plasmaCalls.map { "\($0.destination) \($0.member)" })")
 
       // 3. A first responder application gets each headset press once.
-      let received = desktop.directory + "/app.txt"
-      let app = try ChildProcess(
-        [
-          responderctl, "respond", "--events", "remote-control", "--", "sh", "-c",
-          "echo \"$RESPONDERD_EVENT_SUBTYPE\" >> \(received)",
-        ],
-        environment: fixture.bus.environment, stdout: .null, stderr: .null)
-      defer { app.terminate() }
-      try fixture.waitFor("the application to be first responder", timeout: 10) {
-        (try? fixture.run([responderctl, "status"]).output.contains("first responder: none")) == false
-      }
-      func appLines() -> [String] {
-        ((try? readTextFile(received)) ?? "").split(separator: "\n").map(String.init)
-      }
+      let app = try FirstResponderApp(fixture, directory: desktop.directory)
+      func appLines() -> [String] { app.lines }
       let callsBefore = calls.calls.count
       for index in 1...3 {
         try press(headset, headsetHandler, KEY_PLAYPAUSE)
@@ -170,5 +141,109 @@ extension EvdevInputDeviceTests {
       #expect(appLines() == ["togglePlayPause", "togglePlayPause", "togglePlayPause"])
       #expect(calls.calls.count == callsBefore, "no player was called: \(calls.summary)")
     }
+
+    @Test(
+      "without responderd's proxy player ([players] proxy = false) Plasma calls mpv itself: still one action per press"
+    )
+    func plasmaCallingThePlayerActsOnce() throws {
+      let tb = try Testbed()
+      let headsetHandler = try tb.handler("headset")
+      let keyboardHandler = try tb.handler("keyboard-consumer")
+      let headset = try tb.add("headset", handler: headsetHandler)
+      let keyboard = try tb.add("keyboard-consumer", handler: keyboardHandler)
+      let fixture = try DaemonFixture(config: "chain = [\"mpris\"]\n[players]\nproxy = false\n")
+      let session = try KDESession(fixture)
+      defer { session.stop() }
+      let (calls, mpv) = (session.calls, session.mpv)
+      let responderctl = try BuiltProducts.path(of: "responderctl")
+      try waitForSelection(of: mpv, fixture)
+      try fixture.waitFor("the headset to be grabbed", timeout: 10) { headsetHandler.isGrabbed }
+      try fixture.waitFor("responderd to find KDE Plasma's mediacontrol", timeout: 20) {
+        (try? fixture.run([responderctl, "status"]).output.contains("\ndesktop: KDE Plasma")) == true
+      }
+
+      // The headset and the keyboard in turn, each press once mpv settled: one call to mpv each,
+      // responderd's for the headset, Plasma's (Play or Pause) for the keyboard.
+      var expected = "Paused"
+      for index in 1...6 {
+        let headsetTurn = index % 2 == 1
+        let before = session.mpvCalls().count
+        if headsetTurn {
+          try session.press(tb, headset, headsetHandler, KEY_PLAYPAUSE)
+        } else {
+          try session.press(tb, keyboard, keyboardHandler, KEY_PLAYPAUSE)
+        }
+        expected = expected == "Paused" ? "Playing" : "Paused"
+        try fixture.waitFor("press \(index) to reach mpv; calls: \(calls.summary)", timeout: 10) {
+          session.mpvCalls().count > before
+        }
+        try fixture.waitFor(
+          "mpv to say \(expected) after press \(index); calls: \(calls.summary)", timeout: 15
+        ) {
+          (try? mpv.status(fixture.connection)) == expected
+        }
+        #expect(session.mpvCalls().count == before + 1, "\(calls.summary)")
+        let call = session.mpvCalls().last
+        if headsetTurn {
+          #expect(call?.sender == fixture.daemonName && call?.member == "PlayPause", "\(calls.summary)")
+        } else {
+          #expect(call?.sender != fixture.daemonName, "Plasma called mpv: \(calls.summary)")
+          #expect(call?.member == (expected == "Playing" ? "Play" : "Pause"), "\(calls.summary)")
+        }
+      }
+      try fixture.stopDaemon()
+      #expect(calls.calls.count == 6, "\(calls.summary)")
+    }
   }
+}
+
+/// KWin (its kglobalaccel), Plasma's media controller (plasmawindowed, offscreen), mpv and a
+/// monitor of the Player calls, all on the bus of `fixture` (where responderd runs).
+final class KDESession {
+  let desktop: HeadlessDesktop
+  let players: PlayerHarness
+  let calls: PlayerCalls
+  let mpv: Player
+
+  init(_ fixture: DaemonFixture) throws {
+    desktop = try HeadlessDesktop.kwin(loop: fixture.loop, sessionBusAddress: fixture.bus.address)
+    print("KWin ready for input in \(desktop.startSeconds) s")
+    players = PlayerHarness(
+      directory: desktop.directory, environment: desktop.environment, busAddress: fixture.bus.address,
+      loop: fixture.loop)
+    calls = try players.startMonitor()
+    mpv = try players.startPlayer(connection: fixture.connection)
+    _ = try desktop.start(
+      ["plasmawindowed", "org.kde.plasma.mediacontroller"],
+      environment: [
+        "QT_QPA_PLATFORM": "offscreen", "QT_QUICK_BACKEND": "software", "LIBGL_ALWAYS_SOFTWARE": "1",
+      ],
+      stdout: .file(desktop.directory + "/plasmawindowed.log"),
+      stderr: .file(desktop.directory + "/plasmawindowed.err"))
+  }
+
+  /// A key as the kernel delivers it: to responderd through the device, and to KWin only while no
+  /// program holds the device (a grabbed device's events reach no one else).
+  func press(_ tb: Testbed, _ device: EmulatedDevice, _ handler: EvdevIoctlHandler, _ code: UInt16) throws {
+    let shared = !handler.isGrabbed
+    let time = monotonicNow()
+    try tb.key(device, code, 1, at: time)
+    if shared { try desktop.key(code, pressed: true) }
+    try tb.key(device, code, 0, at: time + 0.08)
+    if shared { try desktop.key(code, pressed: false) }
+  }
+
+  /// The calls that reached mpv, by its unique name or either of its well-known names.
+  func mpvCalls() -> [PlayerCalls.Call] {
+    calls.calls.filter {
+      $0.destination == mpv.uniqueName || $0.destination.hasPrefix("org.mpris.MediaPlayer2.mpv")
+    }
+  }
+
+  func stop() {
+    players.stop()
+    desktop.stop()
+  }
+
+  deinit { stop() }
 }

@@ -1,6 +1,7 @@
 import DBus
 import DBusTestSupport
 import EventLoop
+import SystemCalls
 
 /// The player side of a desktop test: dbus-monitor counting the Player calls of the bus, and mpv
 /// (mpv-mpris) with two tracks; both outside umockdev (`environment` is the desktop's plain one).
@@ -73,4 +74,33 @@ final class PlayerHarness {
   }
 
   deinit { stop() }
+}
+
+/// An application that becomes first responder for remote-control events (`responderctl
+/// respond`) and writes the subtype of each event it gets to a file, one a line.
+final class FirstResponderApp {
+  let process: ChildProcess
+  private let received: String
+
+  /// Starts it and waits (10 s at most) until responderd says it is first responder.
+  init(_ fixture: DaemonFixture, directory: String) throws {
+    let responderctl = try BuiltProducts.path(of: "responderctl")
+    received = directory + "/app.txt"
+    process = try ChildProcess(
+      [
+        responderctl, "respond", "--events", "remote-control", "--", "sh", "-c",
+        "echo \"$RESPONDERD_EVENT_SUBTYPE\" >> \(received)",
+      ],
+      environment: fixture.bus.environment, stdout: .null, stderr: .null)
+    try fixture.waitFor("the application to be first responder", timeout: 10) {
+      (try? fixture.run([responderctl, "status"]).output.contains("first responder: none")) == false
+    }
+  }
+
+  /// The events it got so far.
+  var lines: [String] { ((try? readTextFile(received)) ?? "").split(separator: "\n").map(String.init) }
+
+  func terminate() { process.terminate() }
+
+  deinit { process.terminate() }
 }

@@ -49,6 +49,9 @@ public final class HeadlessDesktop {
   /// The monitor's size in pixels (touch coordinates are monitor pixels).
   public let width: Int
   public let height: Int
+  /// The monitor's scale (GNOME Shell and mutter): a client's surface is `width / scale` by
+  /// `height / scale`, and a touch at monitor pixel (x, y) reaches it at (x / scale, y / scale).
+  public let scale: Int
   /// The desktop's own directory: runtime dir `xdg/`, `home/`, sockets and logs.
   public let directory: String
   /// The loop every wait of the desktop runs (the test's own, when given, so that its bus
@@ -79,18 +82,21 @@ public final class HeadlessDesktop {
   /// gestures, accelerators and overview are there. Ready when it logged "GNOME Shell started"
   /// and the overview it starts in is closed.
   public static func gnomeShell(
-    width: Int = 1280, height: Int = 800, loop: EventLoop? = nil, sessionBusAddress: String? = nil
+    width: Int = 1280, height: Int = 800, scale: Int = 1, loop: EventLoop? = nil,
+    sessionBusAddress: String? = nil
   ) throws -> HeadlessDesktop {
     try HeadlessDesktop(
-      .gnomeShell, width: width, height: height, loop: loop, sessionBusAddress: sessionBusAddress)
+      .gnomeShell, width: width, height: height, scale: scale, loop: loop,
+      sessionBusAddress: sessionBusAddress)
   }
 
   /// mutter 43 alone (same flags): no shell, no gestures: every touch reaches the client.
   public static func mutter(
-    width: Int = 1280, height: Int = 800, loop: EventLoop? = nil, sessionBusAddress: String? = nil
+    width: Int = 1280, height: Int = 800, scale: Int = 1, loop: EventLoop? = nil,
+    sessionBusAddress: String? = nil
   ) throws -> HeadlessDesktop {
     try HeadlessDesktop(
-      .mutter, width: width, height: height, loop: loop, sessionBusAddress: sessionBusAddress)
+      .mutter, width: width, height: height, scale: scale, loop: loop, sessionBusAddress: sessionBusAddress)
   }
 
   /// KWin 5.27 (`kwin_wayland --virtual --no-lockscreen`), global shortcuts on (its in-process
@@ -116,14 +122,18 @@ public final class HeadlessDesktop {
   }
 
   /// Starts the desktop. With `sessionBusAddress` the compositor uses that session bus (a test's
-  /// own, where the service under test runs) instead of a private one of its own.
+  /// own, where the service under test runs) instead of a private one of its own. `scale` 2 (or
+  /// 3) needs a monitor whose scaled size is at least 800 by 480 (mutter's rule): 2560x1600 for
+  /// a 1280x800 desktop at scale 2. KWin runs at scale 1.
   public init(
-    _ compositor: Compositor, width: Int = 1280, height: Int = 800, loop: EventLoop? = nil,
+    _ compositor: Compositor, width: Int = 1280, height: Int = 800, scale: Int = 1, loop: EventLoop? = nil,
     sessionBusAddress: String? = nil
   ) throws {
+    precondition(scale == 1 || compositor != .kwin, "KWin runs at scale 1 here")
     self.compositor = compositor
     self.width = width
     self.height = height
+    self.scale = scale
     let eventLoop = try loop ?? EventLoop()
     self.loop = eventLoop
     let directory = try makeTemporaryDirectory("responderd-desktop")
@@ -150,6 +160,21 @@ public final class HeadlessDesktop {
       mkdir(directory + folder, 0o700)
     }
     try writeTextFile(directory + "/home/.local/share/gnome-shell/lock-warning-shown", "")
+    if scale != 1 {
+      // The virtual monitor's configuration, as GNOME's Displays settings would save it.
+      mkdir(directory + "/home/.config", 0o700)
+      try writeTextFile(
+        directory + "/home/.config/monitors.xml",
+        """
+        <monitors version="2"><configuration><logicalmonitor>
+        <x>0</x><y>0</y><scale>\(scale)</scale><primary>yes</primary>
+        <monitor><monitorspec><connector>Meta-0</connector><vendor>MetaVendor</vendor>
+        <product>MetaVirtualMonitor</product><serial>0x00</serial></monitorspec>
+        <mode><width>\(width)</width><height>\(height)</height><rate>60.000</rate></mode></monitor>
+        </logicalmonitor></configuration></monitors>
+
+        """)
+    }
 
     var children: [ChildProcess] = []
     // Until init finishes, a failure must still kill what was started.
