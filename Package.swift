@@ -58,6 +58,11 @@ let package = Package(
     .target(
       name: "TouchDispatch", dependencies: ["ResponderCore", "EventTime", "InputCodes"],
       swiftSettings: strict),
+    // What the desktop shell takes of the touchscreen's touches, per shell (pure Swift): the
+    // daemon's whole-screen gestures never act on a gesture the shell has taken.
+    .target(
+      name: "ShellGestures", dependencies: ["ResponderCore", "EventTime", "TouchDispatch"],
+      swiftSettings: strict),
     .target(
       name: "RemoteControl", dependencies: ["ResponderCore", "EventTime", "InputCodes"],
       swiftSettings: strict),
@@ -125,6 +130,7 @@ let package = Package(
       name: "ResponderConfig",
       dependencies: [
         "ResponderCore", "InputCodes", "TouchDispatch", "RemoteControl", "Motion", "MPRIS", "SystemCalls",
+        "ShellGestures",
       ],
       swiftSettings: strict),
     // The service: components, handler chain, built-in handlers, the responder D-Bus API. The
@@ -134,7 +140,7 @@ let package = Package(
       dependencies: [
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
         "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient", "SoundServer",
-        "DesktopWatch", "SessionWatcher",
+        "DesktopWatch", "SessionWatcher", "ShellGestures",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -266,6 +272,9 @@ let package = Package(
       name: "MotionTests", dependencies: ["EventTime", "ResponderCore", "Motion"], swiftSettings: strict),
     .testTarget(name: "IIOInputTests", dependencies: ["IIOInput"], swiftSettings: strict),
     .testTarget(
+      name: "ShellGesturesTests",
+      dependencies: ["ShellGestures", "TouchDispatch", "ResponderCore", "EventTime"], swiftSettings: strict),
+    .testTarget(
       name: "TouchDispatchTests",
       dependencies: ["EventTime", "InputCodes", "ResponderCore", "TouchDispatch"], swiftSettings: strict),
     .testTarget(
@@ -273,8 +282,8 @@ let package = Package(
       dependencies: [
         "EventTime", "InputCodes",
         "DeviceTestSupport", "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev",
-        "ResponderdKit", "ResponderConfig", "DBusTestSupport", "SessionWatcher",
-        .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        "ResponderdKit", "ResponderConfig", "DBusTestSupport", "SessionWatcher", "ShellGestures",
+        "ShellTestSupport", .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -306,11 +315,14 @@ let package = Package(
         "EventTime", "TouchDispatch",
         "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore",
         "EventLoop", "RemoteControl", "ResponderdTestKit", "SystemCalls", "Motion", "InputCodes",
+        "ShellGestures",
       ],
       swiftSettings: strict),
     .testTarget(
       name: "ResponderConfigTests",
-      dependencies: ["ResponderConfig", "ResponderCore", "InputCodes", "RemoteControl", "SystemCalls"],
+      dependencies: [
+        "ResponderConfig", "ResponderCore", "InputCodes", "RemoteControl", "SystemCalls", "ShellGestures",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "ResponderToolsTests",

@@ -25,12 +25,34 @@ public enum DesktopMediaKeysHandler: Hashable, Sendable, CustomStringConvertible
   }
 }
 
+/// A desktop shell with touch gestures of its own, found by the name it owns on the session bus.
+public enum DesktopShell: Hashable, Sendable, CustomStringConvertible {
+  /// GNOME Shell (`org.gnome.Shell`).
+  case gnome
+  /// Phosh (`sm.puri.Phosh`).
+  case phosh
+  /// KWin (`org.kde.KWin`), KDE Plasma's compositor.
+  case kwin
+
+  public var description: String {
+    switch self {
+    case .gnome: "GNOME Shell (org.gnome.Shell)"
+    case .phosh: "Phosh (sm.puri.Phosh)"
+    case .kwin: "KWin (org.kde.KWin)"
+    }
+  }
+}
+
 /// The names and paths the detection looks at.
 public enum DesktopNames {
   /// Owned by gsd-media-keys (GNOME, Phosh).
   public static let gnomeMediaKeys = "org.gnome.SettingsDaemon.MediaKeys"
   /// Owned by Phosh, the shell of Linux phones and tablets.
   public static let phosh = "sm.puri.Phosh"
+  /// Owned by GNOME Shell.
+  public static let gnomeShell = "org.gnome.Shell"
+  /// Owned by KWin.
+  public static let kwin = "org.kde.KWin"
   /// KDE's global shortcut daemon.
   public static let kglobalaccel = "org.kde.kglobalaccel"
   /// Its main object and interface.
@@ -41,7 +63,8 @@ public enum DesktopNames {
 }
 
 /// Watches the session bus for a desktop that handles media keys: GNOME and Phosh
-/// (gsd-media-keys owns its name), KDE Plasma (kglobalaccel lists the `mediacontrol` component).
+/// (gsd-media-keys owns its name), KDE Plasma (kglobalaccel lists the `mediacontrol` component);
+/// and for the desktop shell (`shell`: GNOME Shell, Phosh, KWin, by the names they own).
 ///
 /// Nothing is polled: names are followed through `NameOwnerChanged`; kglobalaccel's component
 /// list is read when its owner appears, after each of its signals (a shortcut changed), and at
@@ -58,6 +81,11 @@ public final class DesktopMediaKeysWatcher {
   private var connection: (any MessageBus)?
   private var subscriptions: [DBusSubscription] = []
   private var observers: [(DesktopMediaKeysHandler?) -> Void] = []
+  /// The desktop shell on the bus, nil when none of those known runs.
+  public private(set) var shell: DesktopShell?
+  private var gnomeShellOwner: String?
+  private var kwinOwner: String?
+  private var shellObservers: [(DesktopShell?) -> Void] = []
   private let logger: Logger
   private let uid: UInt32
   /// Owners of another user, logged once each.
@@ -72,6 +100,11 @@ public final class DesktopMediaKeysWatcher {
   /// Calls `observer` with the new value of `found` after each change.
   public func addObserver(_ observer: @escaping (DesktopMediaKeysHandler?) -> Void) {
     observers.append(observer)
+  }
+
+  /// Calls `observer` with the new value of `shell` after each change.
+  public func addShellObserver(_ observer: @escaping (DesktopShell?) -> Void) {
+    shellObservers.append(observer)
   }
 
   /// Follows `connection` (the subscriptions survive reconnections; the owners are asked again).
@@ -93,6 +126,17 @@ public final class DesktopMediaKeysWatcher {
     subscriptions.append(
       connection.watchNameOwner(DesktopNames.phosh, runningAs: uid, refused: refused) { [weak self] owner in
         self?.phoshOwner = owner
+        self?.update()
+      })
+    subscriptions.append(
+      connection.watchNameOwner(DesktopNames.gnomeShell, runningAs: uid, refused: refused) {
+        [weak self] owner in
+        self?.gnomeShellOwner = owner
+        self?.update()
+      })
+    subscriptions.append(
+      connection.watchNameOwner(DesktopNames.kwin, runningAs: uid, refused: refused) { [weak self] owner in
+        self?.kwinOwner = owner
         self?.update()
       })
     subscriptions.append(
@@ -119,6 +163,8 @@ public final class DesktopMediaKeysWatcher {
     connection = nil
     gsdOwner = nil
     phoshOwner = nil
+    gnomeShellOwner = nil
+    kwinOwner = nil
     kglobalaccelOwner = nil
     hasMediacontrol = false
     update()
@@ -157,6 +203,12 @@ public final class DesktopMediaKeysWatcher {
   }
 
   private func update() {
+    let shellNow: DesktopShell? =
+      phoshOwner != nil ? .phosh : gnomeShellOwner != nil ? .gnome : kwinOwner != nil ? .kwin : nil
+    if shellNow != shell {
+      shell = shellNow
+      for observer in shellObservers { observer(shellNow) }
+    }
     let now: DesktopMediaKeysHandler?
     if gsdOwner != nil {
       now = phoshOwner != nil ? .phosh : .gnome

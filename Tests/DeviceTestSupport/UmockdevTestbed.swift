@@ -166,7 +166,7 @@ public final class EvdevIoctlHandler {
       let request = (2 << 30) | (UInt(data.count) << 16) | (UInt(UInt8(ascii: "E")) << 8) | number
       entries.append((request, result, data))
     }
-    guard entries.count <= 64, entries.allSatisfy({ $0.data.count <= 1024 }) else {
+    guard entries.count <= 64, entries.allSatisfy({ $0.data.count <= 2048 }) else {
       throw TestbedError(description: "\(ioctlPath): too many or too large answers")
     }
     state.pointee.count = Int32(entries.count)
@@ -187,7 +187,7 @@ public final class EvdevIoctlHandler {
     }
     withUnsafeMutableBytes(of: &state.pointee.answers) { raw in
       for (index, entry) in entries.enumerated() {
-        for (offset, byte) in entry.data.enumerated() { raw[index * 1024 + offset] = byte }
+        for (offset, byte) in entry.data.enumerated() { raw[index * 2048 + offset] = byte }
       }
     }
     _ = rsp_evdev_ioctl_connect(base, state)
