@@ -30,11 +30,13 @@ let package = Package(
     // System libraries (module.modulemap + shim.h).
     .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
     .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+    // dlopen of a C library at the first call of one of its functions (for CIIO and CPulse).
+    .target(name: "CLibraryLoader"),
     // libiio (libiio-dev's header), loaded with dlopen when a sensor is first wanted.
-    .target(name: "CIIO"),
+    .target(name: "CIIO", dependencies: ["CLibraryLoader"]),
     // libpulse (libpulse-dev's headers; the sound server's client library: PulseAudio, PipeWire's
     // pipewire-pulse), loaded with dlopen at the first volume key.
-    .target(name: "CPulse"),
+    .target(name: "CPulse", dependencies: ["CLibraryLoader"]),
     .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
     // System calls as swift-system makes them: one error type naming the call and the file, and
     // whole-file reads and writes (for the adapters, the config and the tools).

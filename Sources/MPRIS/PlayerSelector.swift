@@ -29,15 +29,15 @@ public enum PlayerExclusion: Equatable, Sendable, CustomStringConvertible {
   case otherUser(UInt32?)
 
   /// The one-word state shown by `responderctl players`.
-  public var state: String {
+  public var state: PlayersReport.State {
     switch self {
-    case .itself: "self"
-    case .proxy: "proxy"
-    case .notAPlayer: "not a player"
-    case .ignored: "ignored"
-    case .unresponsive: "unresponsive"
-    case .loading: "loading"
-    case .otherUser: "other-user"
+    case .itself: .itself
+    case .proxy: .proxy
+    case .notAPlayer: .notAPlayer
+    case .ignored: .ignored
+    case .unresponsive: .unresponsive
+    case .loading: .loading
+    case .otherUser: .otherUser
     }
   }
 
