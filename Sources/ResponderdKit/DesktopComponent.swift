@@ -4,7 +4,7 @@ import ResponderConfig
 
 /// Whether the desktop handles media keys (`[keys] desktop-handles-media-keys`, detected on the
 /// session bus when "auto"), and what that changes: while it does, the evdev component leaves the
-/// devices it shares with the desktop to it (one press, one action; DESIGN.md section 3a).
+/// devices it shares with the desktop to it (docs/design.md#one-press-one-action).
 /// `responderctl devices` and `responderctl status` show the finding as a note.
 public final class DesktopComponent: ServiceComponent {
   public let componentName = "desktop"

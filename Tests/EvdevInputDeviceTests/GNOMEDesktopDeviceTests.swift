@@ -26,8 +26,8 @@ private let gnomeMissing: String? = {
 }()
 
 extension EvdevInputDeviceTests {
-  /// One press, one action with the desktop users run (DESIGN.md section 3a): Debian's real
-  /// gsd-media-keys under Xvfb on the test's private bus, a stand-in for the GNOME Shell's
+  /// One press, one action with the desktop users run (docs/design.md#one-press-one-action):
+  /// Debian's real gsd-media-keys under Xvfb on the test's private bus, a stand-in for the GNOME Shell's
   /// accelerator API that delivers a key only when no program grabbed its device (as the
   /// compositor gets nothing from a grabbed device), a real mpv with two tracks, and the real
   /// responderd on an emulated USB headset (owned) and a keyboard's Consumer Control device
