@@ -166,8 +166,11 @@ final class MotionRig {
     return start
   }
 
+  /// Stops the service's components, then the bus (its dbus-daemon is not left running even
+  /// should something still hold the rig).
   func stop() {
     for component in service.components.reversed() { component.stop() }
+    bus.stop()
   }
 }
 
