@@ -82,10 +82,13 @@ let package = Package(
         "CDBus", "EventLoop", "EventTime", .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
+    // Pure Swift: how the player to control is chosen (`[players]`), for MPRIS and the config.
+    .target(name: "PlayerSelection", dependencies: ["EventTime"], swiftSettings: strict),
     .target(
       name: "MPRIS",
       dependencies: [
-        "DBus", "EventTime", "ResponderCore", .product(name: "Logging", package: "swift-log"),
+        "DBus", "EventTime", "PlayerSelection", "ResponderCore",
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     // The sound server (volume keys): libpulse on the service's event loop.
@@ -126,7 +129,8 @@ let package = Package(
     .target(
       name: "ResponderConfig",
       dependencies: [
-        "ResponderCore", "InputCodes", "TouchDispatch", "RemoteControl", "Motion", "MPRIS", "SystemCalls",
+        "ResponderCore", "InputCodes", "TouchDispatch", "RemoteControl", "Motion", "PlayerSelection",
+        "SystemCalls",
       ],
       swiftSettings: strict),
     // The service: components, handler chain, built-in handlers, the responder D-Bus API. The
@@ -135,7 +139,7 @@ let package = Package(
       name: "ResponderdKit",
       dependencies: [
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
-        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient", "SoundServer",
+        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderInterfaces", "SoundServer",
         "DesktopWatch", "SessionWatcher",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
@@ -152,10 +156,14 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
       swiftSettings: strict),
+    // The names and records of the daemon's D-Bus API, shared by the daemon and its clients.
+    .target(
+      name: "ResponderInterfaces", dependencies: ["DBus", "EventTime", "ResponderCore"],
+      swiftSettings: strict),
     .target(
       name: "ResponderClient",
       dependencies: [
-        "DBus", "EventLoop", "EventTime", "ResponderCore",
+        "DBus", "EventLoop", "EventTime", "ResponderCore", "ResponderInterfaces",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
@@ -375,7 +383,7 @@ let package = Package(
     .testTarget(
       name: "MPRISTests",
       dependencies: [
-        "EventTime", "ResponderdTestKit",
+        "EventTime", "ResponderdTestKit", "PlayerSelection",
         "MPRIS", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
         "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
       ],

@@ -1,4 +1,5 @@
 import EventTime
+import PlayerSelection
 import ResponderCore
 
 /// The playback status of an MPRIS player.
@@ -289,8 +290,7 @@ public struct PlayerSelector: Sendable {
     if record.id == ownID { return .itself }
     if let otherUser = record.otherUser { return otherUser }
     for name in record.names {
-      for (proxy, why) in PlayerSettings.proxyNames where name == proxy || name.hasPrefix(proxy + ".instance")
-      {
+      for (proxy, why) in MPRISNames.proxies where name == proxy || name.hasPrefix(proxy + ".instance") {
         return .proxy(why)
       }
     }

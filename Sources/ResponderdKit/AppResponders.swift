@@ -1,8 +1,8 @@
 import DBus
 import EventTime
 import Logging
-import ResponderClient
 import ResponderCore
+import ResponderInterfaces
 import SystemCalls
 
 /// An application registered over D-Bus, as a responder of the daemon's chain. It defers its

@@ -4,6 +4,7 @@ import EventLoop
 import EventTime
 import Foundation
 import MPRIS
+import PlayerSelection
 import ResponderConfig
 import ResponderCore
 import ResponderdKit
