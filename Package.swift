@@ -347,9 +347,14 @@ let package = Package(
     .systemLibrary(
       name: "CUmockdev", path: "Tests/CUmockdev", pkgConfig: "umockdev-1.0",
       providers: [.apt(["libumockdev-dev"])]),
-    // The in-memory bus (MessageBus on virtual time, no dbus-daemon).
+    // The in-memory bus (MessageBus on virtual time, no dbus-daemon), and a service on it.
     .target(
-      name: "ResponderdTestKit", dependencies: ["DBus", "EventTime"], path: "Tests/ResponderdTestKit",
+      name: "ResponderdTestKit",
+      dependencies: [
+        "DBus", "EventLoop", "EventTime", "ResponderConfig", "ResponderCore", "ResponderdKit",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Tests/ResponderdTestKit",
       swiftSettings: strict),
     // umockdev testbed for the device tests (emulated evdev devices).
     .target(
