@@ -82,3 +82,19 @@ public func recordingLogger() -> (Logger, RecordingLogHandler.Store) {
   let store = RecordingLogHandler.Store()
   return (Logger(label: "test") { _ in RecordingLogHandler(store: store) }, store)
 }
+
+/// A test suite on an `InMemoryService`: the service's parts by their short names.
+public protocol InMemoryServiceSuite {
+  var harness: InMemoryService { get }
+}
+
+extension InMemoryServiceSuite {
+  public var time: VirtualScheduler { harness.time }
+  public var bus: InMemoryBus { harness.bus }
+  public var service: Service { harness.service }
+  public var log: RecordingLogHandler.Store { harness.log }
+  /// Every dispatched event's record so far.
+  public func records() -> [DispatchRecord] { harness.records }
+  /// Runs what is due now, without moving time.
+  public func settle() { harness.settle() }
+}

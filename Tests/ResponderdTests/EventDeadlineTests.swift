@@ -11,14 +11,9 @@ import Testing
 /// `[responders] event-deadline`: the time one event may spend with the applications in all,
 /// whatever their number (issue 27: 3,200 registrations answering errors held each event 1.19 s).
 /// On the in-memory bus and virtual time.
-@Suite final class EventDeadlineTests {
+@Suite final class EventDeadlineTests: InMemoryServiceSuite {
   let harness: InMemoryService
   let api = ResponderAPI()
-  var time: VirtualScheduler { harness.time }
-  var bus: InMemoryBus { harness.bus }
-  var service: Service { harness.service }
-  var log: RecordingLogHandler.Store { harness.log }
-  func records() -> [DispatchRecord] { harness.records }
 
   init() throws {
     harness = try InMemoryService(
@@ -27,8 +22,6 @@ import Testing
       components: [api])
     harness.start()
   }
-
-  func settle() { harness.settle() }
 
   func register(_ app: BusApp) throws {
     let reply = app.daemonCall("RegisterResponder", [.objectPath(app.path), ["remoteControl"].dbusValue])

@@ -15,11 +15,8 @@ import Testing
 /// key's command) tell what the user pressed: like the dispatch signals, they go only to the
 /// connections of the daemon's user that asked (WatchEvents), never to a listener of another user
 /// on a shared bus (issue 27, item 6).
-@Suite final class KeyPressedWatchersTests {
+@Suite final class KeyPressedWatchersTests: InMemoryServiceSuite {
   let harness: InMemoryService
-  var time: VirtualScheduler { harness.time }
-  var bus: InMemoryBus { harness.bus }
-  var service: Service { harness.service }
 
   init() throws {
     harness = try InMemoryService(

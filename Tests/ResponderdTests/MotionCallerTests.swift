@@ -13,13 +13,9 @@ import Testing
 
 /// Motion1 answers the daemon's own user only (issue 18: "Only the session's user is answered"):
 /// another user's process gets AccessDenied from every method and property, and nothing changes.
-@Suite struct MotionCallerTests {
+@Suite struct MotionCallerTests: InMemoryServiceSuite {
   let harness: InMemoryService
   let api = MotionAPI()
-  var time: VirtualScheduler { harness.time }
-  var bus: InMemoryBus { harness.bus }
-  var service: Service { harness.service }
-  var log: RecordingLogHandler.Store { harness.log }
 
   init() throws {
     harness = try InMemoryService(components: [api])

@@ -61,21 +61,15 @@ final class BusApp {
 
 /// The responder API on the in-memory bus and virtual time: registration, the first responder,
 /// the per-call deadline of a hung application, caller checks, an application leaving the bus.
-@Suite final class ResponderAPIUnitTests {
+@Suite final class ResponderAPIUnitTests: InMemoryServiceSuite {
   let harness: InMemoryService
   let api = ResponderAPI()
-  var time: VirtualScheduler { harness.time }
-  var bus: InMemoryBus { harness.bus }
-  var service: Service { harness.service }
-  func records() -> [DispatchRecord] { harness.records }
 
   init() throws {
     harness = try InMemoryService(
       config: "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.2\n", components: [api])
     harness.start()
   }
-
-  func settle() { harness.settle() }
 
   @discardableResult
   func register(_ app: BusApp, _ types: [String] = ["remoteControl"]) throws -> UInt32 {
