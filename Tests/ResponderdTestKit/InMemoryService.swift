@@ -65,6 +65,8 @@ public final class RecordingLogHandler: LogHandler, @unchecked Sendable {
     public init() {}
     public func append(_ line: String) { lock.withLock { lines.append(line) } }
     public var all: [String] { lock.withLock { lines } }
+    /// Every line, one after the other.
+    public var text: String { all.joined(separator: "\n") }
   }
   public let store: Store
   public var metadata: Logger.Metadata = [:]
