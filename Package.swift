@@ -294,7 +294,7 @@ let package = Package(
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
         "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "DeviceTestSupport", "InputCodes",
         "SessionWatcher", .product(name: "Logging", package: "swift-log"), "SystemCalls",
-        .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "SystemPackage", package: "swift-system"), "ShellTestSupport",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -306,6 +306,7 @@ let package = Package(
         "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
         "ResponderdKit", "ResponderConfig", "SoundServer", "DBusTestSupport", "SessionWatcher",
+        "ShellTestSupport",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -343,6 +344,21 @@ let package = Package(
       ],
       path: "Tests/DBusTestSupport",
       swiftSettings: strict),
+    // Real headless desktops for tests (GNOME Shell, mutter, KWin on private buses) with input
+    // injected as the compositor gets it; the Wayland helpers of Tests/Fixtures/wayland.
+    .target(
+      name: "ShellTestSupport",
+      dependencies: [
+        "DBus", "DBusTestSupport", "EventLoop", "SystemCalls",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      path: "Tests/ShellTestSupport",
+      swiftSettings: strict),
+    // The kit against the real desktops: a Wayland client's touches, the shells' gestures.
+    .testTarget(
+      name: "DesktopSessionTests",
+      dependencies: ["ShellTestSupport", "DBusTestSupport", "EventLoop", "SystemCalls"],
+      swiftSettings: strict),
     // libumockdev, for the device tests and benchmarks only.
     .systemLibrary(
       name: "CUmockdev", path: "Tests/CUmockdev", pkgConfig: "umockdev-1.0",
@@ -374,6 +390,11 @@ let package = Package(
     .executableTarget(
       name: "EventMemory", dependencies: ["DBus", "DBusTestSupport", "EventLoop"],
       path: "Benchmarks/EventMemory", swiftSettings: strict),
+    // responderd under connections that call WatchEvents and never read (issue 38): memory and
+    // `responderctl status` before, during and after 10,000 events.
+    .executableTarget(
+      name: "WatcherSoak", dependencies: ["DBus", "DBusTestSupport", "EventLoop", "SystemCalls"],
+      path: "Benchmarks/WatcherSoak", swiftSettings: strict),
     .executableTarget(
       name: "MPRISRoundTrip",
       dependencies: [
@@ -403,8 +424,8 @@ let package = Package(
     .testTarget(
       name: "SoundServerTests",
       dependencies: [
-        "SoundServer", "ResponderdKit", "ResponderConfig", "ResponderCore", "EventLoop", "DBusTestSupport",
-        "InputCodes",
+        "SoundServer", "ResponderdKit", "ResponderConfig", "ResponderCore", "EventLoop", "EventTime",
+        "DBusTestSupport", "InputCodes",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),

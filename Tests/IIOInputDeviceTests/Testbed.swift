@@ -34,10 +34,11 @@ final class Testbed {
   /// The testbed's root (what /sys and /dev are redirected to).
   var root: String { testbed.root }
 
-  /// Sets a sysfs attribute of the accelerometer in place, as the kernel changes a value.
-  func setAttribute(_ name: String, _ value: String) {
+  /// Sets a sysfs attribute of the accelerometer (or of `device`) in place, as the kernel changes
+  /// a value.
+  func setAttribute(_ name: String, _ value: String, of device: String = Testbed.sysPath) {
     do {
-      try testbed.setAttribute(name, of: Self.sysPath, to: value)
+      try testbed.setAttribute(name, of: device, to: value)
     } catch {
       Issue.record("cannot write: \(error)")
     }
@@ -64,6 +65,19 @@ final class Testbed {
   /// Replays a umockdev script on the device node.
   func loadScript(_ path: String) throws {
     try testbed.loadScript(path, on: Self.devNode)
+  }
+
+  /// The vcnl4040 proximity sensor of Tests/Fixtures/IIO/iio-proximity.umockdev.
+  static let proximityPath = "/sys/devices/platform/soc@0/30800000.bus/30a30000.i2c/i2c-1/1-0060/iio:device1"
+
+  /// Adds the proximity sensor (near above 200, reading far).
+  func addProximitySensor() throws {
+    try testbed.addDevices(fromFile: fixture("iio-proximity.umockdev"))
+  }
+
+  /// What the proximity sensor reads from now on (`in_proximity_raw`), as the kernel changes it.
+  func setProximity(_ raw: Int) {
+    setAttribute("in_proximity_raw", String(raw), of: Self.proximityPath)
   }
 
   /// Unplugs the accelerometer: a "remove" uevent, then the device is gone.
