@@ -30,11 +30,13 @@ let package = Package(
     // System libraries (module.modulemap + shim.h).
     .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
     .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+    // dlopen of a C library at the first call of one of its functions (for CIIO and CPulse).
+    .target(name: "CLibraryLoader"),
     // libiio (libiio-dev's header), loaded with dlopen when a sensor is first wanted.
-    .target(name: "CIIO"),
+    .target(name: "CIIO", dependencies: ["CLibraryLoader"]),
     // libpulse (libpulse-dev's headers; the sound server's client library: PulseAudio, PipeWire's
     // pipewire-pulse), loaded with dlopen at the first volume key.
-    .target(name: "CPulse"),
+    .target(name: "CPulse", dependencies: ["CLibraryLoader"]),
     .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
     // System calls as swift-system makes them: one error type naming the call and the file, and
     // whole-file reads and writes (for the adapters, the config and the tools).
@@ -85,10 +87,13 @@ let package = Package(
         "CDBus", "EventLoop", "EventTime", .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
+    // Pure Swift: how the player to control is chosen (`[players]`), for MPRIS and the config.
+    .target(name: "PlayerSelection", dependencies: ["EventTime"], swiftSettings: strict),
     .target(
       name: "MPRIS",
       dependencies: [
-        "DBus", "EventTime", "ResponderCore", .product(name: "Logging", package: "swift-log"),
+        "DBus", "EventTime", "PlayerSelection", "ResponderCore",
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     // The sound server (volume keys): libpulse on the service's event loop.
@@ -129,8 +134,8 @@ let package = Package(
     .target(
       name: "ResponderConfig",
       dependencies: [
-        "ResponderCore", "InputCodes", "TouchDispatch", "RemoteControl", "Motion", "MPRIS", "SystemCalls",
-        "ShellGestures",
+        "ResponderCore", "InputCodes", "TouchDispatch", "RemoteControl", "Motion", "PlayerSelection",
+        "SystemCalls", "ShellGestures",
       ],
       swiftSettings: strict),
     // The service: components, handler chain, built-in handlers, the responder D-Bus API. The
@@ -139,7 +144,7 @@ let package = Package(
       name: "ResponderdKit",
       dependencies: [
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
-        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient", "SoundServer",
+        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderInterfaces", "SoundServer",
         "DesktopWatch", "SessionWatcher", "ShellGestures",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
@@ -156,10 +161,14 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
       swiftSettings: strict),
+    // The names and records of the daemon's D-Bus API, shared by the daemon and its clients.
+    .target(
+      name: "ResponderInterfaces", dependencies: ["DBus", "EventTime", "ResponderCore"],
+      swiftSettings: strict),
     .target(
       name: "ResponderClient",
       dependencies: [
-        "DBus", "EventLoop", "EventTime", "ResponderCore",
+        "DBus", "EventLoop", "EventTime", "ResponderCore", "ResponderInterfaces",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
@@ -365,9 +374,14 @@ let package = Package(
     .systemLibrary(
       name: "CUmockdev", path: "Tests/CUmockdev", pkgConfig: "umockdev-1.0",
       providers: [.apt(["libumockdev-dev"])]),
-    // The in-memory bus (MessageBus on virtual time, no dbus-daemon).
+    // The in-memory bus (MessageBus on virtual time, no dbus-daemon), and a service on it.
     .target(
-      name: "ResponderdTestKit", dependencies: ["DBus", "EventTime"], path: "Tests/ResponderdTestKit",
+      name: "ResponderdTestKit",
+      dependencies: [
+        "DBus", "EventLoop", "EventTime", "ResponderConfig", "ResponderCore", "ResponderdKit",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Tests/ResponderdTestKit",
       swiftSettings: strict),
     // umockdev testbed for the device tests (emulated evdev devices).
     .target(
@@ -406,7 +420,7 @@ let package = Package(
     .testTarget(
       name: "MPRISTests",
       dependencies: [
-        "EventTime", "ResponderdTestKit",
+        "EventTime", "ResponderdTestKit", "PlayerSelection",
         "MPRIS", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
         "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
       ],

@@ -6,7 +6,8 @@ import Logging
 #endif
 
 /// A desktop program that takes the media keys from the compositor and calls MPRIS itself
-/// (DESIGN.md section 3a): while one runs, a key of a shared device reaches a player through it.
+/// (docs/design.md#one-press-one-action): while one runs, a key of a shared device reaches a
+/// player through it.
 public enum DesktopMediaKeysHandler: Hashable, Sendable, CustomStringConvertible {
   /// GNOME's gsd-media-keys (`org.gnome.SettingsDaemon.MediaKeys`), in a GNOME session.
   case gnome

@@ -1,6 +1,7 @@
 import DBus
 import EventTime
 import Logging
+import PlayerSelection
 import ResponderCore
 
 #if canImport(Glibc)

@@ -3,8 +3,8 @@ import ResponderCore
 
 /// Recognizes one press that reaches responderd twice: from its device, and as a call on the
 /// proxy player made by the desktop (gsd-media-keys, KDE's mediacontrol, a playerctl binding) that
-/// saw the same key. Without it the press would act twice (DESIGN.md section 3a, one press, one
-/// action).
+/// saw the same key. Without it the press would act twice (one press, one action:
+/// docs/design.md#one-press-one-action).
 ///
 /// The two are the same press when they ask for the same action (PlayPause, Play and Pause are all
 /// the play/pause key: the desktop maps KEY_PLAYPAUSE and KEY_PLAYCD to the same keysym) and the

@@ -2,6 +2,7 @@ import DBus
 import EventLoop
 import EventTime
 import ResponderCore
+import ResponderInterfaces
 
 /// What happened to a `ResponderClient`, for its observers.
 public enum ResponderClientEvent: Sendable, Equatable {
@@ -265,43 +266,16 @@ public final class ResponderClient {
 
   /// The documented `org.responderd.Responder1` interface a client exports (`responderctl
   /// interfaces` writes it to `org.responderd.Responder1.xml`).
-  public static var interfaceDescription: DBusInterface { responderInterface(for: nil) }
-
-  private static let methodDocs = [
-    "RemoteControlReceived":
-      "A remote-control event (subtype such as \"togglePlayPause\", \"nextTrack\", \"beginSeekingForward\"; timestamp in seconds since boot, CLOCK_MONOTONIC). Return true when handled; false (or no answer within the daemon's Deadline) passes it on up the chain.",
-    "MotionBegan": "A shake began (subtype \"motionShake\"). Return true when handled.",
-    "MotionEnded": "The shake ended (subtype \"motionShake\"). Return true when handled.",
-    "MotionCancelled": "The shake was cancelled: it was not one after all. Return true when handled.",
-  ]
+  public static var interfaceDescription: DBusInterface { ResponderBusAPI.responderInterfaceDescription }
 
   private static func responderInterface(for client: ResponderClient?) -> DBusInterface {
-    let methods = ["RemoteControlReceived", "MotionBegan", "MotionEnded", "MotionCancelled"].map { name in
-      DBusMethod.replyLater(
-        name, in: "sd", out: "b", inNames: ["subtype", "timestamp"], outNames: ["handled"]
-      ) {
-        [weak client] call in
+    ResponderBusAPI.responderInterface(
+      receive: { [weak client] call in
         guard let client else { return call.reply([.bool(false)]) }
         client.receive(call)
-      }
-      .documented(methodDocs[name] ?? "")
-    }
-    return DBusInterface(
-      ResponderBusAPI.responderInterface, methods: methods,
-      properties: [
-        DBusProperty(
-          "CanBecomeFirstResponder", get: { [weak client] in client?.canBecomeFirstResponder ?? false }
-        )
-        .documented("Whether this responder may become first responder (false when absent)."),
-        DBusProperty(
-          "CanResignFirstResponder", get: { [weak client] in client?.canResignFirstResponder ?? true }
-        )
-        .documented("Whether it lets another responder become first responder (true when absent)."),
-      ]
-    )
-    .documented(
-      "Implemented by applications on the object they register with org.responderd.Daemon1.RegisterResponder: responderd calls these methods to deliver events. Calls come from the owner of org.responderd.Daemon1 only; refuse others."
-    )
+      },
+      canBecomeFirstResponder: { [weak client] in client?.canBecomeFirstResponder ?? false },
+      canResignFirstResponder: { [weak client] in client?.canResignFirstResponder ?? true })
   }
 
   private func receive(_ call: DBusMethodCall) {

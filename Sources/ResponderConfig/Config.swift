@@ -1,4 +1,4 @@
-import MPRIS
+import PlayerSelection
 import ResponderCore
 import SystemCalls
 

@@ -1,8 +1,8 @@
 import DBus
 import EventTime
 import Logging
-import ResponderClient
 import ResponderCore
+import ResponderInterfaces
 import SystemCalls
 
 /// What an application said of its window's focus (`SetActive`).

@@ -7,7 +7,7 @@ import ShellGestures
 ///
 /// - whether it handles media keys (`[keys] desktop-handles-media-keys`, detected when "auto"):
 ///   while it does, the evdev component leaves the devices it shares with the desktop to it (one
-///   press, one action; DESIGN.md section 3a);
+///   press, one action; docs/design.md#one-press-one-action);
 /// - which shell's touch gestures the daemon's whole-screen gestures give way to (`[touch] shell`,
 ///   detected when "auto" by the name the shell owns: GNOME Shell, Phosh, KWin; none otherwise).
 ///

@@ -4,6 +4,7 @@ import Logging
 import Motion
 import ResponderConfig
 import ResponderCore
+import SystemCalls
 
 /// Shakes from the accelerometer into the application: the IIO input and the shake detector, with
 /// each began, ended and cancelled posted as a motion event (`.motionShake`) to the first

@@ -1,9 +1,9 @@
 import DBus
 import EventTime
 import Logging
-import ResponderClient
 import ResponderConfig
 import ResponderCore
+import ResponderInterfaces
 import SessionWatcher
 import SystemCalls
 

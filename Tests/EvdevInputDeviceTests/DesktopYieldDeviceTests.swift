@@ -9,8 +9,8 @@ import Testing
 @testable import EvdevInput
 
 extension EvdevInputDeviceTests {
-  /// Shared devices yield to a desktop that handles media keys (DESIGN.md section 3a): while one
-  /// runs, a keyboard, a device another program holds and a `grab = "never"` device are not read;
+  /// Shared devices yield to a desktop that handles media keys
+  /// (docs/design.md#one-press-one-action): while one runs, a keyboard, a device another program holds and a `grab = "never"` device are not read;
   /// owned devices stay responderd's. When the desktop goes away they are read again.
   @Suite("Shared devices yield to the desktop (umockdev)")
   struct DesktopYieldDeviceTests {

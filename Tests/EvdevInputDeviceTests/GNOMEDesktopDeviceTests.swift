@@ -24,12 +24,12 @@ private let gnomeMissing: String? = {
 }()
 
 extension EvdevInputDeviceTests {
-  /// One press, one action with the desktop users run (DESIGN.md section 3a): a real headless
-  /// GNOME Shell 43 and Debian's gsd-media-keys on the test's private bus, a real mpv with two
-  /// tracks, and the real responderd on an emulated USB headset (owned) and a keyboard's Consumer
-  /// Control device (shared). A key reaches the shell (through RemoteDesktop) only when no program
-  /// grabbed its device, as the compositor gets nothing from a grabbed device. The Player calls mpv
-  /// receives are counted with dbus-monitor.
+  /// One press, one action with the desktop users run (docs/design.md#one-press-one-action): a
+  /// real headless GNOME Shell 43 and Debian's gsd-media-keys on the test's private bus, a real mpv
+  /// with two tracks, and the real responderd on an emulated USB headset (owned) and a keyboard's
+  /// Consumer Control device (shared). A key reaches the shell (through RemoteDesktop) only when no
+  /// program grabbed its device, as the compositor gets nothing from a grabbed device. The Player
+  /// calls mpv receives are counted with dbus-monitor.
   @Suite(
     "GNOME: real GNOME Shell, gsd-media-keys, mpv and responderd (umockdev)",
     .enabled(if: gnomeMissing == nil, Comment(rawValue: gnomeMissing ?? "")))

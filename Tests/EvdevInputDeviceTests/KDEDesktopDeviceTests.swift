@@ -19,8 +19,8 @@ private let kdeMissing: String? =
     ? "plasmawindowed is not installed (apt-get install plasma-workspace): the KDE test is skipped" : nil)
 
 extension EvdevInputDeviceTests {
-  /// One press, one action with KDE Plasma (DESIGN.md section 3a): a real headless KWin 5.27 on the
-  /// test's private bus (its in-process kglobalaccel), the real media controller of Plasma 5.27
+  /// One press, one action with KDE Plasma (docs/design.md#one-press-one-action): a real headless
+  /// KWin 5.27 on the test's private bus (its in-process kglobalaccel), the real media controller of Plasma 5.27
   /// (`plasmawindowed org.kde.plasma.mediacontroller`, offscreen: the applet and the mpris2 data
   /// engine plasmashell loads, which register the `mediacontrol` component and call the player), a
   /// real mpv, and the real responderd on an emulated USB headset (owned) and a keyboard's Consumer

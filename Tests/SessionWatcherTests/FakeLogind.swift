@@ -172,22 +172,3 @@ final class FakeScreenSaver {
     try object?.emit(interface: saver.interface, signal: "ActiveChanged", arguments: [.bool(active)])
   }
 }
-
-/// Log lines, kept.
-final class LogLines: @unchecked Sendable {
-  private let lock = NSLock()
-  private var lines: [String] = []
-  func append(_ line: String) { lock.withLock { lines.append(line) } }
-  var all: [String] { lock.withLock { lines } }
-}
-
-struct LinesLogHandler: LogHandler {
-  let store: LogLines
-  var metadata: Logger.Metadata = [:]
-  var logLevel: Logger.Level = .debug
-  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-    get { metadata[key] }
-    set { metadata[key] = newValue }
-  }
-  func log(event: LogEvent) { store.append("\(event.level): \(event.message)") }
-}

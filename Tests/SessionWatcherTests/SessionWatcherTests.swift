@@ -11,7 +11,7 @@ import Testing
   let time = VirtualScheduler(now: 100)
   let system: InMemoryBus
   let session: InMemoryBus
-  let log = LogLines()
+  let log = RecordingLogHandler.Store()
   let uid: UInt32 = 1000
   let pid: UInt32 = 4242
 
@@ -29,7 +29,7 @@ import Testing
     let watcher = SessionWatcher(
       systemBus: systemBus ? system.connect() : nil, sessionBus: sessionBus ? session.connect() : nil,
       identity: .init(sessionID: sessionID, pid: pid, uid: uid),
-      logger: Logger(label: "test") { _ in LinesLogHandler(store: store) })
+      logger: Logger(label: "test") { _ in RecordingLogHandler(store: store) })
     let states = StateList()
     watcher.addObserver { states.values.append($0) }
     watcher.start()
@@ -277,7 +277,7 @@ import Testing
     let watcher = SessionWatcher(
       systemBus: systemConnection, sessionBus: sessionConnection,
       identity: .init(sessionID: "3", pid: pid, uid: uid),
-      logger: Logger(label: "test") { _ in LinesLogHandler(store: store) })
+      logger: Logger(label: "test") { _ in RecordingLogHandler(store: store) })
     watcher.start()
     time.advance(by: 0)
     #expect(watcher.state == SessionState(isActive: false, screenSaverActive: true, sessionID: "3"))
