@@ -24,18 +24,10 @@ import Testing
     let config = try ResponderdConfig.parse(
       "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.1875\nevent-deadline = 0.5\n",
       file: "test.toml")
-    let (logger, store) = recordingLogger()
-    log = store
-    service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: logger)
-    let component = BusComponent(bus: bus.connect())
-    service.bus = component
-    service.add(component)
-    service.add(api)
+    (service, log) = try inMemoryService(config, on: bus, time: time, api)
     var records: [DispatchRecord] = []
     service.addDispatchObserver { records.append($0) }
     self.records = { records }
-    service.start()
-    time.advance(by: 0)
   }
 
   deinit { service.stop() }
@@ -96,16 +88,10 @@ import Testing
   let config = try ResponderdConfig.parse(
     "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.75\nevent-deadline = 0.25\n",
     file: "test.toml")
-  let service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: recordingLogger().0)
+  let service = try inMemoryService(config, on: bus, time: time, ResponderAPI()).0
   defer { service.stop() }
-  let component = BusComponent(bus: bus.connect())
-  service.bus = component
-  service.add(component)
-  service.add(ResponderAPI())
   var records: [DispatchRecord] = []
   service.addDispatchObserver { records.append($0) }
-  service.start()
-  time.advance(by: 0)
   let hung = try BusApp(on: bus) { _ in nil }
   let reply = hung.daemonCall("RegisterResponder", [.objectPath(hung.path), ["remoteControl"].dbusValue])
   time.advance(by: 0)

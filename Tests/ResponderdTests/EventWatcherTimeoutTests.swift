@@ -20,15 +20,7 @@ import Testing
   init() throws {
     bus = InMemoryBus(scheduler: time)
     let config = try ResponderdConfig.parse("chain = [\"log\"]\n[log]\nhandles = true\n", file: "test.toml")
-    let (logger, store) = recordingLogger()
-    log = store
-    service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: logger)
-    let component = BusComponent(bus: bus.connect())
-    service.bus = component
-    service.add(component)
-    service.add(ResponderAPI())
-    service.start()
-    time.advance(by: 0)
+    (service, log) = try inMemoryService(config, on: bus, time: time, ResponderAPI())
   }
 
   deinit { service.stop() }

@@ -23,15 +23,7 @@ import Testing
   init() throws {
     bus = InMemoryBus(scheduler: time)
     let config = try ResponderdConfig.parse("[keys]\nenabled = false\n", file: "test.toml")
-    let (logger, _) = recordingLogger()
-    service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: logger)
-    let component = BusComponent(bus: bus.connect())
-    service.bus = component
-    service.add(component)
-    service.add(ResponderAPI())
-    service.add(KeysComponent())
-    service.start()
-    time.advance(by: 0)
+    service = try inMemoryService(config, on: bus, time: time, ResponderAPI(), KeysComponent()).0
   }
 
   deinit { service.stop() }

@@ -22,15 +22,7 @@ import Testing
 
   init() throws {
     bus = InMemoryBus(scheduler: time)
-    let (logger, store) = recordingLogger()
-    log = store
-    service = Service(config: ResponderdConfig(), loop: try EventLoop(), scheduler: time, logger: logger)
-    let component = BusComponent(bus: bus.connect())
-    service.bus = component
-    service.add(component)
-    service.add(api)
-    service.start()
-    time.advance(by: 0)
+    (service, log) = try inMemoryService(ResponderdConfig(), on: bus, time: time, api)
   }
 
   /// Calls Motion1 (or the Properties interface on its object) as `connection`; the result.

@@ -12,6 +12,22 @@ import Testing
   import Glibc
 #endif
 
+/// A service with `config` on `bus` (a connection of its own) and on `time`, `components` added
+/// after the bus component: started and settled; what it logs.
+func inMemoryService(
+  _ config: ResponderdConfig, on bus: InMemoryBus, time: VirtualScheduler, _ components: ServiceComponent...
+) throws -> (Service, RecordingLogHandler.Store) {
+  let (logger, log) = recordingLogger()
+  let service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: logger)
+  let component = BusComponent(bus: bus.connect())
+  service.bus = component
+  service.add(component)
+  for added in components { service.add(added) }
+  service.start()
+  time.advance(by: 0)
+  return (service, log)
+}
+
 /// An application on the in-memory bus implementing `org.responderd.Responder1`: it answers
 /// events as told, or never (a hung application).
 final class BusApp {
@@ -72,17 +88,10 @@ final class BusApp {
     bus = InMemoryBus(scheduler: time)
     let config = try ResponderdConfig.parse(
       "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.2\n", file: "test.toml")
-    let (logger, _) = recordingLogger()
-    service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: logger)
-    let component = BusComponent(bus: bus.connect())
-    service.bus = component
-    service.add(component)
-    service.add(api)
+    service = try inMemoryService(config, on: bus, time: time, api).0
     var records: [DispatchRecord] = []
     service.addDispatchObserver { records.append($0) }
     self.records = { records }
-    service.start()
-    time.advance(by: 0)
   }
 
   /// Calls still under way at the end of a test (a hung application's) hold the service through
