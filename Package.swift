@@ -9,6 +9,7 @@ let package = Package(
   products: [
     .executable(name: "responderd", targets: ["responderd"]),
     .executable(name: "responderctl", targets: ["responderctl"]),
+    .executable(name: "touch-demo", targets: ["touch-demo"]),
     .library(name: "ResponderCore", targets: ["ResponderCore"]),
     .library(name: "TouchDispatch", targets: ["TouchDispatch"]),
     // For applications: `import ResponderClient` and nothing else.
@@ -41,6 +42,9 @@ let package = Package(
     .target(
       name: "SystemCalls", dependencies: [.product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: strict),
+    // libwayland-client (libwayland-dev) and the xdg-shell, viewporter and fractional-scale client
+    // code wayland-scanner generated from wayland-protocols (committed, see its README.md).
+    .target(name: "CWaylandClient", linkerSettings: [.linkedLibrary("wayland-client")]),
     // Linux calls the Glibc module does not import (epoll, timerfd, signalfd, eventfd, pidfd, spawn);
     // EventLoop wraps them in swift-system's style (FileDescriptor, Errno).
     .target(name: "CSystemShims"),
@@ -57,6 +61,11 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "TouchDispatch", dependencies: ["ResponderCore", "EventTime", "InputCodes"],
+      swiftSettings: strict),
+    // Pure Swift: scenes of views and recognizers (the JSON format of `touch replay`), built into a
+    // window that reports every delivery and state change as JSON lines (replay and touch-demo).
+    .target(
+      name: "TouchScenes", dependencies: ["EventTime", "ResponderCore", "TouchDispatch"],
       swiftSettings: strict),
     .target(
       name: "RemoteControl", dependencies: ["ResponderCore", "EventTime", "InputCodes"],
@@ -120,6 +129,16 @@ let package = Package(
       ],
       swiftSettings: strict),
 
+    // Touches from the Wayland compositor (wl_touch) into TouchDispatch, on the event loop; a
+    // shared-memory xdg_toplevel window.
+    .target(
+      name: "WaylandTouch",
+      dependencies: [
+        "CWaylandClient", "EventLoop", "EventTime", "ResponderCore", "TouchDispatch",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      swiftSettings: strict),
+
     // The config file: the TOML reader and the sections of responderd.toml (pure Swift).
     .target(
       name: "ResponderConfig",
@@ -146,7 +165,7 @@ let package = Package(
       name: "ResponderTools",
       dependencies: [
         "ResponderdKit", "ResponderConfig", "ResponderCore", "EventTime", "InputCodes", "TouchDispatch",
-        "RemoteControl", "Motion", "EventLoop", "DBus", "IIOInput",
+        "TouchScenes", "RemoteControl", "Motion", "EventLoop", "DBus", "IIOInput",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
       swiftSettings: strict),
@@ -184,9 +203,17 @@ let package = Package(
     .executableTarget(
       name: "responderctl",
       dependencies: [
-        "ResponderTools", "ResponderdKit", "ResponderConfig", "ResponderClient", "DBus", "EventLoop",
+        "ResponderTools", "TouchScenes", "ResponderdKit", "ResponderConfig", "ResponderClient", "DBus",
+        "EventLoop",
         "EventTime", "ResponderCore", "MPRIS", "Motion", .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"), "SystemCalls",
+      ],
+      swiftSettings: strict),
+    // TouchDispatch in a Wayland window: a scene of views and recognizers live (see docs/touch-apps.md).
+    .executableTarget(
+      name: "touch-demo",
+      dependencies: [
+        "EventLoop", "ResponderCore", "SystemCalls", "TouchDispatch", "TouchScenes", "WaylandTouch",
       ],
       swiftSettings: strict),
     // Examples.
@@ -227,7 +254,8 @@ let package = Package(
     .executableTarget(
       name: "ShakeAccuracy",
       dependencies: [
-        "SystemCalls", "Motion", "ResponderConfig", "ResponderTools", "ResponderCore", "EventTime",
+        "SystemCalls", "Motion", "ResponderConfig", "ResponderTools", "TouchScenes", "ResponderCore",
+        "EventTime",
       ],
       path: "Benchmarks/ShakeAccuracy", swiftSettings: strict),
     // End to end against the peer setup, in one run (scripts/bench): responderd, thd + playerctl,
@@ -282,10 +310,15 @@ let package = Package(
       dependencies: [
         "EventTime",
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
+        "TouchScenes",
         "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "DeviceTestSupport", "InputCodes",
         "SessionWatcher", .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "WaylandTouchTests",
+      dependencies: ["EventLoop", "EventTime", "ResponderCore", "TouchDispatch", "WaylandTouch"],
       swiftSettings: strict),
     .testTarget(
       name: "RemoteControlTests",
@@ -314,8 +347,8 @@ let package = Package(
     .testTarget(
       name: "ResponderToolsTests",
       dependencies: [
-        "ResponderTools", "ResponderConfig", "ResponderCore", "EventTime", "RemoteControl", "Motion",
-        "SystemCalls",
+        "ResponderTools", "TouchScenes", "ResponderConfig", "ResponderCore", "EventTime", "RemoteControl",
+        "Motion", "SystemCalls",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -435,7 +468,8 @@ if let only = Context.environment["RESPONDERD_ONLY_TESTS"] {
   // the entry point: the other executables would not link).
   let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("FuzzConfig", ["ResponderConfig"]), ("FuzzEvemu", ["InputCodes"]),
-    ("FuzzMotionTrace", ["ResponderTools"]), ("FuzzTouchScene", ["ResponderTools"]),
+    ("FuzzMotionTrace", ["ResponderTools", "TouchScenes"]),
+    ("FuzzTouchScene", ["ResponderTools", "TouchScenes"]),
     ("FuzzDBusValue", ["DBus"]),
   ]
   for fuzzTarget in fuzzTargets {
