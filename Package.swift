@@ -366,6 +366,21 @@ let package = Package(
       ],
       path: "Tests/DBusTestSupport",
       swiftSettings: strict),
+    // Real headless desktops for tests (GNOME Shell, mutter, KWin on private buses) with input
+    // injected as the compositor gets it; the Wayland helpers of Tests/Fixtures/wayland.
+    .target(
+      name: "ShellTestSupport",
+      dependencies: [
+        "DBus", "DBusTestSupport", "EventLoop", "SystemCalls",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      path: "Tests/ShellTestSupport",
+      swiftSettings: strict),
+    // The kit against the real desktops: a Wayland client's touches, the shells' gestures.
+    .testTarget(
+      name: "DesktopSessionTests",
+      dependencies: ["ShellTestSupport", "DBusTestSupport", "EventLoop", "SystemCalls"],
+      swiftSettings: strict),
     // libumockdev, for the device tests and benchmarks only.
     .systemLibrary(
       name: "CUmockdev", path: "Tests/CUmockdev", pkgConfig: "umockdev-1.0",
