@@ -49,6 +49,9 @@ public final class HeadlessDesktop {
   /// The monitor's size in pixels (touch coordinates are monitor pixels).
   public let width: Int
   public let height: Int
+  /// The monitor's scale (KWin: `kwin_wayland --scale`; 1 elsewhere). `width` and `height` are
+  /// logical (touch coordinates, window sizes): the output has `scale` times as many pixels.
+  public let scale: Double
   /// The desktop's own directory: runtime dir `xdg/`, `home/`, sockets and logs.
   public let directory: String
   /// The loop every wait of the desktop runs (the test's own, when given, so that its bus
@@ -94,11 +97,14 @@ public final class HeadlessDesktop {
   }
 
   /// KWin 5.27 (`kwin_wayland --virtual --no-lockscreen`), global shortcuts on (its in-process
-  /// kglobalaccel; its 3-finger touch gesture).
+  /// kglobalaccel; its 3-finger touch gesture); `scale` is its output's (`--scale`: at 2 the
+  /// screen is still `width` × `height` points, clients draw 2 pixels a point).
   public static func kwin(
-    width: Int = 1280, height: Int = 800, loop: EventLoop? = nil, sessionBusAddress: String? = nil
+    width: Int = 1280, height: Int = 800, scale: Double = 1, loop: EventLoop? = nil,
+    sessionBusAddress: String? = nil
   ) throws -> HeadlessDesktop {
-    try HeadlessDesktop(.kwin, width: width, height: height, loop: loop, sessionBusAddress: sessionBusAddress)
+    try HeadlessDesktop(
+      .kwin, width: width, height: height, scale: scale, loop: loop, sessionBusAddress: sessionBusAddress)
   }
 
   /// Whether `compositor` can run here; nil when it can, else why not (for `.enabled(if:)`).
@@ -118,12 +124,14 @@ public final class HeadlessDesktop {
   /// Starts the desktop. With `sessionBusAddress` the compositor uses that session bus (a test's
   /// own, where the service under test runs) instead of a private one of its own.
   public init(
-    _ compositor: Compositor, width: Int = 1280, height: Int = 800, loop: EventLoop? = nil,
+    _ compositor: Compositor, width: Int = 1280, height: Int = 800, scale: Double = 1, loop: EventLoop? = nil,
     sessionBusAddress: String? = nil
   ) throws {
+    precondition(scale == 1 || compositor == .kwin, "only KWin takes a scale here")
     self.compositor = compositor
     self.width = width
     self.height = height
+    self.scale = scale
     let eventLoop = try loop ?? EventLoop()
     self.loop = eventLoop
     let directory = try makeTemporaryDirectory("responderd-desktop")
@@ -252,7 +260,8 @@ public final class HeadlessDesktop {
       kwinEnvironment["KWIN_SCREENSHOT_NO_PERMISSION_CHECKS"] = "1"
       kwinEnvironment["QT_QPA_PLATFORM"] = nil
       let wm = try ChildProcess(
-        [copy, "--virtual", "--no-lockscreen", "--width", "\(width)", "--height", "\(height)"],
+        [copy, "--virtual", "--no-lockscreen", "--width", "\(width)", "--height", "\(height)"]
+          + (scale != 1 ? ["--scale", "\(scale)"] : []),
         environment: kwinEnvironment, inheritEnvironment: false, stdout: .file(logPath),
         stderr: .file(logPath))
       children.append(wm)
@@ -344,19 +353,41 @@ public final class HeadlessDesktop {
   public func swipe(
     fingers starts: [(x: Double, y: Double)], dx: Double, dy: Double, steps: Int = 20, duration: Double = 0.3
   ) throws {
-    for (slot, start) in starts.enumerated() { try down(slot, x: start.x, y: start.y) }
+    try drag(fingers: starts.map { ($0, (x: $0.x + dx, y: $0.y + dy)) }, steps: steps, duration: duration)
+  }
+
+  /// Fingers down at their `from` points (slots `firstSlot`, `firstSlot + 1`, ...), each moved in a
+  /// straight line to its `to` point in `steps` frames spread over `duration` seconds, then, with
+  /// `lift`, held one more step and lifted (as a finger stops before it lifts: a compositor may
+  /// merge a motion with an up that follows at once, and the client never sees the last point).
+  public func drag(
+    fingers: [(from: (x: Double, y: Double), to: (x: Double, y: Double))], firstSlot: Int = 0,
+    steps: Int = 20,
+    duration: Double = 0.3, lift: Bool = true
+  ) throws {
+    let count = max(steps, 1)
+    for (index, finger) in fingers.enumerated() {
+      try down(firstSlot + index, x: finger.from.x, y: finger.from.y)
+    }
     try frame()
     let begin = monotonicNow()
-    for step in 1...max(steps, 1) {
-      let due = begin + duration * Double(step) / Double(max(steps, 1))
+    func pause(until step: Int) {
+      let due = begin + duration * Double(step) / Double(count)
       loop.run(until: { monotonicNow() >= due }, timeout: max(due - monotonicNow(), 0))
-      let fraction = Double(step) / Double(max(steps, 1))
-      for (slot, start) in starts.enumerated() {
-        try motion(slot, x: start.x + dx * fraction, y: start.y + dy * fraction)
+    }
+    for step in 1...count {
+      pause(until: step)
+      let fraction = Double(step) / Double(count)
+      for (index, finger) in fingers.enumerated() {
+        try motion(
+          firstSlot + index, x: finger.from.x + (finger.to.x - finger.from.x) * fraction,
+          y: finger.from.y + (finger.to.y - finger.from.y) * fraction)
       }
       try frame()
     }
-    for slot in starts.indices { try up(slot) }
+    guard lift else { return }
+    pause(until: count + 1)
+    for index in fingers.indices { try up(firstSlot + index) }
     try frame()
   }
 
