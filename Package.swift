@@ -276,6 +276,16 @@ let package = Package(
       path: "Benchmarks/BenchmarkSupport",
       swiftSettings: strict),
     .target(name: "CBenchmarkShims", path: "Benchmarks/CBenchmarkShims"),
+    // touch-demo under a real GNOME Shell: a wl_touch frame to the recognizer's action, against the
+    // same frames through TouchInput in process; idle wake-ups with the window open.
+    .executableTarget(
+      name: "TouchDemoLatency",
+      dependencies: [
+        "BenchmarkSupport", "DBusTestSupport", "EventTime", "ResponderCore", "ShellTestSupport",
+        "SystemCalls",
+        "TouchDemoTestSupport", "TouchDispatch", "TouchScenes",
+      ],
+      path: "Benchmarks/TouchDemoLatency", swiftSettings: strict),
     .executableTarget(
       name: "TouchFrame", dependencies: ["EventTime", "TouchDispatch", "ResponderCore"],
       path: "Benchmarks/TouchFrame",
@@ -380,6 +390,17 @@ let package = Package(
     .testTarget(
       name: "DesktopSessionTests",
       dependencies: ["ShellTestSupport", "DBusTestSupport", "EventLoop", "SystemCalls"],
+      swiftSettings: strict),
+    // touch-demo as a client of a headless desktop, its JSON lines read (tests and the benchmark).
+    .target(
+      name: "TouchDemoTestSupport",
+      dependencies: ["DBusTestSupport", "EventLoop", "ShellTestSupport", "TouchScenes"],
+      path: "Tests/TouchDemoTestSupport",
+      swiftSettings: strict),
+    // touch-demo under the real GNOME Shell and KWin.
+    .testTarget(
+      name: "WaylandTouchShellTests",
+      dependencies: ["DBusTestSupport", "ShellTestSupport", "SystemCalls", "TouchDemoTestSupport"],
       swiftSettings: strict),
     // libumockdev, for the device tests and benchmarks only.
     .systemLibrary(

@@ -18,8 +18,11 @@ public struct TouchFrames {
     var trackingID: Int
     var location: Point
     var majorRadius: Double?
-    /// Came down in the frame being gathered (a down and an up in one frame still make a touch).
+    /// Came down, or moved, in the frame being gathered: lifting in the same frame, it is first
+    /// delivered there (a down and an up in one frame still make a touch; a finger lifts where
+    /// its last motion took it).
     var new: Bool
+    var moved = false
     var lifted: Bool
   }
 
@@ -54,6 +57,7 @@ public struct TouchFrames {
     frameTime = time
     guard let index = contacts.firstIndex(where: { $0.id == id && !$0.lifted }) else { return }
     contacts[index].location = Point(x: x, y: y)
+    contacts[index].moved = true
   }
 
   /// wl_touch.up.
@@ -71,16 +75,20 @@ public struct TouchFrames {
 
   /// wl_touch.frame: the frames to process, in order, each the fingers on the surface and the time
   /// on the loop's clock (`now` is when the frame was read). Usually one; two when a finger came
-  /// down and lifted within the frame (a tap shorter than a frame: it is delivered, then lifted).
+  /// down or moved and lifted within the frame (a tap shorter than a frame, or a compositor that
+  /// sends the last motion and the up together: it is delivered there, then lifted).
   public mutating func frame(now: Seconds) -> [(contacts: [ContactSample], time: Seconds)] {
     let time = frameTime.map { clock.time(ofMilliseconds: $0, now: now) } ?? clock.lastTime(now: now)
     frameTime = nil
     var frames: [(contacts: [ContactSample], time: Seconds)] = []
-    if contacts.contains(where: { $0.new && $0.lifted }) {
+    if contacts.contains(where: { ($0.new || $0.moved) && $0.lifted }) {
       frames.append((contacts.map(sample), time))
     }
     contacts.removeAll(where: \.lifted)
-    for index in contacts.indices { contacts[index].new = false }
+    for index in contacts.indices {
+      contacts[index].new = false
+      contacts[index].moved = false
+    }
     frames.append((contacts.map(sample), time))
     return frames
   }

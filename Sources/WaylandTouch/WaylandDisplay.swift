@@ -161,6 +161,9 @@ public final class WaylandDisplay {
         if wl_display_read_events(display) < 0 { return fail(connectionError()) }
       }
       if wl_display_dispatch_pending(display) < 0 { return fail(connectionError()) }
+      // mutter 43 sends no wl_touch.frame after the up of the last finger: what a read brought
+      // (the compositor writes a frame's events at once) ends a frame left open.
+      for touch in framePending.keys where !(framePending[touch] ?? []).isEmpty { endFrame(of: touch) }
     }
     flush()
   }
@@ -307,15 +310,7 @@ public final class WaylandDisplay {
     guard let touch = OpaquePointer(event.object) else { return }
     switch event.kind {
     case WT_TOUCH_FRAME:
-      let surfaces = framePending[touch] ?? []
-      framePending[touch] = []
-      let now = loop.scheduler.now
-      for surface in surfaces {
-        guard var target = targets[surface] else { continue }
-        let frames = target.frames.frame(now: now)
-        targets[surface] = target
-        for frame in frames { target.input.process(frame.contacts, at: frame.time) }
-      }
+      endFrame(of: touch)
     case WT_TOUCH_CANCEL:
       cancelTouches(of: touch)
     case WT_TOUCH_DOWN:
@@ -335,6 +330,19 @@ public final class WaylandDisplay {
       default:
         break  // orientation: TouchDispatch's touches have none
       }
+    }
+  }
+
+  /// A frame of `touch` ended: each surface it touched gets one TouchInput frame.
+  private func endFrame(of touch: OpaquePointer) {
+    let surfaces = framePending[touch] ?? []
+    framePending[touch] = []
+    let now = loop.scheduler.now
+    for surface in surfaces {
+      guard var target = targets[surface] else { continue }
+      let frames = target.frames.frame(now: now)
+      targets[surface] = target
+      for frame in frames { target.input.process(frame.contacts, at: frame.time) }
     }
   }
 

@@ -135,7 +135,7 @@ final class Demo {
   }
 
   private static let background: UInt32 = 0xFFF1_F2F4
-  private static let palette: [UInt32] = [0xFF3B_82F6, 0xFFF5_9E0B, 0xFF10_B981, 0xFF8B_5CF6, 0xFFEF_4444]
+  private static let palette: [UInt32] = [0xFF3B_82F6, 0xFFF5_9E0B, 0xFF10_B981, 0xFF8B_5CF6, 0xFF64_748B]
 
   private func draw(_ buffer: PixelBuffer) {
     let painter = Painter(buffer: buffer)
@@ -144,7 +144,7 @@ final class Demo {
       let id = ObjectIdentifier(view)
       var color = Self.palette[index % Self.palette.count]
       if let control = view as? Control {
-        color = toggled.contains(id) ? 0xFF7C_3AED : 0xFF10_B981
+        color = toggled.contains(id) ? 0xFFEF_4444 : 0xFF10_B981
         if control.isTouchInside { color = darker(color) }
       } else if highlighted.contains(id) {
         color = 0xFFFA_CC15

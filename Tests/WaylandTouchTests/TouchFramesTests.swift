@@ -44,6 +44,20 @@ import WaylandTouch
     #expect(out[1].contacts.isEmpty)
   }
 
+  /// The last motion and the up in one frame (mutter 43 sends no frame after the up): the finger
+  /// lifts where that motion took it.
+  @Test func aFingerLiftsWhereItsLastMotionTookIt() {
+    var frames = TouchFrames(clock: TouchClock())
+    frames.down(id: 1, x: 5, y: 6, time: 100)
+    _ = frames.frame(now: 1)
+    frames.motion(id: 1, x: 50, y: 60, time: 116)
+    frames.up(id: 1, time: 116)
+    let out = frames.frame(now: 1.2)
+    #expect(out.count == 2)
+    #expect(locations(out[0]) == [0: Point(x: 50, y: 60)])
+    #expect(out[1].contacts.isEmpty)
+  }
+
   @Test func shapeGivesTheMajorRadius() {
     var frames = TouchFrames(clock: TouchClock())
     frames.down(id: 1, x: 5, y: 6, time: 100)
