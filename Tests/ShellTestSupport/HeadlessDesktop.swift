@@ -349,21 +349,25 @@ public final class HeadlessDesktop {
   }
 
   /// Fingers down at `starts` (slots 0, 1, ...), each moved by (`dx`, `dy`) in `steps` frames
-  /// spread over `duration` seconds (a gesture's pace), then lifted.
+  /// spread over `duration` seconds (a gesture's pace), then lifted at once (still moving: a
+  /// flick, as GNOME Shell's swipes want).
   public func swipe(
     fingers starts: [(x: Double, y: Double)], dx: Double, dy: Double, steps: Int = 20, duration: Double = 0.3
   ) throws {
-    try drag(fingers: starts.map { ($0, (x: $0.x + dx, y: $0.y + dy)) }, steps: steps, duration: duration)
+    try drag(
+      fingers: starts.map { ($0, (x: $0.x + dx, y: $0.y + dy)) }, steps: steps, duration: duration,
+      hold: false)
   }
 
   /// Fingers down at their `from` points (slots `firstSlot`, `firstSlot + 1`, ...), each moved in a
   /// straight line to its `to` point in `steps` frames spread over `duration` seconds, then, with
-  /// `lift`, held one more step and lifted (as a finger stops before it lifts: a compositor may
-  /// merge a motion with an up that follows at once, and the client never sees the last point).
+  /// `lift`, lifted: after one more step's pause with `hold` (a finger that stops before it lifts;
+  /// mutter merges a motion with an up that follows at once, and the client never sees the last
+  /// point), at once without (a flick).
   public func drag(
     fingers: [(from: (x: Double, y: Double), to: (x: Double, y: Double))], firstSlot: Int = 0,
     steps: Int = 20,
-    duration: Double = 0.3, lift: Bool = true
+    duration: Double = 0.3, lift: Bool = true, hold: Bool = true
   ) throws {
     let count = max(steps, 1)
     for (index, finger) in fingers.enumerated() {
@@ -386,7 +390,7 @@ public final class HeadlessDesktop {
       try frame()
     }
     guard lift else { return }
-    pause(until: count + 1)
+    if hold { pause(until: count + 1) }
     for index in fingers.indices { try up(firstSlot + index) }
     try frame()
   }
