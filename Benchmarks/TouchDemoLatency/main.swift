@@ -28,11 +28,13 @@ let drags = arguments.first.flatMap { Int($0) } ?? 20
 let idleSeconds = arguments.dropFirst().first.flatMap { Double($0) } ?? 60
 let steps = 30
 
-/// The scene: a board the size of the monitor with a pan (touch-demo fullscreen).
+/// The scene: a board with a pan, far larger than the screen (touch-demo moves it with each pan,
+/// and it still lies under the next), below a strip with a tap on top (touch-demo fullscreen; the
+/// tap says the window takes touches).
 let sceneText = """
   {"screen": {"width": 1280, "height": 800},
-   "views": [{"id": "board", "frame": [0, 100, 1280, 700]}],
-   "recognizers": [{"id": "pan", "kind": "pan", "view": "board"}]}
+   "views": [{"id": "board", "frame": [-20000, -20000, 40000, 40000]}, {"id": "strip", "frame": [0, 0, 1280, 100]}],
+   "recognizers": [{"id": "ready", "kind": "tap", "view": "strip"}, {"id": "pan", "kind": "pan", "view": "board"}]}
   """
 
 func report(_ name: String, _ values: [Double]) -> (median: Double, p99: Double) {
@@ -80,21 +82,17 @@ do {
   try writeTextFile(sceneFile, sceneText)
   try desktop.warmUp()
   let demo = try TouchDemoClient(
-    desktop, arguments: ["--scene", sceneFile, "--log", "--timings", "--fullscreen"])
+    desktop, arguments: ["--scene", sceneFile, "--timings", "--fullscreen"])
   try demo.waitFor("the window fullscreen") { $0.kind == "window" && $0.members["fullscreen"] == .bool(true) }
+  try demo.tapUntilTouched { $0.kind == "timing" && $0.id == "ready" }
 
   var wayland: [Double] = []
   for drag in 0..<drags {
     let start = demo.lines.count
-    try desktop.down(0, x: 200, y: 300)
-    try desktop.frame()
-    for step in 1...steps {
-      try desktop.motion(0, x: 200, y: 300 + 10 * Double(step))
-      try desktop.frame()
-    }
-    try desktop.up(0)
-    try desktop.frame()
-    try demo.waitFor("drag \(drag)'s pan to end", after: start) { $0.id == "pan" && $0.state == "ended" }
+    // At a finger's pace (60 frames a second), as the compositor would get them from a panel.
+    try desktop.drag(
+      fingers: [((200, 300), (200, 300 + 10 * Double(steps)))], steps: steps, duration: Double(steps) / 60)
+    try demo.waitFor("drag \(drag)'s pan to end", after: start) { $0.kind == "timing" && $0.state == "ended" }
     wayland += demo.lines(after: start).filter { $0.kind == "timing" && $0.id == "pan" }.compactMap {
       $0.number("readToAction")
     }

@@ -81,10 +81,10 @@ do {
   fail("\(error)")
 }
 // Each line is written as it happens (stdout may be a pipe).
-if log {
-  demo.world.emit = { writeText($0 + "\n", to: .standardOutput) }
+if log { demo.world.emit = { writeText($0 + "\n", to: .standardOutput) } }
+if log || timings {
   // Not a line `touch replay` prints: the window as the compositor configured it (its first one
-  // says the window is mapped).
+  // says the window is configured).
   demo.onWindowChange = { size, scale, fullscreen in
     writeText(
       "{\"t\":\(loop.scheduler.now), \"kind\":\"window\", \"width\":\(size.width), \"height\":\(size.height), "
@@ -98,7 +98,8 @@ if timings {
     guard case .actionSent(let recognizer) = observation else { return }
     let seconds = loop.scheduler.now - readAt
     writeText(
-      "{\"kind\":\"timing\", \"id\":\"\(recognizer.name ?? "")\", \"readToAction\":\(seconds)}\n",
+      "{\"kind\":\"timing\", \"id\":\"\(recognizer.name ?? "")\", \"state\":\"\(recognizer.stateName)\", "
+        + "\"readToAction\":\(seconds)}\n",
       to: .standardOutput)
   }
 }

@@ -97,7 +97,7 @@ public final class TouchDemoClient {
     source = try desktop.loop.register(fd: process.outputDescriptor, events: .readable) { [weak self] _ in
       self?.read()
     }
-    if arguments.contains("--log") {
+    if arguments.contains("--log") || arguments.contains("--timings") {
       try waitFor("its window to be configured") { $0.kind == "window" }
     }
   }
@@ -140,6 +140,25 @@ public final class TouchDemoClient {
         "touch-demo: \(source == nil ? "exited" : "timed out after \(timeout) s") waiting for \(what) "
           + "(\(desktop.compositor.rawValue)); its last lines:\n"
           + lines.suffix(40).map(\.text).joined(separator: "\n"))
+    }
+  }
+
+  /// Taps `point` (an empty spot of the window) until touch-demo sees a touch there (10 s at
+  /// most; `seen` says which line shows it): a compositor shows a new window and gives it touches
+  /// a moment after its first configure (GNOME Shell animates it in).
+  public func tapUntilTouched(
+    at point: (x: Double, y: Double) = (1000, 60), seen: (DemoLine) -> Bool = { $0.method == "touchesEnded" }
+  ) throws {
+    let deadline = monotonicNow() + 10
+    while true {
+      let start = lines.count
+      try desktop.tap(x: point.x, y: point.y)
+      do {
+        try waitFor("a first touch", after: start, timeout: 0.5, seen)
+        return
+      } catch  where monotonicNow() < deadline {
+        continue
+      }
     }
   }
 
