@@ -323,7 +323,7 @@ let package = Package(
         "TouchScenes",
         "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "DeviceTestSupport", "InputCodes",
         "SessionWatcher", .product(name: "Logging", package: "swift-log"), "SystemCalls",
-        .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "SystemPackage", package: "swift-system"), "ShellTestSupport",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -339,6 +339,7 @@ let package = Package(
         "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
         "ResponderdKit", "ResponderConfig", "SoundServer", "DBusTestSupport", "SessionWatcher",
+        "ShellTestSupport",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -428,6 +429,11 @@ let package = Package(
     .executableTarget(
       name: "EventMemory", dependencies: ["DBus", "DBusTestSupport", "EventLoop"],
       path: "Benchmarks/EventMemory", swiftSettings: strict),
+    // responderd under connections that call WatchEvents and never read (issue 38): memory and
+    // `responderctl status` before, during and after 10,000 events.
+    .executableTarget(
+      name: "WatcherSoak", dependencies: ["DBus", "DBusTestSupport", "EventLoop", "SystemCalls"],
+      path: "Benchmarks/WatcherSoak", swiftSettings: strict),
     .executableTarget(
       name: "MPRISRoundTrip",
       dependencies: [
@@ -457,8 +463,8 @@ let package = Package(
     .testTarget(
       name: "SoundServerTests",
       dependencies: [
-        "SoundServer", "ResponderdKit", "ResponderConfig", "ResponderCore", "EventLoop", "DBusTestSupport",
-        "InputCodes",
+        "SoundServer", "ResponderdKit", "ResponderConfig", "ResponderCore", "EventLoop", "EventTime",
+        "DBusTestSupport", "InputCodes",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),

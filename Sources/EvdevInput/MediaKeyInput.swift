@@ -409,7 +409,7 @@ public final class MediaKeyInput {
       readers[path]!.readFilter = reader.filter
       if error.errno == .resourceBusy {
         logger.notice(
-          "evdev: \(path) '\(reader.info.identity.name)' is held by another program (EVIOCGRAB: busy): it stays shared; responderd acts on its media keys alongside that program and leaves its volume and other keys to it"
+          "evdev: \(path) '\(reader.info.identity.name)' is held by another program (EVIOCGRAB: busy): it stays shared; while that program holds it, every key of the device goes to that program alone and responderd gets none"
         )
         status.share(because: "another program holds it (EVIOCGRAB: busy)", code: "busy")
       } else {

@@ -10,6 +10,8 @@ import ResponderCore
 /// - `RegisterResponder(o path, as eventTypes) → u id`
 /// - `UnregisterResponder(u id)`
 /// - `BecomeFirstResponder(u id) → b accepted`, `ResignFirstResponder(u id) → b resigned`
+/// - `SetActive(u id, b active) → b firstResponder`: the application's window is (not) the
+///   active one; shakes go to the active one only, the latest claim wins
 /// - `SendEvent(s type, s subtype, s phase) → s handledBy`
 /// - properties `FirstResponder u`, `Chain aa{sv}`, `MotionInterest b`, `Version s`,
 ///   `ConfigFile s`, `Deadline d`

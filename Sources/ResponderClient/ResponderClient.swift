@@ -152,7 +152,11 @@ public final class ResponderClient {
         if self.daemonOwner == nil { self.daemonOwner = reply.sender }
         self.notify(.registered(id))
         completion?(.success(id))
-        if self.wantsFirstResponder { self.becomeFirstResponder() }
+        if let active = self.isActive {
+          self.setActive(active)
+        } else if self.wantsFirstResponder {
+          self.becomeFirstResponder()
+        }
       case .failure(let error):
         completion?(.failure(error))
       }
@@ -168,6 +172,29 @@ public final class ResponderClient {
       let accepted = result.map { $0.first?.bool ?? false }
       if case .success(true) = accepted { self?.setFirstResponder(true) }
       completion?(accepted)
+    }
+  }
+
+  /// Whether this application's window is the active one, as last told with `setActive(_:)`; nil
+  /// until then (the plain rule: the latest first responder gets every event).
+  public private(set) var isActive: Bool?
+
+  /// Tells the daemon whether this application's window is the active (focused) one: call it from
+  /// the toolkit's focus changes (GTK's `Gtk.Window:is-active`, Qt's `QWindow::activeChanged`,
+  /// SDL's focus events). Active, the client becomes first responder and gets the shakes; inactive
+  /// (or once another application said active), it gets no shake. Kept: told again after a daemon
+  /// restart, and told at registration when called before. `completion` gets whether the client is
+  /// first responder then.
+  public func setActive(_ active: Bool, completion: ((Result<Bool, DBusError>) -> Void)? = nil) {
+    isActive = active
+    guard id != nil else {
+      connection.loop.runSoon { completion?(.success(false)) }
+      return
+    }
+    callDaemon("SetActive", [.bool(active)]) { [weak self] result in
+      let first = result.map { $0.first?.bool ?? false }
+      if case .success(let value) = first, active || !value { self?.setFirstResponder(value) }
+      completion?(first)
     }
   }
 
@@ -193,7 +220,9 @@ public final class ResponderClient {
     }
   }
 
-  private func callDaemon(_ method: String, reply: @escaping (Result<[DBusValue], DBusError>) -> Void) {
+  private func callDaemon(
+    _ method: String, _ arguments: [DBusValue] = [], reply: @escaping (Result<[DBusValue], DBusError>) -> Void
+  ) {
     guard let id, let registeredWith else {
       connection.loop.runSoon { reply(.failure(DBusError.failed("not registered with responderd"))) }
       return
@@ -201,7 +230,7 @@ public final class ResponderClient {
     connection.call(
       destination: registeredWith, path: ResponderBusAPI.daemonPath,
       interface: ResponderBusAPI.daemonInterface,
-      method: method, arguments: [.uint32(id)], timeout: timeout, reply: reply)
+      method: method, arguments: [.uint32(id)] + arguments, timeout: timeout, reply: reply)
   }
 
   /// Calls `observer` with every later registration, loss of the daemon and change of first

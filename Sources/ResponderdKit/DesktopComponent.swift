@@ -35,7 +35,13 @@ public final class DesktopComponent: ServiceComponent {
     case .auto:
       apply(nil)
       watcher.addObserver { [weak self] found in self?.apply(found?.description) }
-      service.bus?.withConnection { [weak self] connection in self?.watcher.attach(to: connection) }
+      service.bus?.withConnection { [weak self, weak service] connection in
+        self?.watcher.attach(to: connection)
+        // Plasma's media controller, started after responderd, registers with kglobalaccel
+        // unannounced, then reads every player, responderd's proxy among them: a new caller is
+        // the moment to ask kglobalaccel again.
+        service?.bus?.callers?.addNewCallerObserver { [weak self] _ in self?.watcher.recheck() }
+      }
     }
   }
 

@@ -99,6 +99,34 @@ struct HeadlessDesktopTests {
   }
 
   @Test(
+    "mutter alone at scale 2: the window is half the monitor, a tap at monitor pixel (600, 400) is at (300, 200) on it, three fingers stay the client's",
+    .enabled(
+      if: HeadlessDesktop.missing(.mutter) == nil, Comment(rawValue: HeadlessDesktop.missing(.mutter) ?? "")),
+    .timeLimit(.minutes(3)))
+  func mutterAtScale2() throws {
+    let desktop = try HeadlessDesktop.mutter(width: 2560, height: 1600, scale: 2)
+    defer { desktop.stop() }
+    print("mutter ready for input in \(desktop.startSeconds) s")
+    let probe = try TouchProbe(desktop)
+    #expect(probe.lines.contains("configure 1280 800"), "\(probe.lines)")
+    try desktop.warmUp()
+    try probe.waitForSeat()
+    try desktop.tap(x: 600, y: 400)
+    try probe.waitFor("the tap's up") { _ in probe.touches.contains { $0.hasPrefix("touch up ") } }
+    #expect(
+      probe.touches.contains { $0.hasPrefix("touch down ") && $0.hasSuffix(" x=300.00 y=200.00") },
+      "\(probe.touches)")
+    let before = probe.touches.count
+    try desktop.swipe(
+      fingers: [(1000, 1200), (1200, 1200), (1400, 1200)], dx: 0, dy: -600, steps: 5, duration: 0.1)
+    try probe.waitFor("the three fingers' ups") { _ in
+      probe.touches.dropFirst(before).filter { $0.hasPrefix("touch up ") }.count == 3
+    }
+    #expect(!probe.touches.contains("touch cancel"), "\(probe.touches)")
+    #expect(probe.touches.dropFirst(before).filter { $0.hasPrefix("touch down ") }.count == 3)
+  }
+
+  @Test(
     "stop() leaves no process behind, D-Bus-activated ones included",
     .enabled(
       if: HeadlessDesktop.missing(.kwin) == nil, Comment(rawValue: HeadlessDesktop.missing(.kwin) ?? "")),

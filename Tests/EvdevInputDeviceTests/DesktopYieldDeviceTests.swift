@@ -75,6 +75,12 @@ extension EvdevInputDeviceTests {
       #expect(p.input.deviceStatuses.map(\.reasonCode) == ["headset-class", "desktop"])
       #expect(
         p.input.deviceStatuses.last?.reason.hasSuffix("(another program holds it (EVIOCGRAB: busy))") == true)
+      // The program holding the grab gets every event: the log line says responderd gets none.
+      let busy = p.logs.lines.filter { $0.contains("is held by another program") }
+      #expect(busy.count == 1)
+      #expect(
+        busy.first?.contains("every key of the device goes to that program alone and responderd gets none")
+          == true, "\(busy)")
 
       var settings = KeySettings.standard
       settings.deviceRules.append(DeviceRule(match: DeviceMatch.id("0003:046d:0a38")!, grab: .never))

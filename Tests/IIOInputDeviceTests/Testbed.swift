@@ -59,8 +59,8 @@ final class Testbed {
   /// Sets a sysfs attribute of the accelerometer (with the newline real sysfs has), in place, as
   /// the kernel changes a value: a program holding the attribute file open reads the new value.
   /// (umockdev_testbed_set_attribute writes a new file over it: an open one would keep the old.)
-  func setAttribute(_ name: String, _ value: String) {
-    let path = root + Self.sysPath + "/" + name
+  func setAttribute(_ name: String, _ value: String, of device: String = Testbed.sysPath) {
+    let path = root + device + "/" + name
     do {
       let file = try systemCall("open", path: FilePath(path)) {
         try FileDescriptor.open(FilePath(path), .writeOnly, options: [.truncate, .closeOnExec])
@@ -111,6 +111,23 @@ final class Testbed {
       let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
       throw TestbedError(description: "cannot load the script: \(message)")
     }
+  }
+
+  /// The vcnl4040 proximity sensor of Tests/Fixtures/IIO/iio-proximity.umockdev.
+  static let proximityPath = "/sys/devices/platform/soc@0/30800000.bus/30a30000.i2c/i2c-1/1-0060/iio:device1"
+
+  /// Adds the proximity sensor (near above 200, reading far).
+  func addProximitySensor() throws {
+    var error: UnsafeMutablePointer<GError>?
+    guard umockdev_testbed_add_from_file(pointer, fixture("iio-proximity.umockdev"), &error) != 0 else {
+      let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+      throw TestbedError(description: "cannot add the proximity sensor: \(message)")
+    }
+  }
+
+  /// What the proximity sensor reads from now on (`in_proximity_raw`), as the kernel changes it.
+  func setProximity(_ raw: Int) {
+    setAttribute("in_proximity_raw", String(raw), of: Self.proximityPath)
   }
 
   /// Unplugs the accelerometer: a "remove" uevent, then the device is gone.

@@ -73,4 +73,47 @@ import Testing
         "desktop: not consulted (desktop-handles-media-keys = \"no\"): responderd reads the media keys of shared devices too"
       ])
   }
+
+  /// KDE Plasma started after responderd: kglobalaccel (KWin) is on the bus first, then Plasma's
+  /// media controller registers its shortcuts, which kglobalaccel does not announce (KWin 5.27,
+  /// Plasma 5.27), and reads every MPRIS player, responderd's among them. That first call of a new
+  /// program makes responderd ask kglobalaccel again: Plasma is found before its first key.
+  @Test func plasmaStartedAfterResponderdIsFoundAtItsFirstCall() throws {
+    var components = ["/component/kwin"]
+    let kglobalaccel = bus.connect()
+    try kglobalaccel.export(
+      path: DesktopNames.kglobalaccelPath,
+      interfaces: [
+        DBusInterface(
+          DesktopNames.kglobalaccelInterface,
+          methods: [
+            DBusMethod("allComponents", out: "ao", outNames: ["components"]) { _ in
+              [.array(elementSignature: "o", components.map { .objectPath($0) })]
+            }
+          ])
+      ])
+    kglobalaccel.requestName(DesktopNames.kglobalaccel)
+    let (service, keys, desktop) = try service("auto")
+    defer { service.stop() }
+    #expect(desktop.desktop == nil, "KWin's kglobalaccel alone is not Plasma's media keys")
+
+    components.append(DesktopNames.mediacontrolComponent)  // unannounced
+    time.advance(by: 0)
+    #expect(desktop.desktop == nil)
+
+    // Plasma's media controller reads responderd's proxy player (any call of a new program).
+    let plasma = bus.connect()
+    var answered = false
+    plasma.call(
+      destination: BusComponent.daemonName, path: KeysComponent.devicesPath,
+      interface: "org.freedesktop.DBus.Properties", method: "GetAll",
+      arguments: [.string("org.mpris.MediaPlayer2.Player")], timeout: 5
+    ) { _ in answered = true }
+    time.advance(by: 0)
+    #expect(answered)
+    #expect(desktop.desktop == "KDE Plasma (kglobalaccel's mediacontrol component)")
+    #expect(
+      keys.report.notes.first?.hasPrefix(
+        "desktop: KDE Plasma (kglobalaccel's mediacontrol component) handles media keys") == true)
+  }
 }

@@ -49,9 +49,9 @@ public final class HeadlessDesktop {
   /// The monitor's size in pixels (touch coordinates are monitor pixels).
   public let width: Int
   public let height: Int
-  /// The monitor's scale (KWin: `kwin_wayland --scale`; 1 elsewhere). `width` and `height` are
-  /// logical (touch coordinates, window sizes): the output has `scale` times as many pixels.
-  public let scale: Double
+  /// The monitor's scale: a client's surface is `width / scale` by
+  /// `height / scale`, and a touch at monitor pixel (x, y) reaches it at (x / scale, y / scale).
+  public let scale: Int
   /// The desktop's own directory: runtime dir `xdg/`, `home/`, sockets and logs.
   public let directory: String
   /// The loop every wait of the desktop runs (the test's own, when given, so that its bus
@@ -82,25 +82,27 @@ public final class HeadlessDesktop {
   /// gestures, accelerators and overview are there. Ready when it logged "GNOME Shell started"
   /// and the overview it starts in is closed.
   public static func gnomeShell(
-    width: Int = 1280, height: Int = 800, loop: EventLoop? = nil, sessionBusAddress: String? = nil
+    width: Int = 1280, height: Int = 800, scale: Int = 1, loop: EventLoop? = nil,
+    sessionBusAddress: String? = nil
   ) throws -> HeadlessDesktop {
     try HeadlessDesktop(
-      .gnomeShell, width: width, height: height, loop: loop, sessionBusAddress: sessionBusAddress)
+      .gnomeShell, width: width, height: height, scale: scale, loop: loop,
+      sessionBusAddress: sessionBusAddress)
   }
 
   /// mutter 43 alone (same flags): no shell, no gestures: every touch reaches the client.
   public static func mutter(
-    width: Int = 1280, height: Int = 800, loop: EventLoop? = nil, sessionBusAddress: String? = nil
+    width: Int = 1280, height: Int = 800, scale: Int = 1, loop: EventLoop? = nil,
+    sessionBusAddress: String? = nil
   ) throws -> HeadlessDesktop {
     try HeadlessDesktop(
-      .mutter, width: width, height: height, loop: loop, sessionBusAddress: sessionBusAddress)
+      .mutter, width: width, height: height, scale: scale, loop: loop, sessionBusAddress: sessionBusAddress)
   }
 
   /// KWin 5.27 (`kwin_wayland --virtual --no-lockscreen`), global shortcuts on (its in-process
-  /// kglobalaccel; its 3-finger touch gesture); `scale` is its output's (`--scale`: at 2 the
-  /// screen is still `width` × `height` points, clients draw 2 pixels a point).
+  /// kglobalaccel; its 3-finger touch gesture).
   public static func kwin(
-    width: Int = 1280, height: Int = 800, scale: Double = 1, loop: EventLoop? = nil,
+    width: Int = 1280, height: Int = 800, scale: Int = 1, loop: EventLoop? = nil,
     sessionBusAddress: String? = nil
   ) throws -> HeadlessDesktop {
     try HeadlessDesktop(
@@ -122,12 +124,15 @@ public final class HeadlessDesktop {
   }
 
   /// Starts the desktop. With `sessionBusAddress` the compositor uses that session bus (a test's
-  /// own, where the service under test runs) instead of a private one of its own.
+  /// own, where the service under test runs) instead of a private one of its own. `scale` 2 (or
+  /// 3) needs a monitor whose scaled size is at least 800 by 480 (mutter's rule): 2560x1600 for
+  /// a 1280x800 desktop at scale 2. KWin gets `--scale` and a virtual output of `width / scale`
+  /// by `height / scale` points (touches are injected in points there: monitor pixels divided by
+  /// the scale, as with mutter).
   public init(
-    _ compositor: Compositor, width: Int = 1280, height: Int = 800, scale: Double = 1, loop: EventLoop? = nil,
+    _ compositor: Compositor, width: Int = 1280, height: Int = 800, scale: Int = 1, loop: EventLoop? = nil,
     sessionBusAddress: String? = nil
   ) throws {
-    precondition(scale == 1 || compositor == .kwin, "only KWin takes a scale here")
     self.compositor = compositor
     self.width = width
     self.height = height
@@ -158,6 +163,21 @@ public final class HeadlessDesktop {
       mkdir(directory + folder, 0o700)
     }
     try writeTextFile(directory + "/home/.local/share/gnome-shell/lock-warning-shown", "")
+    if scale != 1 {
+      // The virtual monitor's configuration, as GNOME's Displays settings would save it.
+      mkdir(directory + "/home/.config", 0o700)
+      try writeTextFile(
+        directory + "/home/.config/monitors.xml",
+        """
+        <monitors version="2"><configuration><logicalmonitor>
+        <x>0</x><y>0</y><scale>\(scale)</scale><primary>yes</primary>
+        <monitor><monitorspec><connector>Meta-0</connector><vendor>MetaVendor</vendor>
+        <product>MetaVirtualMonitor</product><serial>0x00</serial></monitorspec>
+        <mode><width>\(width)</width><height>\(height)</height><rate>60.000</rate></mode></monitor>
+        </logicalmonitor></configuration></monitors>
+
+        """)
+    }
 
     var children: [ChildProcess] = []
     // Until init finishes, a failure must still kill what was started.
@@ -250,6 +270,8 @@ public final class HeadlessDesktop {
       base["XDG_CURRENT_DESKTOP"] = "KDE"
       base["KDE_FULL_SESSION"] = "true"
       base["KDE_SESSION_VERSION"] = "5"
+      // No crash dialog (drkonqi) for a KDE program that dies in a test: its stderr says why.
+      base["KDE_DEBUG"] = "1"
       // A plain copy: /usr/bin/kwin_wayland's file capability (cap_sys_resource=ep) makes its exec
       // fail with EPERM where that capability is not in the bounding set.
       let copy = directory + "/kwin_wayland"
@@ -260,7 +282,10 @@ public final class HeadlessDesktop {
       kwinEnvironment["KWIN_SCREENSHOT_NO_PERMISSION_CHECKS"] = "1"
       kwinEnvironment["QT_QPA_PLATFORM"] = nil
       let wm = try ChildProcess(
-        [copy, "--virtual", "--no-lockscreen", "--width", "\(width)", "--height", "\(height)"]
+        [
+          copy, "--virtual", "--no-lockscreen", "--width", "\(width / scale)", "--height",
+          "\(height / scale)",
+        ]
           + (scale != 1 ? ["--scale", "\(scale)"] : []),
         environment: kwinEnvironment, inheritEnvironment: false, stdout: .file(logPath),
         stderr: .file(logPath))
@@ -323,9 +348,16 @@ public final class HeadlessDesktop {
   // MARK: Input
 
   /// Touch down of `slot` at monitor pixel (`x`, `y`).
-  public func down(_ slot: Int, x: Double, y: Double) throws { try inject("down \(slot) \(x) \(y)") }
+  public func down(_ slot: Int, x: Double, y: Double) throws {
+    try inject("down \(slot) \(injected(x)) \(injected(y))")
+  }
   /// Touch motion of `slot`.
-  public func motion(_ slot: Int, x: Double, y: Double) throws { try inject("motion \(slot) \(x) \(y)") }
+  public func motion(_ slot: Int, x: Double, y: Double) throws {
+    try inject("motion \(slot) \(injected(x)) \(injected(y))")
+  }
+
+  /// A monitor pixel coordinate as the injector takes it: KWin's fake input takes points.
+  private func injected(_ pixel: Double) -> Double { compositor == .kwin ? pixel / Double(scale) : pixel }
   /// Touch up of `slot`.
   public func up(_ slot: Int) throws { try inject("up \(slot)") }
   /// The end of a touch frame (KWin; mutter ends a frame with each event).
@@ -359,6 +391,15 @@ public final class HeadlessDesktop {
       hold: false)
   }
 
+  /// Fingers already down at `starts` (slots 0, 1, ...) moved by (`dx`, `dy`) in `steps` frames
+  /// spread over `duration` seconds, and left down.
+  public func move(
+    fingers starts: [(x: Double, y: Double)], dx: Double, dy: Double, steps: Int = 20, duration: Double = 0.3
+  ) throws {
+    try glide(
+      starts.map { ($0, (x: $0.x + dx, y: $0.y + dy)) }, firstSlot: 0, steps: steps, duration: duration)
+  }
+
   /// Fingers down at their `from` points (slots `firstSlot`, `firstSlot + 1`, ...), each moved in a
   /// straight line to its `to` point in `steps` frames spread over `duration` seconds, then, with
   /// `lift`, lifted: after one more step's pause with `hold` (a finger that stops before it lifts;
@@ -369,18 +410,26 @@ public final class HeadlessDesktop {
     steps: Int = 20,
     duration: Double = 0.3, lift: Bool = true, hold: Bool = true
   ) throws {
-    let count = max(steps, 1)
     for (index, finger) in fingers.enumerated() {
       try down(firstSlot + index, x: finger.from.x, y: finger.from.y)
     }
     try frame()
+    try glide(fingers, firstSlot: firstSlot, steps: steps, duration: duration)
+    guard lift else { return }
+    if hold { pause(until: monotonicNow() + duration / Double(max(steps, 1))) }
+    for index in fingers.indices { try up(firstSlot + index) }
+    try frame()
+  }
+
+  /// Fingers down moved along their straight lines, one frame a step, at the pace `duration` gives.
+  private func glide(
+    _ fingers: [(from: (x: Double, y: Double), to: (x: Double, y: Double))], firstSlot: Int, steps: Int,
+    duration: Double
+  ) throws {
+    let count = max(steps, 1)
     let begin = monotonicNow()
-    func pause(until step: Int) {
-      let due = begin + duration * Double(step) / Double(count)
-      loop.run(until: { monotonicNow() >= due }, timeout: max(due - monotonicNow(), 0))
-    }
     for step in 1...count {
-      pause(until: step)
+      pause(until: begin + duration * Double(step) / Double(count))
       let fraction = Double(step) / Double(count)
       for (index, finger) in fingers.enumerated() {
         try motion(
@@ -389,10 +438,11 @@ public final class HeadlessDesktop {
       }
       try frame()
     }
-    guard lift else { return }
-    if hold { pause(until: count + 1) }
-    for index in fingers.indices { try up(firstSlot + index) }
-    try frame()
+  }
+
+  /// Runs the loop until `due` (monotonic seconds): a gesture's pace, not a wait for an event.
+  private func pause(until due: Double) {
+    loop.run(until: { monotonicNow() >= due }, timeout: max(due - monotonicNow(), 0))
   }
 
   /// Makes the virtual keyboard and touchscreen exist. Mutter creates them at their first event,

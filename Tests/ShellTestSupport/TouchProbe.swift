@@ -6,14 +6,13 @@ import EventLoop
 /// and wl_pointer event it gets, one line each (`touch down serial=.. time=.. id=0 x=300.00
 /// y=200.00`, `touch up ...`, `touch frame`, `touch cancel`, `key key=30 state=1 time=..`,
 /// `seat caps touch=1 keyboard=1 pointer=1`, `configure W H`). Its lines are read on the
-/// desktop's loop while a test waits.
+/// desktop's loop while a test waits (a `DesktopClient`).
 public final class TouchProbe {
-  public let process: ChildProcess
+  public var process: ChildProcess { client.process }
   /// Every line it printed so far.
-  public private(set) var lines: [String] = []
+  public var lines: [String] { client.lines }
+  private let client: DesktopClient
   private let desktop: HeadlessDesktop
-  private var source: IOSource?
-  private var partial = ""
 
   /// Starts the probe with `title` (its title and app id); returns once its window is mapped
   /// (its first buffer committed after the compositor's configure).
@@ -23,43 +22,22 @@ public final class TouchProbe {
     self.desktop = desktop
     var arguments = [try WaylandHelper.path(of: "wl_touch_probe"), "-t", title]
     if let size { arguments += ["-s", "\(size.width)x\(size.height)"] }
-    process = try desktop.start(arguments, stdout: .capture, stderr: .capture)
-    source = try desktop.loop.register(fd: process.outputDescriptor, events: .readable) { [weak self] _ in
-      self?.read()
-    }
+    client = try DesktopClient(desktop, arguments, name: title)
     try waitFor("its window to be configured") { $0.contains { $0.hasPrefix("configure ") } }
   }
-
-  deinit { source?.remove() }
 
   /// The touch lines (`touch ...`) so far.
   public var touches: [String] { lines.filter { $0.hasPrefix("touch ") } }
 
   /// Waits until `condition` holds on the lines so far (`timeout` seconds at most).
   public func waitFor(_ what: String, timeout: Double = 15, _ condition: ([String]) -> Bool) throws {
-    guard desktop.loop.run(until: { condition(lines) }, timeout: timeout) else {
-      throw TestSupportError(
-        "wl_touch_probe: timed out after \(timeout) s waiting for \(what) (\(desktop.compositor.rawValue)); it said: \(lines)"
-      )
-    }
+    try client.waitFor("\(what) (\(desktop.compositor.rawValue))", timeout: timeout, condition)
   }
 
   /// Waits until the seat offers it touch and keyboard (after `HeadlessDesktop.warmUp()`).
   public func waitForSeat() throws {
     try waitFor("the seat's touch and keyboard") { lines in
       lines.contains { $0.hasPrefix("seat caps touch=1 keyboard=1") }
-    }
-  }
-
-  private func read() {
-    if !process.readAvailable() {
-      source?.remove()
-      source = nil
-    }
-    partial += process.takeBufferedOutput()
-    while let newline = partial.firstIndex(of: "\n") {
-      lines.append(String(partial[..<newline]))
-      partial = String(partial[partial.index(after: newline)...])
     }
   }
 }

@@ -208,25 +208,45 @@ struct TouchDemoShellTests {
 }
 
 extension TouchDemoShellTests {
-  @Test(
-    "KWin at scale 2: the window's points are the screen's, drawn at 2 pixels a point, a tap at its points",
-    .enabled(
-      if: HeadlessDesktop.missing(.kwin) == nil, Comment(rawValue: HeadlessDesktop.missing(.kwin) ?? "")),
-    .timeLimit(.minutes(2)))
-  func kwinScale2() throws {
-    let desktop = try HeadlessDesktop.kwin(width: 1280, height: 800, scale: 2)
-    defer { desktop.stop() }
-    try desktop.warmUp()
+  /// A monitor of 2560 × 1600 pixels at scale 2: touch-demo fullscreen is 1280 × 800 points drawn
+  /// at 2 pixels a point, and a tap at monitor pixel (601, 400.5) lands at its point (300.5, 200.25).
+  /// touch-demo starts before the virtual touchscreen exists: the seat gains touch while it runs
+  /// (mutter and KWin make the device at the injector's first event or connection).
+  func checkScale2(_ desktop: HeadlessDesktop) throws {
     let demo = try TouchDemoClient(desktop, arguments: ["--log", "--fullscreen"])
     try demo.waitFor("the window fullscreen, 1280 × 800 points at scale 2") {
       $0.kind == "window" && $0.members["fullscreen"] == .bool(true) && $0.number("width") == 1280
         && $0.number("height") == 800 && $0.number("scale") == 2
     }
-    try demo.tapUntilTouched()
+    try desktop.warmUp()
+    try demo.tapUntilTouched(at: (2000, 120))
     let start = demo.lines.count
-    try desktop.tap(x: 300.5, y: 200.25)
+    try desktop.tap(x: 601, y: 400.5)
     let ended = try demo.waitFor("the tap's touchesEnded", after: start) { $0.method == "touchesEnded" }
     #expect(ended.touches == [.init(slot: 0, phase: "ended", x: 300.5, y: 200.25)], "\(ended)")
+  }
+
+  @Test(
+    "GNOME Shell at scale 2: the window's points, drawn at 2 pixels a point, a tap at its points",
+    .enabled(
+      if: HeadlessDesktop.missing(.gnomeShell) == nil,
+      Comment(rawValue: HeadlessDesktop.missing(.gnomeShell) ?? "")),
+    .timeLimit(.minutes(2)))
+  func gnomeShellScale2() throws {
+    let desktop = try HeadlessDesktop.gnomeShell(width: 2560, height: 1600, scale: 2)
+    defer { desktop.stop() }
+    try checkScale2(desktop)
+  }
+
+  @Test(
+    "KWin at scale 2: the window's points, drawn at 2 pixels a point, a tap at its points",
+    .enabled(
+      if: HeadlessDesktop.missing(.kwin) == nil, Comment(rawValue: HeadlessDesktop.missing(.kwin) ?? "")),
+    .timeLimit(.minutes(2)))
+  func kwinScale2() throws {
+    let desktop = try HeadlessDesktop.kwin(width: 2560, height: 1600, scale: 2)
+    defer { desktop.stop() }
+    try checkScale2(desktop)
   }
 }
 
