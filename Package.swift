@@ -9,8 +9,11 @@ let package = Package(
   products: [
     .executable(name: "responderd", targets: ["responderd"]),
     .executable(name: "responderctl", targets: ["responderctl"]),
+    .executable(name: "touch-demo", targets: ["touch-demo"]),
     .library(name: "ResponderCore", targets: ["ResponderCore"]),
     .library(name: "TouchDispatch", targets: ["TouchDispatch"]),
+    // For a Wayland app: its wl_touch into TouchDispatch (docs/touch-apps.md).
+    .library(name: "WaylandTouch", targets: ["WaylandTouch"]),
     // For applications: `import ResponderClient` and nothing else.
     .library(name: "ResponderClient", targets: ["ResponderClient"]),
     // A daemon of one's own: the service, its components, the handler chain, the config reader.
@@ -30,17 +33,22 @@ let package = Package(
     // System libraries (module.modulemap + shim.h).
     .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
     .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+    // dlopen of a C library at the first call of one of its functions (for CIIO and CPulse).
+    .target(name: "CLibraryLoader"),
     // libiio (libiio-dev's header), loaded with dlopen when a sensor is first wanted.
-    .target(name: "CIIO"),
+    .target(name: "CIIO", dependencies: ["CLibraryLoader"]),
     // libpulse (libpulse-dev's headers; the sound server's client library: PulseAudio, PipeWire's
     // pipewire-pulse), loaded with dlopen at the first volume key.
-    .target(name: "CPulse"),
+    .target(name: "CPulse", dependencies: ["CLibraryLoader"]),
     .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
     // System calls as swift-system makes them: one error type naming the call and the file, and
     // whole-file reads and writes (for the adapters, the config and the tools).
     .target(
       name: "SystemCalls", dependencies: [.product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: strict),
+    // libwayland-client (libwayland-dev) and the xdg-shell, viewporter and fractional-scale client
+    // code wayland-scanner generated from wayland-protocols (committed, see its README.md).
+    .target(name: "CWaylandClient", linkerSettings: [.linkedLibrary("wayland-client")]),
     // Linux calls the Glibc module does not import (epoll, timerfd, signalfd, eventfd, pidfd, spawn);
     // EventLoop wraps them in swift-system's style (FileDescriptor, Errno).
     .target(name: "CSystemShims"),
@@ -57,6 +65,16 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "TouchDispatch", dependencies: ["ResponderCore", "EventTime", "InputCodes"],
+      swiftSettings: strict),
+    // What the desktop shell takes of the touchscreen's touches, per shell (pure Swift): the
+    // daemon's whole-screen gestures never act on a gesture the shell has taken.
+    .target(
+      name: "ShellGestures", dependencies: ["ResponderCore", "EventTime", "TouchDispatch"],
+      swiftSettings: strict),
+    // Pure Swift: scenes of views and recognizers (the JSON format of `touch replay`), built into a
+    // window that reports every delivery and state change as JSON lines (replay and touch-demo).
+    .target(
+      name: "TouchScenes", dependencies: ["EventTime", "ResponderCore", "TouchDispatch"],
       swiftSettings: strict),
     .target(
       name: "RemoteControl", dependencies: ["ResponderCore", "EventTime", "InputCodes"],
@@ -80,10 +98,13 @@ let package = Package(
         "CDBus", "EventLoop", "EventTime", .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
+    // Pure Swift: how the player to control is chosen (`[players]`), for MPRIS and the config.
+    .target(name: "PlayerSelection", dependencies: ["EventTime"], swiftSettings: strict),
     .target(
       name: "MPRIS",
       dependencies: [
-        "DBus", "EventTime", "ResponderCore", .product(name: "Logging", package: "swift-log"),
+        "DBus", "EventTime", "PlayerSelection", "ResponderCore",
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     // The sound server (volume keys): libpulse on the service's event loop.
@@ -120,11 +141,22 @@ let package = Package(
       ],
       swiftSettings: strict),
 
+    // Touches from the Wayland compositor (wl_touch) into TouchDispatch, on the event loop; a
+    // shared-memory xdg_toplevel window.
+    .target(
+      name: "WaylandTouch",
+      dependencies: [
+        "CWaylandClient", "EventLoop", "EventTime", "ResponderCore", "TouchDispatch",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      swiftSettings: strict),
+
     // The config file: the TOML reader and the sections of responderd.toml (pure Swift).
     .target(
       name: "ResponderConfig",
       dependencies: [
-        "ResponderCore", "InputCodes", "TouchDispatch", "RemoteControl", "Motion", "MPRIS", "SystemCalls",
+        "ResponderCore", "InputCodes", "TouchDispatch", "RemoteControl", "Motion", "PlayerSelection",
+        "SystemCalls", "ShellGestures",
       ],
       swiftSettings: strict),
     // The service: components, handler chain, built-in handlers, the responder D-Bus API. The
@@ -133,8 +165,8 @@ let package = Package(
       name: "ResponderdKit",
       dependencies: [
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
-        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderClient", "SoundServer",
-        "DesktopWatch", "SessionWatcher",
+        "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderInterfaces", "SoundServer",
+        "DesktopWatch", "SessionWatcher", "ShellGestures",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -146,14 +178,18 @@ let package = Package(
       name: "ResponderTools",
       dependencies: [
         "ResponderdKit", "ResponderConfig", "ResponderCore", "EventTime", "InputCodes", "TouchDispatch",
-        "RemoteControl", "Motion", "EventLoop", "DBus", "IIOInput",
+        "TouchScenes", "RemoteControl", "Motion", "EventLoop", "DBus", "IIOInput",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
+      swiftSettings: strict),
+    // The names and records of the daemon's D-Bus API, shared by the daemon and its clients.
+    .target(
+      name: "ResponderInterfaces", dependencies: ["DBus", "EventTime", "ResponderCore"],
       swiftSettings: strict),
     .target(
       name: "ResponderClient",
       dependencies: [
-        "DBus", "EventLoop", "EventTime", "ResponderCore",
+        "DBus", "EventLoop", "EventTime", "ResponderCore", "ResponderInterfaces",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
@@ -184,9 +220,17 @@ let package = Package(
     .executableTarget(
       name: "responderctl",
       dependencies: [
-        "ResponderTools", "ResponderdKit", "ResponderConfig", "ResponderClient", "DBus", "EventLoop",
+        "ResponderTools", "TouchScenes", "ResponderdKit", "ResponderConfig", "ResponderClient", "DBus",
+        "EventLoop",
         "EventTime", "ResponderCore", "MPRIS", "Motion", .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"), "SystemCalls",
+      ],
+      swiftSettings: strict),
+    // TouchDispatch in a Wayland window: a scene of views and recognizers live (see docs/touch-apps.md).
+    .executableTarget(
+      name: "touch-demo",
+      dependencies: [
+        "EventLoop", "ResponderCore", "SystemCalls", "TouchDispatch", "TouchScenes", "WaylandTouch",
       ],
       swiftSettings: strict),
     // Examples.
@@ -227,7 +271,8 @@ let package = Package(
     .executableTarget(
       name: "ShakeAccuracy",
       dependencies: [
-        "SystemCalls", "Motion", "ResponderConfig", "ResponderTools", "ResponderCore", "EventTime",
+        "SystemCalls", "Motion", "ResponderConfig", "ResponderTools", "TouchScenes", "ResponderCore",
+        "EventTime",
       ],
       path: "Benchmarks/ShakeAccuracy", swiftSettings: strict),
     // End to end against the peer setup, in one run (scripts/bench): responderd, thd + playerctl,
@@ -248,6 +293,16 @@ let package = Package(
       path: "Benchmarks/BenchmarkSupport",
       swiftSettings: strict),
     .target(name: "CBenchmarkShims", path: "Benchmarks/CBenchmarkShims"),
+    // touch-demo under a real GNOME Shell: a wl_touch frame to the recognizer's action, against the
+    // same frames through TouchInput in process; idle wake-ups with the window open.
+    .executableTarget(
+      name: "TouchDemoLatency",
+      dependencies: [
+        "BenchmarkSupport", "DBusTestSupport", "EventTime", "ResponderCore", "ShellTestSupport",
+        "SystemCalls",
+        "TouchDemoTestSupport", "TouchDispatch", "TouchScenes",
+      ],
+      path: "Benchmarks/TouchDemoLatency", swiftSettings: strict),
     .executableTarget(
       name: "TouchFrame", dependencies: ["EventTime", "TouchDispatch", "ResponderCore"],
       path: "Benchmarks/TouchFrame",
@@ -266,6 +321,9 @@ let package = Package(
       name: "MotionTests", dependencies: ["EventTime", "ResponderCore", "Motion"], swiftSettings: strict),
     .testTarget(name: "IIOInputTests", dependencies: ["IIOInput"], swiftSettings: strict),
     .testTarget(
+      name: "ShellGesturesTests",
+      dependencies: ["ShellGestures", "TouchDispatch", "ResponderCore", "EventTime"], swiftSettings: strict),
+    .testTarget(
       name: "TouchDispatchTests",
       dependencies: ["EventTime", "InputCodes", "ResponderCore", "TouchDispatch"], swiftSettings: strict),
     .testTarget(
@@ -273,8 +331,8 @@ let package = Package(
       dependencies: [
         "EventTime", "InputCodes",
         "DeviceTestSupport", "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev",
-        "ResponderdKit", "ResponderConfig", "DBusTestSupport", "SessionWatcher",
-        .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        "ResponderdKit", "ResponderConfig", "DBusTestSupport", "SessionWatcher", "ShellGestures",
+        "ShellTestSupport", .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -282,10 +340,15 @@ let package = Package(
       dependencies: [
         "EventTime",
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
+        "TouchScenes",
         "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "DeviceTestSupport", "InputCodes",
         "SessionWatcher", .product(name: "Logging", package: "swift-log"), "SystemCalls",
-        .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "SystemPackage", package: "swift-system"), "ShellTestSupport",
       ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "WaylandTouchTests",
+      dependencies: ["EventLoop", "EventTime", "ResponderCore", "TouchDispatch", "WaylandTouch"],
       swiftSettings: strict),
     .testTarget(
       name: "RemoteControlTests",
@@ -296,6 +359,7 @@ let package = Package(
         "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
         "ResponderdKit", "ResponderConfig", "SoundServer", "DBusTestSupport", "SessionWatcher",
+        "ShellTestSupport",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -305,17 +369,20 @@ let package = Package(
         "EventTime", "TouchDispatch",
         "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore",
         "EventLoop", "RemoteControl", "ResponderdTestKit", "SystemCalls", "Motion", "InputCodes",
+        "ShellGestures",
       ],
       swiftSettings: strict),
     .testTarget(
       name: "ResponderConfigTests",
-      dependencies: ["ResponderConfig", "ResponderCore", "InputCodes", "RemoteControl", "SystemCalls"],
+      dependencies: [
+        "ResponderConfig", "ResponderCore", "InputCodes", "RemoteControl", "SystemCalls", "ShellGestures",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "ResponderToolsTests",
       dependencies: [
-        "ResponderTools", "ResponderConfig", "ResponderCore", "EventTime", "RemoteControl", "Motion",
-        "SystemCalls",
+        "ResponderTools", "TouchScenes", "ResponderConfig", "ResponderCore", "EventTime", "RemoteControl",
+        "Motion", "SystemCalls",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -333,13 +400,44 @@ let package = Package(
       ],
       path: "Tests/DBusTestSupport",
       swiftSettings: strict),
+    // Real headless desktops for tests (GNOME Shell, mutter, KWin on private buses) with input
+    // injected as the compositor gets it; the Wayland helpers of Tests/Fixtures/wayland.
+    .target(
+      name: "ShellTestSupport",
+      dependencies: [
+        "DBus", "DBusTestSupport", "EventLoop", "SystemCalls",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      path: "Tests/ShellTestSupport",
+      swiftSettings: strict),
+    // The kit against the real desktops: a Wayland client's touches, the shells' gestures.
+    .testTarget(
+      name: "DesktopSessionTests",
+      dependencies: ["ShellTestSupport", "DBusTestSupport", "EventLoop", "SystemCalls"],
+      swiftSettings: strict),
+    // touch-demo as a client of a headless desktop, its JSON lines read (tests and the benchmark).
+    .target(
+      name: "TouchDemoTestSupport",
+      dependencies: ["DBusTestSupport", "EventLoop", "ShellTestSupport", "TouchScenes"],
+      path: "Tests/TouchDemoTestSupport",
+      swiftSettings: strict),
+    // touch-demo under the real GNOME Shell and KWin.
+    .testTarget(
+      name: "WaylandTouchShellTests",
+      dependencies: ["DBusTestSupport", "ShellTestSupport", "SystemCalls", "TouchDemoTestSupport"],
+      swiftSettings: strict),
     // libumockdev, for the device tests and benchmarks only.
     .systemLibrary(
       name: "CUmockdev", path: "Tests/CUmockdev", pkgConfig: "umockdev-1.0",
       providers: [.apt(["libumockdev-dev"])]),
-    // The in-memory bus (MessageBus on virtual time, no dbus-daemon).
+    // The in-memory bus (MessageBus on virtual time, no dbus-daemon), and a service on it.
     .target(
-      name: "ResponderdTestKit", dependencies: ["DBus", "EventTime"], path: "Tests/ResponderdTestKit",
+      name: "ResponderdTestKit",
+      dependencies: [
+        "DBus", "EventLoop", "EventTime", "ResponderConfig", "ResponderCore", "ResponderdKit",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Tests/ResponderdTestKit",
       swiftSettings: strict),
     // umockdev testbed for the device tests (emulated evdev devices).
     .target(
@@ -359,6 +457,11 @@ let package = Package(
     .executableTarget(
       name: "EventMemory", dependencies: ["DBus", "DBusTestSupport", "EventLoop"],
       path: "Benchmarks/EventMemory", swiftSettings: strict),
+    // responderd under connections that call WatchEvents and never read (issue 38): memory and
+    // `responderctl status` before, during and after 10,000 events.
+    .executableTarget(
+      name: "WatcherSoak", dependencies: ["DBus", "DBusTestSupport", "EventLoop", "SystemCalls"],
+      path: "Benchmarks/WatcherSoak", swiftSettings: strict),
     .executableTarget(
       name: "MPRISRoundTrip",
       dependencies: [
@@ -373,7 +476,7 @@ let package = Package(
     .testTarget(
       name: "MPRISTests",
       dependencies: [
-        "EventTime", "ResponderdTestKit",
+        "EventTime", "ResponderdTestKit", "PlayerSelection",
         "MPRIS", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
         "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -388,8 +491,8 @@ let package = Package(
     .testTarget(
       name: "SoundServerTests",
       dependencies: [
-        "SoundServer", "ResponderdKit", "ResponderConfig", "ResponderCore", "EventLoop", "DBusTestSupport",
-        "InputCodes",
+        "SoundServer", "ResponderdKit", "ResponderConfig", "ResponderCore", "EventLoop", "EventTime",
+        "DBusTestSupport", "InputCodes",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
@@ -435,7 +538,8 @@ if let only = Context.environment["RESPONDERD_ONLY_TESTS"] {
   // the entry point: the other executables would not link).
   let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("FuzzConfig", ["ResponderConfig"]), ("FuzzEvemu", ["InputCodes"]),
-    ("FuzzMotionTrace", ["ResponderTools"]), ("FuzzTouchScene", ["ResponderTools"]),
+    ("FuzzMotionTrace", ["ResponderTools", "TouchScenes"]),
+    ("FuzzTouchScene", ["ResponderTools", "TouchScenes"]),
     ("FuzzDBusValue", ["DBus"]),
   ]
   for fuzzTarget in fuzzTargets {

@@ -61,22 +61,10 @@ extension UmockdevTestbed {
     return try addEvdevDevice(ioctlPath: ioctlPath, sysfsPath: sysfsPath, name: name)
   }
 
-  /// Adds the devices of a .umockdev file (an IIO sensor, say).
-  public func add(umockdevFile path: String) throws {
-    var error: UnsafeMutablePointer<GError>?
-    guard umockdev_testbed_add_from_file(pointer, path, &error) != 0 else {
-      let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-      throw BenchmarkError("cannot load \(path): \(message)")
-    }
-  }
-
   /// Sets a sysfs attribute of an emulated device.
   public func setAttribute(_ sysPath: String, _ name: String, _ value: String) {
     umockdev_testbed_set_attribute(pointer, sysPath, name, value)
   }
-
-  /// The descriptor that feeds a device node's reads (the pty master).
-  public func deviceFD(_ devnode: String) -> Int32 { umockdev_testbed_get_dev_fd(pointer, devnode) }
 
   /// Writes a key event and its SYN_REPORT to `devnode` at once, stamped with CLOCK_REALTIME as
   /// the kernel stamps them by default.

@@ -73,7 +73,7 @@ final class Bench {
     try devices.addEvdevDevice(ioctl: ioctl, sysfs: umockdev, name: "headset-port3")
     let relayDevice = try Self.headsetOnPort(4, node: 9)
     try devices.addEvdevDevice(ioctl: relayDevice.ioctl, sysfs: relayDevice.umockdev, name: "headset-port4")
-    try devices.add(umockdevFile: fixturePath("IIO", "iio-accel.umockdev"))
+    try devices.addDevices(fromFile: fixturePath("IIO", "iio-accel.umockdev"))
     // Offer 100 Hz, so that the sensor runs at exactly the rate measured (as MotionCost does).
     devices.setAttribute(
       Self.accelerometerPath, "in_accel_sampling_frequency_available",

@@ -68,7 +68,7 @@ func measureMotion(bench: Bench, seconds: Double) throws -> [MotionFigures] {
     var feeding = capture == "buffered"
     if feeding {
       // The sensor's side: a block of 10 scans (x, y, z, padding, timestamp) every 100 ms.
-      let fd = bench.devices.deviceFD(Bench.accelerometerNode)
+      let fd = bench.devices.deviceFD(Bench.accelerometerNode).rawValue
       var block: [UInt8] = []
       for _ in 0..<10 { block += [0xc0, 0x00, 0x50, 0xc2, 0x30, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] }
       var due = bench.loop.scheduler.now

@@ -19,6 +19,7 @@ import ResponderConfig
 import ResponderCore
 import ResponderTools
 import SystemCalls
+import TouchScenes
 
 #if canImport(Glibc)
   import Glibc

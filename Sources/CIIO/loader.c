@@ -1,44 +1,15 @@
 #include "CIIO.h"
 
-#include <dlfcn.h>
-#include <errno.h>
-#include <stddef.h>
+#include <CLibraryLoader.h>
 
-static void *library;
-static const char *load_error;
+static rsp_library libiio = {.soname = "libiio.so.0"};
 
-int rsp_iio_load(void) {
-  if (library) return 1;
-  library = dlopen("libiio.so.0", RTLD_NOW | RTLD_LOCAL);
-  if (!library) load_error = dlerror();
-  return library != NULL;
-}
+int rsp_iio_load(void) { return rsp_library_load(&libiio); }
 
-const char *rsp_iio_load_error(void) { return load_error; }
+const char *rsp_iio_load_error(void) { return libiio.error; }
 
-static void *resolve(const char *name) {
-  if (!rsp_iio_load()) return NULL;
-  void *symbol = dlsym(library, name);
-  if (!symbol) load_error = dlerror();
-  return symbol;
-}
-
-// rsp_NAME: calls libiio's NAME, resolved once; `fail` (errno ENOSYS) when libiio is missing.
-#define FORWARD(type, fail, name, params, args)                                      \
-  type rsp_##name params {                                                           \
-    static __typeof__(&name) real;                                                   \
-    if (!real && !(real = (__typeof__(&name))resolve(#name))) {                      \
-      errno = ENOSYS;                                                                \
-      return fail;                                                                   \
-    }                                                                                \
-    return real args;                                                                \
-  }
-#define FORWARD_VOID(name, params, args)                                             \
-  void rsp_##name params {                                                           \
-    static __typeof__(&name) real;                                                   \
-    if (!real && !(real = (__typeof__(&name))resolve(#name))) return;                \
-    real args;                                                                       \
-  }
+#define FORWARD(type, fail, name, params, args) RSP_FORWARD(libiio, type, fail, name, params, args)
+#define FORWARD_VOID(name, params, args) RSP_FORWARD_VOID(libiio, name, params, args)
 
 FORWARD(struct iio_context *, NULL, iio_create_local_context, (void), ())
 FORWARD_VOID(iio_context_destroy, (struct iio_context *ctx), (ctx))

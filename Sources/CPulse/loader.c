@@ -1,41 +1,15 @@
 #include "CPulse.h"
 
-#include <dlfcn.h>
-#include <stddef.h>
+#include <CLibraryLoader.h>
 
-static void *library;
-static const char *load_error;
+static rsp_library libpulse = {.soname = "libpulse.so.0"};
 
-int rsp_pulse_load(void) {
-  if (library) return 1;
-  library = dlopen("libpulse.so.0", RTLD_NOW | RTLD_LOCAL);
-  if (!library) load_error = dlerror();
-  return library != NULL;
-}
+int rsp_pulse_load(void) { return rsp_library_load(&libpulse); }
 
-const char *rsp_pulse_load_error(void) { return load_error; }
+const char *rsp_pulse_load_error(void) { return libpulse.error; }
 
-static void *resolve(const char *name) {
-  if (!rsp_pulse_load()) return NULL;
-  void *symbol = dlsym(library, name);
-  if (!symbol) load_error = dlerror();
-  return symbol;
-}
-
-// rsp_NAME: calls libpulse's NAME, resolved once; `fail` when libpulse is missing.
-#define FORWARD(type, fail, name, params, args)                                      \
-  type rsp_##name params {                                                           \
-    static __typeof__(&name) real;                                                   \
-    if (!real && !(real = (__typeof__(&name))resolve(#name))) return fail;           \
-    return real args;                                                                \
-  }
-#define FORWARD_VOID(name, params, args)                                             \
-  void rsp_##name params {                                                           \
-    static __typeof__(&name) real;                                                   \
-    if (!real && !(real = (__typeof__(&name))resolve(#name))) return;                \
-    real args;                                                                       \
-  }
-
+#define FORWARD(type, fail, name, params, args) RSP_FORWARD(libpulse, type, fail, name, params, args)
+#define FORWARD_VOID(name, params, args) RSP_FORWARD_VOID(libpulse, name, params, args)
 
 FORWARD(pa_proplist *, NULL, pa_proplist_new, (void), ())
 FORWARD_VOID(pa_proplist_free, (pa_proplist *p), (p))

@@ -164,6 +164,10 @@ public final class DBusConnection: MessageBus {
   // MARK: Link management
 
   private func open() throws(DBusError) {
+    // Made before the link: a refused message leaves the connection as it was.
+    let hello = try DBusMessage.methodCall(
+      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+      method: "Hello")
     let link = try DBusLink(address: address, loop: loop, scheduler: scheduler)
     generation += 1
     self.link = link
@@ -171,9 +175,6 @@ public final class DBusConnection: MessageBus {
     link.onActivity = { [weak self] in self?.scheduleDispatch() }
     link.onMessage = { [weak self] message in self?.inbox.append(.message(message)) }
     scheduleDispatch()
-    let hello = try! DBusMessage.methodCall(
-      destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-      method: "Hello")
     let openedGeneration = generation
     call(hello, timeout: 25) { [weak self] result in
       guard let self, self.generation == openedGeneration, self.state == .connecting else { return }

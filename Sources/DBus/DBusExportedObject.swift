@@ -40,20 +40,24 @@ public final class DBusExportedObject {
       path: path, interface: interface, name: name, arguments: arguments, destination: destination)
   }
 
-  /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` with the given values.
+  /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` with the given values (to
+  /// `destination` alone when given).
   public func emitPropertiesChanged(
-    interface: String, changed: [String: DBusValue], invalidated: [String] = []
+    interface: String, changed: [String: DBusValue], invalidated: [String] = [], destination: String? = nil
   )
     throws(DBusError)
   {
     try emit(
       interface: "org.freedesktop.DBus.Properties", signal: "PropertiesChanged",
-      arguments: [.string(interface), .vardict(changed), invalidated.dbusValue])
+      arguments: [.string(interface), .vardict(changed), invalidated.dbusValue], destination: destination)
   }
 
   /// Emits PropertiesChanged for `names`, reading the getters: values for `.emits` properties,
   /// names only for `.invalidates`, nothing for the others. Does nothing when nothing is left.
-  public func propertiesChanged(interface name: String, _ names: [String]) throws(DBusError) {
+  /// With `destinations`, the signal goes to each of them alone (none: nobody), not broadcast.
+  public func propertiesChanged(
+    interface name: String, _ names: [String], destinations: [String]? = nil
+  ) throws(DBusError) {
     guard let interface = interface(name) else {
       throw DBusError(DBusError.Name.unknownInterface, "no interface \(name) on \(path)")
     }
@@ -71,6 +75,12 @@ public final class DBusExportedObject {
       }
     }
     guard !changed.isEmpty || !invalidated.isEmpty else { return }
-    try emitPropertiesChanged(interface: name, changed: changed, invalidated: invalidated)
+    guard let destinations else {
+      return try emitPropertiesChanged(interface: name, changed: changed, invalidated: invalidated)
+    }
+    for destination in destinations {
+      try emitPropertiesChanged(
+        interface: name, changed: changed, invalidated: invalidated, destination: destination)
+    }
   }
 }

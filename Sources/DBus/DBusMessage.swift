@@ -29,6 +29,8 @@ public final class DBusMessage: CustomStringConvertible {
 
   let raw: OpaquePointer
   private var cachedArguments: [DBusValue]?
+  /// The descriptors reading the arguments made (libdbus hands out a duplicate each time).
+  private var readDescriptors: [Int32] = []
 
   /// Takes over one reference to `raw`.
   init(owning raw: OpaquePointer) { self.raw = raw }
@@ -36,7 +38,14 @@ public final class DBusMessage: CustomStringConvertible {
   /// Adds a reference to `raw`.
   init(retaining raw: OpaquePointer) { self.raw = dbus_message_ref(raw) }
 
-  deinit { dbus_message_unref(raw) }
+  /// A method call's or signal's descriptors are the message's: closed with it, whoever handled
+  /// or refused it (a handler keeping one duplicates it). A reply's are the caller's to close.
+  deinit {
+    if kind == .methodCall || kind == .signal {
+      for fd in readDescriptors { close(fd) }
+    }
+    dbus_message_unref(raw)
+  }
 
   // MARK: Building
 
@@ -197,14 +206,15 @@ public final class DBusMessage: CustomStringConvertible {
     dbus_message_is_signal(raw, interface, member) != 0
   }
 
-  /// The arguments, read with their types (cached; a unix fd read again is a new descriptor).
+  /// The arguments, read with their types (cached). A unix fd in a method call or signal is open
+  /// while the message lives (duplicate it to keep it); one in a reply is the reader's to close.
   public var arguments: [DBusValue] {
     if let cachedArguments { return cachedArguments }
     var values: [DBusValue] = []
     var iter = DBusMessageIter()
     if dbus_message_iter_init(raw, &iter) != 0 {
       repeat {
-        if let value = Self.read(&iter) { values.append(value) }
+        if let value = read(&iter) { values.append(value) }
       } while dbus_message_iter_next(&iter) != 0
     }
     cachedArguments = values
@@ -249,7 +259,7 @@ public final class DBusMessage: CustomStringConvertible {
       let name = Self.readString(&entry)
       if wanted(change.interface, name) {
         dbus_message_iter_next(&entry)
-        if let value = Self.read(&entry) { change.changed[name] = value.unwrapped }
+        if let value = read(&entry) { change.changed[name] = value.unwrapped }
       } else {
         change.unread.append(name)
       }
@@ -355,7 +365,7 @@ public final class DBusMessage: CustomStringConvertible {
     return dbus_message_iter_close_container(&iter, &sub) != 0
   }
 
-  private static func read(_ iter: inout DBusMessageIter) -> DBusValue? {
+  private func read(_ iter: inout DBusMessageIter) -> DBusValue? {
     let type = dbus_message_iter_get_arg_type(&iter)
     switch type {
     case CDBUS_TYPE_BYTE: return .byte(cdbus_get_basic(&iter).byt)
@@ -367,10 +377,13 @@ public final class DBusMessage: CustomStringConvertible {
     case CDBUS_TYPE_INT64: return .int64(Int64(cdbus_get_basic(&iter).i64))
     case CDBUS_TYPE_UINT64: return .uint64(UInt64(cdbus_get_basic(&iter).u64))
     case CDBUS_TYPE_DOUBLE: return .double(cdbus_get_basic(&iter).dbl)
-    case CDBUS_TYPE_UNIX_FD: return .unixFD(cdbus_get_basic(&iter).fd)
-    case CDBUS_TYPE_STRING: return .string(readString(&iter))
-    case CDBUS_TYPE_OBJECT_PATH: return .objectPath(readString(&iter))
-    case CDBUS_TYPE_SIGNATURE: return .signature(readString(&iter))
+    case CDBUS_TYPE_UNIX_FD:
+      let fd = cdbus_get_basic(&iter).fd
+      if fd >= 0 { readDescriptors.append(fd) }
+      return .unixFD(fd)
+    case CDBUS_TYPE_STRING: return .string(Self.readString(&iter))
+    case CDBUS_TYPE_OBJECT_PATH: return .objectPath(Self.readString(&iter))
+    case CDBUS_TYPE_SIGNATURE: return .signature(Self.readString(&iter))
     case CDBUS_TYPE_VARIANT:
       var sub = DBusMessageIter()
       dbus_message_iter_recurse(&iter, &sub)
@@ -379,7 +392,7 @@ public final class DBusMessage: CustomStringConvertible {
     case CDBUS_TYPE_STRUCT:
       return .structure(readAll(&iter))
     case CDBUS_TYPE_ARRAY:
-      let signature = currentSignature(&iter)
+      let signature = Self.currentSignature(&iter)
       let element = String(signature.dropFirst())
       if dbus_message_iter_get_element_type(&iter) == CDBUS_TYPE_DICT_ENTRY {
         // "{kv}": the key is one basic type code, the value the rest.
@@ -403,7 +416,7 @@ public final class DBusMessage: CustomStringConvertible {
   }
 
   /// Reads every value inside the container at `iter`.
-  private static func readAll(_ iter: inout DBusMessageIter) -> [DBusValue] {
+  private func readAll(_ iter: inout DBusMessageIter) -> [DBusValue] {
     var sub = DBusMessageIter()
     dbus_message_iter_recurse(&iter, &sub)
     var values: [DBusValue] = []

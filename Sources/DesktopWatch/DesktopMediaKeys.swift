@@ -1,8 +1,13 @@
 import DBus
 import Logging
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A desktop program that takes the media keys from the compositor and calls MPRIS itself
-/// (DESIGN.md section 3a): while one runs, a key of a shared device reaches a player through it.
+/// (docs/design.md#one-press-one-action): while one runs, a key of a shared device reaches a
+/// player through it.
 public enum DesktopMediaKeysHandler: Hashable, Sendable, CustomStringConvertible {
   /// GNOME's gsd-media-keys (`org.gnome.SettingsDaemon.MediaKeys`), in a GNOME session.
   case gnome
@@ -21,12 +26,34 @@ public enum DesktopMediaKeysHandler: Hashable, Sendable, CustomStringConvertible
   }
 }
 
+/// A desktop shell with touch gestures of its own, found by the name it owns on the session bus.
+public enum DesktopShell: Hashable, Sendable, CustomStringConvertible {
+  /// GNOME Shell (`org.gnome.Shell`).
+  case gnome
+  /// Phosh (`sm.puri.Phosh`).
+  case phosh
+  /// KWin (`org.kde.KWin`), KDE Plasma's compositor.
+  case kwin
+
+  public var description: String {
+    switch self {
+    case .gnome: "GNOME Shell (org.gnome.Shell)"
+    case .phosh: "Phosh (sm.puri.Phosh)"
+    case .kwin: "KWin (org.kde.KWin)"
+    }
+  }
+}
+
 /// The names and paths the detection looks at.
 public enum DesktopNames {
   /// Owned by gsd-media-keys (GNOME, Phosh).
   public static let gnomeMediaKeys = "org.gnome.SettingsDaemon.MediaKeys"
   /// Owned by Phosh, the shell of Linux phones and tablets.
   public static let phosh = "sm.puri.Phosh"
+  /// Owned by GNOME Shell.
+  public static let gnomeShell = "org.gnome.Shell"
+  /// Owned by KWin.
+  public static let kwin = "org.kde.KWin"
   /// KDE's global shortcut daemon.
   public static let kglobalaccel = "org.kde.kglobalaccel"
   /// Its main object and interface.
@@ -37,11 +64,13 @@ public enum DesktopNames {
 }
 
 /// Watches the session bus for a desktop that handles media keys: GNOME and Phosh
-/// (gsd-media-keys owns its name), KDE Plasma (kglobalaccel lists the `mediacontrol` component).
+/// (gsd-media-keys owns its name), KDE Plasma (kglobalaccel lists the `mediacontrol` component);
+/// and for the desktop shell (`shell`: GNOME Shell, Phosh, KWin, by the names they own).
 ///
 /// Nothing is polled: names are followed through `NameOwnerChanged`; kglobalaccel's component
-/// list is read when its owner appears and again after each of its signals (a component that
-/// registers shortcuts makes it emit `yourShortcutGotChanged` / `yourShortcutsChanged`).
+/// list is read when its owner appears, after each of its signals (a shortcut changed), and at
+/// `recheck()`: a component registering is not announced (seen with KWin 5.27's kglobalaccel and
+/// Plasma 5.27's media controller).
 public final class DesktopMediaKeysWatcher {
   /// What was found, nil when no desktop handling media keys runs (or no bus).
   public private(set) var found: DesktopMediaKeysHandler?
@@ -53,10 +82,20 @@ public final class DesktopMediaKeysWatcher {
   private var connection: (any MessageBus)?
   private var subscriptions: [DBusSubscription] = []
   private var observers: [(DesktopMediaKeysHandler?) -> Void] = []
+  /// The desktop shell on the bus, nil when none of those known runs.
+  public private(set) var shell: DesktopShell?
+  private var gnomeShellOwner: String?
+  private var kwinOwner: String?
+  private var shellObservers: [(DesktopShell?) -> Void] = []
   private let logger: Logger
+  private let uid: UInt32
+  /// Owners of another user, logged once each.
+  private var refusedOwners = Set<String>()
 
-  public init(logger: Logger = Logger(label: "responderd")) {
+  /// A watcher believing the names owned by programs of `uid` (the service's user) only.
+  public init(logger: Logger = Logger(label: "responderd"), uid: UInt32 = getuid()) {
     self.logger = logger
+    self.uid = uid
   }
 
   /// Calls `observer` with the new value of `found` after each change.
@@ -64,21 +103,46 @@ public final class DesktopMediaKeysWatcher {
     observers.append(observer)
   }
 
+  /// Calls `observer` with the new value of `shell` after each change.
+  public func addShellObserver(_ observer: @escaping (DesktopShell?) -> Void) {
+    shellObservers.append(observer)
+  }
+
   /// Follows `connection` (the subscriptions survive reconnections; the owners are asked again).
   public func attach(to connection: any MessageBus) {
     self.connection = connection
+    // Another user's program owning a desktop's name (a bus shared by users) is not the desktop.
+    let refused: (String, UInt32?) -> Void = { [weak self] owner, ownerUID in
+      guard let self, self.refusedOwners.insert(owner).inserted else { return }
+      self.logger.notice(
+        "desktop: \(owner) \(ownerUID.map { "runs as uid \($0)" } ?? "runs as a user the bus cannot tell"), not as uid \(self.uid): the desktop names it owns are not believed"
+      )
+    }
     subscriptions.append(
-      connection.watchNameOwner(DesktopNames.gnomeMediaKeys) { [weak self] owner in
+      connection.watchNameOwner(DesktopNames.gnomeMediaKeys, runningAs: uid, refused: refused) {
+        [weak self] owner in
         self?.gsdOwner = owner
         self?.update()
       })
     subscriptions.append(
-      connection.watchNameOwner(DesktopNames.phosh) { [weak self] owner in
+      connection.watchNameOwner(DesktopNames.phosh, runningAs: uid, refused: refused) { [weak self] owner in
         self?.phoshOwner = owner
         self?.update()
       })
     subscriptions.append(
-      connection.watchNameOwner(DesktopNames.kglobalaccel) { [weak self] owner in
+      connection.watchNameOwner(DesktopNames.gnomeShell, runningAs: uid, refused: refused) {
+        [weak self] owner in
+        self?.gnomeShellOwner = owner
+        self?.update()
+      })
+    subscriptions.append(
+      connection.watchNameOwner(DesktopNames.kwin, runningAs: uid, refused: refused) { [weak self] owner in
+        self?.kwinOwner = owner
+        self?.update()
+      })
+    subscriptions.append(
+      connection.watchNameOwner(DesktopNames.kglobalaccel, runningAs: uid, refused: refused) {
+        [weak self] owner in
         guard let self else { return }
         self.kglobalaccelOwner = owner
         self.hasMediacontrol = false
@@ -100,18 +164,30 @@ public final class DesktopMediaKeysWatcher {
     connection = nil
     gsdOwner = nil
     phoshOwner = nil
+    gnomeShellOwner = nil
+    kwinOwner = nil
     kglobalaccelOwner = nil
     hasMediacontrol = false
     update()
   }
 
+  /// Asks kglobalaccel again for its components, when it is on the bus and the media controller is
+  /// not among them yet. kglobalaccel (5.27) announces no new component: Plasma's media controller
+  /// registers its shortcuts without a signal anyone sees, then reads every MPRIS player,
+  /// responderd's proxy player among them. The service calls this when a program calls it for the
+  /// first time, so a Plasma started after responderd is found before its first key.
+  public func recheck() {
+    guard kglobalaccelOwner != nil, !hasMediacontrol else { return }
+    readComponents()
+  }
+
   /// Asks kglobalaccel for its components (`allComponents`, an array of object paths).
   private func readComponents() {
-    guard let connection else { return }
+    guard let connection, let owner = kglobalaccelOwner else { return }
     componentQuery += 1
     let query = componentQuery
     connection.call(
-      destination: DesktopNames.kglobalaccel, path: DesktopNames.kglobalaccelPath,
+      destination: owner, path: DesktopNames.kglobalaccelPath,
       interface: DesktopNames.kglobalaccelInterface, method: "allComponents", timeout: 5
     ) { [weak self] result in
       guard let self, self.componentQuery == query else { return }
@@ -128,6 +204,12 @@ public final class DesktopMediaKeysWatcher {
   }
 
   private func update() {
+    let shellNow: DesktopShell? =
+      phoshOwner != nil ? .phosh : gnomeShellOwner != nil ? .gnome : kwinOwner != nil ? .kwin : nil
+    if shellNow != shell {
+      shell = shellNow
+      for observer in shellObservers { observer(shellNow) }
+    }
     let now: DesktopMediaKeysHandler?
     if gsdOwner != nil {
       now = phoshOwner != nil ? .phosh : .gnome

@@ -194,7 +194,7 @@ public final class MediaKeyInput {
   /// The desktop that takes the media keys itself ("GNOME (gsd-media-keys)"), nil when none.
   /// While there is one, the devices responderd does not own (keyboards, remotes, a device another
   /// program holds, `grab = "never"`) are not read: their keys are the desktop's, so that one press
-  /// makes one action (DESIGN.md section 3a). Owned devices stay responderd's.
+  /// makes one action (docs/design.md#one-press-one-action). Owned devices stay responderd's.
   public private(set) var desktop: String?
 
   /// Sets `desktop`: shared devices are closed when a desktop appears, and opened again when it
@@ -409,7 +409,7 @@ public final class MediaKeyInput {
       readers[path]!.readFilter = reader.filter
       if error.errno == .resourceBusy {
         logger.notice(
-          "evdev: \(path) '\(reader.info.identity.name)' is held by another program (EVIOCGRAB: busy): it stays shared; responderd acts on its media keys alongside that program and leaves its volume and other keys to it"
+          "evdev: \(path) '\(reader.info.identity.name)' is held by another program (EVIOCGRAB: busy): it stays shared; while that program holds it, every key of the device goes to that program alone and responderd gets none"
         )
         status.share(because: "another program holds it (EVIOCGRAB: busy)", code: "busy")
       } else {

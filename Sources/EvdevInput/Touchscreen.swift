@@ -35,6 +35,9 @@ public final class TouchscreenDevice {
   /// The ABS_MT_POSITION_X and _Y ranges.
   public let xRange: ClosedRange<Int32>
   public let yRange: ClosedRange<Int32>
+  /// The panel's size in millimetres in its natural orientation, from the resolution of its
+  /// position axes (units per millimetre); nil when the device gives none.
+  public let physicalSize: Size?
   /// The ABS_MT_PRESSURE range, when the device reports pressure.
   public let pressureRange: ClosedRange<Int32>?
   /// The number of slots (fingers) the device tracks; 0 for a protocol A device, which has none.
@@ -68,6 +71,15 @@ public final class TouchscreenDevice {
     self.device = device
     xRange = x
     yRange = y
+    if let xResolution = device.absoluteAxis(InputCode.ABS_MT_POSITION_X)?.resolution, xResolution > 0,
+      let yResolution = device.absoluteAxis(InputCode.ABS_MT_POSITION_Y)?.resolution, yResolution > 0
+    {
+      physicalSize = Size(
+        width: (Double(x.upperBound) - Double(x.lowerBound)) / Double(xResolution),
+        height: (Double(y.upperBound) - Double(y.lowerBound)) / Double(yResolution))
+    } else {
+      physicalSize = nil
+    }
     pressureRange = axis(InputCode.ABS_MT_PRESSURE)
     slotCount = device.slotCount ?? 0
     isDirect =

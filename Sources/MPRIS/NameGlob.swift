@@ -46,6 +46,13 @@ public enum MPRISNames {
   /// The name playerctld owns (it re-emits the active player's signals under it).
   public static let playerctld = "org.mpris.MediaPlayer2.playerctld"
 
+  /// The bus names of proxies that re-emit or forward other players (never controlled):
+  /// playerctld and responderd itself (this instance or another one), with why.
+  public static let proxies: [String: String] = [
+    playerctld: "playerctld re-emits the active player's signals",
+    responderd: "responderd's own proxy player",
+  ]
+
   /// Whether `name` is an MPRIS player's well-known name.
   public static func isPlayerName(_ name: String) -> Bool {
     name.hasPrefix(prefix) && name.count > prefix.count

@@ -1,6 +1,7 @@
 import DBus
 import EventTime
 import Logging
+import PlayerSelection
 import ResponderCore
 
 /// What became of a remote-control event given to the controller.

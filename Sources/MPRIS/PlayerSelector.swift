@@ -1,4 +1,5 @@
 import EventTime
+import PlayerSelection
 import ResponderCore
 
 /// The playback status of an MPRIS player.
@@ -29,15 +30,15 @@ public enum PlayerExclusion: Equatable, Sendable, CustomStringConvertible {
   case otherUser(UInt32?)
 
   /// The one-word state shown by `responderctl players`.
-  public var state: String {
+  public var state: PlayersReport.State {
     switch self {
-    case .itself: "self"
-    case .proxy: "proxy"
-    case .notAPlayer: "not a player"
-    case .ignored: "ignored"
-    case .unresponsive: "unresponsive"
-    case .loading: "loading"
-    case .otherUser: "other-user"
+    case .itself: .itself
+    case .proxy: .proxy
+    case .notAPlayer: .notAPlayer
+    case .ignored: .ignored
+    case .unresponsive: .unresponsive
+    case .loading: .loading
+    case .otherUser: .otherUser
     }
   }
 
@@ -289,8 +290,7 @@ public struct PlayerSelector: Sendable {
     if record.id == ownID { return .itself }
     if let otherUser = record.otherUser { return otherUser }
     for name in record.names {
-      for (proxy, why) in PlayerSettings.proxyNames where name == proxy || name.hasPrefix(proxy + ".instance")
-      {
+      for (proxy, why) in MPRISNames.proxies where name == proxy || name.hasPrefix(proxy + ".instance") {
         return .proxy(why)
       }
     }

@@ -1,6 +1,7 @@
 import DBus
 import EventTime
 import Logging
+import PlayerSelection
 import ResponderCore
 
 #if canImport(Glibc)
@@ -57,6 +58,8 @@ public final class PlayerTracker {
   /// Players whose Player properties are being read again (`readPlayerProperties`), with the
   /// callbacks waiting for that read.
   private var reading: [String: [() -> Void]] = [:]
+  /// Re-reads of the selected player's invalidated properties, a few a second at most.
+  private lazy var rereads = CoalescedReads(scheduler: scheduler)
   /// Calls of the current listing still unanswered (ListNames, GetNameOwner, GetAll).
   private var listingPending = 0
   /// Players of the current listing whose properties are in, made candidates together at its end.
@@ -158,6 +161,7 @@ public final class PlayerTracker {
     readingStatus.removeAll()
     let waiting = reading.values.flatMap { $0 }
     reading.removeAll()
+    rereads.forgetAll()
     for callback in waiting { callback() }
     if selector.removeAll() { notify(.selection) }
   }
@@ -276,6 +280,7 @@ public final class PlayerTracker {
     player.busNames.removeAll { $0 == name }
     if player.busNames.isEmpty {
       players[owner] = nil
+      rereads.forget(owner)
       for subscription in playerSubscriptions.removeValue(forKey: owner) ?? [] { subscription.cancel() }
       probing.remove(owner)
       logger.log(
@@ -408,8 +413,11 @@ public final class PlayerTracker {
     // All are read again of the selected player only. Of another, what the selection looks at
     // (PlaybackStatus) is read alone, and the rest is left unread until it is selected: a player
     // invalidating its 4 MB Metadata 50 times a second cost half a core in GetAll calls.
-    if wasUnresponsive || (!change.invalidated.isEmpty && !proxy && selector.selectedID == sender) {
+    if wasUnresponsive {
       readPlayerProperties(sender)
+    } else if !change.invalidated.isEmpty && !proxy && selector.selectedID == sender {
+      // Coalesced: a few reads a second at most, whatever the player sends.
+      rereads.request(sender) { [weak self] done in self?.readPlayerProperties(sender, done: done) }
     } else if !change.invalidated.isEmpty, !proxy, change.interface == MPRISNames.playerInterface {
       let others = change.invalidated.filter { $0 != "PlaybackStatus" }
       if !others.isEmpty { players[sender]!.noteRead([:].keys, unread: others) }

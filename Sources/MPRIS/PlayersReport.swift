@@ -21,8 +21,8 @@ public struct PlayersReport: Codable, Sendable, Equatable {
     public var artist: String?
     /// The capabilities it has ("control", "play", "pause", "next", "previous", "seek").
     public var capabilities: [String]
-    /// "selected", "candidate", "ignored", "proxy", "self", "unresponsive" or "loading".
-    public var state: String
+    /// Whether it is the one controlled, could be, or why it cannot be.
+    public var state: State
     /// Why it is in that state (empty for a plain candidate).
     public var detail: String
     /// Seconds since its last activity, nil when none was seen.
@@ -31,6 +31,29 @@ public struct PlayersReport: Codable, Sendable, Equatable {
     public var lastActivity: String?
     /// The index of the first priority glob it matches.
     public var priorityRank: Int?
+  }
+
+  /// Where a player stands; the raw value is the word `responderctl players` prints and
+  /// `GetPlayers` carries.
+  public enum State: String, Codable, Sendable, Equatable {
+    /// The player responderd controls.
+    case selected
+    /// Could be selected; another one is.
+    case candidate
+    /// responderd's own proxy player (never controlled).
+    case itself = "self"
+    /// A proxy for other players, such as playerctld.
+    case proxy
+    /// Not a player, such as a Bluetooth headset's mpris-proxy.
+    case notAPlayer = "not a player"
+    /// Matches an `ignore` glob.
+    case ignored
+    /// Missed a call deadline or failed to answer.
+    case unresponsive
+    /// Its properties are being read.
+    case loading
+    /// Runs as another user.
+    case otherUser = "other-user"
   }
 
   /// "most-recent" or "playing-first".
@@ -68,16 +91,16 @@ extension PlayerTracker {
     var entries: [PlayersReport.Player] = []
     for (id, record) in selector.players {
       let player = players[id]
-      let state: String
+      let state: PlayersReport.State
       let detail: String
       if id == selectedID {
-        state = "selected"
+        state = .selected
         detail = selector.reason
       } else if let exclusion = record.exclusion {
         state = exclusion.state
         detail = exclusion.description
       } else {
-        state = "candidate"
+        state = .candidate
         detail = ""
       }
       entries.append(
@@ -91,7 +114,7 @@ extension PlayerTracker {
           lastActivity: record.lastActivityKind, priorityRank: record.priorityRank))
     }
     entries.sort { a, b in
-      if (a.state == "selected") != (b.state == "selected") { return a.state == "selected" }
+      if (a.state == .selected) != (b.state == .selected) { return a.state == .selected }
       return (a.name, a.uniqueName) < (b.name, b.uniqueName)
     }
     return PlayersReport(
@@ -116,7 +139,7 @@ extension PlayersReport {
       var entry: [String: DBusValue] = [
         "Name": .string(player.name), "UniqueName": .string(player.uniqueName),
         "BusNames": player.busNames.dbusValue, "Capabilities": player.capabilities.dbusValue,
-        "State": .string(player.state), "Detail": .string(player.detail),
+        "State": .string(player.state.rawValue), "Detail": .string(player.detail),
       ]
       if let value = player.identity { entry["Identity"] = .string(value) }
       if let value = player.status { entry["PlaybackStatus"] = .string(value) }
@@ -138,7 +161,8 @@ extension PlayersReport {
     var players: [Player] = []
     for item in list {
       guard let entry = item.dictionary, let name = entry["Name"]?.string,
-        let uniqueName = entry["UniqueName"]?.string, let state = entry["State"]?.string
+        let uniqueName = entry["UniqueName"]?.string,
+        let state = entry["State"]?.string.flatMap(State.init(rawValue:))
       else { return nil }
       players.append(
         Player(
@@ -171,14 +195,16 @@ extension PlayersReport {
     }
     if players.isEmpty { lines.append("no MPRIS player on the bus") }
     for player in players {
-      var line = player.state == "selected" ? "* " : "  "
+      var line = player.state == .selected ? "* " : "  "
       line += "\(player.name) (\(player.uniqueName))"
       line += " \(player.status ?? "-")"
       if let title = player.title {
         line += " \"\(Self.shortened(title))\"" + (player.artist.map { " by \(Self.shortened($0))" } ?? "")
       }
       var notes: [String] = []
-      if player.state != "selected" { notes.append(player.detail.isEmpty ? player.state : player.detail) }
+      if player.state != .selected {
+        notes.append(player.detail.isEmpty ? player.state.rawValue : player.detail)
+      }
       if let ago = player.lastActivityAgo, let what = player.lastActivity {
         notes.append("last activity \(Self.seconds(ago)) ago: \(what)")
       }

@@ -1,7 +1,7 @@
 import EventTime
 import ResponderCore
 
-/// The iOS click grammar of one one-button headset key (DESIGN.md section 3):
+/// The iOS click grammar of one one-button headset key (docs/design.md#keys-and-the-click-grammar):
 ///
 /// | gesture                | event(s)                                                 |
 /// |------------------------|----------------------------------------------------------|

@@ -13,7 +13,7 @@ public enum GrabSetting: String, Hashable, Sendable, CaseIterable {
 }
 
 /// The devices that only a headset or a remote carries: the ones responderd owns by default
-/// (DESIGN.md section 3a).
+/// (docs/design.md#one-press-one-action).
 public enum HeadsetClass: Hashable, Sendable, CustomStringConvertible {
   /// The sound card's jack input (phys "ALSA", or a name of the jack rules).
   case jack

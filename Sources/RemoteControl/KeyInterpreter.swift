@@ -40,7 +40,7 @@ public enum KeyValue: Hashable, Sendable {
 /// Turns key presses and releases of media and headset keys into remote-control events, on the
 /// scheduler's time (virtual in tests and replays): the key mapping, the click grammar of headset
 /// keys, the hold rules of next/previous, seeking, the flush rule and unplugging
-/// (DESIGN.md section 3).
+/// (docs/design.md#keys-and-the-click-grammar).
 ///
 /// Key timestamps and the scheduler must share one clock (CLOCK_MONOTONIC live; the recording's
 /// clock in a replay). Events made by a timer carry the timer's deadline as their timestamp.

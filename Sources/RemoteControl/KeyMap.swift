@@ -1,8 +1,8 @@
 import InputCodes
 import ResponderCore
 
-/// Which key code does what. The standard map is DESIGN.md section 3's table; headset keys are
-/// added on top of it per device (see `KeySettings.profile(for:)`).
+/// Which key code does what. The standard map is docs/design.md#keys-and-the-click-grammar's;
+/// headset keys are added on top of it per device (see `KeySettings.profile(for:)`).
 public struct KeyMap: Hashable, Sendable {
   public var roles: [UInt16: KeyRole]
 

@@ -1,6 +1,6 @@
 import ResponderCore
 
-/// What a mapped key does (DESIGN.md section 3).
+/// What a mapped key does (docs/design.md#keys-and-the-click-grammar).
 public enum KeyRole: Hashable, Sendable {
   /// Emits the event when the key goes down (play/pause, play, pause, stop).
   case onPress(EventSubtype)

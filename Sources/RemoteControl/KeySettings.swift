@@ -2,7 +2,7 @@ import EventTime
 import InputCodes
 import ResponderCore
 
-/// Key and click settings (the `[keys]` config section), with DESIGN.md's defaults.
+/// Key and click settings (the `[keys]` config section), with the defaults of docs/design.md.
 public struct KeySettings: Hashable, Sendable {
   /// A press within this many seconds of the previous release joins the click group; the group is
   /// decided this long after its last release.
@@ -27,7 +27,7 @@ public struct KeySettings: Hashable, Sendable {
     self.deviceRules = deviceRules
   }
 
-  /// The defaults of DESIGN.md section 3.
+  /// The defaults of docs/design.md#keys-and-the-click-grammar.
   public static let standard = KeySettings()
 
   /// The roles of a device's keys: the standard map, then the headset keys (global ones and those

@@ -1,6 +1,7 @@
 import DBus
 import EventLoop
 import EventTime
+import ResponderInterfaces
 
 #if canImport(Glibc)
   import Glibc

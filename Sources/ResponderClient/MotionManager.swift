@@ -2,6 +2,7 @@ import DBus
 import EventLoop
 import EventTime
 import ResponderCore
+import ResponderInterfaces
 import SystemPackage
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import DBus
 import EventLoop
 import EventTime
 import ResponderCore
+import ResponderInterfaces
 
 /// What happened to a `ResponderClient`, for its observers.
 public enum ResponderClientEvent: Sendable, Equatable {
@@ -152,7 +153,11 @@ public final class ResponderClient {
         if self.daemonOwner == nil { self.daemonOwner = reply.sender }
         self.notify(.registered(id))
         completion?(.success(id))
-        if self.wantsFirstResponder { self.becomeFirstResponder() }
+        if let active = self.isActive {
+          self.setActive(active)
+        } else if self.wantsFirstResponder {
+          self.becomeFirstResponder()
+        }
       case .failure(let error):
         completion?(.failure(error))
       }
@@ -168,6 +173,29 @@ public final class ResponderClient {
       let accepted = result.map { $0.first?.bool ?? false }
       if case .success(true) = accepted { self?.setFirstResponder(true) }
       completion?(accepted)
+    }
+  }
+
+  /// Whether this application's window is the active one, as last told with `setActive(_:)`; nil
+  /// until then (the plain rule: the latest first responder gets every event).
+  public private(set) var isActive: Bool?
+
+  /// Tells the daemon whether this application's window is the active (focused) one: call it from
+  /// the toolkit's focus changes (GTK's `Gtk.Window:is-active`, Qt's `QWindow::activeChanged`,
+  /// SDL's focus events). Active, the client becomes first responder and gets the shakes; inactive
+  /// (or once another application said active), it gets no shake. Kept: told again after a daemon
+  /// restart, and told at registration when called before. `completion` gets whether the client is
+  /// first responder then.
+  public func setActive(_ active: Bool, completion: ((Result<Bool, DBusError>) -> Void)? = nil) {
+    isActive = active
+    guard id != nil else {
+      connection.loop.runSoon { completion?(.success(false)) }
+      return
+    }
+    callDaemon("SetActive", [.bool(active)]) { [weak self] result in
+      let first = result.map { $0.first?.bool ?? false }
+      if case .success(let value) = first, active || !value { self?.setFirstResponder(value) }
+      completion?(first)
     }
   }
 
@@ -193,7 +221,9 @@ public final class ResponderClient {
     }
   }
 
-  private func callDaemon(_ method: String, reply: @escaping (Result<[DBusValue], DBusError>) -> Void) {
+  private func callDaemon(
+    _ method: String, _ arguments: [DBusValue] = [], reply: @escaping (Result<[DBusValue], DBusError>) -> Void
+  ) {
     guard let id, let registeredWith else {
       connection.loop.runSoon { reply(.failure(DBusError.failed("not registered with responderd"))) }
       return
@@ -201,7 +231,7 @@ public final class ResponderClient {
     connection.call(
       destination: registeredWith, path: ResponderBusAPI.daemonPath,
       interface: ResponderBusAPI.daemonInterface,
-      method: method, arguments: [.uint32(id)], timeout: timeout, reply: reply)
+      method: method, arguments: [.uint32(id)] + arguments, timeout: timeout, reply: reply)
   }
 
   /// Calls `observer` with every later registration, loss of the daemon and change of first
@@ -236,43 +266,16 @@ public final class ResponderClient {
 
   /// The documented `org.responderd.Responder1` interface a client exports (`responderctl
   /// interfaces` writes it to `org.responderd.Responder1.xml`).
-  public static var interfaceDescription: DBusInterface { responderInterface(for: nil) }
-
-  private static let methodDocs = [
-    "RemoteControlReceived":
-      "A remote-control event (subtype such as \"togglePlayPause\", \"nextTrack\", \"beginSeekingForward\"; timestamp in seconds since boot, CLOCK_MONOTONIC). Return true when handled; false (or no answer within the daemon's Deadline) passes it on up the chain.",
-    "MotionBegan": "A shake began (subtype \"motionShake\"). Return true when handled.",
-    "MotionEnded": "The shake ended (subtype \"motionShake\"). Return true when handled.",
-    "MotionCancelled": "The shake was cancelled: it was not one after all. Return true when handled.",
-  ]
+  public static var interfaceDescription: DBusInterface { ResponderBusAPI.responderInterfaceDescription }
 
   private static func responderInterface(for client: ResponderClient?) -> DBusInterface {
-    let methods = ["RemoteControlReceived", "MotionBegan", "MotionEnded", "MotionCancelled"].map { name in
-      DBusMethod.replyLater(
-        name, in: "sd", out: "b", inNames: ["subtype", "timestamp"], outNames: ["handled"]
-      ) {
-        [weak client] call in
+    ResponderBusAPI.responderInterface(
+      receive: { [weak client] call in
         guard let client else { return call.reply([.bool(false)]) }
         client.receive(call)
-      }
-      .documented(methodDocs[name] ?? "")
-    }
-    return DBusInterface(
-      ResponderBusAPI.responderInterface, methods: methods,
-      properties: [
-        DBusProperty(
-          "CanBecomeFirstResponder", get: { [weak client] in client?.canBecomeFirstResponder ?? false }
-        )
-        .documented("Whether this responder may become first responder (false when absent)."),
-        DBusProperty(
-          "CanResignFirstResponder", get: { [weak client] in client?.canResignFirstResponder ?? true }
-        )
-        .documented("Whether it lets another responder become first responder (true when absent)."),
-      ]
-    )
-    .documented(
-      "Implemented by applications on the object they register with org.responderd.Daemon1.RegisterResponder: responderd calls these methods to deliver events. Calls come from the owner of org.responderd.Daemon1 only; refuse others."
-    )
+      },
+      canBecomeFirstResponder: { [weak client] in client?.canBecomeFirstResponder ?? false },
+      canResignFirstResponder: { [weak client] in client?.canResignFirstResponder ?? true })
   }
 
   private func receive(_ call: DBusMethodCall) {

@@ -1,4 +1,4 @@
-import MPRIS
+import PlayerSelection
 import ResponderCore
 import SystemCalls
 
@@ -28,6 +28,8 @@ public struct ResponderdConfig {
   public var motion = MotionSettings()
   /// Whole-screen touch gestures.
   public var touch = TouchGesturesConfig()
+  /// The line of `[touch] width` (of the table when absent; 0 without one), for warnings.
+  public var touchLine = 0
   /// Volume keys of owned devices, sent to the sound server.
   public var volume = VolumeSettings()
 
@@ -100,7 +102,9 @@ public struct ResponderdConfig {
     config.logging = try LoggingSettings(try root.section("logging"))
     config.keys = try KeysConfig(try root.section("keys"))
     config.motion = try MotionSettings(try root.section("motion"))
-    config.touch = try TouchGesturesConfig(try root.section("touch"))
+    let touch = try root.section("touch")
+    config.touch = try TouchGesturesConfig(touch)
+    config.touchLine = touch.line(of: "width")
     config.volume = try VolumeSettings(try root.section("volume"))
     try root.finish()
     return config

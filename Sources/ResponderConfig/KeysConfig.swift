@@ -2,7 +2,7 @@ import InputCodes
 import RemoteControl
 import ResponderCore
 
-/// `[keys]`: headset and media keys from evdev (DESIGN.md section 3).
+/// `[keys]`: headset and media keys from evdev (docs/design.md#keys-and-the-click-grammar).
 ///
 /// ```toml
 /// [keys]

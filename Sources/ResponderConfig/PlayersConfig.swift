@@ -1,4 +1,4 @@
-import MPRIS
+import PlayerSelection
 
 extension PlayerSettings {
   /// `[players]`: the player selection policy and the `mpris` handler's settings.

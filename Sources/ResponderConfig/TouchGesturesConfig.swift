@@ -1,4 +1,5 @@
 import ResponderCore
+import ShellGestures
 import TouchDispatch
 
 /// One whole-screen gesture bound to an action (`[[touch.gesture]]`).
@@ -58,6 +59,17 @@ public struct TouchGestureBinding: Equatable {
   public var action: Action
   /// Gestures (by name) that must fail before this one is recognized.
   public var requireToFail: [String] = []
+  /// Where the rule is written: the line of its table, of `fingers` and of `edge` (the table's
+  /// when absent), for warnings.
+  public var lines = Lines()
+
+  /// Lines of a `[[touch.gesture]]` table.
+  public struct Lines: Equatable {
+    public var table = 0
+    public var fingers = 0
+    public var edge = 0
+    public init() {}
+  }
 
   public init(name: String, kind: Kind, action: Action) {
     self.name = name
@@ -78,6 +90,8 @@ public struct TouchGestureBinding: Equatable {
 /// width = 0            # the screen in points; 0: the panel's own units
 /// height = 0
 /// edge-width = 40      # points from an edge where an edge swipe must start
+/// shell = "auto"       # whose touch gestures to leave alone: auto, gnome, gnome-3, kde, phosh,
+///                      # hyprland-touch, none
 ///
 /// [[touch.gesture]]
 /// name = "next"
@@ -98,7 +112,19 @@ public struct TouchGesturesConfig: Equatable {
   public var width: Double = 0
   public var height: Double = 0
   public var edgeWidth: Double = 40
+  /// The desktop shell whose touch gestures the rules give way to (`shell`).
+  public var shell = ShellSetting.auto
   public var gestures: [TouchGestureBinding] = []
+
+  /// `shell`: the shell's profile, or "auto".
+  public enum ShellSetting: Equatable, Sendable {
+    /// The shell found on the session bus (GNOME Shell, Phosh, KWin; none otherwise).
+    case auto
+    case profile(ShellProfile)
+
+    /// The words `shell` takes.
+    public static let words = ["auto"] + ShellProfile.allCases.map(\.rawValue)
+  }
 
   public init() {}
 
@@ -122,6 +148,8 @@ public struct TouchGesturesConfig: Equatable {
     width = try section.double("width", default: width, range: 0...100_000)
     height = try section.double("height", default: height, range: 0...100_000)
     edgeWidth = try section.double("edge-width", default: edgeWidth, range: 1...10_000)
+    let shellWord = try section.string("shell", default: "auto", allowed: ShellSetting.words)
+    shell = ShellProfile(rawValue: shellWord).map(ShellSetting.profile) ?? .auto
     let gestureSections = try section.sections("gesture")
     for gesture in gestureSections {
       let binding = try Self.binding(gesture, index: gestures.count)
@@ -244,6 +272,9 @@ public struct TouchGesturesConfig: Equatable {
       binding.duration = try section.seconds("duration", default: binding.duration)
     }
     binding.requireToFail = try section.strings("require-to-fail", default: [])
+    binding.lines.table = section.line(of: "")
+    binding.lines.fingers = section.line(of: "fingers")
+    binding.lines.edge = section.line(of: "edge")
     try section.finish()
     return binding
   }

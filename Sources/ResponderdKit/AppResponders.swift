@@ -1,9 +1,20 @@
 import DBus
 import EventTime
 import Logging
-import ResponderClient
 import ResponderCore
+import ResponderInterfaces
 import SystemCalls
+
+/// What an application said of its window's focus (`SetActive`).
+public enum WindowFocus: String, Sendable {
+  /// It never said: the plain rule (the latest `BecomeFirstResponder` gets every event).
+  case undeclared
+  /// Its window is the active one: it is the one shakes go to.
+  case active
+  /// Its window is not active (it said so, or another application claimed to be active since):
+  /// it gets no motion event.
+  case inactive
+}
 
 /// An application registered over D-Bus, as a responder of the daemon's chain. It defers its
 /// decision on each event it takes and asks the application (`org.responderd.Responder1`) with
@@ -24,6 +35,8 @@ public final class AppResponder: OfferingResponder {
   public let pid: UInt32?
   /// Whether it was unregistered or left the bus.
   public private(set) var isRemoved = false
+  /// What it said of its window's focus (`SetActive`), as the latest claims left it.
+  public internal(set) var focus = WindowFocus.undeclared
 
   /// The answers of its `CanBecomeFirstResponder`/`CanResignFirstResponder` properties, as last read.
   var canBecome = false
@@ -62,6 +75,11 @@ public final class AppResponder: OfferingResponder {
       let connection = registry.connection,
       let method = ResponderBusAPI.method(for: event.type, phase: phase)
     else {
+      forward(event, forwarding)
+      return
+    }
+    // Its window is not the active one: no motion event (remote control does not follow focus).
+    if event.type == .motion, focus == .inactive {
       forward(event, forwarding)
       return
     }
@@ -189,8 +207,11 @@ final class AppResponderRegistry {
   private var hung = Set<String>()
   /// The `Peer.Ping` on its way to each hung connection, asking whether it answers again.
   private var probes: [String: DBusPendingCall] = [:]
-  /// How many registered applications take motion events.
-  private(set) var motionApplications = 0
+  /// How many registered applications take motion events now: those whose window is inactive
+  /// (`SetActive(false)`) do not count until it is active again.
+  var motionApplications: Int {
+    apps.count { $0.eventTypes.contains(.motion) && $0.focus != .inactive }
+  }
 
   init(
     application: Application, chain: HandlerChain, deadline: Double, eventDeadline: Double,
@@ -322,7 +343,6 @@ final class AppResponderRegistry {
       name: "\(processName ?? "app")#\(lastID)", pid: pid, registry: self)
     apps.append(app)
     registrations[busName, default: 0] += 1
-    if eventTypes.contains(.motion) { motionApplications += 1 }
     changed()
     return app
   }
@@ -336,6 +356,21 @@ final class AppResponderRegistry {
     stack.append(app)
     changed()
     return true
+  }
+
+  /// Records what `app` says of its window's focus. The latest claim wins: when it says active,
+  /// every other application that said so before is inactive from now on. Returns those.
+  func setActive(_ app: AppResponder, _ active: Bool) -> [AppResponder] {
+    var superseded: [AppResponder] = []
+    if active {
+      for other in apps where other !== app && other.focus == .active {
+        other.focus = .inactive
+        superseded.append(other)
+      }
+    }
+    app.focus = active ? .active : .inactive
+    changed()
+    return superseded
   }
 
   /// Gives up first-responder status for `app` (after its `canResign` was read): the previous
@@ -366,7 +401,6 @@ final class AppResponderRegistry {
       hung.remove(app.busName)
       probes.removeValue(forKey: app.busName)?.cancel()
     }
-    if app.eventTypes.contains(.motion) { motionApplications -= 1 }
     app.markRemoved(successor: successor)
     logger.info("responders: \(app.name) (\(app.busName.loggable) \(app.path.loggable)) removed: \(reason)")
     if wasFirst {

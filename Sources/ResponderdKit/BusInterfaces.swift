@@ -1,5 +1,5 @@
 import DBus
-import ResponderClient
+import ResponderInterfaces
 
 /// Every D-Bus interface responderd exports or calls, as documented descriptors: the same ones the
 /// daemon and `ResponderClient` export. `responderctl interfaces` writes them as interface files
@@ -12,7 +12,7 @@ public enum BusInterfaces {
     let api = ResponderAPI()
     let motion = MotionAPI()
     return withExtendedLifetime((api, motion)) {
-      [api.interface(), motion.interface(), ResponderClient.interfaceDescription]
+      [api.interface(), motion.interface(), ResponderBusAPI.responderInterfaceDescription]
     }
   }
 }

@@ -1,11 +1,18 @@
 import DesktopWatch
 import Logging
 import ResponderConfig
+import ShellGestures
 
-/// Whether the desktop handles media keys (`[keys] desktop-handles-media-keys`, detected on the
-/// session bus when "auto"), and what that changes: while it does, the evdev component leaves the
-/// devices it shares with the desktop to it (one press, one action; DESIGN.md section 3a).
-/// `responderctl devices` and `responderctl status` show the finding as a note.
+/// The desktop found on the session bus, and what it changes:
+///
+/// - whether it handles media keys (`[keys] desktop-handles-media-keys`, detected when "auto"):
+///   while it does, the evdev component leaves the devices it shares with the desktop to it (one
+///   press, one action; docs/design.md#one-press-one-action);
+/// - which shell's touch gestures the daemon's whole-screen gestures give way to (`[touch] shell`,
+///   detected when "auto" by the name the shell owns: GNOME Shell, Phosh, KWin; none otherwise).
+///
+/// `responderctl devices` and `responderctl status` show both as notes (the shell profile when
+/// touch gestures are configured).
 public final class DesktopComponent: ServiceComponent {
   public let componentName = "desktop"
   /// The detection on the session bus (used with "auto").
@@ -14,8 +21,16 @@ public final class DesktopComponent: ServiceComponent {
   public private(set) var desktop: String?
   /// What the devices report says about it.
   public private(set) var note = ""
+  /// The shell profile the touch gestures follow now.
+  public private(set) var shellProfile = ShellProfile.none
+  /// What the devices report says about it.
+  public private(set) var shellNote = ""
+  private var shellObservers: [(ShellProfile) -> Void] = []
   private let keys: KeysComponent
+  /// Whether the report names the shell profile (touch gestures are configured).
+  private var reportsShell = false
   private var setting = DesktopMediaKeysSetting.auto
+  private var shellSetting = TouchGesturesConfig.ShellSetting.auto
   private var logger = Logger(label: "responderd")
 
   /// A component that tells `keys` which desktop handles media keys.
@@ -24,9 +39,20 @@ public final class DesktopComponent: ServiceComponent {
     watcher = DesktopMediaKeysWatcher()
   }
 
+  /// Calls `observer` with each new shell profile.
+  public func addShellProfileObserver(_ observer: @escaping (ShellProfile) -> Void) {
+    shellObservers.append(observer)
+  }
+
   public func start(in service: Service) throws {
     logger = service.logger
     setting = service.config.keys.desktopHandlesMediaKeys
+    shellSetting = service.config.touch.shell
+    reportsShell = service.config.touch.enabled && !service.config.touch.gestures.isEmpty
+    switch shellSetting {
+    case .profile(let profile): applyShell(profile)
+    case .auto: applyShell(.none)
+    }
     switch setting {
     case .no:
       apply(nil)
@@ -34,8 +60,22 @@ public final class DesktopComponent: ServiceComponent {
       apply("the desktop's own key bindings (desktop-handles-media-keys = \"yes\")")
     case .auto:
       apply(nil)
-      watcher.addObserver { [weak self] found in self?.apply(found?.description) }
-      service.bus?.withConnection { [weak self] connection in self?.watcher.attach(to: connection) }
+    }
+    guard setting == .auto || shellSetting == .auto else { return }
+    watcher.addObserver { [weak self] found in
+      guard let self else { return }
+      if self.setting == .auto { self.apply(found?.description) }
+    }
+    watcher.addShellObserver { [weak self] shell in
+      guard let self, self.shellSetting == .auto else { return }
+      self.applyShell(Self.profile(of: shell))
+    }
+    service.bus?.withConnection { [weak self, weak service] connection in
+      self?.watcher.attach(to: connection)
+      // Plasma's media controller, started after responderd, registers with kglobalaccel
+      // unannounced, then reads every player, responderd's proxy among them: a new caller is
+      // the moment to ask kglobalaccel again.
+      service?.bus?.callers?.addNewCallerObserver { [weak self] _ in self?.watcher.recheck() }
     }
   }
 
@@ -47,7 +87,7 @@ public final class DesktopComponent: ServiceComponent {
     let changed = desktop != self.desktop
     self.desktop = desktop
     note = Self.note(desktop: desktop, setting: setting)
-    keys.reportNotes = [note]
+    keys.reportNotes = notes
     keys.setDesktop(desktop)
     guard changed || setting != .auto else { return }
     if let desktop {
@@ -56,6 +96,46 @@ public final class DesktopComponent: ServiceComponent {
     } else if setting == .auto {
       logger.info("desktop: no desktop handling media keys on the session bus: shared devices are read")
     }
+  }
+
+  private func applyShell(_ profile: ShellProfile) {
+    let changed = profile != shellProfile || shellNote.isEmpty
+    shellProfile = profile
+    shellNote = Self.shellNote(profile: profile, setting: shellSetting)
+    keys.reportNotes = notes
+    guard changed else { return }
+    for observer in shellObservers { observer(profile) }
+  }
+
+  /// The lines the devices report adds: the desktop, and the shell profile when touch gestures are
+  /// configured.
+  private var notes: [String] { reportsShell ? [note, shellNote] : [note] }
+
+  /// The shell profile of the shell found on the session bus (GNOME Shell is taken to be 40 or
+  /// later: say `shell = "gnome-3"` for 3.36 and 3.38).
+  static func profile(of shell: DesktopShell?) -> ShellProfile {
+    switch shell {
+    case .gnome: .gnome
+    case .phosh: .phosh
+    case .kwin: .kde
+    case nil: .none
+    }
+  }
+
+  /// The touch line `responderctl devices` and `status` show.
+  static func shellNote(profile: ShellProfile, setting: TouchGesturesConfig.ShellSetting) -> String {
+    let origin =
+      setting == .auto
+      ? (profile == .none
+        ? "no GNOME Shell, Phosh or KWin on the session bus; say shell = \"hyprland-touch\" for Hyprland's touch swipe"
+        : "found on the session bus")
+      : "shell = \"\(profile.rawValue)\""
+    let rule =
+      profile == .none
+      ? "every touch is the gesture rules'"
+      : "the shell takes \(profile.takes): no gesture rule acts on those"
+    let name = profile == .none ? "" : "\(profile), "
+    return "touch: shell profile \(profile.rawValue) (\(name)\(origin)): \(rule)"
   }
 
   /// The line `responderctl devices` and `status` show.

@@ -21,6 +21,7 @@ public final class MPRISComponent: ServiceComponent {
   /// The proxy player, once the bus connection exists (nil when `proxy = false`).
   public private(set) var proxy: ProxyPlayer?
   private var playersObject: DBusExportedObject?
+  private weak var service: Service?
   private let logger: Logger
   private var lastLoggedSelection: String??
   /// Recognizes proxy calls that repeat a press a device made.
@@ -38,6 +39,7 @@ public final class MPRISComponent: ServiceComponent {
   }
 
   public func start(in service: Service) throws {
+    self.service = service
     guard let bus = service.bus else {
       logger.notice("mpris: no bus in this service; the mpris handler has no player")
       return
@@ -117,9 +119,13 @@ public final class MPRISComponent: ServiceComponent {
 
   private func selectionChanged() {
     let selector = tracker.selector
-    try? playersObject?.emit(
-      interface: Self.playersInterface, signal: "SelectionChanged",
-      arguments: [.string(selector.selectedID ?? ""), .string(selector.reason)])
+    // To the connections that called Daemon1.WatchEvents (of the user, as every caller), each
+    // alone: another user on a shared bus never hears the players' names.
+    for watcher in service?.eventWatchers ?? [] {
+      try? playersObject?.emit(
+        interface: Self.playersInterface, signal: "SelectionChanged",
+        arguments: [.string(selector.selectedID ?? ""), .string(selector.reason)], destination: watcher)
+    }
     guard lastLoggedSelection != .some(selector.selectedID) else { return }
     lastLoggedSelection = .some(selector.selectedID)
     if let selected = selector.selected {

@@ -3,14 +3,10 @@ import EventLoop
 import EventTime
 import Logging
 import Motion
-import ResponderClient
 import ResponderCore
+import ResponderInterfaces
 import SystemCalls
 import SystemPackage
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// Motion data for applications (`org.responderd.Motion1` on `/org/responderd/Daemon1`), as Core
 /// Motion gives them: accelerometer and device-motion samples on a `SOCK_SEQPACKET` socket per
@@ -36,14 +32,14 @@ public final class MotionAPI: ServiceComponent {
     let kind: StreamKind
     let busName: String
     let interval: Seconds
-    let fd: Int32
+    let fd: FileDescriptor
     var source: IOSource?
     var nextDue: Seconds?
     var sent = 0
     var dropped = 0
     /// Samples dropped since the client last read (its socket full), and when that began.
     var droppedInSpell = 0
-    init(id: UInt32, kind: StreamKind, busName: String, interval: Seconds, fd: Int32) {
+    init(id: UInt32, kind: StreamKind, busName: String, interval: Seconds, fd: FileDescriptor) {
       self.id = id
       self.kind = kind
       self.busName = busName
@@ -322,8 +318,8 @@ public final class MotionAPI: ServiceComponent {
       do {
         let (stream, clientEnd) = try self.open(kind: kind, busName: call.sender, interval: interval)
         // The reply duplicates the descriptor: the client gets its own, ours is closed.
-        let failure = call.replyOrError([.unixFD(clientEnd), .uint32(stream.id)])
-        close(clientEnd)
+        let failure = call.replyOrError([.unixFD(clientEnd.rawValue), .uint32(stream.id)])
+        try? clientEnd.close()
         if let failure {
           // The client got that error, not a socket (out of descriptors): say so, not that it
           // closed the socket.
@@ -338,38 +334,39 @@ public final class MotionAPI: ServiceComponent {
     }
   }
 
-  private func open(kind: StreamKind, busName: String, interval: Seconds) throws -> (Stream, Int32) {
-    var fds: [Int32] = [-1, -1]
+  private func open(kind: StreamKind, busName: String, interval: Seconds) throws -> (Stream, FileDescriptor) {
     // Blocking for the client (its end is its own to read as it likes); the daemon never waits on
     // its end: every send and recv is MSG_DONTWAIT.
-    let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-    guard socketpair(AF_UNIX, type, 0, &fds) == 0 else {
-      throw SystemError("socketpair", errno: Errno(rawValue: errno))
+    let (daemonEnd, clientEnd): (FileDescriptor, FileDescriptor)
+    do {
+      (daemonEnd, clientEnd) = try FileDescriptor.recordSocketPair()
+    } catch {
+      throw SystemError("socketpair", errno: error)
     }
     // A client that stops reading finds at most about `slack` of samples waiting when it reads
     // again (newer ones are dropped meanwhile), not seconds of stale ones: the socket holds that
     // many records (the kernel's accounting is per record, its `truesize`).
     let recordSize = kind == .accelerometer ? AccelerometerRecord.size : DeviceMotionRecord.size
     let records = min(256, max(Self.minimumQueuedRecords, Int((Self.slack / interval).rounded(.up))))
-    var sendBuffer = Int32(records * truesize(ofRecord: recordSize) / 2)  // (The kernel doubles it.)
-    _ = setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
+    // (Half: the kernel doubles it.)
+    try? daemonEnd.setSendBufferSize(records * truesize(ofRecord: recordSize) / 2)
     let id = nextID
     nextID &+= 1
-    let stream = Stream(id: id, kind: kind, busName: busName, interval: interval, fd: fds[0])
+    let stream = Stream(id: id, kind: kind, busName: busName, interval: interval, fd: daemonEnd)
     do {
-      stream.source = try service?.loop.register(fd: FileDescriptor(rawValue: fds[0]), events: .readable) {
+      stream.source = try service?.loop.register(fd: daemonEnd, events: .readable) {
         [weak self] events in
         self?.clientSide(of: id, events)
       }
     } catch {
-      close(fds[0])
-      close(fds[1])
+      try? daemonEnd.close()
+      try? clientEnd.close()
       throw error
     }
     streams[id] = stream
     watch(busName)
     demandChanged()
-    return (stream, fds[1])
+    return (stream, clientEnd)
   }
 
   /// How far behind a client may fall before samples are dropped: the samples its socket holds.
@@ -383,17 +380,15 @@ public final class MotionAPI: ServiceComponent {
   private func truesize(ofRecord size: Int) -> Int {
     if let known = recordTruesizes[size] { return known }
     var measured = 1024
-    var fds: [Int32] = [-1, -1]
-    if socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 {
+    if case let (one, other)? = try? FileDescriptor.recordSocketPair() {
       let record = [UInt8](repeating: 0, count: size)
-      var queued: Int32 = 0
-      if record.withUnsafeBytes({ send(fds[0], $0.baseAddress, size, Int32(MSG_DONTWAIT)) }) == size,
-        ioctl(fds[0], UInt(TIOCOUTQ), &queued) == 0, queued > size
+      if (try? record.withUnsafeBytes { try one.sendRecord($0) }) == size,
+        let queued = try? one.queuedOutputBytes(), queued > size
       {
-        measured = Int(queued)
+        measured = queued
       }
-      close(fds[0])
-      close(fds[1])
+      try? one.close()
+      try? other.close()
     }
     recordTruesizes[size] = measured
     return measured
@@ -405,9 +400,13 @@ public final class MotionAPI: ServiceComponent {
     guard let stream = streams[id] else { return }
     if events.isGone { return release(stream, reason: "its client closed the socket") }
     var buffer = [UInt8](repeating: 0, count: 64)
-    let n = buffer.withUnsafeMutableBytes { recv(stream.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-    if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) {
-      release(stream, reason: "its client closed the socket")
+    let received = buffer.withUnsafeMutableBytes { buffer in
+      Result { () throws(Errno) in try stream.fd.receiveRecord(into: buffer) }
+    }
+    switch received {
+    case .success(0): release(stream, reason: "its client closed the socket")
+    case .success, .failure(.wouldBlock): break  // (What a client writes is ignored.)
+    case .failure: release(stream, reason: "its client closed the socket")
     }
   }
 
@@ -471,7 +470,7 @@ public final class MotionAPI: ServiceComponent {
   private func release(_ stream: Stream, reason: String) {
     guard streams.removeValue(forKey: stream.id) != nil else { return }
     stream.source?.remove()
-    close(stream.fd)
+    try? stream.fd.close()
     let dropped = stream.dropped > 0 ? ", \(stream.dropped) dropped (client too slow)" : ""
     logger.info(
       "motion-api: stream \(stream.id) of \(stream.busName) ended (\(reason)) after \(stream.sent) samples\(dropped)"
@@ -543,10 +542,10 @@ public final class MotionAPI: ServiceComponent {
         }
         bytes = deviceMotion!
       }
-      let n = bytes.withUnsafeBytes {
-        send(stream.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+      let sent = bytes.withUnsafeBytes { record in
+        Result { () throws(Errno) in try stream.fd.sendRecord(record) }
       }
-      if n == bytes.count {
+      if case .success(bytes.count) = sent {
         stream.sent += 1
         if stream.droppedInSpell > 0 {
           // (Each spell after the first at debug level: a client always a little slow would fill
@@ -557,7 +556,7 @@ public final class MotionAPI: ServiceComponent {
           )
           stream.droppedInSpell = 0
         }
-      } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
+      } else if case .failure(let error) = sent, error == .wouldBlock || error == .noBufferSpace {
         if stream.droppedInSpell == 0 {
           logger.log(
             level: stream.dropped == 0 ? .info : .debug,

@@ -4,6 +4,7 @@ import Logging
 import Motion
 import ResponderConfig
 import ResponderCore
+import SystemCalls
 
 /// Shakes from the accelerometer into the application: the IIO input and the shake detector, with
 /// each began, ended and cancelled posted as a motion event (`.motionShake`) to the first
@@ -38,12 +39,15 @@ public final class MotionComponent: ServiceComponent {
       loop: service.loop, settings: settings.inputSettings, shake: settings.shake, logger: service.logger
     ) { [weak self] event in self?.post(event) }
     shake = input
+    // After the detector's observer: a shake it began on this sample is known here.
+    input.input.addSampleObserver { [weak self] sample in self?.checkProximity(at: sample.t) }
     service.addMotionInterestObserver { [weak self] _ in self?.refresh() }
     refresh()
   }
 
   public func stop() {
     shake?.setWanted(false)
+    proximity = nil
   }
 
   /// Why shakes are not delivered now ("the screen is locked"), nil while they are: the user's
@@ -111,6 +115,65 @@ public final class MotionComponent: ServiceComponent {
     }
     shake.setWanted(reason != nil)
     if reason == nil { shake.input.setSampling(rate: rate, blockDuration: block) }
+    setProximityWanted(forShakes && reason != nil)
+  }
+
+  // MARK: The proximity sensor
+
+  /// The proximity sensor, open while shakes are wanted (nil otherwise, or when there is none).
+  public private(set) var proximity: ProximitySensor?
+  /// When the proximity sensor was last read during a shake under way.
+  private var lastProximityRead: Seconds = -.infinity
+  /// How often the proximity sensor is read while a shake is under way (at most; on samples).
+  static let proximityInterval: Seconds = 0.2
+
+  /// Opens the proximity sensor while shakes are wanted, and closes it when they are not: a phone
+  /// in a pocket does not undo. It is read when a shake begins and, while one is under way, on
+  /// the accelerometer's samples at most every `proximityInterval`: no timer of its own.
+  private func setProximityWanted(_ wanted: Bool) {
+    guard wanted != (proximity != nil) else { return }
+    guard wanted else {
+      logger.debug("iio: proximity sensor \(proximity?.id ?? "") closed")
+      proximity = nil
+      return
+    }
+    switch ProximitySensor.open() {
+    case .sensor(let sensor):
+      proximity = sensor
+      logger.info(
+        "iio: proximity sensor \(sensor.id) (\(sensor.name)), near above \(sensor.nearLevel): no shake while it reads near"
+      )
+    case .withoutNearLevel(let id, let name):
+      logger.notice(
+        "iio: proximity sensor \(id) (\(name)) has no PROXIMITY_NEAR_LEVEL (udev) nor in_proximity_nearlevel: not used"
+      )
+    case .none:
+      break
+    }
+  }
+
+  /// Whether the proximity sensor reads near now (false without one; a failed read counts as far,
+  /// logged).
+  private func readsNear() -> Bool {
+    guard let proximity else { return false }
+    do {
+      return try proximity.isNear()
+    } catch {
+      logger.notice("iio: proximity sensor \(proximity.id) could not be read (\(error)); taken as far")
+      return false
+    }
+  }
+
+  /// While a delivered shake is under way: cancelled when the proximity sensor reads near.
+  private func checkProximity(at time: Seconds) {
+    guard shakeUnderWay, proximity != nil, time - lastProximityRead >= Self.proximityInterval else { return }
+    lastProximityRead = time
+    guard readsNear(), let service else { return }
+    logger.info(
+      "iio: the proximity sensor reads near (\(proximity?.lastReading ?? 0)): the shake under way is cancelled"
+    )
+    shakeUnderWay = false
+    post(ShakeEvent(phase: .cancelled, time: service.scheduler.now), gated: false)
   }
 
   /// Hz asked from the sensor when only orientation notifications want it.
@@ -122,7 +185,14 @@ public final class MotionComponent: ServiceComponent {
       switch event.phase {
       case .began:
         guard shakesPaused == nil else { return }
+        if readsNear() {
+          logger.info(
+            "iio: a shake began while the proximity sensor reads near (\(proximity?.lastReading ?? 0)): not delivered"
+          )
+          return
+        }
         shakeUnderWay = true
+        lastProximityRead = event.time
       case .ended, .cancelled:
         // Only the end of a shake that was delivered (not of one that began while paused).
         guard shakeUnderWay else { return }

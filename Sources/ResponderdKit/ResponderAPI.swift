@@ -1,9 +1,9 @@
 import DBus
 import EventTime
 import Logging
-import ResponderClient
 import ResponderConfig
 import ResponderCore
+import ResponderInterfaces
 import SessionWatcher
 import SystemCalls
 
@@ -27,7 +27,14 @@ public final class ResponderAPI: ServiceComponent {
   private var watches: [String: DBusSubscription] = [:]
   /// The connections the dispatch signals go to (`WatchEvents`), with their NameOwnerChanged watch.
   private var eventWatchers: [String: DBusSubscription] = [:] {
-    didSet { service?.eventWatchers = eventWatchers.keys.sorted() }
+    didSet {
+      service?.eventWatchers = eventWatchers.keys.sorted()
+      for gone in oldValue.keys where eventWatchers[gone] == nil { watcherFlows.remove(gone) }
+    }
+  }
+  /// How far each watcher has read (one that stops reading gets no more signals, then is dropped).
+  private lazy var watcherFlows = EventWatcherFlows(logger: logger) { [weak self] watcher in
+    self?.eventWatchers.removeValue(forKey: watcher)?.cancel()
   }
   private var pendingSends: [PendingSend] = []
   private var lastFirstResponder: UInt32 = 0
@@ -43,6 +50,13 @@ public final class ResponderAPI: ServiceComponent {
   }
 
   public init() {}
+
+  /// The connections Daemon1's PropertiesChanged goes to, each alone: those that called
+  /// WatchEvents and the registered applications, all of the user (checked as every call is);
+  /// never broadcast, where any user of a bus shared by users could listen.
+  var listeners: [String] {
+    Set(eventWatchers.keys).union(registry?.order.map(\.busName) ?? []).sorted()
+  }
 
   /// The applications registered now, in chain order (the first responder first).
   public var registeredResponders: [AppResponder] { registry?.order ?? [] }
@@ -60,10 +74,14 @@ public final class ResponderAPI: ServiceComponent {
     service.application.addFirstResponderObserver { [weak self] _ in self?.registrationsChanged() }
     service.addDispatchObserver { [weak self] record in self?.published(record) }
     service.addMotionInterestObserver { [weak self] _ in
-      try? self?.object?.propertiesChanged(interface: ResponderBusAPI.daemonInterface, ["MotionInterest"])
+      guard let self else { return }
+      try? self.object?.propertiesChanged(
+        interface: ResponderBusAPI.daemonInterface, ["MotionInterest"], destinations: self.listeners)
     }
     service.session?.addObserver { [weak self] _ in
-      try? self?.object?.propertiesChanged(interface: ResponderBusAPI.daemonInterface, ["Session"])
+      guard let self else { return }
+      try? self.object?.propertiesChanged(
+        interface: ResponderBusAPI.daemonInterface, ["Session"], destinations: self.listeners)
     }
     guard let bus = service.bus else {
       logger.notice("responders: no bus in this service; applications cannot register")
@@ -131,9 +149,15 @@ public final class ResponderAPI: ServiceComponent {
         .documented(
           "Gives up first-responder status of id; the previous first responder gets it back. False when its CanResignFirstResponder is false."
         ),
+        .replyLater(
+          "SetActive", in: "ub", out: "b", inNames: ["id", "active"], outNames: ["firstResponder"]
+        ) { [weak self] call in self?.setActive(call) }
+        .documented(
+          "Says whether the window of the responder id is the active (focused) one, as the application's toolkit tells it (GTK's Gtk.Window:is-active, Qt's QWindow::activeChanged). Active: it becomes first responder, as with BecomeFirstResponder (saying so is its consent: its CanBecomeFirstResponder is not read). The latest claim wins: any other responder that said active before is inactive from then on (the Chain property shows it). A responder that said inactive (or was superseded) gets no motion event, and does not keep the accelerometer open, until it says active again. Remote-control events do not follow focus: they go to the first responder as before. A responder that never calls SetActive keeps the plain rule: the latest BecomeFirstResponder gets every event. Returns whether id is first responder now."
+        ),
         .replyLater("WatchEvents") { [weak self] call in self?.watchEvents(call) }
           .documented(
-            "Sends EventDispatched and EventDispatchedDetails to the caller (and to no one else: they are unicast signals, for the daemon's own user only) until it calls UnwatchEvents or leaves the bus. LimitsExceeded beyond 64 connections."
+            "Sends EventDispatched and EventDispatchedDetails to the caller (and to no one else: they are unicast signals, for the daemon's own user only) until it calls UnwatchEvents or leaves the bus. LimitsExceeded beyond 64 connections. The caller must read them: every 32 events it is pinged (org.freedesktop.DBus.Peer.Ping, answered by D-Bus libraries as they read); more than 256 events behind it gets none until it answers, and a ping unanswered for 10 s ends its WatchEvents."
           ),
         .replyLater("UnwatchEvents") { [weak self] call in self?.unwatchEvents(call) }
           .documented("Stops the signals WatchEvents asked for."),
@@ -154,7 +178,7 @@ public final class ResponderAPI: ServiceComponent {
           get: { [weak self] in self?.chainValue() ?? .array(elementSignature: "a{sv}", []) }
         )
         .documented(
-          "The responder chain in order: registered applications (name, kind \"app\", id, busName, path, eventTypes, firstResponder), then the built-in handlers (name, kind \"handler\", eventTypes). Changes are announced as invalidated: read it again."
+          "The responder chain in order: registered applications (name, kind \"app\", id, busName, path, eventTypes, firstResponder, focus: \"undeclared\", \"active\" or \"inactive\" as SetActive left it), then the built-in handlers (name, kind \"handler\", eventTypes). Changes are announced as invalidated: read it again."
         ),
         DBusProperty("MotionInterest", get: { [weak self] in self?.service?.motionInterest ?? false })
           .documented("Whether anything wants motion events now (the accelerometer is read only then)."),
@@ -195,7 +219,7 @@ public final class ResponderAPI: ServiceComponent {
       ]
     )
     .documented(
-      "responderd's API on /org/responderd/Daemon1 (bus name org.responderd.Daemon1): applications register as responders, become first responder and receive remote-control and motion events through org.responderd.Responder1; every dispatched event is published."
+      "responderd's API on /org/responderd/Daemon1 (bus name org.responderd.Daemon1): applications register as responders, become first responder and receive remote-control and motion events through org.responderd.Responder1; every dispatched event is published. Its PropertiesChanged signals are unicast, to the registered applications and the connections that called WatchEvents, never broadcast: another user on a bus shared by users hears none."
     )
   }
 
@@ -223,7 +247,7 @@ public final class ResponderAPI: ServiceComponent {
         .vardict([
           "name": .string(app.name), "kind": "app", "id": .uint32(app.id), "busName": .string(app.busName),
           "path": .objectPath(app.path), "eventTypes": Self.names(app.eventTypes),
-          "firstResponder": .bool(app === first),
+          "firstResponder": .bool(app === first), "focus": .string(app.focus.rawValue),
         ]))
     }
     for responder in service?.chain.responders ?? [] {
@@ -265,7 +289,8 @@ public final class ResponderAPI: ServiceComponent {
       changed.append("Chain")
     }
     if !changed.isEmpty {
-      try? object?.propertiesChanged(interface: ResponderBusAPI.daemonInterface, changed)
+      try? object?.propertiesChanged(
+        interface: ResponderBusAPI.daemonInterface, changed, destinations: listeners)
     }
   }
 
@@ -380,31 +405,64 @@ public final class ResponderAPI: ServiceComponent {
 
   private func becomeFirstResponder(_ call: DBusMethodCall) {
     checkOwner(call) { [weak self] app in
-      guard let self, let registry = self.registry else { return }
-      if registry.firstResponder === app { return call.reply([.bool(true)]) }
-      self.readFlag("CanBecomeFirstResponder", of: app, default: false) { canBecome, answered in
-        app.canBecome = canBecome
-        guard canBecome else {
-          if answered {
-            self.logger.info(
-              "responders: \(app.name) cannot become first responder (CanBecomeFirstResponder)")
-          }
-          return call.reply([.bool(false)])
+      self?.takeFirstResponder(app) { call.reply([.bool($0)]) }
+    }
+  }
+
+  /// Makes `app` first responder when its `CanBecomeFirstResponder` and the current first
+  /// responder's `CanResignFirstResponder` allow; `body` gets whether it is first responder then.
+  /// With `whileActive` (`SetActive`: saying its window is active is its consent, its property is
+  /// not read), it gives up when the app's window stopped being active meanwhile.
+  private func takeFirstResponder(
+    _ app: AppResponder, whileActive: Bool = false, then body: @escaping (Bool) -> Void
+  ) {
+    guard let registry else { return body(false) }
+    if registry.firstResponder === app { return body(true) }
+    let readCanBecome: (@escaping (Bool, Bool) -> Void) -> Void =
+      whileActive
+      ? { $0(true, true) }
+      : { [weak self] in self?.readFlag("CanBecomeFirstResponder", of: app, default: false, then: $0) }
+    readCanBecome { [weak self] canBecome, answered in
+      guard let self else { return body(false) }
+      app.canBecome = canBecome
+      guard canBecome else {
+        if answered {
+          self.logger.info("responders: \(app.name) cannot become first responder (CanBecomeFirstResponder)")
         }
-        let finish = {
-          let accepted = registry.makeFirstResponder(app)
-          if accepted { self.logger.info("responders: \(app.name) is first responder") }
-          call.reply([.bool(accepted)])
-        }
-        guard let current = registry.firstResponder, current !== app else { return finish() }
-        self.readFlag("CanResignFirstResponder", of: current, default: true) { canResign, _ in
-          current.canResign = canResign
-          if !canResign {
-            self.logger.info("responders: \(current.name) refuses to resign first responder for \(app.name)")
-          }
-          finish()
-        }
+        return body(false)
       }
+      let finish = {
+        // Another application claimed the active window while the flags were read: it wins.
+        if whileActive, app.focus != .active { return body(registry.firstResponder === app) }
+        let accepted = registry.makeFirstResponder(app)
+        if accepted { self.logger.info("responders: \(app.name) is first responder") }
+        body(accepted)
+      }
+      guard let current = registry.firstResponder, current !== app else { return finish() }
+      self.readFlag("CanResignFirstResponder", of: current, default: true) { canResign, _ in
+        current.canResign = canResign
+        if !canResign {
+          self.logger.info("responders: \(current.name) refuses to resign first responder for \(app.name)")
+        }
+        finish()
+      }
+    }
+  }
+
+  private func setActive(_ call: DBusMethodCall) {
+    let active = call.arguments[1].bool ?? false
+    checkOwner(call) { [weak self] app in
+      guard let self, let registry = self.registry else { return }
+      let before = app.focus
+      for other in registry.setActive(app, active) {
+        self.logger.info(
+          "responders: \(other.name)'s window is inactive: \(app.name) says its window is active")
+      }
+      if app.focus != before {
+        self.logger.info("responders: \(app.name)'s window is \(app.focus.rawValue)")
+      }
+      guard active else { return call.reply([.bool(registry.firstResponder === app)]) }
+      self.takeFirstResponder(app, whileActive: true) { call.reply([.bool($0)]) }
     }
   }
 
@@ -545,7 +603,7 @@ public final class ResponderAPI: ServiceComponent {
     // source, path through the chain) for tools such as `responderctl monitor`: unicast, to the
     // connections that asked (WatchEvents, checked as every call is), never broadcast where any
     // user of a shared bus could listen.
-    for watcher in service?.eventWatchers ?? [] {
+    for watcher in service?.eventWatchers ?? [] where watcherFlows.admit(watcher, on: connection) {
       try? object?.emit(
         interface: ResponderBusAPI.daemonInterface, signal: "EventDispatched", arguments: arguments,
         destination: watcher)

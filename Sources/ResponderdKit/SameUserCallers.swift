@@ -17,6 +17,7 @@ public final class SameUserCallers {
   }
 
   private weak var bus: (any MessageBus)?
+  private var newCallerObservers: [(String) -> Void] = []
   private let uid: UInt32
   private let logger: Logger
   private var known: [String: Caller] = [:]
@@ -36,6 +37,12 @@ public final class SameUserCallers {
         self?.refusedConnections.removeAll()
       }
     }
+  }
+
+  /// Calls `observer` with the unique name of each connection of the daemon's user that calls the
+  /// daemon for the first time (once its credentials are known).
+  public func addNewCallerObserver(_ observer: @escaping (String) -> Void) {
+    newCallerObservers.append(observer)
   }
 
   /// The check to set as the bus's `callerCheck`.
@@ -77,7 +84,11 @@ public final class SameUserCallers {
         if self.known.count >= Self.remembered { self.known.removeAll() }
         self.known[sender] = caller
         outcome = self.verdict(caller, sender)
-        if caller.uid != self.uid { self.logRefusal(of: sender, uid: caller.uid, member: member) }
+        if caller.uid != self.uid {
+          self.logRefusal(of: sender, uid: caller.uid, member: member)
+        } else {
+          for observer in self.newCallerObservers { observer(sender) }
+        }
       } else {
         outcome = .failure(
           DBusError(DBusError.Name.accessDenied, "responderd cannot tell which user \(sender) runs as"))

@@ -177,6 +177,7 @@ public final class Service {
   /// which drops the calls and timers still under way (and what they hold).
   public func stop() {
     for component in components.reversed() { component.stop() }
+    children.endAll()
   }
 
   /// SIGHUP: reads the config file again and says whether it would be accepted.

@@ -104,7 +104,7 @@ public final class SessionComponent: ServiceComponent {
     let limit = service.scheduler.schedule(after: Self.holdLimit) { [weak self] in
       guard let self, let watcher = self.watcher, !watcher.isSettled else { return }
       self.logger.notice(
-        "session: logind has not answered in \(Int(Self.holdLimit)) s: the input devices are opened meanwhile"
+        "session: logind has not answered in \(Int(Self.holdLimit)) s: the input devices are opened meanwhile, and the session is followed once it answers"
       )
       self.release(service)
     }

@@ -4,6 +4,7 @@ import EventTime
 import Logging
 import ResponderConfig
 import ResponderCore
+import ShellGestures
 import TouchDispatch
 
 #if canImport(Glibc)
@@ -21,6 +22,10 @@ import TouchDispatch
 /// touchscreen is open the accelerometer is wanted (`Service.touchFollowsOrientation`, one capture
 /// shared with shakes and streams). A turn takes effect between touch sequences: a sequence under
 /// way keeps its coordinates to its end.
+///
+/// The desktop shell reads the same panel and takes some gestures for itself (`[touch] shell`, or
+/// the desktop found on the session bus): every frame goes through a `ShellGestureFilter` with its
+/// profile before the recognizers see it, so a gesture the shell takes never acts here too.
 public final class TouchGesturesComponent: ServiceComponent {
   public let componentName = "touch"
   /// The gestures on the open touchscreen (nil while none is open).
@@ -32,6 +37,10 @@ public final class TouchGesturesComponent: ServiceComponent {
   private var logger = Logger(label: "responderd")
   /// The rotation following the device orientation (`rotation = "auto"`; nil otherwise).
   public private(set) var autoRotation: AutoRotation?
+  /// The shell profile the touches go through now.
+  public private(set) var shellProfile = ShellProfile.none
+  /// What the shell takes of the open touchscreen's touches (nil while none is open).
+  public private(set) var shellFilter: ShellGestureFilter?
 
   public init() {}
 
@@ -48,6 +57,14 @@ public final class TouchGesturesComponent: ServiceComponent {
       return
     }
     if config.autoRotate { startFollowingOrientation(service) }
+    switch config.shell {
+    case .profile(let profile): useShellProfile(profile, atStart: true)
+    case .auto:
+      useShellProfile(service.desktopComponent?.shellProfile ?? .none, atStart: true)
+      service.desktopComponent?.addShellProfileObserver { [weak self] profile in
+        self?.useShellProfile(profile)
+      }
+    }
     isWatching = true
     guard !isSuspended else { return }
     try watchTouchscreens()
@@ -80,6 +97,7 @@ public final class TouchGesturesComponent: ServiceComponent {
     source = nil
     closing?.close()
     gestures = nil
+    shellFilter = nil
     service?.touchFollowsOrientation = false
   }
 
@@ -107,6 +125,17 @@ public final class TouchGesturesComponent: ServiceComponent {
     } catch {
       logger.error("touch: cannot follow the touchscreens again: \(error)")
     }
+  }
+
+  /// Follows `profile` from the next touch sequence on, and says which rules it takes.
+  private func useShellProfile(_ profile: ShellProfile, atStart: Bool = false) {
+    guard let service, atStart || profile != shellProfile else { return }
+    shellProfile = profile
+    shellFilter?.setProfile(profile)
+    if profile != .none {
+      logger.info("touch: shell profile \(profile.rawValue) (\(profile)): it takes \(profile.takes)")
+    }
+    for warning in service.config.shellWarnings(for: [profile]) { logger.warning("touch: \(warning)") }
   }
 
   /// `rotation = "auto"`: follows the motion API's orientation; says in one line when it cannot
@@ -189,15 +218,32 @@ public final class TouchGesturesComponent: ServiceComponent {
     ) { [weak self] binding, time in
       self?.perform(binding, at: time)
     }
+    let physicalSize = device.physicalSize
+    func geometry(_ screen: Size, _ rotation: TouchRotation) -> ShellGeometry {
+      let turned = physicalSize.map { rotation.isQuarterTurn ? Size(width: $0.height, height: $0.width) : $0 }
+      return ShellGeometry(screen: screen, physicalSize: turned)
+    }
+    let filter = ShellGestureFilter(profile: shellProfile, geometry: geometry(screen, rotation))
+    filter.claimObserver = { [logger] claim, _ in
+      if claim.takesSequence {
+        logger.debug(
+          "touch: the shell took the touch sequence (\(claim)): every gesture under way is cancelled")
+      } else {
+        logger.debug("touch: the shell took a touch (\(claim)): no gesture sees it")
+      }
+    }
     do {
       let source = try TouchscreenSource(
         device: device, window: gestures.window, loop: service.loop, rotation: rotation)
       source.addGoneObserver { [weak self] in self?.closed(path) }
-      source.input.rotationObserver = { [weak gestures] calibration in
+      source.input.frameFilter = filter
+      source.input.rotationObserver = { [weak gestures, weak filter] calibration in
         gestures?.resize(to: calibration.screen)
+        filter?.geometry = geometry(calibration.screen, calibration.rotation)
       }
       self.source = source
       self.gestures = gestures
+      shellFilter = filter
       if autoRotation != nil { service.touchFollowsOrientation = true }
       logger.info(
         "touch: \(config.gestures.count) gestures on '\(device.identity.name)' (\(path)), screen \(Int(screen.width))×\(Int(screen.height))"
@@ -218,6 +264,7 @@ public final class TouchGesturesComponent: ServiceComponent {
     logger.info("touch: touchscreen \(path) gone; waiting for one")
     source = nil
     gestures = nil
+    shellFilter = nil
     service?.touchFollowsOrientation = false
   }
 
@@ -247,6 +294,11 @@ extension Service {
   /// The touch gestures component, when the service has one.
   public var touchGestures: TouchGesturesComponent? {
     components.lazy.compactMap { $0 as? TouchGesturesComponent }.first
+  }
+
+  /// The desktop component, when the service has one.
+  public var desktopComponent: DesktopComponent? {
+    components.lazy.compactMap { $0 as? DesktopComponent }.first
   }
 
   /// The motion API component, when the service has one.

@@ -18,6 +18,7 @@ public final class VolumeComponent: ServiceComponent {
   private var locations: [String: InputDeviceLocation] = [:]
   private let server: String?
   private weak var keys: KeysComponent?
+  private let order = InPressOrder<VolumeOutcome>()
 
   /// Takes the volume keys of `keys`' owned devices (none: only `press` calls).
   /// `server`: the sound server's address (`unix:/path`); nil, the user's default server.
@@ -83,12 +84,15 @@ public final class VolumeComponent: ServiceComponent {
     }
     let place = devicePath.flatMap { path in syspath.map { self.location(of: path, syspath: $0) } }
     connection.start()
-    connection.press(key, location: place) { [weak service] outcome in
+    // Published in the order of the presses (a press dropped at once comes after the earlier one
+    // the server has not answered yet).
+    let ticket = order.reserve { [weak service] outcome in
       service?.logger.debug("volume: \(keyName) on \(path): \(outcome)")
       service?.publish(
         KeyActionRecord(key: keyName, timestamp: timestamp, path: path, device: device, action: "\(outcome)"))
       completion(outcome)
     }
+    connection.press(key, location: place) { [order] outcome in order.fill(ticket, with: outcome) }
   }
 
   private func location(of devicePath: String, syspath: String) -> InputDeviceLocation {

@@ -92,6 +92,10 @@ public final class SessionWatcher {
   /// Counts searches: answers to an older one are dropped.
   private var generation = 0
   private var screenSaverStates: [String: Bool] = [:]
+  /// The screen savers' owners, when they run as the user.
+  private var screenSaverOwners: [String: String] = [:]
+  /// Owners of another user, logged once each.
+  private var refusedScreenSavers = Set<String>()
   /// Whether "taken as active" was logged since a session was last followed.
   private var loggedNoSession = false
   private var started = false
@@ -245,11 +249,12 @@ public final class SessionWatcher {
         self?.displayChanged(userPath: userPath)
       }
     }
-    let asked = generation
-    systemBus.getProperty(
-      "Display", interface: Self.userInterface, path: userPath, destination: owner, timeout: callTimeout
-    ) { [weak self] result in
-      guard let self, self.started, self.generation == asked else { return }
+    askLogind("the user's Display") { timeout, answer in
+      systemBus.getProperty(
+        "Display", interface: Self.userInterface, path: userPath, destination: owner, timeout: timeout,
+        reply: answer)
+    } reply: { [weak self] result in
+      guard let self else { return }
       switch result {
       case .success(let value):
         // (so): the session's id and path; "/" when the user has no display session.
@@ -298,11 +303,11 @@ public final class SessionWatcher {
   /// Reads Active, LockedHint and Id of the session at `path`; `done` gets its id.
   private func readSession(at path: String, done: ((String) -> Void)? = nil) {
     guard let systemBus, let owner = logindOwner else { return }
-    let asked = generation
-    systemBus.getAllProperties(
-      interface: Self.sessionInterface, path: path, destination: owner, timeout: callTimeout
-    ) { [weak self] result in
-      guard let self, self.started, self.generation == asked, self.sessionPath == path else { return }
+    askLogind("the session's properties") { timeout, answer in
+      systemBus.getAllProperties(
+        interface: Self.sessionInterface, path: path, destination: owner, timeout: timeout, reply: answer)
+    } reply: { [weak self] result in
+      guard let self, self.sessionPath == path else { return }
       switch result {
       case .success(let properties):
         let id = properties["Id"]?.string ?? path
@@ -341,12 +346,38 @@ public final class SessionWatcher {
     _ method: String, _ arguments: [DBusValue], reply: @escaping (Result<[DBusValue], DBusError>) -> Void
   ) {
     guard let systemBus, let owner = logindOwner else { return }
+    askLogind(method) { timeout, answer in
+      systemBus.call(
+        destination: owner, path: Self.managerPath, interface: Self.managerInterface, method: method,
+        arguments: arguments, timeout: timeout, reply: answer)
+    } reply: {
+      reply($0)
+    }
+  }
+
+  /// The longest logind is waited for, in one call.
+  static let longestCallTimeout: Seconds = 60
+
+  /// Makes a call to logind (`call`, given its timeout and the answer's handler). When logind does
+  /// not answer in time (busy at start-up) it is asked again, waiting twice as long each time (a
+  /// minute at most): its late answer is taken, never read as "no such session". `reply` gets the
+  /// answer of the current search only.
+  private func askLogind<T>(
+    _ what: String, timeout: Seconds? = nil,
+    _ call: @escaping (Seconds, @escaping (Result<T, DBusError>) -> Void) -> Void,
+    reply: @escaping (Result<T, DBusError>) -> Void
+  ) {
     let asked = generation
-    systemBus.call(
-      destination: owner, path: Self.managerPath, interface: Self.managerInterface, method: method,
-      arguments: arguments, timeout: callTimeout
-    ) { [weak self] result in
+    let timeout = timeout ?? callTimeout
+    call(timeout) { [weak self] result in
       guard let self, self.started, self.generation == asked else { return }
+      if case .failure(let error) = result, error.name == DBusError.Name.noReply {
+        let longer = min(timeout * 2, Self.longestCallTimeout)
+        self.logger.notice(
+          "session: logind has not answered \(what) within \(Int(timeout.rounded())) s: asked again, waiting up to \(Int(longer.rounded())) s"
+        )
+        return self.askLogind(what, timeout: longer, call, reply: reply)
+      }
       reply(result)
     }
   }
@@ -389,12 +420,23 @@ public final class SessionWatcher {
     subscriptions.append(
       bus.onSignal(sender: saver.name, interface: saver.interface, member: "ActiveChanged") {
         [weak self] message in
-        guard let active = message.arguments.first?.bool else { return }
-        self?.screenSaver(saver.name, isActive: active)
+        guard let self, let active = message.arguments.first?.bool,
+          let owner = self.screenSaverOwners[saver.name], message.sender == owner
+        else { return }
+        self.screenSaver(saver.name, isActive: active)
       })
+    // Another user's program owning the name (a bus shared by users) is not the screen saver.
+    let refused: (String, UInt32?) -> Void = { [weak self] owner, uid in
+      guard let self, self.refusedScreenSavers.insert(owner).inserted else { return }
+      self.logger.notice(
+        "session: \(saver.name) is owned by \(owner), which \(uid.map { "runs as uid \($0)" } ?? "runs as a user the bus cannot tell"), not as uid \(self.identity.uid): not believed"
+      )
+    }
     subscriptions.append(
-      bus.watchNameOwner(saver.name) { [weak self, weak bus] owner in
+      bus.watchNameOwner(saver.name, runningAs: identity.uid, refused: refused) {
+        [weak self, weak bus] owner in
         guard let self, self.started else { return }
+        self.screenSaverOwners[saver.name] = owner
         guard let owner, let bus else {
           self.screenSaver(saver.name, isActive: false)
           return

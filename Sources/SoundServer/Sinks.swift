@@ -85,6 +85,8 @@ public enum VolumeOutcome: Sendable, Equatable, CustomStringConvertible {
   case noSink
   /// The server refused the change.
   case failed(sink: String, reason: String)
+  /// Not applied: the server has not answered the previous changes (stopped, frozen).
+  case dropped(reason: String)
 
   /// A sink's volume and mute state.
   public struct Level: Sendable, Equatable, CustomStringConvertible {
@@ -105,6 +107,7 @@ public enum VolumeOutcome: Sendable, Equatable, CustomStringConvertible {
     case .noServer: return "no sound server"
     case .noSink: return "the sound server has no sink"
     case .failed(let sink, let reason): return "sink '\(sink)': \(reason)"
+    case .dropped(let reason): return "dropped: \(reason)"
     }
   }
 }

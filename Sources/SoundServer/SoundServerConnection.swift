@@ -60,6 +60,12 @@ public final class SoundServerConnection {
   private var observers: [(Change) -> Void] = []
   private var watcher: SocketWatcher?
   private var operations: [ObjectIdentifier: Operation] = [:]
+  /// Presses accepted and not answered yet, with when each was made.
+  private var unansweredSince: [Int: Seconds] = [:]
+  private var pressCounter = 0
+  /// The press kept while the server does not answer, and how many were dropped meanwhile.
+  private var kept: (key: VolumeKey, location: InputDeviceLocation?, completion: (VolumeOutcome) -> Void)?
+  private var droppedPresses = 0
 
   /// A connection on `loop` to `server` (nil: the user's default server); `start()` connects.
   /// `step` is the up/down step in percent.
@@ -132,11 +138,60 @@ public final class SoundServerConnection {
   /// above 100 % by a key, never below 0), mute toggles. The sink is the one `location` matches
   /// (a USB headset's own card) or else the default sink. `completion` runs on the loop once the
   /// server has answered.
+  ///
+  /// A server that has left a change unanswered for more than `answerLimit` seconds (stopped,
+  /// frozen) does not get every press made meanwhile when it resumes: one press is kept and
+  /// applied once it has answered, the others end as `.dropped` (one log line says so, one more
+  /// when it answers again).
   public func press(
     _ key: VolumeKey, location: InputDeviceLocation? = nil,
     completion: @escaping (VolumeOutcome) -> Void = { _ in }
   ) {
     guard !stopped else { return completion(.noServer) }
+    if let oldest = unansweredSince.values.min(), scheduler.now - oldest > Self.answerLimit {
+      guard kept != nil else {
+        kept = (key, location, completion)
+        return
+      }
+      droppedPresses += 1
+      if droppedPresses == 1 {
+        logger.notice(
+          "sound: the sound server has not answered a volume change for \(Int((scheduler.now - oldest) * 1000)) ms: volume keys are dropped until it does (the first one since is kept for then)"
+        )
+      }
+      return completion(.dropped(reason: "the sound server has not answered the previous change"))
+    }
+    pressCounter += 1
+    let id = pressCounter
+    unansweredSince[id] = scheduler.now
+    accept(key, location: location) { [weak self] outcome in
+      self?.unansweredSince[id] = nil
+      completion(outcome)
+      self?.answered()
+    }
+  }
+
+  /// How long a change may stay unanswered before the server is taken as not answering (a
+  /// sound server on the same machine answers within milliseconds).
+  public static let answerLimit: Seconds = 0.1
+
+  /// Every change answered: the kept press goes now.
+  private func answered() {
+    guard unansweredSince.isEmpty else { return }
+    if droppedPresses > 0 {
+      logger.notice(
+        "sound: the sound server answers again: \(droppedPresses) volume key press\(droppedPresses == 1 ? " was" : "es were") dropped meanwhile"
+      )
+      droppedPresses = 0
+    }
+    guard let next = kept else { return }
+    kept = nil
+    press(next.key, location: next.location, completion: next.completion)
+  }
+
+  private func accept(
+    _ key: VolumeKey, location: InputDeviceLocation?, completion: @escaping (VolumeOutcome) -> Void
+  ) {
     switch state {
     case .ready where loaded:
       perform(key, location: location, completion: completion)

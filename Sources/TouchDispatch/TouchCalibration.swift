@@ -117,11 +117,24 @@ public struct TouchCalibration: Sendable, Equatable {
   }
 }
 
+/// Looks at each frame of contacts before touches are made of it: passes the contacts the window
+/// may see, or takes the whole sequence away (the daemon's `ShellGestureFilter`: a gesture the
+/// desktop shell takes).
+public protocol ContactFrameFilter: AnyObject {
+  /// The contacts of the frame the window sees (some may be held back), or nil to cancel every
+  /// touch under way.
+  func filter(_ contacts: [ContactSample], at time: Seconds) -> [ContactSample]?
+  /// Forgets every finger (the device went away).
+  func reset()
+}
+
 /// A touchscreen feeding a window: raw evdev events in, through the multitouch decoder (protocol A
 /// or B) and the calibration, into touches. Dropped events cancel the touches under way.
 public final class TouchscreenInput {
   public let touchInput: TouchInput
   public var calibration: TouchCalibration
+  /// Sees each frame before the window does (nil: every contact goes through).
+  public var frameFilter: (any ContactFrameFilter)?
   /// The rotation `rotate(to:)` asked for while fingers were down, applied when the last one lifts.
   public private(set) var pendingRotation: TouchRotation?
   /// Called each time a new rotation takes effect, with the new calibration (its `screen` is the
@@ -139,7 +152,16 @@ public final class TouchscreenInput {
     guard let report = decoder.feed(event) else { return }
     switch report {
     case .frame(let time, let contacts):
-      touchInput.process(contacts.map(calibration.sample), at: time)
+      let samples = contacts.map(calibration.sample)
+      if let frameFilter {
+        if let passed = frameFilter.filter(samples, at: time) {
+          touchInput.process(passed, at: time)
+        } else {
+          touchInput.cancelAll(at: time)
+        }
+      } else {
+        touchInput.process(samples, at: time)
+      }
     case .dropped(let time):
       touchInput.cancelAll(at: time)
     }
@@ -149,6 +171,7 @@ public final class TouchscreenInput {
   /// Cancels the touches under way (the device went away).
   public func cancel(at time: Seconds) {
     touchInput.cancelAll(at: time)
+    frameFilter?.reset()
     decoder = MultitouchDecoder()
     if pendingRotation != nil { applyPendingRotation() }
   }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ResponderClient
 import ResponderTools
+import TouchScenes
 
 /// `responderctl chain`: the chain of responders now, the first responder marked.
 struct ChainCommand: ParsableCommand {
@@ -9,7 +10,8 @@ struct ChainCommand: ParsableCommand {
     abstract: "Show the responder chain now: the first responder (marked *), the other applications "
       + "(most recently registered first), then the built-in handlers in config order.",
     discussion: "An event goes down the chain until someone handles it; at the end it is dropped. "
-      + "Applications and handlers only see the event types they take.")
+      + "Applications and handlers only see the event types they take. An application that follows "
+      + "its window's focus shows (window active) or (window inactive): an inactive one gets no shake.")
 
   @Flag(name: .long, help: "One JSON object instead of text.")
   var json = false
@@ -31,7 +33,9 @@ struct ChainCommand: ParsableCommand {
     let eventsWidth = max(6, chain.map { $0.eventTypes.joined(separator: ", ").count }.max() ?? 0) + 2
     output("  " + padded("NAME", nameWidth) + padded("KIND", 9) + padded("EVENTS", eventsWidth) + "OWNER")
     for entry in chain {
-      let owner = [entry.busName, entry.path].compactMap { $0 }.joined(separator: " ")
+      let owner =
+        [entry.busName, entry.path, entry.focus.map { "(window \($0))" }].compactMap { $0 }.joined(
+          separator: " ")
       let line =
         (entry.isFirstResponder ? "* " : "  ") + padded(entry.name, nameWidth) + padded(entry.kind, 9)
         + padded(entry.eventTypes.joined(separator: ", "), eventsWidth) + owner

@@ -5,6 +5,7 @@ import ResponderClient
 import ResponderConfig
 import ResponderTools
 import SystemCalls
+import TouchScenes
 
 #if canImport(Glibc)
   import Glibc
@@ -120,6 +121,8 @@ struct ChainEntry {
   var path: String?
   var eventTypes: [String]
   var isFirstResponder: Bool
+  /// What the app said of its window (`SetActive`): "active" or "inactive"; nil when it never said.
+  var focus: String?
 
   init(_ dictionary: [String: DBusValue]) {
     name = dictionary["name"]?.string ?? "?"
@@ -129,6 +132,7 @@ struct ChainEntry {
     path = dictionary["path"]?.string
     eventTypes = dictionary["eventTypes"]?.stringArray ?? []
     isFirstResponder = dictionary["firstResponder"]?.bool ?? false
+    focus = dictionary["focus"]?.string.flatMap { $0 == "undeclared" ? nil : $0 }
   }
 
   static func list(_ value: DBusValue?) -> [ChainEntry] {
@@ -142,6 +146,7 @@ struct ChainEntry {
     if let path { fields.append(("path", .string(path))) }
     fields.append(("eventTypes", .array(eventTypes.map(JSON.string))))
     if kind == "app" { fields.append(("firstResponder", .bool(isFirstResponder))) }
+    if let focus { fields.append(("focus", .string(focus))) }
     return .object(fields)
   }
 }

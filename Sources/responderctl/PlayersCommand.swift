@@ -3,6 +3,7 @@ import DBus
 import MPRIS
 import ResponderTools
 import ResponderdKit
+import TouchScenes
 
 /// `responderctl players`: the MPRIS players responderd sees, which one it controls and why.
 struct PlayersCommand: ParsableCommand {
@@ -39,7 +40,7 @@ extension PlayersReport {
         ("busNames", .array(player.busNames.map(JSON.string))), ("identity", optional(player.identity)),
         ("status", optional(player.status)), ("title", optional(player.title)),
         ("artist", optional(player.artist)), ("capabilities", .array(player.capabilities.map(JSON.string))),
-        ("state", .string(player.state)), ("detail", .string(player.detail)),
+        ("state", .string(player.state.rawValue)), ("detail", .string(player.detail)),
         ("lastActivityAgo", player.lastActivityAgo.map(JSON.number) ?? .null),
         ("lastActivity", optional(player.lastActivity)),
         ("priorityRank", player.priorityRank.map { .number(Double($0)) } ?? .null),

@@ -57,6 +57,9 @@ struct RespondCommand: ParsableCommand {
     let types = try eventTypes()
     let link = try DaemonLink.connect()
     let children = ChildProcesses(loop: link.loop)
+    // The commands started end with this one (Ctrl-C, SIGTERM, responderd lost): each runs in a
+    // process group of its own, which a terminal's Ctrl-C does not reach.
+    defer { children.endAll() }
     let client: ResponderClient
     do {
       client = try ResponderClient(connection: link.bus, path: "/org/responderd/Respond", eventTypes: types)

@@ -47,6 +47,9 @@ enum ResponderdCommand {
     if let path = options.checkConfig {
       do {
         let loaded = try ResponderdConfig.load(path: path)
+        // Rules a desktop shell takes are accepted (the service starts), with a warning each.
+        let shells = loaded.shellProfilesToCheck(currentDesktop: environment("XDG_CURRENT_DESKTOP"))
+        for warning in loaded.shellWarnings(for: shells) { writeText("\(warning)\n", to: .standardError) }
         writeText("\(path): OK (chain: \(loaded.chain.joined(separator: " → ")))\n", to: .standardOutput)
         return 0
       } catch {

@@ -16,7 +16,7 @@ typedef struct rsp_evdev_ioctl {
   unsigned long requests[64];
   long results[64];
   int lengths[64];
-  unsigned char answers[64][1024];
+  unsigned char answers[64][2048];
 } rsp_evdev_ioctl;
 
 static inline gboolean rsp_evdev_ioctl_handle(UMockdevIoctlBase *base, UMockdevIoctlClient *client, gpointer user) {
@@ -56,11 +56,21 @@ static inline gboolean rsp_evdev_ioctl_handle(UMockdevIoctlBase *base, UMockdevI
   for (int i = 0; i < state->count; i++) {
     if (state->requests[i] != request) continue;
     UMockdevIoctlData *buffer = umockdev_ioctl_data_resolve(arg, 0, state->lengths[i], NULL);
+    int answer = i;
+    if ((request & 0xff) == 0x0a && buffer && buffer->data_len >= 4) {
+      /* EVIOCGMTSLOTS: the caller names the axis in the first int; one answer per axis. */
+      for (int j = i; j < state->count; j++) {
+        if (state->requests[j] == request && memcmp(state->answers[j], buffer->data, 4) == 0) {
+          answer = j;
+          break;
+        }
+      }
+    }
     if (buffer) {
-      umockdev_ioctl_data_update(buffer, 0, state->answers[i], state->lengths[i]);
+      umockdev_ioctl_data_update(buffer, 0, state->answers[answer], state->lengths[answer]);
       umockdev_ioctl_data_unref(buffer);
     }
-    umockdev_ioctl_client_complete(client, state->results[i], 0);
+    umockdev_ioctl_client_complete(client, state->results[answer], 0);
     return TRUE;
   }
   umockdev_ioctl_client_complete(client, -1, ENOENT); /* e.g. EVIOCGUNIQ */

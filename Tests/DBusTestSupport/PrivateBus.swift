@@ -138,7 +138,7 @@ public final class PrivateBus {
   }
 
   /// Removes `path` and everything below it (no symlinks followed).
-  static func removeTree(_ path: String) {
+  public static func removeTree(_ path: String) {
     var info = stat()
     guard lstat(path, &info) == 0 else { return }
     if info.st_mode & S_IFMT == S_IFDIR {

@@ -161,6 +161,11 @@ public final class SoundServerFixture {
     processes.removeAll()
   }
 
+  /// Sends `signal` to the server's processes (SIGSTOP freezes it, SIGCONT resumes it).
+  public func signal(_ signal: Int32) {
+    for process in processes { process.signal(signal) }
+  }
+
   /// Whether the server runs.
   public var isRunning: Bool { processes.contains { $0.isRunning } }
 

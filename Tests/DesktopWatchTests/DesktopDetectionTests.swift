@@ -4,6 +4,10 @@ import EventTime
 import ResponderdTestKit
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The detection of a desktop that handles media keys, on the in-memory bus (virtual time):
 /// gsd-media-keys's name for GNOME and Phosh, kglobalaccel's `mediacontrol` component for KDE.
 @Suite struct DesktopDetectionTests {
@@ -25,19 +29,23 @@ import Testing
   }
 
   /// kglobalaccel as KF5/KF6 exports it: `allComponents` lists the components' object paths,
-  /// and it signals when a component's shortcuts change.
+  /// and it signals when a component's shortcuts change, but not when a component registers (as
+  /// KWin 5.27's kglobalaccel, watched with dbus-monitor while Plasma's media controller started).
   final class KGlobalAccel {
     let connection: InMemoryBusConnection
     var components: [String]
     var failing = false
+    /// How often `allComponents` was called.
+    var listed = 0
 
-    init(bus: InMemoryBus, components: [String]) throws {
-      connection = bus.connect()
+    init(bus: InMemoryBus, components: [String], uid: UInt32 = getuid()) throws {
+      connection = bus.connect(uid: uid)
       self.components = components
       let interface = DBusInterface(
         DesktopNames.kglobalaccelInterface,
         methods: [
           DBusMethod("allComponents", out: "ao", outNames: ["components"]) { [unowned self] _ in
+            self.listed += 1
             if self.failing { throw DBusError.failed("kglobalaccel is shutting down") }
             return [.array(elementSignature: "o", self.components.map { .objectPath($0) })]
           }
@@ -50,9 +58,14 @@ import Testing
 
     func own() { connection.requestName(DesktopNames.kglobalaccel) }
 
-    /// Plasma's media controller registers its shortcuts ("Play/Pause media playback", …).
-    func registerMediacontrol() throws {
+    /// Plasma's media controller registers its shortcuts ("Play/Pause media playback", …):
+    /// `doRegister` and `setShortcutKeys` calls, which kglobalaccel answers without a signal.
+    func registerMediacontrol() {
       components.append(DesktopNames.mediacontrolComponent)
+    }
+
+    /// A shortcut of the media controller changed (the user set another key): this is signalled.
+    func changeShortcut() throws {
       try connection.emitSignal(
         path: DesktopNames.kglobalaccelPath, interface: DesktopNames.kglobalaccelInterface,
         name: "yourShortcutGotChanged",
@@ -103,7 +116,12 @@ import Testing
     time.advance(by: 0)
     #expect(watcher.found == nil)
 
-    try kde.registerMediacontrol()
+    // Nothing on the bus says so; the service asks again at a new caller (Plasma reads the
+    // players next, responderd's proxy among them).
+    kde.registerMediacontrol()
+    time.advance(by: 0)
+    #expect(watcher.found == nil)
+    watcher.recheck()
     time.advance(by: 0)
     #expect(watcher.found == .kdePlasma)
 
@@ -139,9 +157,31 @@ import Testing
     watcher.attach(to: responderd)
     time.advance(by: 0)
     let impostor = try KGlobalAccel(bus: bus, components: [DesktopNames.mediacontrolComponent])
-    try impostor.registerMediacontrol()
+    try impostor.changeShortcut()
     time.advance(by: 0)
     #expect(watcher.found == nil)
+  }
+
+  /// Issue 38: another user's program owning a desktop's name (a bus shared by users) made
+  /// responderd leave the keyboard to "the desktop".
+  @Test func namesOwnedByAnotherUserAreNotBelieved() throws {
+    let strangerUID = getuid() &+ 1
+    let gsd = bus.connect(uid: strangerUID)
+    gsd.requestName(DesktopNames.gnomeMediaKeys)
+    let kde = try KGlobalAccel(bus: bus, components: [DesktopNames.mediacontrolComponent], uid: strangerUID)
+    kde.own()
+    watcher.attach(to: responderd)
+    time.advance(by: 0)
+    #expect(watcher.found == nil)
+    #expect(kde.listed == 0)
+
+    // The user's own gsd-media-keys, once the stranger's has gone, is believed.
+    gsd.leave()
+    let own = bus.connect()
+    own.requestName(DesktopNames.gnomeMediaKeys)
+    time.advance(by: 0)
+    #expect(watcher.found == .gnome)
+    #expect(seen.values == [.gnome])
   }
 
   @Test func detachForgetsTheDesktop() {

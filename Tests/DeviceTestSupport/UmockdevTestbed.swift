@@ -51,16 +51,6 @@ public final class UmockdevTestbed {
     g_free(dir)
   }
 
-  /// The testbed `pointer` another helper made (umockdev redirects to the last testbed made: one
-  /// per process), to add evdev devices beside its own.
-  public init(sharing pointer: UnsafeMutablePointer<UMockdevTestbed>) {
-    g_object_ref(UnsafeMutableRawPointer(pointer))
-    self.pointer = pointer
-    let dir = umockdev_testbed_get_root_dir(pointer)!
-    root = String(cString: dir)
-    g_free(dir)
-  }
-
   deinit {
     g_object_unref(UnsafeMutableRawPointer(pointer))
   }
@@ -116,6 +106,69 @@ public final class UmockdevTestbed {
     if fd >= 0 { try? FileDescriptor(rawValue: fd).close() }
   }
 
+  // MARK: Any device: its sysfs attributes, its device node, scripts, removal
+
+  /// Adds the devices of a umockdev description (what `umockdev-record` writes), with their "add"
+  /// uevents.
+  public func addDevices(fromFile path: String) throws {
+    var error: UnsafeMutablePointer<GError>?
+    guard umockdev_testbed_add_from_file(pointer, path, &error) != 0 else {
+      throw TestbedError(description: "cannot add the devices of \(path): \(Self.message(error))")
+    }
+  }
+
+  /// Sets the sysfs attribute `name` of the device at `sysPath` (with the newline real sysfs has)
+  /// in place, as the kernel changes a value: a program holding the file open reads the new value.
+  /// (umockdev_testbed_set_attribute writes a new file over it: an open one would keep the old.)
+  public func setAttribute(_ name: String, of sysPath: String, to value: String) throws {
+    let path = FilePath(root + sysPath + "/" + name)
+    let file = try systemCall("open", path: path) {
+      try FileDescriptor.open(path, .writeOnly, options: [.truncate, .closeOnExec])
+    }
+    defer { try? file.close() }
+    try systemCall("write", path: path) { try file.writeAll(bytes: Array((value + "\n").utf8)) }
+  }
+
+  /// The sysfs attribute `name` of the device at `sysPath`, read from the testbed's files (not
+  /// through the preload library): the test's own view of what a program wrote. "<missing>" when
+  /// there is no such file.
+  public func attribute(_ name: String, of sysPath: String) -> String {
+    let text = (try? readTextFile(root + sysPath + "/" + name)) ?? "<missing>"
+    let trimmed = text.unicodeScalars.reversed().drop { $0 == "\n" || $0 == " " || $0 == "\0" || $0 == "\t" }
+    return String(String.UnicodeScalarView(trimmed.reversed()))
+  }
+
+  /// The pty master behind the device node `devnode`: what is written there is what a program
+  /// reads from the node.
+  public func deviceFD(_ devnode: String) -> FileDescriptor {
+    FileDescriptor(rawValue: umockdev_testbed_get_dev_fd(pointer, devnode))
+  }
+
+  /// Waits until what was written to `devnode` can be read there (the pty passes it on a moment
+  /// after the write), polling a descriptor of its own without reading; false after `timeout`.
+  public func waitUntilReadable(_ devnode: String, timeout: Double) throws -> Bool {
+    let path = root + devnode
+    let fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else { throw TestbedError(description: "cannot open \(path): errno \(errno)") }
+    defer { close(fd) }
+    var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    return poll(&entry, 1, Int32(timeout * 1000)) == 1 && entry.revents & Int16(POLLIN) != 0
+  }
+
+  /// Replays a umockdev script on the device node `devnode`.
+  public func loadScript(_ path: String, on devnode: String) throws {
+    var error: UnsafeMutablePointer<GError>?
+    guard umockdev_testbed_load_script(pointer, devnode, path, &error) != 0 else {
+      throw TestbedError(description: "cannot load the script \(path): \(Self.message(error))")
+    }
+  }
+
+  /// Unplugs the device at `sysPath`: a "remove" uevent, then the device is gone.
+  public func remove(_ sysPath: String) {
+    umockdev_testbed_uevent(pointer, sysPath, "remove")
+    umockdev_testbed_remove_device(pointer, sysPath)
+  }
+
   private static func message(_ error: UnsafeMutablePointer<GError>?) -> String {
     guard let error else { return "unknown error" }
     defer { g_error_free(error) }
@@ -166,7 +219,7 @@ public final class EvdevIoctlHandler {
       let request = (2 << 30) | (UInt(data.count) << 16) | (UInt(UInt8(ascii: "E")) << 8) | number
       entries.append((request, result, data))
     }
-    guard entries.count <= 64, entries.allSatisfy({ $0.data.count <= 1024 }) else {
+    guard entries.count <= 64, entries.allSatisfy({ $0.data.count <= 2048 }) else {
       throw TestbedError(description: "\(ioctlPath): too many or too large answers")
     }
     state.pointee.count = Int32(entries.count)
@@ -187,7 +240,7 @@ public final class EvdevIoctlHandler {
     }
     withUnsafeMutableBytes(of: &state.pointee.answers) { raw in
       for (index, entry) in entries.enumerated() {
-        for (offset, byte) in entry.data.enumerated() { raw[index * 1024 + offset] = byte }
+        for (offset, byte) in entry.data.enumerated() { raw[index * 2048 + offset] = byte }
       }
     }
     _ = rsp_evdev_ioctl_connect(base, state)

@@ -9,8 +9,8 @@ import Testing
 @testable import EvdevInput
 
 extension EvdevInputDeviceTests {
-  /// Shared devices yield to a desktop that handles media keys (DESIGN.md section 3a): while one
-  /// runs, a keyboard, a device another program holds and a `grab = "never"` device are not read;
+  /// Shared devices yield to a desktop that handles media keys
+  /// (docs/design.md#one-press-one-action): while one runs, a keyboard, a device another program holds and a `grab = "never"` device are not read;
   /// owned devices stay responderd's. When the desktop goes away they are read again.
   @Suite("Shared devices yield to the desktop (umockdev)")
   struct DesktopYieldDeviceTests {
@@ -75,6 +75,12 @@ extension EvdevInputDeviceTests {
       #expect(p.input.deviceStatuses.map(\.reasonCode) == ["headset-class", "desktop"])
       #expect(
         p.input.deviceStatuses.last?.reason.hasSuffix("(another program holds it (EVIOCGRAB: busy))") == true)
+      // The program holding the grab gets every event: the log line says responderd gets none.
+      let busy = p.logs.lines.filter { $0.contains("is held by another program") }
+      #expect(busy.count == 1)
+      #expect(
+        busy.first?.contains("every key of the device goes to that program alone and responderd gets none")
+          == true, "\(busy)")
 
       var settings = KeySettings.standard
       settings.deviceRules.append(DeviceRule(match: DeviceMatch.id("0003:046d:0a38")!, grab: .never))

@@ -5,6 +5,7 @@ import EventLoop
 import EventTime
 import Foundation
 import InputCodes
+import ShellTestSupport
 import SystemCalls
 import Testing
 
@@ -12,28 +13,25 @@ import Testing
   import Glibc
 #endif
 
-/// Debian's gsd-media-keys and Xvfb, the parts of a GNOME session this test runs.
+/// Debian's GNOME Shell (headless) and gsd-media-keys, the parts of a GNOME session this test runs.
 private let gsdMediaKeys = "/usr/libexec/gsd-media-keys"
 private let gnomeMissing: String? = {
   if access(gsdMediaKeys, X_OK) != 0 {
     return
       "\(gsdMediaKeys) is not installed (apt-get install gnome-settings-daemon): the GNOME test is skipped"
   }
-  if access("/usr/bin/Xvfb", X_OK) != 0 {
-    return "Xvfb is not installed (apt-get install xvfb): the GNOME test is skipped"
-  }
-  return nil
+  return HeadlessDesktop.missing(.gnomeShell)
 }()
 
 extension EvdevInputDeviceTests {
-  /// One press, one action with the desktop users run (DESIGN.md section 3a): Debian's real
-  /// gsd-media-keys under Xvfb on the test's private bus, a stand-in for the GNOME Shell's
-  /// accelerator API that delivers a key only when no program grabbed its device (as the
-  /// compositor gets nothing from a grabbed device), a real mpv with two tracks, and the real
-  /// responderd on an emulated USB headset (owned) and a keyboard's Consumer Control device
-  /// (shared). The Player calls mpv receives are counted with dbus-monitor.
+  /// One press, one action with the desktop users run (docs/design.md#one-press-one-action): a
+  /// real headless GNOME Shell 43 and Debian's gsd-media-keys on the test's private bus, a real mpv
+  /// with two tracks, and the real responderd on an emulated USB headset (owned) and a keyboard's
+  /// Consumer Control device (shared). A key reaches the shell (through RemoteDesktop) only when no
+  /// program grabbed its device, as the compositor gets nothing from a grabbed device. The Player
+  /// calls mpv receives are counted with dbus-monitor.
   @Suite(
-    "GNOME: real gsd-media-keys, a stand-in shell, mpv and responderd (umockdev)",
+    "GNOME: real GNOME Shell, gsd-media-keys, mpv and responderd (umockdev)",
     .enabled(if: gnomeMissing == nil, Comment(rawValue: gnomeMissing ?? "")))
   final class GNOMEDesktopDeviceTests {
     @Test(
@@ -83,20 +81,21 @@ extension EvdevInputDeviceTests {
       #expect(status.contains("\ndesktop: GNOME (gsd-media-keys) handles media keys"), "\(status)")
 
       /// A key as the kernel delivers it: to responderd through the device, and to the compositor
-      /// (the stand-in, then gsd) only while no program holds the device.
-      func press(
-        _ device: EmulatedDevice, _ handler: EvdevIoctlHandler, _ code: UInt16, _ accelerator: String,
-        at time: Double
-      ) throws {
+      /// (the shell, then gsd) only while no program holds the device.
+      func press(_ device: EmulatedDevice, _ handler: EvdevIoctlHandler, _ code: UInt16, at time: Double)
+        throws
+      {
+        let shared = !handler.isGrabbed
         try tb.key(device, code, 1, at: time)
-        if !handler.isGrabbed { try session.shell.press(accelerator, node: device.devnode) }
+        if shared { try session.desktop.key(code, pressed: true) }
         try tb.key(device, code, 0, at: time + 0.08)
+        if shared { try session.desktop.key(code, pressed: false) }
       }
 
       // 1. Ten single presses of the headset's play/pause: ten toggles, one call each.
       var expected = "Paused"
       for index in 1...10 {
-        try press(headset, headsetHandler, KEY_PLAYPAUSE, "XF86AudioPlay", at: monotonicNow())
+        try press(headset, headsetHandler, KEY_PLAYPAUSE, at: monotonicNow())
         expected = expected == "Paused" ? "Playing" : "Paused"
         try fixture.waitFor("PlayPause call \(index) to mpv; calls: \(calls.summary)", timeout: 10) {
           calls.to(mpv.uniqueName).count >= index
@@ -108,46 +107,34 @@ extension EvdevInputDeviceTests {
       }
       #expect(
         calls.to(mpv.uniqueName).allSatisfy { $0.member == "PlayPause" && $0.sender == fixture.daemonName })
-      #expect(session.shell.activated.isEmpty, "the compositor never saw the owned headset's key")
+      #expect(session.activations == 0, "the compositor never saw the owned headset's key")
 
       // 2. A KEY_MEDIA double click: one Next, and the music application is not launched.
       let click = monotonicNow()
-      try press(headset, headsetHandler, KEY_MEDIA, "XF86AudioMedia", at: click)
-      try press(headset, headsetHandler, KEY_MEDIA, "XF86AudioMedia", at: click + 0.2)
+      try press(headset, headsetHandler, KEY_MEDIA, at: click)
+      try press(headset, headsetHandler, KEY_MEDIA, at: click + 0.2)
       try fixture.waitFor("the Next call; calls: \(calls.summary)", timeout: 10) {
         calls.to(mpv.uniqueName).count >= 11
       }
       #expect(calls.to(mpv.uniqueName).map(\.member).last == "Next")
-      #expect(session.shell.activated.isEmpty)
+      #expect(session.activations == 0)
 
       // 3. The keyboard's play/pause: exactly one toggle, whoever performs it (gsd here).
-      try press(keyboard, keyboardHandler, KEY_PLAYPAUSE, "XF86AudioPlay", at: monotonicNow())
+      try press(keyboard, keyboardHandler, KEY_PLAYPAUSE, at: monotonicNow())
       try fixture.waitFor("the keyboard's toggle; calls: \(calls.summary)", timeout: 10) {
         calls.to(mpv.uniqueName).count >= 12
       }
-      #expect(session.shell.activated == ["XF86AudioPlay"])
+      #expect(session.activations == 1, "the shell took the keyboard's key for gsd-media-keys")
 
       // 4. A first responder application gets each press once.
-      let received = session.directory + "/app.txt"
-      let app = try ChildProcess(
-        [
-          responderctl, "respond", "--events", "remote-control", "--", "sh", "-c",
-          "echo \"$RESPONDERD_EVENT_SUBTYPE\" >> \(received)",
-        ],
-        environment: fixture.bus.environment, stdout: .null, stderr: .null)
-      defer { app.terminate() }
-      try fixture.waitFor("the application to be first responder", timeout: 10) {
-        (try? fixture.run([responderctl, "status"]).output.contains("first responder: none")) == false
-      }
-      func appLines() -> [String] {
-        ((try? readTextFile(received)) ?? "").split(separator: "\n").map(String.init)
-      }
+      let app = try FirstResponderApp(fixture, directory: session.directory)
+      func appLines() -> [String] { app.lines }
       for index in 1...3 {
-        try press(headset, headsetHandler, KEY_PLAYPAUSE, "XF86AudioPlay", at: monotonicNow())
+        try press(headset, headsetHandler, KEY_PLAYPAUSE, at: monotonicNow())
         try fixture.waitFor("the application's event \(index)", timeout: 10) { appLines().count >= index }
       }
       let callsBefore = calls.to(mpv.uniqueName).count
-      try press(keyboard, keyboardHandler, KEY_PLAYPAUSE, "XF86AudioPlay", at: monotonicNow())
+      try press(keyboard, keyboardHandler, KEY_PLAYPAUSE, at: monotonicNow())
       try fixture.waitFor("the keyboard's press to act", timeout: 10) {
         appLines().count + calls.to(mpv.uniqueName).count - callsBefore >= 4
       }
@@ -168,7 +155,7 @@ extension EvdevInputDeviceTests {
       // Without responderd the headset is the desktop's again: gsd launches the music application
       // at KEY_MEDIA (what responderd's grab prevents; this also proves the harness sees it).
       #expect(!headsetHandler.isGrabbed)
-      try press(headset, headsetHandler, KEY_MEDIA, "XF86AudioMedia", at: monotonicNow())
+      try press(headset, headsetHandler, KEY_MEDIA, at: monotonicNow())
       try fixture.waitFor("gsd to launch the music application", timeout: 15) { session.launched }
     }
 
@@ -223,9 +210,11 @@ extension EvdevInputDeviceTests {
       var delays: [Int] = []
       for index in 1...5 {
         let time = monotonicNow()
+        // Not grabbed: the desktop's too.
         try tb.key(keyboard, KEY_PLAYPAUSE, 1, at: time)
-        try session.shell.press("XF86AudioPlay", node: keyboard.devnode)  // not grabbed: the desktop's too
+        try session.desktop.key(KEY_PLAYPAUSE, pressed: true)
         try tb.key(keyboard, KEY_PLAYPAUSE, 0, at: time + 0.08)
+        try session.desktop.key(KEY_PLAYPAUSE, pressed: false)
         try fixture.waitFor("press \(index): the event and gsd's call in the monitor; \(lines)", timeout: 10)
         {
           lines.count >= 2 * index
@@ -274,6 +263,11 @@ func waitForSelection(of player: Player, _ fixture: DaemonFixture) throws {
     path: "/org/responderd/Daemon1/Players", interface: "org.responderd.Players1", member: "SelectionChanged"
   ) { message in signalled = message.arguments.first?.string ?? "" }
   defer { selection.cancel() }
+  // SelectionChanged goes to the connections that called WatchEvents (unicast, the user's only).
+  _ = try fixture.connection.callAndWait(
+    destination: "org.responderd.Daemon1", path: "/org/responderd/Daemon1",
+    interface: "org.responderd.Daemon1",
+    method: "WatchEvents", timeout: 5)
   let read =
     (try? fixture.connection.callAndWait(
       destination: "org.responderd.Daemon1", path: "/org/responderd/Daemon1/Players",
@@ -326,83 +320,24 @@ struct Player {
   }
 }
 
-/// The stand-in for org.gnome.Shell (Tests/Fixtures/gnome/shell-standin.py).
-final class ShellStandIn {
-  let process: ChildProcess
-  let fifo: String
-  /// The accelerators it emitted AcceleratorActivated for.
-  private(set) var activated: [String] = []
-  private(set) var grabbed: [String] = []
-
-  init(directory: String, environment: [String: String]) throws {
-    fifo = directory + "/shell.in"
-    guard mkfifo(fifo, 0o600) == 0 else { throw TestSupportError("mkfifo \(fifo): errno \(errno)") }
-    process = try ChildProcess(
-      ["/usr/bin/python3", fixturePath("gnome", "shell-standin.py"), fifo], environment: environment,
-      inheritEnvironment: false, stdout: .capture, stderr: .capture)
-    try expect("ready", timeout: 60)
-  }
-
-  /// Reads its lines until one is `line`.
-  func expect(_ line: String, timeout: Double = 15) throws {
-    let deadline = monotonicNow() + timeout
-    var seen: [String] = []
-    while monotonicNow() < deadline {
-      guard let next = try process.readLine(timeout: deadline - monotonicNow()) else { break }
-      if next.hasPrefix("grab ") { grabbed.append(next) }
-      if next == line || next.hasPrefix(line + " ") { return }
-      seen.append(next)
-    }
-    if let error = try? process.readLine(timeout: 0.1) { seen.append(error) }
-    throw TestSupportError("the shell stand-in did not say '\(line)' within \(timeout) s; it said: \(seen)")
-  }
-
-  /// Reads its lines until gsd grabbed every accelerator of `accelerators` (in any order).
-  func waitForGrabs(_ accelerators: [String], timeout: Double) throws {
-    let deadline = monotonicNow() + timeout
-    while !accelerators.allSatisfy({ name in grabbed.contains { $0.hasPrefix("grab \(name) ") } }) {
-      guard monotonicNow() < deadline, let next = try process.readLine(timeout: deadline - monotonicNow())
-      else {
-        throw TestSupportError("gsd grabbed only \(grabbed) within \(timeout) s")
-      }
-      if next.hasPrefix("grab ") { grabbed.append(next) }
-    }
-  }
-
-  /// The compositor saw `accelerator`: AcceleratorActivated is emitted for gsd.
-  func press(_ accelerator: String, node: String) throws {
-    let descriptor = open(fifo, O_WRONLY)
-    guard descriptor >= 0 else { throw TestSupportError("open \(fifo): errno \(errno)") }
-    let line = Array("press \(accelerator) \(node)\n".utf8)
-    _ = line.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-    close(descriptor)
-    try expect("activated \(accelerator)")
-    activated.append(accelerator)
-  }
-}
-
-/// Xvfb, the shell stand-in and gsd-media-keys on the test's private bus, with their own
-/// compiled GSettings schemas (memory backend) and a marker music application as the default for
-/// audio; mpv and dbus-monitor on the same bus.
+/// A real GNOME Shell 43 (headless, ShellTestSupport) on the test's private bus, and Debian's
+/// gsd-media-keys beside it (a GTK program of the shell's Wayland session), with a marker music
+/// application as the default for audio; mpv and dbus-monitor on the same bus. Keys go into the
+/// shell through RemoteDesktop, as the kernel would give them to it.
 final class GNOMESession {
+  let desktop: HeadlessDesktop
   let directory: String
   let environment: [String: String]
-  let shell: ShellStandIn
-  private var children: [ChildProcess] = []
-  private var sources: [IOSource] = []
-  private let loop: EventLoop
-  private let address: String
+  /// How many AcceleratorActivated the shell emitted (a media key it took for gsd-media-keys).
+  private(set) var activations = 0
+  private var source: IOSource?
+  private let players: PlayerHarness
 
   init(bus: PrivateBus, loop: EventLoop) throws {
-    self.loop = loop
-    address = bus.address
-    directory = bus.directory + "/gnome"
-    for folder in ["", "/schemas", "/data", "/data/applications", "/config", "/home"] {
-      mkdir(directory + folder, 0o700)
-    }
-    let compiled = try ChildProcess.run(
-      ["glib-compile-schemas", "--targetdir=\(directory)/schemas", "/usr/share/glib-2.0/schemas"], loop: loop)
-    guard compiled.exitCode == 0 else { throw TestSupportError("glib-compile-schemas: \(compiled)") }
+    desktop = try HeadlessDesktop.gnomeShell(loop: loop, sessionBusAddress: bus.address)
+    print("GNOME Shell ready for input in \(desktop.startSeconds) s")
+    directory = desktop.directory + "/gnome"
+    for folder in ["", "/data", "/data/applications", "/config"] { mkdir(directory + folder, 0o700) }
     try writeTextFile(
       directory + "/data/applications/marker-music.desktop",
       "[Desktop Entry]\nType=Application\nName=Marker Music\nExec=touch \(directory)/launched\nMimeType=audio/x-vorbis+ogg;\n"
@@ -410,97 +345,66 @@ final class GNOMESession {
     try writeTextFile(
       directory + "/config/mimeapps.list", "[Default Applications]\naudio/x-vorbis+ogg=marker-music.desktop\n"
     )
-    // Not under umockdev (its preload is for responderd): a plain environment.
-    var base = [
-      "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": directory + "/home",
-      "DBUS_SESSION_BUS_ADDRESS": bus.address,
+    environment = desktop.environment.merging([
       "XDG_DATA_HOME": directory + "/data", "XDG_CONFIG_HOME": directory + "/config",
-      "XDG_DATA_DIRS": "/usr/share", "GSETTINGS_SCHEMA_DIR": directory + "/schemas",
-      "GSETTINGS_BACKEND": "memory",
-    ]
-    let xvfb = try ChildProcess(
-      ["Xvfb", "-displayfd", "1", "-nolisten", "tcp"], environment: base, inheritEnvironment: false,
-      stdout: .capture, stderr: .null)
-    children.append(xvfb)
-    guard let display = try xvfb.readLine(timeout: 15), !display.isEmpty else {
-      throw TestSupportError("Xvfb did not say its display number")
+      "XDG_DATA_DIRS": "/usr/share",
+    ]) { $1 }
+    players = PlayerHarness(
+      directory: directory, environment: environment, busAddress: bus.address, loop: loop)
+    // The shell sends AcceleratorActivated to the grabbing program alone (a unicast signal):
+    // dbus-monitor sees it.
+    let monitor = try desktop.start(
+      [
+        "dbus-monitor", "--address", bus.address,
+        "type='signal',interface='org.gnome.Shell',member='AcceleratorActivated'",
+      ], stdout: .capture)
+    _ = try monitor.readLine(timeout: 10)  // its own NameAcquired: it listens
+    source = try loop.register(fd: monitor.outputDescriptor, events: .readable) { [weak self] _ in
+      _ = monitor.readAvailable()
+      self?.activations +=
+        monitor.takeBufferedOutput().split(separator: "\n").filter {
+          $0.contains("member=AcceleratorActivated")
+        }
+        .count
     }
-    base["DISPLAY"] = ":" + display
-    environment = base
-    shell = try ShellStandIn(directory: directory, environment: base)
-    children.append(shell.process)
-    let gsd = try ChildProcess(
+    // The shell's virtual keyboard exists from its first event on.
+    try desktop.warmUp()
+    _ = try desktop.start(
       [gsdMediaKeys],
-      environment: base.merging(
-        ["LD_LIBRARY_PATH": "/usr/lib/gnome-settings-daemon-43", "G_MESSAGES_DEBUG": "all"]) { $1 },
-      inheritEnvironment: false, stdout: .file(directory + "/gsd.log"), stderr: .file(directory + "/gsd.err"))
-    children.append(gsd)
+      environment: environment.merging([
+        "LD_LIBRARY_PATH": "/usr/lib/gnome-settings-daemon-43", "G_MESSAGES_DEBUG": "all",
+      ]) { $1 }, stdout: .file(directory + "/gsd.log"), stderr: .file(directory + "/gsd.err"))
     do {
-      try shell.waitForGrabs(["XF86AudioMedia", "XF86AudioPlay"], timeout: 60)
+      try desktop.waitFor("gsd-media-keys to grab the media keys from the shell", timeout: 60) {
+        gsdLog.contains("Grab call completed!")
+      }
     } catch {
       let log = (try? readTextFile(directory + "/gsd.err")) ?? ""
-      throw TestSupportError(
-        "gsd-media-keys did not grab the media keys: \(error)\ngsd-media-keys said:\n\(log)")
+      throw TestSupportError("\(error)\ngsd-media-keys said:\n\(log)")
     }
   }
 
   /// What gsd-media-keys logged (G_MESSAGES_DEBUG=all) so far.
-  var gsdLog: String { (try? readTextFile(directory + "/gsd.log")) ?? "" }
+  var gsdLog: String {
+    ((try? readTextFile(directory + "/gsd.log")) ?? "") + ((try? readTextFile(directory + "/gsd.err")) ?? "")
+  }
 
   /// Whether the marker music application ran.
   var launched: Bool { access(directory + "/launched", F_OK) == 0 }
 
   /// dbus-monitor for the Player calls of the bus.
-  func startMonitor() throws -> PlayerCalls {
-    let calls = PlayerCalls()
-    let monitor = try ChildProcess(
-      ["dbus-monitor", "--address", address, "type='method_call',interface='org.mpris.MediaPlayer2.Player'"],
-      environment: environment, inheritEnvironment: false, stdout: .capture, stderr: .null)
-    children.append(monitor)
-    // Its first line (the monitor's own NameAcquired signal) says it listens.
-    _ = try monitor.readLine(timeout: 10)
-    sources.append(
-      try loop.register(fd: monitor.outputDescriptor, events: .readable) { _ in
-        _ = monitor.readAvailable()
-        calls.feed(monitor.takeBufferedOutput())
-      })
-    return calls
-  }
+  func startMonitor() throws -> PlayerCalls { try players.startMonitor() }
 
   /// mpv with two tracks, paused, on the bus; returns once it owns its MPRIS name.
   func startPlayer(connection: DBusConnection) throws -> Player {
-    for (name, pitch) in [("one", 440), ("two", 660)] {
-      // Long enough that neither ends during the test (a track change is a signal of its own).
-      let sox = try ChildProcess(
-        [
-          "sox", "-n", "-r", "8000", "-c", "1", "\(directory)/\(name).ogg", "synth", "300", "sine",
-          "\(pitch)", "vol", "0.2",
-        ],
-        environment: environment, inheritEnvironment: false, stdout: .null, stderr: .null)
-      guard ChildProcess.exitedSuccessfully(try sox.waitForExit(timeout: 60)) else {
-        throw TestSupportError("sox could not write \(name).ogg")
-      }
-    }
-    let mpv = try ChildProcess(
-      [
-        "mpv", "--no-config", "--idle=yes", "--ao=null", "--vo=null", "--script=/usr/lib/mpv-mpris/mpris.so",
-        "--no-terminal", "--pause", "\(directory)/one.ogg", "\(directory)/two.ogg",
-      ], environment: environment, inheritEnvironment: false, stdout: .null, stderr: .null)
-    children.append(mpv)
-    var owner: String?
-    let watch = connection.watchNameOwner("org.mpris.MediaPlayer2.mpv") { owner = $0 }
-    defer { watch.cancel() }
-    guard loop.run(until: { owner != nil }, timeout: 15), let owner else {
-      throw TestSupportError("mpv did not appear on the bus as org.mpris.MediaPlayer2.mpv within 15 s")
-    }
-    return Player(uniqueName: owner)
+    try players.startPlayer(connection: connection)
   }
 
   func stop() {
-    for source in sources { source.remove() }
-    sources.removeAll()
-    for child in children.reversed() { child.terminate() }
-    children.removeAll()
+    source?.remove()
+    source = nil
+    players.stop()
+    desktop.stop()
   }
 
   deinit { stop() }

@@ -1,3 +1,4 @@
+import DeviceTestSupport
 import EventLoop
 import Foundation
 import IIOInput

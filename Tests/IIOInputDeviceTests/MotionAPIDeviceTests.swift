@@ -10,6 +10,7 @@ import ResponderCore
 import ResponderTools
 import SystemCalls
 import Testing
+import TouchScenes
 
 @testable import ResponderConfig
 @testable import ResponderdKit
@@ -146,7 +147,9 @@ extension IIOInputDeviceTests {
     let daemon = try MotionRig()
     let client = try daemon.connect()
     var lateSamples = 0
-    daemon.input?.addSampleObserver { _ in if daemon.input?.sensor == nil { lateSamples += 1 } }
+    // (Not the rig itself: the input keeps its observers, and a rig kept alive keeps its bus.)
+    let input = daemon.input
+    input?.addSampleObserver { [weak input] _ in if input?.sensor == nil { lateSamples += 1 } }
     let first = try daemon.start(client, interval: 0.01)
     // Scans wait on the device before the client closes its socket: the daemon delivers them
     // before it sees the hang-up, and the send fails.

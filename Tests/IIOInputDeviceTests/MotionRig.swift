@@ -1,5 +1,6 @@
 import DBus
 import DBusTestSupport
+import DeviceTestSupport
 import EventLoop
 import EventTime
 import Foundation
@@ -166,8 +167,11 @@ final class MotionRig {
     return start
   }
 
+  /// Stops the service's components, then the bus (its dbus-daemon is not left running even
+  /// should something still hold the rig).
   func stop() {
     for component in service.components.reversed() { component.stop() }
+    bus.stop()
   }
 }
 

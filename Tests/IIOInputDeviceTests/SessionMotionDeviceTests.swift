@@ -1,5 +1,6 @@
 import DBus
 import DBusTestSupport
+import DeviceTestSupport
 import EventLoop
 import Foundation
 import IIOInput

@@ -17,7 +17,7 @@ extension IIOInputDeviceTests {
   )
   func touchFollowsTheDeviceOrientation() throws {
     let bed = try Testbed()
-    let evdev = UmockdevTestbed(sharing: bed.pointer)
+    let evdev = bed.testbed
     let touchscreen = try evdev.addEvdevDevice(
       ioctlPath: fixturePath("Touchscreen", "touchscreen.ioctl"),
       sysfsPath: fixturePath("Touchscreen", "touchscreen.umockdev"), name: "touchscreen")
@@ -151,7 +151,7 @@ extension IIOInputDeviceTests {
     arguments: [false, true])
   func touchAutoRotationWithoutAccelerometer(motionDisabled: Bool) throws {
     let bed = try Testbed(withDevice: false)
-    let evdev = UmockdevTestbed(sharing: bed.pointer)
+    let evdev = bed.testbed
     let touchscreen = try evdev.addEvdevDevice(
       ioctlPath: fixturePath("Touchscreen", "touchscreen.ioctl"),
       sysfsPath: fixturePath("Touchscreen", "touchscreen.umockdev"), name: "touchscreen")

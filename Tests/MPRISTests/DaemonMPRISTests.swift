@@ -79,7 +79,7 @@ import Testing
       [try builtExecutable("responderctl"), "players", "--json"], environment: bus.environment, loop: loop)
     let emptyReport = try JSONDecoder().decode(PlayersReport.self, from: Data(empty.output.utf8))
     #expect(emptyReport.selected == nil)
-    #expect(emptyReport.players.allSatisfy { $0.state == "self" })
+    #expect(emptyReport.players.allSatisfy { $0.state == .itself })
     let second = try MPV(bus: bus)
     defer { second.process.terminate(grace: 1) }
     try second.waitUntilOnBus(control)

@@ -1,6 +1,7 @@
 import DBus
 import EventTime
 import MPRIS
+import PlayerSelection
 import ResponderdTestKit
 import Testing
 
@@ -8,8 +9,8 @@ import Testing
   import Glibc
 #endif
 
-/// Players that are not players (DESIGN.md section 3a): BlueZ's mpris-proxy exports a connected
-/// Bluetooth headset as an MPRIS player; selecting it would send the keys back to the headset
+/// Players that are not players (docs/design.md#one-press-one-action): BlueZ's mpris-proxy
+/// exports a connected Bluetooth headset as an MPRIS player; selecting it would send the keys back to the headset
 /// (bluez#1980). It is listed with the reason and never selected, playing or not.
 @Suite struct HeadsetPlayerTests {
   let time = VirtualScheduler(now: 100)
@@ -38,7 +39,7 @@ import Testing
     #expect(tracker.selected?.uniqueName == mpv.connection.uniqueName)
     #expect(tracker.selector.players[id]?.exclusion == .notAPlayer(PlayerTracker.bluetoothHeadsetReason))
     let row = try #require(tracker.report().players.first { $0.uniqueName == id })
-    #expect(row.state == "not a player")
+    #expect(row.state == .notAPlayer)
     #expect(
       row.detail
         == "not a player: a Bluetooth headset exported by BlueZ's mpris-proxy (controlling it would send the keys back to the headset)"

@@ -1,6 +1,7 @@
 import DBus
 import EventTime
 import MPRIS
+import PlayerSelection
 import ResponderCore
 import ResponderdTestKit
 import Testing
@@ -106,6 +107,34 @@ final class InvalidatingPlayer {
     try noisy.invalidate(["Metadata"])
     settle()
     #expect(noisy.metadataReads == 3)
+  }
+
+  /// Issue 38: the selected player invalidating a large Metadata 50 times a second was read again
+  /// 23 times a second (42 % of a core); the re-reads are coalesced to a few a second.
+  @Test func theSelectedPlayerInvalidatingItsMetadataIsReadAFewTimesASecond() throws {
+    let noisy = try InvalidatingPlayer("noisy", on: bus, titleBytes: 100_000)
+    noisy.status = "Playing"
+    settle()
+    tracker.attach(to: daemon)
+    settle()
+    #expect(tracker.selected?.uniqueName == noisy.connection.uniqueName)
+    let before = noisy.metadataReads
+
+    // 50 Hz for 10 s.
+    for _ in 0..<500 {
+      try noisy.invalidate(["Metadata"])
+      time.advance(by: 0.02)
+    }
+    let reads = noisy.metadataReads - before
+    // One read every 0.25 s at most (40 in 10 s), and it keeps following.
+    #expect(reads <= 41 && reads >= 35, "\(reads) reads in 10 s")
+    // The last invalidation is read too, once the interval has passed.
+    try noisy.invalidate(["Metadata"])
+    time.advance(by: 0.3)
+    let afterLast = noisy.metadataReads
+    time.advance(by: 5)
+    #expect(noisy.metadataReads == afterLast)
+    #expect(tracker.players[noisy.connection.uniqueName!]?.hasUnreadChanges == false)
   }
 
   /// Issue 27: on a bus shared by users, another user's player was selected, controlled and its

@@ -4,6 +4,7 @@ import EventLoop
 import EventTime
 import Foundation
 import MPRIS
+import PlayerSelection
 import ResponderConfig
 import ResponderCore
 import ResponderdKit
@@ -402,8 +403,8 @@ struct PlayerBusTests {
     #expect(report.selectedUniqueName == b.uniqueName)
     #expect(report.reason == "most recently active (PropertiesChanged (Volume))")
     #expect(report.players.map(\.uniqueName).sorted() == [a.uniqueName, b.uniqueName, own].sorted())
-    #expect(report.players.first?.state == "selected")
-    #expect(report.players.first { $0.uniqueName == own }?.state == "self")
+    #expect(report.players.first?.state == .selected)
+    #expect(report.players.first { $0.uniqueName == own }?.state == .itself)
     #expect(report.players.first { $0.uniqueName == a.uniqueName }?.capabilities.contains("seek") == true)
   }
 

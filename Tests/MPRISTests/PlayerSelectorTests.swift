@@ -1,5 +1,6 @@
 import EventTime
 import MPRIS
+import PlayerSelection
 import ResponderCore
 import Testing
 

@@ -1,6 +1,7 @@
 import DBus
 import EventTime
 import MPRIS
+import PlayerSelection
 import ResponderCore
 import ResponderdTestKit
 import Testing

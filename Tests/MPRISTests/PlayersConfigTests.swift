@@ -1,5 +1,6 @@
 import Foundation
 import MPRIS
+import PlayerSelection
 import ResponderConfig
 import Testing
 

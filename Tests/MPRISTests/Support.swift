@@ -7,6 +7,7 @@ import MPRIS
 import ResponderConfig
 import ResponderCore
 import ResponderdKit
+import ResponderdTestKit
 import SystemCalls
 import SystemPackage
 import Testing
@@ -287,33 +288,13 @@ extension Trait where Self == SharedPlayerBusTrait {
 
 // MARK: - The service under test
 
-/// Log lines of a service, kept for failure messages.
-final class LogStore: @unchecked Sendable {
-  private let lock = NSLock()
-  private var lines: [String] = []
-  func append(_ line: String) { lock.withLock { lines.append(line) } }
-  var all: [String] { lock.withLock { lines } }
-  var text: String { all.joined(separator: "\n") }
-}
-
-struct StoreLogHandler: LogHandler {
-  let store: LogStore
-  var metadata: Logger.Metadata = [:]
-  var logLevel: Logger.Level = .debug
-  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-    get { metadata[key] }
-    set { metadata[key] = newValue }
-  }
-  func log(event: LogEvent) { store.append("\(event.level): \(event.message)") }
-}
-
 /// An in-process responderd service (bus and MPRIS components) on a private bus, with a control
 /// connection on the same loop to look at the players as a client would.
 final class ServiceUnderTest {
   let loop: EventLoop
   let service: Service
   let control: DBusConnection
-  let log = LogStore()
+  let log = RecordingLogHandler.Store()
   private(set) var records: [DispatchRecord] = []
   let mpris: MPRISComponent
   let bus: PrivateBus
@@ -326,7 +307,7 @@ final class ServiceUnderTest {
     let config = try ResponderdConfig.parse(toml, file: "test.toml")
     let store = log
     service = Service(
-      config: config, loop: loop, logger: Logger(label: "test") { _ in StoreLogHandler(store: store) })
+      config: config, loop: loop, logger: Logger(label: "test") { _ in RecordingLogHandler(store: store) })
     let busComponent = BusComponent(address: bus.address)
     service.bus = busComponent
     service.add(busComponent)

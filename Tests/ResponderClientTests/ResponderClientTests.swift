@@ -170,6 +170,46 @@ final class PlayButton: Responder {
     #expect(try send(fixture, "remoteControl", "stop") == name)
   }
 
+  @Test func shakesFollowTheWindowThatSaidActiveLastAlsoAfterARestart() throws {
+    let fixture = try DaemonFixture(config: Self.config)
+    func editor(_ path: String) throws -> (ResponderClient, () -> Int) {
+      let client = try ResponderClient(
+        connection: try fixture.bus.connect(loop: fixture.loop), path: path, eventTypes: [.motion])
+      var shakes = 0
+      client.onEvent = { event in
+        if event.phase == .began { shakes += 1 }
+        return true
+      }
+      return (client, { shakes })
+    }
+    let (first, firstShakes) = try editor("/org/example/First")
+    let (second, secondShakes) = try editor("/org/example/Second")
+    // Said before registering: told at registration.
+    first.setActive(true)
+    first.register()
+    second.register()
+    try fixture.waitFor("the first window to be first responder") { first.isFirstResponder }
+    #expect(try send(fixture, "motion", "motionShake", "began").hasSuffix("#\(first.id ?? 0)"))
+
+    // The focus moves: the second says active before the first says inactive.
+    var accepted: Bool?
+    second.setActive(true) { accepted = try? $0.get() }
+    try fixture.waitFor("the second window to take over") { accepted != nil && !first.isFirstResponder }
+    #expect(accepted == true && second.isFirstResponder && second.isActive == true)
+    first.setActive(false)
+    #expect(try send(fixture, "motion", "motionShake", "began").hasSuffix("#\(second.id ?? 0)"))
+    #expect(firstShakes() == 1 && secondShakes() == 1)
+
+    // A restarted responderd is told again which window is active.
+    #expect(try fixture.stopDaemon() == 0)
+    try fixture.startDaemonAgain()
+    try fixture.waitFor("both registered again, the second first responder") {
+      first.id != nil && second.id != nil && second.isFirstResponder
+    }
+    #expect(try send(fixture, "motion", "motionShake", "began").hasSuffix("#\(second.id ?? 0)"))
+    #expect(firstShakes() == 1 && secondShakes() == 2)
+  }
+
   @Test func eventsAreOnlyAcceptedFromResponderd() throws {
     let fixture = try DaemonFixture(config: Self.config)
     let connection = try fixture.bus.connect(loop: fixture.loop)

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("[keys] config section")
 struct KeysConfigTests {
-  @Test("no [keys] section: the defaults of DESIGN.md section 3")
+  @Test("no [keys] section: the defaults of docs/design.md#keys-and-the-click-grammar")
   func defaults() throws {
     let config = try ResponderdConfig.parse("", file: "empty.toml")
     #expect(config.keys.enabled)

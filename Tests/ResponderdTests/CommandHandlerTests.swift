@@ -4,31 +4,8 @@ import Logging
 import ResponderConfig
 import ResponderCore
 import ResponderdKit
+import ResponderdTestKit
 import Testing
-
-/// A swift-log handler that keeps every message, for assertions on what was logged.
-final class RecordingLogHandler: LogHandler, @unchecked Sendable {
-  final class Store: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-    func append(_ line: String) { lock.withLock { lines.append(line) } }
-    var all: [String] { lock.withLock { lines } }
-  }
-  let store: Store
-  var metadata: Logger.Metadata = [:]
-  var logLevel: Logger.Level = .trace
-  init(store: Store) { self.store = store }
-  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-    get { metadata[key] }
-    set { metadata[key] = newValue }
-  }
-  func log(event: LogEvent) { store.append("\(event.level): \(event.message)") }
-}
-
-func recordingLogger() -> (Logger, RecordingLogHandler.Store) {
-  let store = RecordingLogHandler.Store()
-  return (Logger(label: "test") { _ in RecordingLogHandler(store: store) }, store)
-}
 
 @Suite(.serialized) struct CommandHandlerTests {
   func service(_ toml: String) throws -> (Service, RecordingLogHandler.Store, () -> [DispatchRecord]) {

@@ -103,6 +103,45 @@ struct TimeoutError: Error, CustomStringConvertible {
     #expect(check.text.contains("\(file.path):3: unknown key 'levle' in [logging] (did you mean 'level'?)"))
   }
 
+  /// A three-finger rule on GNOME: `--check-config` warns (file, line, shell, reason) and accepts
+  /// the file; the service logs the same warning and runs.
+  @Test func aRuleTheShellTakesIsWarnedAboutAndTheServiceStarts() throws {
+    var environment = try bareEnvironment()
+    environment["XDG_CURRENT_DESKTOP"] = "GNOME"
+    let dir = URL(fileURLWithPath: environment["XDG_CONFIG_HOME"]!).appendingPathComponent("responderd")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let file = dir.appendingPathComponent("config.toml")
+    let rule =
+      "[[touch.gesture]]\nname = \"next\"\ngesture = \"swipe\"\nfingers = 3\ndirection = \"up\"\nevent = \"nextTrack\"\n"
+    let warning =
+      "\(file.path):9: warning: gesture 'next' (swipe, 3 fingers): GNOME Shell 40+ takes every touch sequence that reaches 3 fingers (its overview and workspace swipe), so this rule never acts there"
+    for shell in ["auto", "gnome"] {
+      try "[touch]\nwidth = 1280\nheight = 800\nshell = \"\(shell)\"\n\n\(rule)".write(
+        to: file, atomically: true, encoding: .utf8)
+      let check = try DaemonProcess(
+        builtExecutable("responderd"), ["--check-config", file.path], environment: environment)
+      #expect(try check.waitForExit(timeout: 10) == 0)
+      #expect(check.text.contains(warning), "shell = \(shell)")
+      #expect(check.text.contains("\(file.path): OK"))
+    }
+    // Two fingers: no warning.
+    try "[touch]\nwidth = 1280\nheight = 800\nshell = \"gnome\"\n\n\(rule)".replacingOccurrences(
+      of: "fingers = 3", with: "fingers = 2"
+    ).write(to: file, atomically: true, encoding: .utf8)
+    let two = try DaemonProcess(
+      builtExecutable("responderd"), ["--check-config", file.path], environment: environment)
+    #expect(try two.waitForExit(timeout: 10) == 0)
+    #expect(!two.text.contains("warning"))
+
+    try "[touch]\nwidth = 1280\nheight = 800\nshell = \"gnome\"\n\n\(rule)".write(
+      to: file, atomically: true, encoding: .utf8)
+    let daemon = try DaemonProcess(builtExecutable("responderd"), ["--allow-root"], environment: environment)
+    try daemon.waitForOutput(timeout: 10) { $0.contains("touch: \(warning)") }
+    #expect(daemon.isRunning)
+    daemon.terminate()
+    #expect(try daemon.waitForExit(timeout: 10) == 0)
+  }
+
   @Test func aBadConfigIsRefusedAtStart() throws {
     var environment = try bareEnvironment()
     let dir = URL(fileURLWithPath: environment["XDG_CONFIG_HOME"]!).appendingPathComponent("responderd")

@@ -11,36 +11,17 @@ import Testing
 /// `[responders] event-deadline`: the time one event may spend with the applications in all,
 /// whatever their number (issue 27: 3,200 registrations answering errors held each event 1.19 s).
 /// On the in-memory bus and virtual time.
-@Suite final class EventDeadlineTests {
-  let time = VirtualScheduler(now: 50)
-  let bus: InMemoryBus
-  let service: Service
+@Suite final class EventDeadlineTests: InMemoryServiceSuite {
+  let harness: InMemoryService
   let api = ResponderAPI()
-  let records: () -> [DispatchRecord]
-  let log: RecordingLogHandler.Store
 
   init() throws {
-    bus = InMemoryBus(scheduler: time)
-    let config = try ResponderdConfig.parse(
-      "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.1875\nevent-deadline = 0.5\n",
-      file: "test.toml")
-    let (logger, store) = recordingLogger()
-    log = store
-    service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: logger)
-    let component = BusComponent(bus: bus.connect())
-    service.bus = component
-    service.add(component)
-    service.add(api)
-    var records: [DispatchRecord] = []
-    service.addDispatchObserver { records.append($0) }
-    self.records = { records }
-    service.start()
-    time.advance(by: 0)
+    harness = try InMemoryService(
+      config:
+        "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.1875\nevent-deadline = 0.5\n",
+      components: [api])
+    harness.start()
   }
-
-  deinit { service.stop() }
-
-  func settle() { time.advance(by: 0) }
 
   func register(_ app: BusApp) throws {
     let reply = app.daemonCall("RegisterResponder", [.objectPath(app.path), ["remoteControl"].dbusValue])
@@ -91,28 +72,20 @@ import Testing
 
 /// A `deadline` longer than `event-deadline` is not cut short: an event has at least one deadline.
 @Test func anEventHasAtLeastOneDeadlineWhateverItsEventDeadline() throws {
-  let time = VirtualScheduler(now: 50)
-  let bus = InMemoryBus(scheduler: time)
-  let config = try ResponderdConfig.parse(
-    "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.75\nevent-deadline = 0.25\n",
-    file: "test.toml")
-  let service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: recordingLogger().0)
-  defer { service.stop() }
-  let component = BusComponent(bus: bus.connect())
-  service.bus = component
-  service.add(component)
-  service.add(ResponderAPI())
-  var records: [DispatchRecord] = []
-  service.addDispatchObserver { records.append($0) }
-  service.start()
-  time.advance(by: 0)
+  let harness = try InMemoryService(
+    config:
+      "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.75\nevent-deadline = 0.25\n",
+    components: [ResponderAPI()])
+  harness.start()
+  let time = harness.time
+  let bus = harness.bus
   let hung = try BusApp(on: bus) { _ in nil }
   let reply = hung.daemonCall("RegisterResponder", [.objectPath(hung.path), ["remoteControl"].dbusValue])
   time.advance(by: 0)
   _ = try #require(try reply()?.get())
-  service.application.post(.remoteControl(.remoteControlPlay, timestamp: time.now, source: "test"))
+  harness.service.application.post(.remoteControl(.remoteControlPlay, timestamp: time.now, source: "test"))
   time.advance(to: 50.5)
-  #expect(records.isEmpty, "cut short at the event-deadline")
+  #expect(harness.records.isEmpty, "cut short at the event-deadline")
   time.advance(to: 50.75)
-  #expect(records.first?.handledBy == "log")
+  #expect(harness.records.first?.handledBy == "log")
 }

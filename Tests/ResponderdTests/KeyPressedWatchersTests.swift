@@ -15,26 +15,14 @@ import Testing
 /// key's command) tell what the user pressed: like the dispatch signals, they go only to the
 /// connections of the daemon's user that asked (WatchEvents), never to a listener of another user
 /// on a shared bus (issue 27, item 6).
-@Suite final class KeyPressedWatchersTests {
-  let time = VirtualScheduler(now: 50)
-  let bus: InMemoryBus
-  let service: Service
+@Suite final class KeyPressedWatchersTests: InMemoryServiceSuite {
+  let harness: InMemoryService
 
   init() throws {
-    bus = InMemoryBus(scheduler: time)
-    let config = try ResponderdConfig.parse("[keys]\nenabled = false\n", file: "test.toml")
-    let (logger, _) = recordingLogger()
-    service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: logger)
-    let component = BusComponent(bus: bus.connect())
-    service.bus = component
-    service.add(component)
-    service.add(ResponderAPI())
-    service.add(KeysComponent())
-    service.start()
-    time.advance(by: 0)
+    harness = try InMemoryService(
+      config: "[keys]\nenabled = false\n", components: [ResponderAPI(), KeysComponent()])
+    harness.start()
   }
-
-  deinit { service.stop() }
 
   @Test func keyPressedGoesOnlyToWatchersOfTheDaemonsUser() throws {
     let own = bus.connect()

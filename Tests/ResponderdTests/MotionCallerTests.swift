@@ -13,24 +13,13 @@ import Testing
 
 /// Motion1 answers the daemon's own user only (issue 18: "Only the session's user is answered"):
 /// another user's process gets AccessDenied from every method and property, and nothing changes.
-@Suite struct MotionCallerTests {
-  let time = VirtualScheduler(now: 50)
-  let bus: InMemoryBus
-  let service: Service
+@Suite struct MotionCallerTests: InMemoryServiceSuite {
+  let harness: InMemoryService
   let api = MotionAPI()
-  let log: RecordingLogHandler.Store
 
   init() throws {
-    bus = InMemoryBus(scheduler: time)
-    let (logger, store) = recordingLogger()
-    log = store
-    service = Service(config: ResponderdConfig(), loop: try EventLoop(), scheduler: time, logger: logger)
-    let component = BusComponent(bus: bus.connect())
-    service.bus = component
-    service.add(component)
-    service.add(api)
-    service.start()
-    time.advance(by: 0)
+    harness = try InMemoryService(components: [api])
+    harness.start()
   }
 
   /// Calls Motion1 (or the Properties interface on its object) as `connection`; the result.

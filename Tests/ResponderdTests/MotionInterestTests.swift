@@ -4,6 +4,7 @@ import EventLoop
 import ResponderClient
 import ResponderConfig
 import ResponderdKit
+import ResponderdTestKit
 import Testing
 
 /// `Service.motionInterest` and `addMotionInterestObserver`, with the responder API in this process on

@@ -9,7 +9,7 @@ import ResponderdKit
 import ResponderdTestKit
 import Testing
 
-/// The proxy player never doubles a press (DESIGN.md section 3a): a call on
+/// The proxy player never doubles a press (docs/design.md#one-press-one-action): a call on
 /// `org.mpris.MediaPlayer2.responderd` that repeats a press a device made (the desktop saw the same
 /// key) is published as a duplicate, not dispatched; a genuine call is dispatched. On the
 /// in-memory bus and virtual time, with what `responderctl monitor` reads (EventDispatchedDetails).

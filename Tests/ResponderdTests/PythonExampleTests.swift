@@ -13,6 +13,9 @@ import Testing
 @Suite struct PythonExampleTests {
   static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("../../examples/python").standardizedFileURL.path
+  /// The `responderd_client` package of the source tree.
+  static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../python").standardizedFileURL.path
 
   /// Starts an example with the fixture's bus as its session bus; returns once it printed "ready".
   func start(_ script: String, _ arguments: [String] = [], on fixture: DaemonFixture) throws -> ChildProcess {
@@ -99,8 +102,8 @@ import Testing
   @Test func theModuleAnswersNotHandledForAHandlerThatIsLateOrBroken() throws {
     let fixture = try DaemonFixture(config: "chain = [\"command\", \"log\"]\n[responders]\ndeadline = 0.5\n")
     let script = """
-      import sys; sys.path.insert(0, "\(Self.examples)")
-      from responder import GLib, Responder, run_until_signalled
+      import sys; sys.path.insert(0, "\(Self.package)")
+      from responderd_client import GLib, Responder, run_until_signalled
       def on_event(event):
           if event.subtype == "nextTrack":
               return None  # "I will reply later", and never does
@@ -122,6 +125,66 @@ import Testing
     #expect(try app.readLine(timeout: 5)?.contains("the handler failed") == true)
     #expect(!fixture.log.contains("no answer to RemoteControlReceived"))
     #expect(ChildProcess.exitedSuccessfully(try stop(app)))
+  }
+
+  /// `follow_focus` on two windows (GObjects with GTK's `is-active` property, so that no display
+  /// is needed): the shake goes to the one whose window became active last, never to the other.
+  @Test func followFocusSendsTheShakeToTheActiveWindowOnly() throws {
+    let fixture = try DaemonFixture()
+    let script = """
+      import sys; sys.path.insert(0, "\(Self.package)")
+      from gi.repository import GObject
+      from responderd_client import GLib, Responder, run_until_signalled
+      class Window(GObject.Object):
+          is_active = GObject.Property(type=bool, default=False)
+      windows, apps = {}, []
+      for name in ("one", "two"):
+          windows[name] = Window()
+          app = Responder(f"/org/example/{name}", ["motion"],
+                          lambda event, name=name: print("shake", name, event.phase, flush=True) or True)
+          app.register()
+          app.follow_focus(windows[name])
+          apps.append(app)
+      # Each SIGUSR1 is the next focus change, as the compositor would make it.
+      steps = [("one", True), ("two", True), ("one", False), ("two", False)]
+      def next_step():
+          name, active = steps.pop(0)
+          windows[name].set_property("is-active", active)
+          print("focus", name, int(active), flush=True)
+          return GLib.SOURCE_CONTINUE
+      GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, 10, next_step)
+      print("ready:", apps[0].id, apps[1].id, flush=True)
+      run_until_signalled(GLib.MainLoop(), lambda: [app.close() for app in apps])
+      """
+    let app = try ChildProcess(
+      ["/usr/bin/python3", "-c", script], environment: fixture.bus.environment, stdout: .capture,
+      stderr: .capture)
+    let ready = try #require(try app.readLine(timeout: 10))
+    let ids = ready.split(separator: " ").dropFirst().map { String($0) }
+    #expect(ids.count == 2)
+    func focus(_ name: String, _ active: Bool) throws {
+      app.signal(SIGUSR1)
+      #expect(try app.readLine(timeout: 5) == "focus \(name) \(active ? 1 : 0)")
+      try fixture.waitFor("the daemon to hear of \(name)'s window") {
+        (try? fixture.property("Chain").elements?.contains {
+          $0.dictionary?["path"]?.objectPath == "/org/example/\(name)"
+            && $0.dictionary?["focus"]?.string == (active ? "active" : "inactive")
+        }) == true
+      }
+    }
+    try focus("one", true)
+    #expect(try send(fixture, "motion", "motionShake", "began").hasSuffix("#\(ids[0])"))
+    #expect(try app.readLine(timeout: 5) == "shake one began")
+    // Focus moves to two; one's "inactive" comes after two's "active".
+    try focus("two", true)
+    try focus("one", false)
+    #expect(try send(fixture, "motion", "motionShake", "began").hasSuffix("#\(ids[1])"))
+    #expect(try app.readLine(timeout: 5) == "shake two began")
+    // Focus leaves both (another application's window): the shake is nobody's.
+    try focus("two", false)
+    #expect(try send(fixture, "motion", "motionShake", "began") == "")
+    #expect(ChildProcess.exitedSuccessfully(try stop(app)))
+    #expect(try app.readLine(timeout: 5) == nil, "no other shake was received")
   }
 
   func firstResponder(_ fixture: DaemonFixture) throws -> UInt32 {

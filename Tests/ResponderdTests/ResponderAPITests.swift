@@ -291,6 +291,64 @@ let commandAndLog = """
     #expect(try fixture.chainNames() == ["command", "log"])
   }
 
+  @Test func shakesGoToTheAppWhoseWindowIsActiveAndTheLatestClaimWins() throws {
+    let fixture = try DaemonFixture(config: commandAndLog)
+    let watcher = try DaemonWatcher(fixture)
+    // A legacy application that never says anything of its focus, first responder the old way.
+    let legacy = try TestApp(fixture, path: "/test/Legacy") { _ in .handled }
+    let editorA = try TestApp(fixture, path: "/test/EditorA") { _ in .handled }
+    let editorB = try TestApp(fixture, path: "/test/EditorB") { $0.type == .motion ? .handled : .notHandled }
+    let legacyID = try legacy.register(["motion"])
+    let aID = try editorA.register(["motion", "remoteControl"])
+    let bID = try editorB.register(["motion"])
+    #expect(try legacy.becomeFirstResponder())
+    #expect(
+      try fixture.chainFocus() == [
+        appName(legacyID): "undeclared", appName(aID): "undeclared",
+        appName(bID): "undeclared",
+      ])
+
+    // A's window becomes active: A is first responder and gets the shake.
+    #expect(try editorA.setActive(true))
+    #expect(try fixture.property("FirstResponder") == .uint32(aID))
+    #expect(try fixture.send("motion", "motionShake", phase: "began") == appName(aID))
+
+    // B's window becomes active (A's "inactive" has not come yet): the latest claim wins.
+    #expect(try editorB.setActive(true))
+    #expect(try fixture.chainFocus()[appName(aID)] == "inactive")
+    #expect(try fixture.chainFocus()[appName(bID)] == "active")
+    editorB.answer = { _ in .notHandled }
+    // B does not handle it: it goes on, past A (inactive), to the legacy application.
+    #expect(try fixture.send("motion", "motionShake", phase: "began") == appName(legacyID))
+    #expect(editorA.received == ["MotionBegan motionShake"])
+    #expect(editorB.received == ["MotionBegan motionShake"])
+    // No motion event at all for A; remote control does not follow focus.
+    #expect(try fixture.send("motion", "motionShake", phase: "ended") == appName(legacyID))
+    #expect(editorA.received == ["MotionBegan motionShake"])
+    #expect(try fixture.send("remoteControl", "play") == appName(aID))
+
+    // Focus moves to a window of an application that does not take part: both inactive.
+    // Still first responder (for what does not follow focus), but no shake begins with it.
+    #expect(try editorB.setActive(false))
+    editorB.answer = { _ in .handled }
+    #expect(try fixture.send("motion", "motionShake", phase: "began") == appName(legacyID))
+    #expect(editorB.received.count == 2 && editorA.received.count == 2)
+
+    // Inactive applications do not keep the accelerometer open; an active one does.
+    #expect(try daemonCall(legacy.connection, "UnregisterResponder", [.uint32(legacyID)]).get() == [])
+    try fixture.waitFor("MotionInterest false with both windows inactive") {
+      watcher.motionInterest.last == false
+    }
+    #expect(try editorA.setActive(true))
+    try fixture.waitFor("MotionInterest true again") { watcher.motionInterest.last == true }
+    #expect(try fixture.send("motion", "motionShake", phase: "began") == appName(aID))
+    #expect(
+      fixture.log.contains("\(appName(aID))'s window is inactive: \(appName(bID)) says its window is active"))
+    #expect(
+      try daemonError(editorA.connection, "SetActive", [.uint32(bID), .bool(true)]).name
+        == "org.responderd.Daemon1.Error.NotOwner")
+  }
+
   @Test func motionInterestFollowsRegistrations() throws {
     let fixture = try DaemonFixture(config: commandAndLog)
     let watcher = try DaemonWatcher(fixture)

@@ -61,35 +61,15 @@ final class BusApp {
 
 /// The responder API on the in-memory bus and virtual time: registration, the first responder,
 /// the per-call deadline of a hung application, caller checks, an application leaving the bus.
-@Suite final class ResponderAPIUnitTests {
-  let time = VirtualScheduler(now: 50)
-  let bus: InMemoryBus
-  let service: Service
+@Suite final class ResponderAPIUnitTests: InMemoryServiceSuite {
+  let harness: InMemoryService
   let api = ResponderAPI()
-  let records: () -> [DispatchRecord]
 
   init() throws {
-    bus = InMemoryBus(scheduler: time)
-    let config = try ResponderdConfig.parse(
-      "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.2\n", file: "test.toml")
-    let (logger, _) = recordingLogger()
-    service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: logger)
-    let component = BusComponent(bus: bus.connect())
-    service.bus = component
-    service.add(component)
-    service.add(api)
-    var records: [DispatchRecord] = []
-    service.addDispatchObserver { records.append($0) }
-    self.records = { records }
-    service.start()
-    time.advance(by: 0)
+    harness = try InMemoryService(
+      config: "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.2\n", components: [api])
+    harness.start()
   }
-
-  /// Calls still under way at the end of a test (a hung application's) hold the service through
-  /// their reply handlers: stopping it drops them.
-  deinit { service.stop() }
-
-  func settle() { time.advance(by: 0) }
 
   @discardableResult
   func register(_ app: BusApp, _ types: [String] = ["remoteControl"]) throws -> UInt32 {

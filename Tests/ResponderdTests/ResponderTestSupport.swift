@@ -81,6 +81,12 @@ final class TestApp {
   func resignFirstResponder() throws -> Bool {
     try daemonCall(connection, "ResignFirstResponder", [.uint32(id)]).get()[0].bool ?? false
   }
+
+  /// Says whether its window is the active one (`SetActive`); returns whether it is first responder.
+  @discardableResult
+  func setActive(_ active: Bool) throws -> Bool {
+    try daemonCall(connection, "SetActive", [.uint32(id), .bool(active)]).get()[0].bool ?? false
+  }
 }
 
 /// Calls a method of the daemon on `connection` and waits for the result.
@@ -190,6 +196,18 @@ extension DaemonFixture {
     return try result!.get()
   }
 
+  /// The `focus` of each application in the Chain property, by name.
+  func chainFocus() throws -> [String: String] {
+    var result: [String: String] = [:]
+    for entry in try property("Chain").elements ?? [] {
+      guard let fields = entry.dictionary, let name = fields["name"]?.string,
+        let focus = fields["focus"]?.string
+      else { continue }
+      result[name] = focus
+    }
+    return result
+  }
+
   /// The names in the Chain property, in order.
   func chainNames() throws -> [String] {
     (try property("Chain").elements ?? []).compactMap { $0.dictionary?["name"]?.string }
@@ -247,4 +265,13 @@ final class RunningCommand {
     output += process.takeBufferedOutput()
     return ChildProcess.exitCode(status)
   }
+}
+
+/// Whether process `pid` exists and has not exited (a zombie waiting for its reaper has).
+func processIsRunning(_ pid: Int32) -> Bool {
+  guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    let close = stat.lastIndex(of: ")")
+  else { return false }
+  let state = stat[close...].dropFirst(2).first
+  return state != "Z" && state != "X"
 }

@@ -93,6 +93,18 @@ import Testing
     #expect(fields?["chain"] as? [String] == [name, otherName, "command", "log"])
     #expect(fields?["motionInterest"] as? Bool == true)
     #expect((fields?["devices"] as? [String: Any])?["owned"] as? Int == 0)
+
+    // An application that follows its window's focus shows it.
+    #expect(try other.setActive(true))
+    let focused = try fixture.run([try responderctl(), "chain"]).output.split(separator: "\n")
+    #expect(
+      focused.contains { $0.hasPrefix("* \(otherName)") && $0.hasSuffix("/test/Other (window active)") })
+    #expect(focused.contains { $0.hasPrefix("  \(name)") && $0.hasSuffix("/test/Chain") })
+    let focusJSON = try fixture.run([try responderctl(), "chain", "--json"])
+    let focusEntries =
+      (try JSONSerialization.jsonObject(with: Data(focusJSON.output.utf8)) as? [String: Any])?["chain"]
+      as? [[String: Any]] ?? []
+    #expect(focusEntries.map { $0["focus"] as? String } == ["active", nil, nil, nil])
   }
 
   @Test func monitorJSONPrintsOneObjectPerDispatchedEvent() throws {
@@ -179,6 +191,45 @@ import Testing
     #expect(respond.output.contains("unregistered; bye"))
     #expect(try fixture.chainNames() == ["command", "log"])
     #expect(fixture.log.contains("\(name) (") && fixture.log.contains("removed: unregistered"))
+  }
+
+  /// Issue 38: a command still running when respond is stopped with Ctrl-C was left behind (its
+  /// own process group missed the terminal's SIGINT).
+  @Test func respondEndsTheCommandsStillRunningWhenItIsStopped() throws {
+    let fixture = try DaemonFixture(config: commandAndLog)
+    let respond = try RunningCommand(
+      [try responderctl(), "respond", "--events", "motion", "--", "sleep", "60"], fixture: fixture)
+    try respond.waitForOutput("registration") { $0.contains("is the first responder") }
+    _ = try fixture.send("motion", "motionShake", phase: "began")
+    try respond.waitForOutput("the command's pid") { $0.contains("→ sleep (pid ") }
+    let pid = try #require(
+      respond.output.firstMatch(of: /→ sleep \(pid (\d+)\)/).flatMap { Int32($0.1) })
+    #expect(processIsRunning(pid))
+
+    respond.process.signal(SIGINT)
+    #expect(try respond.waitForExit() == 0)
+    try fixture.waitFor("sleep (pid \(pid)) to end with respond") { !processIsRunning(pid) }
+  }
+
+  /// Issue 38: a `[command]` still running when the daemon stopped was left behind.
+  @Test func aCommandStillRunningWhenTheDaemonStopsEndsWithIt() throws {
+    let pidFile = NSTemporaryDirectory() + "/responderd-command-\(UUID().uuidString).pid"
+    defer { unlink(pidFile) }
+    let fixture = try DaemonFixture(
+      config: """
+        chain = ["command"]
+        [command]
+        play = ["sh", "-c", "echo $$ > \\"$PID_FILE\\"; exec sleep 60"]
+
+        """, environment: ["PID_FILE": pidFile])
+    #expect(try fixture.send("remoteControl", "play") == "command")
+    try fixture.waitFor("the command to start") {
+      (try? String(contentsOfFile: pidFile, encoding: .utf8))?.hasSuffix("\n") == true
+    }
+    let pid = try #require(Int32(try String(contentsOfFile: pidFile, encoding: .utf8).dropLast()))
+    #expect(processIsRunning(pid))
+    _ = try fixture.stopDaemon()
+    try fixture.waitFor("sleep (pid \(pid)) to end with the daemon") { !processIsRunning(pid) }
   }
 
   @Test func aClearMessageWhenTheDaemonIsNotRunning() throws {

@@ -8,9 +8,10 @@ import Testing
   import Glibc
 #endif
 
-/// Another user on a bus shared by users (issue 27): the real daemon on a private dbus-daemon
+/// Another user on a bus shared by users (issues 27, 38): the real daemon on a private dbus-daemon
 /// open to all users, and a process of uid 65534 (`setpriv`) that is an MPRIS player, listens to
-/// the daemon's dispatch signals and asks for them.
+/// every signal of the daemon (but the proxy player's, broadcast as MPRIS wants) and asks for the
+/// dispatch signals.
 @Suite(.serialized) struct SharedBusTests {
   /// The stranger: an MPRIS player ("Playing", a title of its own) that prints each call made to
   /// it, each dispatch signal it gets, what WatchEvents answered, and "marker" when the name
@@ -47,9 +48,9 @@ import Testing
         if member == "NameOwnerChanged":
             if parameters[0] == "org.example.Marker" and parameters[2]:
                 say("marker")
-        else:
-            say("signal " + member)
-    bus.signal_subscribe(None, "org.responderd.Daemon1", None, None, None, Gio.DBusSignalFlags.NONE, signal)
+        elif path != "/org/mpris/MediaPlayer2":  # the proxy player's are broadcast (MPRIS)
+            say("signal " + interface + "." + member)
+    bus.signal_subscribe("org.responderd.Daemon1", None, None, None, None, Gio.DBusSignalFlags.NONE, signal)
     bus.signal_subscribe("org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", None,
                          "org.example.Marker", Gio.DBusSignalFlags.NONE, signal)
     try:
@@ -98,9 +99,15 @@ import Testing
       interface: "org.freedesktop.DBus.Properties", method: "Get",
       arguments: [.string("org.mpris.MediaPlayer2.Player"), .string("Metadata")], timeout: 5)
     #expect(metadata.first?.unwrapped.dictionary?["xesam:title"] == nil, "\(metadata)")
-    // The daemon's own user got the dispatch signal; then a marker that reaches the stranger
-    // after anything the daemon sent before it.
+    // The daemon's own user got the dispatch signal, and the chain's PropertiesChanged when an
+    // application of theirs became first responder; then a marker that reaches the stranger after
+    // anything the daemon sent before it (SelectionChanged included, sent when the stranger's
+    // player was found).
     try watcher.waitForEvents(1)
+    let app = try TestApp(fixture)
+    try app.register(["remoteControl"])
+    #expect(try app.becomeFirstResponder())
+    try fixture.waitFor("the FirstResponder change") { watcher.firstResponders.contains(app.id) }
     _ = try fixture.connection.callAndWait(
       destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
       method: "RequestName", arguments: [.string("org.example.Marker"), .uint32(0)], timeout: 5)

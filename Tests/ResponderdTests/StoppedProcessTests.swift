@@ -9,16 +9,17 @@ import Testing
 /// One process with many bus connections, each registering a responder, stopped (issue 27): on
 /// the real daemon and a private dbus-daemon, the process is a Python one (Debian's python3-gi).
 @Suite(.serialized) struct StoppedProcessTests {
-  static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("../../examples/python").standardizedFileURL.path
+  /// The `responderd_client` package of the source tree.
+  static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../python").standardizedFileURL.path
 
   /// A process with `connections` connections to the fixture's bus, each registering a responder
   /// that handles nothing; returns once all are registered.
   func manyConnections(_ connections: Int, on fixture: DaemonFixture) throws -> ChildProcess {
     let script = """
-      import sys; sys.path.insert(0, "\(Self.examples)")
+      import sys; sys.path.insert(0, "\(Self.package)")
       import os
-      from responder import GLib, Gio, Responder, run_until_signalled
+      from responderd_client import GLib, Gio, Responder, run_until_signalled
       flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
       apps = []
       for index in range(\(connections)):

@@ -21,7 +21,12 @@ final class FakeLogind {
   /// Methods asked, in order ("GetSession 3").
   private(set) var asked: [String] = []
 
-  init(bus: InMemoryBus, owningName: Bool = true) throws {
+  /// How long GetSession takes to answer (on `scheduler`), as a logind slow at start-up does.
+  var getSessionDelay: Seconds = 0
+  private let scheduler: Scheduler?
+
+  init(bus: InMemoryBus, owningName: Bool = true, scheduler: Scheduler? = nil) throws {
+    self.scheduler = scheduler
     connection = bus.connect(uid: 0, pid: 1)
     try connection.export(
       path: "/org/freedesktop/login1",
@@ -29,13 +34,18 @@ final class FakeLogind {
         DBusInterface(
           "org.freedesktop.login1.Manager",
           methods: [
-            DBusMethod("GetSession", in: "s", out: "o") { [unowned self] call in
+            .replyLater("GetSession", in: "s", out: "o") { [unowned self] call in
               let id = call.arguments[0].string ?? ""
               self.asked.append("GetSession \(id)")
-              guard self.sessions[id] != nil else {
-                throw DBusError("org.freedesktop.login1.NoSuchSession", "No session '\(id)' known")
+              let answer = { [unowned self] in
+                guard self.sessions[id] != nil else {
+                  return call.reply(
+                    error: DBusError("org.freedesktop.login1.NoSuchSession", "No session '\(id)' known"))
+                }
+                call.reply([.objectPath(Self.path(ofSession: id))])
               }
-              return [.objectPath(Self.path(ofSession: id))]
+              guard let scheduler = self.scheduler, self.getSessionDelay > 0 else { return answer() }
+              _ = scheduler.schedule(after: self.getSessionDelay, answer)
             },
             DBusMethod("GetSessionByPID", in: "u", out: "o") { [unowned self] call in
               let pid = call.arguments[0].uint32 ?? 0
@@ -141,8 +151,9 @@ final class FakeScreenSaver {
   private(set) var active: Bool
   private var object: DBusExportedObject?
 
-  init(bus: InMemoryBus, _ saver: SessionWatcher.ScreenSaver, active: Bool = false) throws {
-    connection = bus.connect()
+  /// A screen saver run by `uid`.
+  init(bus: InMemoryBus, _ saver: SessionWatcher.ScreenSaver, active: Bool = false, uid: UInt32) throws {
+    connection = bus.connect(uid: uid)
     self.saver = saver
     self.active = active
     object = try connection.export(
@@ -160,23 +171,4 @@ final class FakeScreenSaver {
     self.active = active
     try object?.emit(interface: saver.interface, signal: "ActiveChanged", arguments: [.bool(active)])
   }
-}
-
-/// Log lines, kept.
-final class LogLines: @unchecked Sendable {
-  private let lock = NSLock()
-  private var lines: [String] = []
-  func append(_ line: String) { lock.withLock { lines.append(line) } }
-  var all: [String] { lock.withLock { lines } }
-}
-
-struct LinesLogHandler: LogHandler {
-  let store: LogLines
-  var metadata: Logger.Metadata = [:]
-  var logLevel: Logger.Level = .debug
-  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-    get { metadata[key] }
-    set { metadata[key] = newValue }
-  }
-  func log(event: LogEvent) { store.append("\(event.level): \(event.message)") }
 }

@@ -11,7 +11,7 @@ import Testing
   let time = VirtualScheduler(now: 100)
   let system: InMemoryBus
   let session: InMemoryBus
-  let log = LogLines()
+  let log = RecordingLogHandler.Store()
   let uid: UInt32 = 1000
   let pid: UInt32 = 4242
 
@@ -29,7 +29,7 @@ import Testing
     let watcher = SessionWatcher(
       systemBus: systemBus ? system.connect() : nil, sessionBus: sessionBus ? session.connect() : nil,
       identity: .init(sessionID: sessionID, pid: pid, uid: uid),
-      logger: Logger(label: "test") { _ in LinesLogHandler(store: store) })
+      logger: Logger(label: "test") { _ in RecordingLogHandler(store: store) })
     let states = StateList()
     watcher.addObserver { states.values.append($0) }
     watcher.start()
@@ -176,11 +176,60 @@ import Testing
     #expect(watcher.foundBy == "the user's display session")
   }
 
+  /// Issue 38: another user's program owning a screen saver's name (a bus shared by users) made
+  /// responderd believe the screen locked.
+  @Test("a screen saver's name owned by another user is not believed, and that is said once")
+  func aScreenSaverOfAnotherUserIsNotBelieved() throws {
+    let logind = try FakeLogind(bus: system)
+    try logind.addSession("3", active: true)
+    let stranger = try FakeScreenSaver(
+      bus: session, SessionWatcher.ScreenSaver.standard[0], active: true, uid: uid + 1)
+    let (watcher, _) = watcher(sessionID: "3")
+    #expect(!watcher.state.isLocked)
+    try stranger.setActive(false)
+    try stranger.setActive(true)
+    time.advance(by: 0)
+    #expect(!watcher.state.isLocked)
+    let lines = log.all.filter { $0.contains("org.gnome.ScreenSaver is owned by") }
+    #expect(lines.count == 1)
+    #expect(
+      lines.first?.contains("runs as uid \(uid + 1), not as uid \(uid): not believed") == true, "\(lines)")
+
+    // The user's own screen saver, once the stranger has left, is.
+    stranger.connection.leave()
+    let own = try FakeScreenSaver(
+      bus: session, SessionWatcher.ScreenSaver.standard[0], active: true, uid: uid)
+    time.advance(by: 0)
+    #expect(watcher.state.isLocked)
+    _ = own
+  }
+
+  /// Issue 38: GetSession answering after 5 s turned session tracking off for good ("user 0 has
+  /// no graphical session"), and a later Active = false was never seen.
+  @Test("a logind slow to answer is asked again, and its late answer is taken")
+  func aSlowLogindIsAskedAgainAndFollowed() throws {
+    let logind = try FakeLogind(bus: system, scheduler: time)
+    try logind.addSession("3", active: true)
+    logind.getSessionDelay = 5.5
+    let (watcher, _) = watcher(sessionID: "3")
+    time.advance(by: 5)
+    #expect(logind.asked == ["GetSession 3", "GetSession 3"])
+    #expect(watcher.foundBy == nil)
+    time.advance(by: 6)
+    #expect(watcher.foundBy == "XDG_SESSION_ID")
+    #expect(watcher.state == SessionState(isActive: true, sessionID: "3"))
+    #expect(log.all.contains { $0.contains("logind has not answered GetSession within 5 s: asked again") })
+    #expect(!log.all.contains { $0.contains("graphical session") || $0.contains("taken as active") })
+    try logind.setActive("3", false)
+    time.advance(by: 0)
+    #expect(watcher.state.isActive == false)
+  }
+
   @Test("a screen saver's ActiveChanged locks and unlocks; one that leaves the bus unlocks")
   func screenSaversLock() throws {
     let logind = try FakeLogind(bus: system)
     try logind.addSession("3", active: true)
-    let gnome = try FakeScreenSaver(bus: session, SessionWatcher.ScreenSaver.standard[0])
+    let gnome = try FakeScreenSaver(bus: session, SessionWatcher.ScreenSaver.standard[0], uid: uid)
     let (watcher, states) = watcher(sessionID: "3")
     #expect(watcher.state.isLocked == false)
     try gnome.setActive(true)
@@ -192,7 +241,8 @@ import Testing
     #expect(watcher.state.isInFront)
 
     // Started while the screen is locked: GetActive says so.
-    let freedesktop = try FakeScreenSaver(bus: session, SessionWatcher.ScreenSaver.standard[1], active: true)
+    let freedesktop = try FakeScreenSaver(
+      bus: session, SessionWatcher.ScreenSaver.standard[1], active: true, uid: uid)
     time.advance(by: 0)
     #expect(watcher.state.screenSaverActive)
     // Both lock; one unlocking leaves the screen locked.
@@ -219,14 +269,15 @@ import Testing
   func losingABusForgetsItsState() throws {
     let logind = try FakeLogind(bus: system)
     try logind.addSession("3", active: false)
-    let saver = try FakeScreenSaver(bus: session, SessionWatcher.ScreenSaver.standard[0], active: true)
+    let saver = try FakeScreenSaver(
+      bus: session, SessionWatcher.ScreenSaver.standard[0], active: true, uid: uid)
     let systemConnection = system.connect()
     let sessionConnection = session.connect()
     let store = log
     let watcher = SessionWatcher(
       systemBus: systemConnection, sessionBus: sessionConnection,
       identity: .init(sessionID: "3", pid: pid, uid: uid),
-      logger: Logger(label: "test") { _ in LinesLogHandler(store: store) })
+      logger: Logger(label: "test") { _ in RecordingLogHandler(store: store) })
     watcher.start()
     time.advance(by: 0)
     #expect(watcher.state == SessionState(isActive: false, screenSaverActive: true, sessionID: "3"))

@@ -1,5 +1,6 @@
 import DBusTestSupport
 import EventLoop
+import EventTime
 import InputCodes
 import Logging
 import ResponderConfig
@@ -89,6 +90,50 @@ import Testing
     for _ in 0..<4 { connection.press(.up) { _ in answers += 1 } }
     try wait("four answers", loop: loop) { answers == 4 }
     #expect(try server.level(of: "speakers") == (40, false))
+  }
+
+  /// Issue 38: with PulseAudio stopped, volume-up pressed 5 times and held 2 s was applied 66
+  /// times when it resumed (45 % → 100 %). Presses made while it does not answer are coalesced:
+  /// one kept, the others dropped (one log line). Virtual time for the presses' times.
+  @Test func pressesMadeWhileTheServerIsFrozenAreCoalesced() throws {
+    let loop = try EventLoop()
+    let time = VirtualScheduler(now: 100)
+    let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
+    try server.start()
+    try server.pactlChecked(["set-sink-volume", "speakers", "40%"])
+    let lines = LogLines()
+    let connection = SoundServerConnection(
+      loop: loop, scheduler: time, server: server.address, step: 5, logger: keepingLogger(lines))
+    connection.start()
+    defer { connection.stop() }
+    _ = try outcome(loop: loop) { connection.press(.up, completion: $0) }
+    #expect(try server.level(of: "speakers") == (45, false))
+
+    server.signal(SIGSTOP)
+    var outcomes: [VolumeOutcome] = []
+    // Pressed 5 times (0.2 s apart), then held for 2 s (auto-repeat, 25 a second).
+    for _ in 0..<5 {
+      connection.press(.up) { outcomes.append($0) }
+      time.advance(by: 0.2)
+    }
+    for _ in 0..<50 {
+      connection.press(.up) { outcomes.append($0) }
+      time.advance(by: 0.04)
+    }
+    loop.runOnce(timeout: 0)
+    // The first was sent before the server was seen not answering, the second is kept: the
+    // others are dropped at once, said once.
+    #expect(outcomes.count == 53)
+    #expect(outcomes.allSatisfy { if case .dropped = $0 { true } else { false } })
+    #expect(lines.count("has not answered a volume change") == 1)
+
+    server.signal(SIGCONT)
+    try wait("the two changes", loop: loop) { outcomes.count == 55 }
+    #expect(try server.level(of: "speakers") == (55, false))
+    #expect(lines.count("answers again: 53 volume key presses were dropped meanwhile") == 1)
+    // It answers: presses count again.
+    _ = try outcome(loop: loop) { connection.press(.up, completion: $0) }
+    #expect(try server.level(of: "speakers") == (60, false))
   }
 
   @Test(arguments: SoundServerFixture.Kind.allCases)

@@ -31,21 +31,37 @@ func fixtureEvents(_ name: String) throws -> [RawInputEvent] {
 /// the device written to as the kernel would, and unplugged.
 final class TouchscreenTestbed {
   private let testbed: UmockdevTestbed
+  /// The live ioctl handler, when the device keeps the times written to it.
+  private let handler: EvdevIoctlHandler?
   /// "/dev/input/event9".
   let devnode: String
 
-  /// The Goodix touchscreen of Tests/Fixtures/Touchscreen, or the panel `stem` of the real corpus
-  /// (Tests/Fixtures/TouchReplay/real: `stem`.ioctl and `stem`.umockdev).
-  init(realPanel stem: String? = nil) throws {
+  /// The Goodix touchscreen of Tests/Fixtures/Touchscreen (its ioctl answers from `ioctl` there),
+  /// or the panel `stem` of the real corpus (Tests/Fixtures/TouchReplay/real: `stem`.ioctl and
+  /// `stem`.umockdev). With `writtenTimes`, the device accepts EVIOCSCLOCKID as the kernel does, so
+  /// a reader sees the times written (else, refused, the reader stamps events when it reads them).
+  init(
+    realPanel stem: String? = nil, ioctl ioctlName: String = "touchscreen.ioctl", writtenTimes: Bool = false
+  )
+    throws
+  {
     guard underUmockdev else { throw TestbedError(description: notUnderUmockdev) }
     testbed = UmockdevTestbed()
     let ioctl =
-      stem.map { fixturePath("TouchReplay/real", "\($0).ioctl") } ?? touchscreenFixture("touchscreen.ioctl")
+      stem.map { fixturePath("TouchReplay/real", "\($0).ioctl") } ?? touchscreenFixture(ioctlName)
     let sysfs =
       stem.map { fixturePath("TouchReplay/real", "\($0).umockdev") }
       ?? touchscreenFixture("touchscreen.umockdev")
-    devnode = try testbed.addEvdevDevice(ioctlPath: ioctl, sysfsPath: sysfs, name: stem ?? "touchscreen")
-      .devnode
+    let name = stem ?? "touchscreen"
+    if writtenTimes {
+      let handler = try EvdevIoctlHandler(ioctlPath: ioctl)
+      self.handler = handler
+      devnode = try testbed.addEvdevDevice(ioctlPath: ioctl, sysfsPath: sysfs, name: name, handler: handler)
+        .devnode
+    } else {
+      handler = nil
+      devnode = try testbed.addEvdevDevice(ioctlPath: ioctl, sysfsPath: sysfs, name: name).devnode
+    }
   }
 
   /// Writes events as the kernel would (struct input_event, 64-bit layout).

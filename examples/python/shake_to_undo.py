@@ -11,8 +11,9 @@ Stops on SIGINT/SIGTERM, resigning and unregistering first.
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from responder import GLib, Responder, run_until_signalled  # noqa: E402
+# In a source tree, the package beside the examples; installed, the one responderd installs.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from responderd_client import GLib, Responder, run_until_signalled  # noqa: E402
 
 
 def main():

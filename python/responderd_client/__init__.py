@@ -1,6 +1,6 @@
-"""responder: join responderd's responder chain from Python (Debian's python3-gi, Gio).
+"""responderd_client: join responderd's responder chain from Python (Debian's python3-gi, Gio).
 
-    from responder import Responder
+    from responderd_client import GLib, Responder
 
     def on_event(event):            # an Event: kind, subtype, phase, timestamp
         if event.subtype == "togglePlayPause":
@@ -12,10 +12,16 @@
     app.become_first_responder()
     GLib.MainLoop().run()
 
-The interface comes from org.responderd.Responder1.xml, the interface file responderd installs
-under /usr/share/dbus-1/interfaces (or packaging/dbus/interfaces in a source tree).
+An app with a window makes shakes follow its focus with one call (GTK 4 or 3, or any GObject with
+an `is-active` property): `app.follow_focus(window)`. Shakes then come to it only while its window
+is the active one; the daemon's rule is that the latest window to say "active" wins.
 
-Registrations are kept: a restarted responderd gets them again.
+Installed by the responderd package (/usr/lib/python3/dist-packages/responderd_client). The
+interface comes from org.responderd.Responder1.xml, the interface file responderd installs under
+/usr/share/dbus-1/interfaces (or packaging/dbus/interfaces in a source tree, or
+$RESPONDERD_INTERFACES).
+
+Registrations are kept: a restarted responderd gets them again (and the window's focus).
 
 Deadline-safe: responderd waits at most its Deadline (seconds, a property of the daemon) for an
 answer and then passes the event on. A handler returns True/False at once, or returns None and
@@ -44,15 +50,18 @@ METHODS = {
 
 
 def interface_file(name):
-    """The path of the interface file NAME.xml: $RESPONDERD_INTERFACES, the source tree, /usr/share."""
+    """The path of the interface file NAME.xml: $RESPONDERD_INTERFACES, the source tree
+    (packaging/dbus/interfaces), the package's own prefix (PREFIX/share/dbus-1/interfaces beside
+    PREFIX/lib/python3/dist-packages), /usr/share/dbus-1/interfaces."""
     here = os.path.dirname(os.path.abspath(__file__))
     for directory in (
         os.environ.get("RESPONDERD_INTERFACES"),
         os.path.join(here, "..", "..", "packaging", "dbus", "interfaces"),
+        os.path.join(here, "..", "..", "..", "..", "share", "dbus-1", "interfaces"),
         "/usr/share/dbus-1/interfaces",
     ):
         if directory and os.path.exists(os.path.join(directory, name + ".xml")):
-            return os.path.join(directory, name + ".xml")
+            return os.path.normpath(os.path.join(directory, name + ".xml"))
     raise FileNotFoundError(name + ".xml: install responderd or set RESPONDERD_INTERFACES")
 
 
@@ -113,6 +122,9 @@ class Responder:
         self._deadline = 1.0
         self._wants_registration = False
         self._wants_first_responder = False
+        self._active = None  # what the app said of its window's focus (None: never said)
+        self._focus_window = None
+        self._focus_handler = 0
         self._registering = False
         self._registration = self.connection.register_object(
             path, interface_info(RESPONDER_INTERFACE), self._method_call, self._get_property, None
@@ -164,7 +176,53 @@ class Responder:
         self._deadline = deadline or 1.0
         if self.on_registered:
             self.on_registered(self.id)
+        if self._active is not None:
+            self._send_active()
         return self.id
+
+    def follow_focus(self, window):
+        """Makes shakes follow `window`'s focus: responderd is told each time the window becomes
+        active or inactive (its `is-active` property: Gtk.Window in GTK 4 and 3). While it is the
+        active window this responder is first responder and gets the shakes; otherwise it gets
+        none. One window per responder; `unfollow_focus()` stops."""
+        self.unfollow_focus()
+        self._focus_window = window
+        self._focus_handler = window.connect(
+            "notify::is-active", lambda *_: self.set_active(window.get_property("is-active"))
+        )
+        self.set_active(window.get_property("is-active"))
+
+    def unfollow_focus(self):
+        if self._focus_handler:
+            self._focus_window.disconnect(self._focus_handler)
+        self._focus_window, self._focus_handler = None, 0
+
+    def set_active(self, active):
+        """Tells responderd whether this app's window is the active one (what follow_focus does on
+        each focus change; call it yourself with another toolkit's focus events). Told again after
+        a restart of responderd; told at registration when called before."""
+        self._active = bool(active)
+        if self.id is not None:
+            self._send_active()
+
+    def _send_active(self):
+        # Asynchronous: called from a toolkit's signal handler, which must not wait on the bus.
+        active, responder = self._active, self.id
+
+        def done(connection, task):
+            try:
+                (first,) = connection.call_finish(task).unpack()
+            except GLib.Error as error:
+                print(f"responder: SetActive failed: {error.message}", file=sys.stderr, flush=True)
+                return
+            if responder == self.id and (active or not first):
+                self._set_first_responder(first)
+
+        self.connection.call(
+            self._daemon or DAEMON_NAME, DAEMON_PATH, DAEMON_INTERFACE, "SetActive",
+            GLib.Variant("(ub)", (responder, active)), GLib.VariantType("(b)"),
+            Gio.DBusCallFlags.NONE, 5000, None, done,
+        )
 
     def become_first_responder(self):
         """Asks to become first responder; True when responderd accepted."""
@@ -193,6 +251,7 @@ class Responder:
 
     def close(self):
         """Unregisters and removes the object from the bus."""
+        self.unfollow_focus()
         self.unregister()
         if self._registration:
             self.connection.unregister_object(self._registration)
@@ -212,7 +271,7 @@ class Responder:
         if self._wants_registration and self.id is None and not self._registering:
             try:
                 self.register()
-                if self._wants_first_responder:
+                if self._wants_first_responder and self._active is None:
                     self.become_first_responder()
             except GLib.Error as error:
                 print(f"responder: cannot register again: {error.message}", file=sys.stderr, flush=True)

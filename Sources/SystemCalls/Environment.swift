@@ -1,10 +1,18 @@
-import EventLoop
-
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// The names in a directory (without "." and ".."), empty when it cannot be read.
+/// The value of an environment variable.
+public func environment(_ name: String) -> String? {
+  getenv(name).map { String(cString: $0) }
+}
+
+/// Whether a path exists.
+public func fileExists(_ path: String) -> Bool {
+  access(path, F_OK) == 0
+}
+
+/// The names in a directory (without "." and ".."), sorted; empty when it cannot be read.
 public func directoryEntries(_ path: String) -> [String] {
   guard let dir = opendir(path) else { return [] }
   defer { closedir(dir) }

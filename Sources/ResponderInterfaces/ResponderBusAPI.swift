@@ -10,6 +10,8 @@ import ResponderCore
 /// - `RegisterResponder(o path, as eventTypes) → u id`
 /// - `UnregisterResponder(u id)`
 /// - `BecomeFirstResponder(u id) → b accepted`, `ResignFirstResponder(u id) → b resigned`
+/// - `SetActive(u id, b active) → b firstResponder`: the application's window is (not) the
+///   active one; shakes go to the active one only, the latest claim wins
 /// - `SendEvent(s type, s subtype, s phase) → s handledBy`
 /// - properties `FirstResponder u`, `Chain aa{sv}`, `MotionInterest b`, `Version s`,
 ///   `ConfigFile s`, `Deadline d`
@@ -134,4 +136,50 @@ public struct DispatchedEvent: Sendable, Equatable {
     source = details["source"]?.string ?? ""
     receivedBy = details["receivedBy"]?.stringArray ?? []
   }
+}
+
+// MARK: - org.responderd.Responder1, as an application exports it
+
+extension ResponderBusAPI {
+  /// The documented `org.responderd.Responder1` interface, with no application behind it (every
+  /// event is answered "not handled"): what `responderctl interfaces` writes.
+  public static var responderInterfaceDescription: DBusInterface {
+    responderInterface(
+      receive: { call in call.reply([.bool(false)]) }, canBecomeFirstResponder: { false },
+      canResignFirstResponder: { true })
+  }
+
+  /// `org.responderd.Responder1` with its documentation: each event method's call goes to
+  /// `receive` (which replies `b handled`), and the two properties are read from the closures.
+  public static func responderInterface(
+    receive: @escaping (DBusMethodCall) -> Void, canBecomeFirstResponder: @escaping () -> Bool,
+    canResignFirstResponder: @escaping () -> Bool
+  ) -> DBusInterface {
+    let methods = ["RemoteControlReceived", "MotionBegan", "MotionEnded", "MotionCancelled"].map { name in
+      DBusMethod.replyLater(
+        name, in: "sd", out: "b", inNames: ["subtype", "timestamp"], outNames: ["handled"], handler: receive
+      )
+      .documented(methodDocs[name] ?? "")
+    }
+    return DBusInterface(
+      responderInterface, methods: methods,
+      properties: [
+        DBusProperty("CanBecomeFirstResponder", get: canBecomeFirstResponder)
+          .documented("Whether this responder may become first responder (false when absent)."),
+        DBusProperty("CanResignFirstResponder", get: canResignFirstResponder)
+          .documented("Whether it lets another responder become first responder (true when absent)."),
+      ]
+    )
+    .documented(
+      "Implemented by applications on the object they register with org.responderd.Daemon1.RegisterResponder: responderd calls these methods to deliver events. Calls come from the owner of org.responderd.Daemon1 only; refuse others."
+    )
+  }
+
+  private static let methodDocs = [
+    "RemoteControlReceived":
+      "A remote-control event (subtype such as \"togglePlayPause\", \"nextTrack\", \"beginSeekingForward\"; timestamp in seconds since boot, CLOCK_MONOTONIC). Return true when handled; false (or no answer within the daemon's Deadline) passes it on up the chain.",
+    "MotionBegan": "A shake began (subtype \"motionShake\"). Return true when handled.",
+    "MotionEnded": "The shake ended (subtype \"motionShake\"). Return true when handled.",
+    "MotionCancelled": "The shake was cancelled: it was not one after all. Return true when handled.",
+  ]
 }

@@ -1,5 +1,4 @@
 import EventTime
-import ResponderCore
 
 /// How the player to control is chosen among the MPRIS players on the bus.
 public enum SelectionPolicy: String, Sendable, CaseIterable, CustomStringConvertible {
@@ -32,11 +31,4 @@ public struct PlayerSettings: Equatable, Sendable {
   public var proxy = true
 
   public init() {}
-
-  /// The bus names of proxies that re-emit or forward other players (never controlled):
-  /// playerctld and responderd itself (this instance or another one).
-  public static let proxyNames: [String: String] = [
-    MPRISNames.playerctld: "playerctld re-emits the active player's signals",
-    MPRISNames.responderd: "responderd's own proxy player",
-  ]
 }

@@ -1,0 +1,104 @@
+import EventLoop
+import EventTime
+import Foundation
+import IIOInput
+import Logging
+import Motion
+import ResponderCore
+import Testing
+
+@testable import ResponderConfig
+@testable import ResponderdKit
+
+/// A handler that takes motion events and remembers their phases.
+private final class PhaseRecorder: Handler {
+  let name = "phase-recorder"
+  let eventTypes: Set<EventType> = [.motion]
+  var phases: [MotionPhase] = []
+  func handle(_ event: Event, phase: MotionPhase?, decide: @escaping (Bool) -> Void) {
+    phases.append(phase ?? .began)
+    decide(true)
+  }
+}
+
+/// Feeds `duration` seconds of a 3 Hz, 1.8 g shake (then 0.8 s of stillness) as it happens;
+/// `during` runs with the seconds since its start before each block.
+func feedShake(
+  _ bed: Testbed, on loop: EventLoop, duration: Double, during: (Double) -> Void = { _ in }
+) {
+  let offset = Double(realtimeNanoseconds()) / 1e9 - monotonicNow()
+  let start = monotonicNow()
+  var next = start
+  _ = loop.run(
+    until: {
+      let now = monotonicNow()
+      during(now - start)
+      var block: [UInt8] = []
+      while next <= now {
+        let shaking = next - start < duration
+        let dynamic = shaking ? 1.8 * standardGravity * sin(2 * .pi * 3 * (next - start)) : 0
+        let rawY = max(-2048, min(2047, Int((dynamic / 0.009582).rounded())))
+        block += scan(x: 0, y: rawY, z: 1023, timestamp: Int64((next + offset) * 1e9))
+        next += 1 / 62.5
+      }
+      bed.feed(block)
+      return now - start > duration + 0.8
+    }, timeout: duration + 3)
+}
+
+/// A phone in a pocket (issue 35): the emulated vcnl4040 proximity sensor beside the emulated
+/// accelerometer, both through umockdev, with the real libiio and libudev.
+extension IIOInputDeviceTests {
+  @Test("proximity: near, no shake begins; near during a shake cancels it; read only while shakes are wanted")
+  func proximityBlocksShakes() throws {
+    let bed = try Testbed()
+    try bed.addProximitySensor()
+    let loop = try EventLoop()
+    let recorder = PhaseRecorder()
+    var config = ResponderdConfig()
+    config.chain = ["log"]
+    let service = Service(config: config, loop: loop, logger: testLogger)
+    service.handlerFactories[recorder.name] = { _ in recorder }
+    service.add(MotionComponent())
+    service.start()
+    let motion = try #require(service.motion)
+
+    // Nobody wants shakes: the proximity sensor is not open either.
+    #expect(motion.proximity == nil)
+    service.motionApplications = 1
+    let proximity = try #require(motion.proximity)
+    #expect(proximity.id == "iio:device1" && proximity.name == "vcnl4040" && proximity.nearLevel == 200)
+    service.motionApplications = 0
+    #expect(motion.proximity == nil)
+    service.stop()
+
+    // With a responder for motion: far (3), a shake is delivered.
+    var chained = config
+    chained.chain = [recorder.name]
+    let withRecorder = Service(config: chained, loop: loop, logger: testLogger)
+    withRecorder.handlerFactories[recorder.name] = { _ in recorder }
+    withRecorder.add(MotionComponent())
+    withRecorder.start()
+    let shakes = try #require(withRecorder.motion)
+    #expect(shakes.proximity != nil)
+    feedShake(bed, on: loop, duration: 1.2)
+    #expect(recorder.phases == [.began, .ended])
+
+    // Near (in a pocket: 900 > 200): the same shake does nothing.
+    recorder.phases = []
+    bed.setProximity(900)
+    feedShake(bed, on: loop, duration: 1.2)
+    #expect(recorder.phases == [])
+    #expect(shakes.proximity?.near == true)
+
+    // Far again, then near 0.8 s into a shake (it began at about 0.5 s): cancelled.
+    bed.setProximity(3)
+    feedShake(bed, on: loop, duration: 2.5) { elapsed in
+      if elapsed > 0.8 { bed.setProximity(900) }
+    }
+    #expect(recorder.phases == [.began, .cancelled])
+    // Its end is not delivered after the cancel, nor does a new one begin while near.
+    shakes.stop()
+    #expect(shakes.proximity == nil)
+  }
+}

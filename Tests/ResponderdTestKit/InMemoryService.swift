@@ -1,0 +1,102 @@
+import DBus
+import EventLoop
+import EventTime
+import Foundation
+import Logging
+import ResponderConfig
+import ResponderCore
+import ResponderdKit
+
+/// A `Service` for unit tests: on the in-memory bus and virtual time, with a bus component on
+/// that bus, the components given (in that order, after the bus), every dispatch recorded and
+/// every log line kept. Starts nothing outside the test process.
+///
+/// ```swift
+/// let harness = try InMemoryService(config: "chain = [\"log\"]\n", components: [ResponderAPI()])
+/// harness.start()
+/// let app = harness.bus.connect()
+/// ```
+public final class InMemoryService {
+  /// Virtual time: timers fire when the test advances it.
+  public let time: VirtualScheduler
+  public let bus: InMemoryBus
+  public let service: Service
+  /// What was logged, one line per message ("info: …").
+  public let log: RecordingLogHandler.Store
+  /// Every dispatched event's record, in order.
+  public private(set) var records: [DispatchRecord] = []
+
+  /// `config` is the text of a config file (refused as the daemon refuses it).
+  public init(config: String = "", now: Seconds = 50, components: [any ServiceComponent] = []) throws {
+    time = VirtualScheduler(now: now)
+    bus = InMemoryBus(scheduler: time)
+    let (logger, store) = recordingLogger()
+    log = store
+    service = Service(
+      config: try ResponderdConfig.parse(config, file: "test.toml"), loop: try EventLoop(), scheduler: time,
+      logger: logger)
+    let busComponent = BusComponent(bus: bus.connect())
+    service.bus = busComponent
+    service.add(busComponent)
+    for component in components { service.add(component) }
+    service.addDispatchObserver { [weak self] in self?.records.append($0) }
+  }
+
+  /// Calls still under way at the end of a test (a hung application's) hold the service through
+  /// their reply handlers: stopping it drops them.
+  deinit { service.stop() }
+
+  /// Starts the service and lets what it does at once happen.
+  public func start() {
+    service.start()
+    settle()
+  }
+
+  /// Runs what is due now (replies, signals), without moving time.
+  public func settle() { time.advance(by: 0) }
+}
+
+/// A swift-log handler that keeps every message, for assertions on what was logged.
+public final class RecordingLogHandler: LogHandler, @unchecked Sendable {
+  /// The lines logged, shared by the handler's copies.
+  public final class Store: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    public init() {}
+    public func append(_ line: String) { lock.withLock { lines.append(line) } }
+    public var all: [String] { lock.withLock { lines } }
+    /// Every line, one after the other.
+    public var text: String { all.joined(separator: "\n") }
+  }
+  public let store: Store
+  public var metadata: Logger.Metadata = [:]
+  public var logLevel: Logger.Level = .trace
+  public init(store: Store) { self.store = store }
+  public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    get { metadata[key] }
+    set { metadata[key] = newValue }
+  }
+  public func log(event: LogEvent) { store.append("\(event.level): \(event.message)") }
+}
+
+/// A logger that keeps every line in the store it returns.
+public func recordingLogger() -> (Logger, RecordingLogHandler.Store) {
+  let store = RecordingLogHandler.Store()
+  return (Logger(label: "test") { _ in RecordingLogHandler(store: store) }, store)
+}
+
+/// A test suite on an `InMemoryService`: the service's parts by their short names.
+public protocol InMemoryServiceSuite {
+  var harness: InMemoryService { get }
+}
+
+extension InMemoryServiceSuite {
+  public var time: VirtualScheduler { harness.time }
+  public var bus: InMemoryBus { harness.bus }
+  public var service: Service { harness.service }
+  public var log: RecordingLogHandler.Store { harness.log }
+  /// Every dispatched event's record so far.
+  public func records() -> [DispatchRecord] { harness.records }
+  /// Runs what is due now, without moving time.
+  public func settle() { harness.settle() }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import Testing
+
+/// docs/architecture.md's module table against Package.swift: every module under `Sources/` has a
+/// row, and each row's "depends on" is what the manifest declares for that module.
+@Suite struct ArchitectureDocumentTests {
+  @Test func theModuleTableIsTrueToPackageSwift() throws {
+    let problems = try ArchitectureCheck.problems(
+      manifest: DocumentationTests.read("Package.swift"),
+      architecture: DocumentationTests.read("docs/architecture.md"),
+      sourceModules: ArchitectureCheck.sourceModules(root: DocumentationTests.root))
+    #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+  }
+
+  @Test func aModuleLeftOutOfTheTableIsFound() throws {
+    let architecture = try DocumentationTests.read("docs/architecture.md")
+    let withoutSessionWatcher = architecture.split(separator: "\n", omittingEmptySubsequences: false)
+      .filter { !$0.hasPrefix("| `SessionWatcher` |") }.joined(separator: "\n")
+    #expect(withoutSessionWatcher != architecture)
+    let problems = try ArchitectureCheck.problems(
+      manifest: DocumentationTests.read("Package.swift"), architecture: withoutSessionWatcher,
+      sourceModules: ArchitectureCheck.sourceModules(root: DocumentationTests.root))
+    #expect(
+      problems == ["Sources/SessionWatcher is a module that docs/architecture.md does not list"])
+  }
+
+  @Test func aDependencyTheManifestDoesNotDeclareIsFound() throws {
+    let architecture = try DocumentationTests.read("docs/architecture.md")
+    let wrong = architecture.replacingOccurrences(
+      of: "| `DesktopWatch` | `DBus`, `Logging` |", with: "| `DesktopWatch` | `DBus`, `Logging`, `MPRIS` |")
+    #expect(wrong != architecture)
+    let problems = try ArchitectureCheck.problems(
+      manifest: DocumentationTests.read("Package.swift"), architecture: wrong,
+      sourceModules: ArchitectureCheck.sourceModules(root: DocumentationTests.root))
+    #expect(
+      problems == [
+        "docs/architecture.md: DesktopWatch depends on MPRIS, Package.swift says not (it says: DBus, Logging)"
+      ])
+  }
+
+  @Test func aModuleThatDoesNotExistIsFound() throws {
+    let architecture = try DocumentationTests.read("docs/architecture.md")
+    let problems = try ArchitectureCheck.problems(
+      manifest: DocumentationTests.read("Package.swift"),
+      architecture: architecture + "\n| `Telepathy` | `DBus` | reads minds |\n",
+      sourceModules: ArchitectureCheck.sourceModules(root: DocumentationTests.root))
+    #expect(problems == ["docs/architecture.md lists Telepathy, which Package.swift does not declare"])
+  }
+
+  @Test func nothingPointsOutsideTheRepository() throws {
+    // Spelled in two parts, so that this file does not match itself.
+    let outside = ["../" + "shared", "DESIGN" + ".md"]
+    var found: [String] = []
+    let root = DocumentationTests.root
+    let enumerator = FileManager.default.enumerator(atPath: root.path)
+    while let path = enumerator?.nextObject() as? String {
+      // Not .build, .git and the like.
+      if path.hasPrefix(".") || path.contains("/.") {
+        enumerator?.skipDescendants()
+        continue
+      }
+      guard path.hasSuffix(".swift") || path.hasSuffix(".md") || path.hasSuffix(".c") || path.hasSuffix(".h")
+      else { continue }
+      let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+      where outside.contains(where: { line.contains($0) }) {
+        found.append("\(path):\(number + 1): \(line)")
+      }
+    }
+    #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+  }
+}
+
+/// Reads the targets of Package.swift and the module table of docs/architecture.md.
+enum ArchitectureCheck {
+  /// A target of the manifest: its name and the names it depends on (targets and products).
+  struct Target: Equatable {
+    var name: String
+    var dependencies: Set<String>
+  }
+
+  /// The folders of `Sources/`: one module each.
+  static func sourceModules(root: URL) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Sources").path)
+      .filter { !$0.hasPrefix(".") }.sorted()
+  }
+
+  /// What is wrong with the table, one sentence each; empty when it is true to the manifest.
+  static func problems(manifest: String, architecture: String, sourceModules: [String]) throws -> [String] {
+    let targets = Dictionary(try self.targets(manifest).map { ($0.name, $0) }) { first, _ in first }
+    let rows = table(architecture)
+    var problems: [String] = []
+    for module in sourceModules where rows[module] == nil {
+      problems.append("Sources/\(module) is a module that docs/architecture.md does not list")
+    }
+    for (name, listed) in rows.sorted(by: { $0.key < $1.key }) {
+      guard let target = targets[name] else {
+        problems.append("docs/architecture.md lists \(name), which Package.swift does not declare")
+        continue
+      }
+      let declared = target.dependencies.sorted().joined(separator: ", ")
+      for dependency in listed.subtracting(target.dependencies).sorted() {
+        problems.append(
+          "docs/architecture.md: \(name) depends on \(dependency), Package.swift says not (it says: \(declared))"
+        )
+      }
+      for dependency in target.dependencies.subtracting(listed).sorted() {
+        problems.append("docs/architecture.md: \(name) does not list its dependency \(dependency)")
+      }
+    }
+    return problems
+  }
+
+  /// The rows of the module table: `| `Name` | `A`, `B` | what it is |` ("—" for none).
+  static func table(_ markdown: String) -> [String: Set<String>] {
+    var rows: [String: Set<String>] = [:]
+    for line in markdown.split(separator: "\n") where line.hasPrefix("| `") {
+      let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }
+      guard cells.count >= 4, let name = codeSpans(cells[1]).first else { continue }
+      rows[name] = Set(codeSpans(cells[2]))
+    }
+    return rows
+  }
+
+  /// The text between each pair of backticks.
+  static func codeSpans(_ text: String) -> [String] {
+    text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }
+      .map { String($0.element) }
+  }
+
+  /// The targets declared in the manifest's `targets: [...]` list (not those added by its
+  /// environment switches at the end).
+  static func targets(_ manifest: String) throws -> [Target] {
+    let code = withoutComments(manifest)
+    guard let listStart = code.range(of: "\n  targets: [") else {
+      throw ArchitectureCheckError("Package.swift has no 'targets: [' list")
+    }
+    let list = try balanced(code[listStart.upperBound...], open: "[", close: "]")
+    var targets: [Target] = []
+    var rest = list[...]
+    let kinds = [".target(", ".systemLibrary(", ".executableTarget(", ".testTarget("]
+    while let found = kinds.compactMap({ rest.range(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound }) {
+      let body = try balanced(rest[found.upperBound...], open: "(", close: ")")
+      rest = rest[found.upperBound...].dropFirst(body.count)
+      guard let name = firstString(after: "name: ", in: body) else {
+        throw ArchitectureCheckError("a target without a literal name: \(body.prefix(80))")
+      }
+      var dependencies: Set<String> = []
+      if let start = body.range(of: "dependencies: [") {
+        let list = try balanced(body[start.upperBound...], open: "[", close: "]")
+        var items = list[...]
+        while let quote = items.firstIndex(of: "\"") {
+          // `.product(name: "Logging", package: "swift-log")` is its product's name.
+          let before = items[..<quote]
+          let literal = items[items.index(after: quote)...].prefix { $0 != "\"" }
+          let afterLiteral = items.index(quote, offsetBy: literal.count + 2)
+          if before.hasSuffix(".product(name: ") {
+            dependencies.insert(String(literal))
+            items = items[afterLiteral...]
+            if let close = items.firstIndex(of: ")") { items = items[items.index(after: close)...] }
+          } else {
+            dependencies.insert(String(literal))
+            items = items[afterLiteral...]
+          }
+        }
+      }
+      targets.append(Target(name: name, dependencies: dependencies))
+    }
+    return targets
+  }
+
+  /// The text up to the bracket that closes the one opened just before `text`.
+  static func balanced(_ text: Substring, open: Character, close: Character) throws -> Substring {
+    var depth = 1
+    var inString = false
+    for index in text.indices {
+      let character = text[index]
+      if character == "\"" { inString.toggle() }
+      if inString { continue }
+      if character == "(" || character == "[" { depth += 1 }
+      if character == ")" || character == "]" {
+        depth -= 1
+        if depth == 0 {
+          guard character == close else { throw ArchitectureCheckError("'\(open)' closed by '\(character)'") }
+          return text[..<index]
+        }
+      }
+    }
+    throw ArchitectureCheckError("'\(open)' never closed")
+  }
+
+  /// `swift` without its `//` comments (their brackets and quotes are not code).
+  static func withoutComments(_ swift: String) -> String {
+    swift.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
+      var inString = false
+      var previous: Character = " "
+      for index in line.indices {
+        let character = line[index]
+        if character == "\"" { inString.toggle() }
+        if !inString && character == "/" && previous == "/" { return line[..<line.index(before: index)] }
+        previous = character
+      }
+      return line
+    }.joined(separator: "\n")
+  }
+
+  static func firstString(after label: String, in text: Substring) -> String? {
+    guard let start = text.range(of: label + "\"") else { return nil }
+    return String(text[start.upperBound...].prefix { $0 != "\"" })
+  }
+}
+
+struct ArchitectureCheckError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
