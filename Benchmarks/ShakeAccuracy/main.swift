@@ -5,11 +5,14 @@
 // separately for the recordings the detector was tuned on and for those held out of the tuning
 // (`heldout/` in the corpus): a summary in the form of issue 26, false shakes per hour per
 // activity and placement, detection of the ground-truth shakes with began/ended latencies, and
-// the cost per sample (release build).
+// the cost per sample against seismic's window in the same run, and their ratio (CPU time, release
+// build).
 //   swift run -c release ShakeAccuracy [CORPUS_DIR...] [--rate=HZ: resample every trace]
 //     [--verbose: list the default's shakes and false shakes]
 //     [--wiimote=DIR: the controller corpus, default $RESPONDERD_WIIMOTE_CORPUS, else
 //      Tests/Fixtures/Motion/wiimote if present; used when no CORPUS_DIR is given]
+//     [--umafall=DIR: jogging, hopping, stairs and falls, default $RESPONDERD_UMAFALL_CORPUS, else
+//      Tests/Fixtures/Motion/umafall if its convert.py wrote it; likewise]
 import EventTime
 import Motion
 import ResponderConfig
@@ -73,20 +76,33 @@ struct Trace {
 
 func printError(_ text: String) { print("# " + text) }
 
-/// The controller corpus (it may not be kept in the repository): `--wiimote=DIR`, else
-/// `$RESPONDERD_WIIMOTE_CORPUS`, else Tests/Fixtures/Motion/wiimote when convert.py wrote its traces there.
-let controllerDirectory: String? = {
-  if let option = CommandLine.arguments.first(where: { $0.hasPrefix("--wiimote=") }) {
-    return String(option.dropFirst("--wiimote=".count))
+/// A corpus that may not be kept in the repository: `--OPTION=DIR`, else `$VARIABLE`, else
+/// Tests/Fixtures/Motion/`folder` when its convert.py wrote `marker` there.
+func optionalCorpus(option: String, variable: String, folder: String, marker: String, name: String) -> String?
+{
+  if let given = CommandLine.arguments.first(where: { $0.hasPrefix("--\(option)=") }) {
+    return String(given.dropFirst(option.count + 3))
   }
-  if let given = getenv("RESPONDERD_WIIMOTE_CORPUS"), given.pointee != 0 { return String(cString: given) }
+  if let given = getenv(variable), given.pointee != 0 { return String(cString: given) }
   var path = #filePath
   for _ in 0..<3 { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
-  let inRepository = path + "/Tests/Fixtures/Motion/wiimote"
-  if access(inRepository + "/wiimote-shakes-100hz.csv", R_OK) == 0 { return inRepository }
-  printError("no controller corpus (give --wiimote=DIR or RESPONDERD_WIIMOTE_CORPUS): measured without it")
+  let inRepository = path + "/Tests/Fixtures/Motion/" + folder
+  if access(inRepository + "/" + marker, R_OK) == 0 { return inRepository }
+  printError("no \(name) (give --\(option)=DIR or \(variable)): measured without it")
   return nil
-}()
+}
+
+/// The controller corpus (GestureWiimote, no licence: never kept).
+let controllerDirectory = optionalCorpus(
+  option: "wiimote", variable: "RESPONDERD_WIIMOTE_CORPUS", folder: "wiimote",
+  marker: "wiimote-shakes-100hz.csv",
+  name: "controller corpus")
+
+/// The vigorous everyday motion corpus (UMAFall: jogging, hopping, stairs, falls; rebuilt by its
+/// convert.py, not kept).
+let vigorousDirectory = optionalCorpus(
+  option: "umafall", variable: "RESPONDERD_UMAFALL_CORPUS", folder: "umafall", marker: "corpus.tsv",
+  name: "UMAFall corpus")
 
 let corpusDirectories: [String] = {
   let given = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--") }
@@ -94,7 +110,7 @@ let corpusDirectories: [String] = {
   var path = #filePath
   for _ in 0..<3 { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
   return [path + "/Tests/Fixtures/Motion/real", path + "/Tests/Fixtures/Motion/pocket"]
-    + (controllerDirectory.map { [$0] } ?? [])
+    + (controllerDirectory.map { [$0] } ?? []) + (vigorousDirectory.map { [$0] } ?? [])
 }()
 
 func load() throws -> [Trace] {
@@ -200,9 +216,10 @@ func f(_ value: Double, _ decimals: Int = 2) -> String {
   return decimals == 0 ? String(Int(value.rounded())) : formatNumber(value, decimals: decimals)
 }
 
+/// CPU time of this thread (s): what the work itself took, whatever else the machine runs.
 func seconds() -> Double {
   var ts = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &ts)
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
   return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
@@ -276,7 +293,15 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
   }
   let controllerMovements = allSingleMovements.filter { $0.contains("@ wiimote-") }
   let singleMovements = allSingleMovements.filter { !controllerMovements.contains($0) }
-  let otherActivity = keys.filter { !pocketWalking.contains($0) && !allSingleMovements.contains($0) }
+  /// Vigorous everyday motion, one row per kind (UMAFall's labels, every placement).
+  let vigorousKinds = [
+    ("jogging", "jogging"), ("jumping", "jumping (hopping in place)"), ("stairs-down", "running down stairs"),
+    ("fall", "falls"),
+  ]
+  let vigorous = vigorousKinds.map { kind in keys.filter { $0.hasPrefix(kind.0 + " @") } }
+  let otherActivity = keys.filter {
+    !pocketWalking.contains($0) && !allSingleMovements.contains($0) && !vigorous.joined().contains($0)
+  }
   print("| real motion | " + scores.map(\.0).joined(separator: " | ") + " |")
   print("|---|" + String(repeating: "---:|", count: scores.count))
   if !pocketWalking.isEmpty {
@@ -302,6 +327,15 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
     singleMovements)
   clipRow(
     "a hand-held controller moved once (picked up, or moved left, right, up or down)", controllerMovements)
+  for (kind, keys) in zip(vigorousKinds, vigorous) where !keys.isEmpty {
+    let hours = count(scores[0].1, keys).hours
+    print(
+      "| \(kind.1), phone in a trouser pocket or sensor at the waist, \(f(hours * 60, 1)) min: false shakes (per hour) | "
+        + scores.map {
+          let c = count($0.1, keys).count; return c == 0 ? "0" : "\(c) (\(f(Double(c) / hours, 0)))"
+        }
+        .joined(separator: " | ") + " |")
+  }
   if !otherActivity.isEmpty {
     let hours = count(scores[0].1, otherActivity).hours
     print(
@@ -359,7 +393,8 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
 report("Tuning recordings", traces.filter { !$0.heldOut })
 report("Held-out recordings (not looked at while tuning)", traces.filter(\.heldOut))
 
-// Cost per sample: the detector alone, on virtual time, against seismic's window in the same run.
+// Cost per sample: the detector alone, on virtual time, against seismic's window in the same run
+// (CPU time of this thread, best of 5).
 let scheduler = VirtualScheduler()
 var eventCount = 0
 let detector = ShakeDetector(scheduler: scheduler) { _ in eventCount += 1 }
@@ -382,5 +417,5 @@ let perSample = best / Double(sampleCount) * 1e9
 let seismicPerSample = seismicBest / Double(sampleCount) * 1e9
 print(
   "\nCost: \(f(perSample, 0)) ns per sample for responderd's detector, \(f(seismicPerSample, 0)) ns for "
-    + "seismic's window (ratio \(f(perSample / seismicPerSample, 2))); best of 5 over \(sampleCount) samples."
+    + "seismic's window (ratio \(f(perSample / seismicPerSample, 2))); CPU time, best of 5 over \(sampleCount) samples."
 )

@@ -41,6 +41,10 @@ public enum ShakeRejection: String, Equatable, Sendable, CaseIterable {
   /// before it looked like one: steady motion, such as a thigh's while walking, not a shake
   /// beginning.
   case long
+  /// The device fell freely a moment before (the acceleration, gravity included, near nothing for
+  /// a while): the flight of a running step or a hop, or a fall, and the jolts that land it, not a
+  /// hand's shake (a hand holds the device up all along).
+  case bounce
   /// Fewer than four swings in a row reached `threshold`: a single stroke (a push, a brake and a
   /// rebound, three at most) or a step (a heel strike and its rebound), not a shake.
   case weak
@@ -107,6 +111,15 @@ public final class ShakeDetector {
   /// times the shortest. A step's slow turn through gravity never reaches twice the threshold.
   static let violentShakeFactor = 2.0
   static let violentRhythmRatio = 3.0
+  /// Free fall: the acceleration, gravity included, under `freeFallLevel` g for at least
+  /// `freeFallMinimum`. A shake does not begin within `freeFallMemory` after one: running, hopping
+  /// and falling throw the device into the air (a flight of 0.05–0.3 s at each step or hop), a hand
+  /// shaking it never lets go of it (an up-and-down shake of 2 g passes through free fall in 20–40 ms).
+  static let freeFallLevel = 0.3
+  static let freeFallMinimum: Seconds = 0.08
+  /// (At low rates a single sample in free fall stands for no more than this.)
+  static let freeFallStep: Seconds = 0.02
+  static let freeFallMemory: Seconds = 1
   /// How long after a decision falls due the timer takes it when no sample arrives: the latest a
   /// sample may arrive after its timestamp (the buffer's latency for buffered capture).
   public var lateSampleAllowance: Seconds
@@ -122,26 +135,18 @@ public final class ShakeDetector {
     var active: Double
     var sustain: Double
   }
-  private let levels: Levels
 
-  public private(set) var state: State = .idle
+  @exclusivity(unchecked) public private(set) var state: State = .idle
   /// The current estimate of gravity, in m/s² (valid once a sample was processed).
-  public private(set) var gravity: Vector3 = .zero
+  public var gravity: Vector3 { core.gravity }
   /// The dynamic acceleration of the last sample (gravity removed), in m/s².
-  public private(set) var dynamic: Vector3 = .zero
+  public var dynamic: Vector3 { core.dynamic }
 
-  private var hasGravity = false
-  private var lastTime: Seconds = 0
   /// The last sample that kept a shake under way going (see `ShakeSettings.sustainThreshold`).
-  private var lastSustained: Seconds = -.infinity
-
-  /// The recent dynamic acceleration's second moments (a low-pass of d·dᵀ, m²/s⁴), and its
-  /// principal axis: the direction the device moves most along lately.
-  private var moments = Moments()
-  private var principalAxis = Vector3(1, 0, 0)
-  /// Swings along the principal axis (first) and the device's x, y and z axes.
-  private var tracks = [SwingTrack](repeating: SwingTrack(), count: 4)
-  private static let deviceAxes = [Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1)]
+  @exclusivity(unchecked) private var lastSustained: Seconds = -.infinity
+  /// What is followed sample by sample, in one value. (Only `process`, `reset` and `finish` touch
+  /// it, never while another of them is under way: its accesses need no checking at run time.)
+  @exclusivity(unchecked) private var core: Core
 
   private var timer: ScheduledTimer?
   private var timerTarget: Seconds = 0
@@ -157,9 +162,11 @@ public final class ShakeDetector {
     self.scheduler = scheduler
     self.lateSampleAllowance = lateSampleAllowance
     self.onEvent = onEvent
-    levels = Levels(
-      vigorous: settings.threshold * standardGravity, active: settings.activityThreshold * standardGravity,
-      sustain: settings.sustainThreshold * standardGravity)
+    core = Core(
+      settings: settings,
+      levels: Levels(
+        vigorous: settings.threshold * standardGravity, active: settings.activityThreshold * standardGravity,
+        sustain: settings.sustainThreshold * standardGravity))
   }
 
   /// Whether a shake is under way (began, and neither ended nor cancelled).
@@ -172,68 +179,29 @@ public final class ShakeDetector {
   /// jitter) is taken as happening at the previous sample's time.
   public func process(_ sample: MotionSample) {
     var t = sample.t
-    if hasGravity && t < lastTime { t = lastTime }
-    settle(upTo: t)
-
-    // The dynamic part is measured against the gravity estimated before this sample, which is
-    // then updated with it: at low rates the sample would otherwise weigh on its own gravity.
-    let a = sample.acceleration
-    if !hasGravity {
-      gravity = a
-      hasGravity = true
-      lastTime = t
+    if core.hasGravity && t < core.lastTime { t = core.lastTime }
+    if state != .idle { settle(upTo: t) }
+    let phase: Core.Phase
+    switch state {
+    case .idle: phase = .idle
+    case .shaking: phase = .shaking
+    case .waitingForQuiet: phase = .waiting
     }
-    let d = a - gravity
-    let m = d.length
-    dynamic = d
-    let dt = t - lastTime
-    if dt > 0 {
-      let k = 1 - exp(-dt / settings.gravityTimeConstant)
-      gravity = gravity + d * k
-      updatePrincipalAxis(d, weight: k)
-    }
-
-    let idle = state == .idle
-    var keptGoing = false
-    var began: Seconds?
-    for index in tracks.indices {
-      let direction = index == 0 ? principalAxis : Self.deviceAxes[index - 1]
-      let value = d.dot(direction)
-      tracks[index].reportNewChains = idle
-      if let note = tracks[index].add(value, magnitude: m, at: t, dt: dt, settings: settings, levels: levels),
-        index == 0
-      {
-        // (Notes come from the principal axis alone: one per stretch of motion.)
-        onRejection?(note)
-      }
-      if idle, began == nil, !tracks[index].isEmpty {
-        let problem = tracks[index].shakeProblem(at: t, settings: settings, levels: levels)
-        if problem == nil {
-          began = tracks[index].vigorousStart ?? tracks[index].chainStart
-        } else if problem != .weak {
-          tracks[index].lastFailure = problem
-        }
-      } else if isShaking, abs(value) >= levels.sustain, tracks[index].keepsShaking(settings: settings) {
-        keptGoing = true
-      }
-    }
-    if state == .waitingForQuiet, m >= levels.sustain { keptGoing = true }
-    if keptGoing { lastSustained = t }
-    if let since = began {
-      // What is under way now is the shake: none of it is reported as turned down.
-      for index in tracks.indices { tracks[index].reportable = false }
+    let step = core.step(sample.acceleration, at: t, phase: phase)
+    if let note = step.note { onRejection?(note) }
+    if step.keptGoing { lastSustained = t }
+    if let since = step.began {
       lastSustained = t
       state = .shaking(since: since)
       onEvent(ShakeEvent(phase: .began, time: t))
       armTimer()
     }
-    lastTime = t
   }
 
   /// The sensor went away, or sampling stopped, at `time` (now by default): decisions already due
   /// are taken, a shake under way is cancelled, and the detector starts afresh (gravity included).
   public func sensorLost(at time: Seconds? = nil) {
-    let when = max(time ?? scheduler.now, hasGravity ? lastTime : -.infinity)
+    let when = max(time ?? scheduler.now, core.hasGravity ? core.lastTime : -.infinity)
     settle(upTo: when)
     if isShaking { onEvent(ShakeEvent(phase: .cancelled, time: when)) }
     reset()
@@ -244,24 +212,8 @@ public final class ShakeDetector {
     timer?.cancel()
     timer = nil
     state = .idle
-    hasGravity = false
-    gravity = .zero
-    dynamic = .zero
     lastSustained = -.infinity
-    moments = Moments()
-    principalAxis = Vector3(1, 0, 0)
-    for index in tracks.indices { tracks[index].clear() }
-  }
-
-  /// One step of power iteration on the low-passed second moments of the dynamic acceleration: the
-  /// principal axis follows the direction of the motion (a positive semi-definite matrix never
-  /// turns it by more than a right angle, so its sign stays).
-  private func updatePrincipalAxis(_ d: Vector3, weight k: Double) {
-    moments.add(d, weight: k)
-    let next = moments.times(principalAxis)
-    let length = next.length
-    guard length > 1e-12 else { return }
-    principalAxis = next * (1 / length)
+    core.reset()
   }
 
   // MARK: Decisions on time
@@ -290,7 +242,7 @@ public final class ShakeDetector {
     timer?.cancel()
     timer = nil
     state = .idle
-    for index in tracks.indices { tracks[index].clear() }
+    core.clearTracks()
   }
 
   private func armTimer() {
@@ -303,6 +255,185 @@ public final class ShakeDetector {
       self.settle(upTo: max(self.scheduler.now - self.lateSampleAllowance, self.timerTarget))
       if self.isShaking { self.armTimer() }
     }
+  }
+}
+
+/// The per-sample part of the detector: the gravity estimate, the principal axis and the swings
+/// along the four directions. Constant work per sample, no allocation (the tracks are kept inline).
+private struct Core {
+  enum Phase { case idle, shaking, waiting }
+
+  /// What one sample did: a shake began (the time it started), the sample kept a shake under way
+  /// going, a burst of motion was turned down.
+  struct Step {
+    var began: Seconds?
+    var keptGoing = false
+    var note: ShakeRejectionNote?
+  }
+
+  let settings: ShakeSettings
+  let levels: ShakeDetector.Levels
+  /// 1 / `settings.gravityTimeConstant`.
+  private let gravityRate: Double
+  /// (`ShakeDetector.freeFallLevel` in m/s²)².
+  private let freeFallSquared: Double
+  /// How long the free fall under way has lasted (each of its samples standing for the interval
+  /// before it, at most `freeFallStep`), and when the last one long enough was.
+  private var freeFallTime: Seconds = 0
+  private var lastFreeFall: Seconds = -.infinity
+  var gravity: Vector3 = .zero
+  var dynamic: Vector3 = .zero
+  var hasGravity = false
+  var lastTime: Seconds = 0
+  /// The recent dynamic acceleration's second moments (a low-pass of d·dᵀ, m²/s⁴), and its
+  /// principal axis: the direction the device moves most along lately.
+  private var moments = Moments()
+  /// A vector along it, of whatever length (kept between 1e-40 and 1e40): the power iteration
+  /// runs on it unnormalized, so that no square root and division lie on the chain from one
+  /// sample to the next; the axis itself is this vector divided by its length.
+  private var principalVector = Vector3(1, 0, 0)
+  /// The principal axis itself (a unit vector).
+  private var principalAxis = Vector3(1, 0, 0)
+  /// Swings along the principal axis and the device's x, y and z axes.
+  private var principalTrack = SwingTrack()
+  private var xTrack = SwingTrack()
+  private var yTrack = SwingTrack()
+  private var zTrack = SwingTrack()
+
+  init(settings: ShakeSettings, levels: ShakeDetector.Levels) {
+    self.settings = settings
+    self.levels = levels
+    gravityRate = 1 / settings.gravityTimeConstant
+    freeFallSquared =
+      (ShakeDetector.freeFallLevel * standardGravity) * (ShakeDetector.freeFallLevel * standardGravity)
+  }
+
+  mutating func step(_ a: Vector3, at t: Seconds, phase: Phase) -> Step {
+    // The dynamic part is measured against the gravity estimated before this sample, which is
+    // then updated with it: at low rates the sample would otherwise weigh on its own gravity.
+    if !hasGravity {
+      gravity = a
+      hasGravity = true
+      lastTime = t
+    }
+    if a.dot(a) < freeFallSquared {
+      freeFallTime += min(t - lastTime, ShakeDetector.freeFallStep)
+      if freeFallTime >= ShakeDetector.freeFallMinimum { lastFreeFall = t }
+    } else {
+      freeFallTime = 0
+    }
+    let d = a - gravity
+    let m = d.length
+    dynamic = d
+    let dt = t - lastTime
+    if dt > 0 {
+      let weight = Self.filterWeight(dt * gravityRate)
+      gravity = gravity + d * weight
+      updatePrincipalAxis(d, weight: weight)
+    }
+
+    let along = d.dot(principalAxis)
+    var result = Step()
+    let bouncing = t - lastFreeFall <= ShakeDetector.freeFallMemory
+    if principalTrack.isEmpty, xTrack.isEmpty, yTrack.isEmpty, zTrack.isEmpty,
+      max(abs(along), abs(d.x), abs(d.y), abs(d.z)) < levels.active
+    {
+      // Quiet, and no swing under way: nothing to follow but the values.
+      principalTrack.lastValue = along
+      xTrack.lastValue = d.x
+      yTrack.lastValue = d.y
+      zTrack.lastValue = d.z
+      if phase == .waiting, m >= levels.sustain { result.keptGoing = true }
+      lastTime = t
+      return result
+    }
+    // (Notes come from the principal axis alone: one per stretch of motion.)
+    result.note = Self.follow(
+      &principalTrack, along, magnitude: m, at: t, dt: dt, phase: phase, bouncing: bouncing,
+      settings: settings,
+      levels: levels, into: &result)
+    _ = Self.follow(
+      &xTrack, d.x, magnitude: m, at: t, dt: dt, phase: phase, bouncing: bouncing, settings: settings,
+      levels: levels, into: &result)
+    _ = Self.follow(
+      &yTrack, d.y, magnitude: m, at: t, dt: dt, phase: phase, bouncing: bouncing, settings: settings,
+      levels: levels, into: &result)
+    _ = Self.follow(
+      &zTrack, d.z, magnitude: m, at: t, dt: dt, phase: phase, bouncing: bouncing, settings: settings,
+      levels: levels, into: &result)
+    if phase == .waiting, m >= levels.sustain { result.keptGoing = true }
+    if result.began != nil {
+      // What is under way now is the shake: none of it is reported as turned down.
+      principalTrack.reportable = false
+      xTrack.reportable = false
+      yTrack.reportable = false
+      zTrack.reportable = false
+    }
+    lastTime = t
+    return result
+  }
+
+  /// 1 − e^(−x), the share of the way a low-pass filter moves in an interval `x` time constants
+  /// long: a polynomial for the short intervals of sampling (exact to 1e-9 below 0.1), else `exp`.
+  static func filterWeight(_ x: Double) -> Double {
+    guard x < 0.1 else { return 1 - exp(-x) }
+    return x * (1 - x * 0.5 * (1 - x * (1 / 3.0) * (1 - x * 0.25 * (1 - x * 0.2 * (1 - x * (1 / 6.0))))))
+  }
+
+  /// One direction's part of a sample: its swings, and whether they begin a shake or keep one
+  /// going. Returns the note of a burst of motion it turned down.
+  private static func follow(
+    _ track: inout SwingTrack, _ value: Double, magnitude m: Double, at t: Seconds, dt: Seconds, phase: Phase,
+    bouncing: Bool, settings: ShakeSettings, levels: ShakeDetector.Levels, into result: inout Step
+  ) -> ShakeRejectionNote? {
+    track.reportNewChains = phase == .idle
+    let note = track.add(value, magnitude: m, at: t, dt: dt, settings: settings, levels: levels)
+    if phase == .idle {
+      if result.began == nil, !track.isEmpty {
+        var problem = track.shakeProblem(at: t, settings: settings, levels: levels)
+        if problem == nil, bouncing { problem = .bounce }
+        if problem == nil {
+          result.began = track.vigorousStart ?? track.chainStart
+        } else if problem != .weak {
+          track.lastFailure = problem
+        }
+      }
+    } else if phase == .shaking, abs(value) >= levels.sustain, track.keepsShaking(settings: settings) {
+      result.keptGoing = true
+    }
+    return note
+  }
+
+  mutating func clearTracks() {
+    principalTrack.clear()
+    xTrack.clear()
+    yTrack.clear()
+    zTrack.clear()
+  }
+
+  mutating func reset() {
+    hasGravity = false
+    gravity = .zero
+    dynamic = .zero
+    moments = Moments()
+    principalVector = Vector3(1, 0, 0)
+    principalAxis = Vector3(1, 0, 0)
+    freeFallTime = 0
+    lastFreeFall = -.infinity
+    clearTracks()
+  }
+
+  /// One step of power iteration on the low-passed second moments of the dynamic acceleration: the
+  /// principal axis follows the direction of the motion (a positive semi-definite matrix never
+  /// turns it by more than a right angle, so its sign stays).
+  private mutating func updatePrincipalAxis(_ d: Vector3, weight k: Double) {
+    moments.add(d, weight: k)
+    let next = moments.times(principalVector)
+    let squared = next.dot(next)
+    // (The axis stays where it was when the moments are all but nothing.)
+    guard squared > 1e-24 * principalVector.dot(principalVector) else { return }
+    principalVector = squared > 1e40 || squared < 1e-40 ? next * (1 / squared.squareRoot()) : next
+    principalAxis = principalVector * (1 / principalVector.dot(principalVector).squareRoot())
   }
 }
 

@@ -16,15 +16,27 @@ struct Swing {
   var heldTime: Seconds = 0
   var strongTime: Seconds = 0
 
+  static let none = Swing(positive: false, peak: 0, peakShare: 0, start: 0, lastActive: 0)
+
   var duty: Double { heldTime > 0 ? strongTime / heldTime : 0 }
+
+  mutating func addTime(_ time: Seconds, strong: Bool) {
+    heldTime += time
+    if strong { strongTime += time }
+  }
 }
 
 /// The swings back and forth of the dynamic acceleration along one direction (a device axis, or
 /// the direction the device moves most along): the last `ShakeDetector.shakeSwings` swings of the
 /// chain under way, which a pause or a swing slower than a shake's breaks.
+///
+/// Constant work per sample and no allocation: the swings are a ring of fixed capacity kept inline,
+/// and what the finished swings say about a shake is worked out once per swing, not per sample.
 struct SwingTrack {
-  /// The chain's last swings, oldest first (at most `ShakeDetector.shakeSwings`).
-  private(set) var swings: [Swing] = []
+  /// The chain's last swings, a ring: `count` of them from `head`, oldest first.
+  private var ring = InlineArray<4, Swing>(repeating: .none)
+  private var head = 0
+  private(set) var count = 0
   /// How many of the chain's swings so far reached the vigorous level.
   private(set) var vigorousCount = 0
   /// When the chain began, and whether it reached the sustain level (vigorous motion, worth a
@@ -40,15 +52,34 @@ struct SwingTrack {
   /// Why the chain's swings, when there were enough of them, were not a shake (nil: never checked).
   var lastFailure: ShakeRejection?
   /// The value along the direction at the previous sample (m/s²).
-  private(set) var lastValue = 0.0
+  var lastValue = 0.0
   /// Whether new chains may be reported when they break (no shake under way).
   var reportNewChains = true
   /// Whether the swing under way was counted in `vigorousCount`.
   private var currentCounted = false
+  /// What the swings say about a shake regardless of the time (nil: a shake, once it has lasted),
+  /// valid while `judged`: worked out again only when a swing begins or the last one's peak grows.
+  private var verdict: ShakeRejection? = .weak
+  private var judged = false
 
-  init() { swings.reserveCapacity(ShakeDetector.shakeSwings + 1) }
+  init() {}
 
-  var isEmpty: Bool { swings.isEmpty }
+  var isEmpty: Bool { count == 0 }
+
+  /// The `index`th swing of the ring, oldest first.
+  private func swing(_ index: Int) -> Swing { ring[(head + index) & 3] }
+  private var lastIndex: Int { (head + count - 1) & 3 }
+
+  private mutating func append(_ swing: Swing) {
+    if count < ShakeDetector.shakeSwings {
+      ring[(head + count) & 3] = swing
+      count += 1
+    } else {
+      ring[head] = swing
+      head = (head + 1) & 3
+    }
+    judged = false
+  }
 
   /// Takes a sample whose dynamic acceleration along the direction is `value` (its whole dynamic
   /// acceleration `magnitude` long), `dt` after the previous one. Returns the note of a chain it
@@ -58,14 +89,13 @@ struct SwingTrack {
     levels: ShakeDetector.Levels
   ) -> ShakeRejectionNote? {
     var note: ShakeRejectionNote?
-    // Each sample stands for the time half-way to its neighbours.
-    if dt > 0, !swings.isEmpty {
-      swings[swings.count - 1].addTime(0.5 * dt, strong: abs(lastValue) >= levels.sustain)
-    }
-    if let swing = swings.last {
-      if t - swing.lastActive > settings.maximumGap {
+    if count > 0 {
+      // Each sample stands for the time half-way to its neighbours.
+      if dt > 0 { ring[lastIndex].addTime(0.5 * dt, strong: abs(lastValue) >= levels.sustain) }
+      let last = ring[lastIndex]
+      if t - last.lastActive > settings.maximumGap {
         note = breakChain(.pause, at: t)
-      } else if t - swing.start > settings.maximumSwing {
+      } else if t - last.start > settings.maximumSwing {
         note = breakChain(.slow, at: t)
       }
     }
@@ -79,25 +109,25 @@ struct SwingTrack {
         let level = positive ? levels.active : -levels.active
         crossing = t - dt * (1 - min(1, max(0, (level - lastValue) / (value - lastValue))))
       }
-      if var swing = swings.last {
-        if swing.positive == positive {
-          if m > swing.peak {
-            swing.peak = m
-            swing.peakShare = share
+      if count > 0 {
+        let index = lastIndex
+        if ring[index].positive == positive {
+          if m > ring[index].peak {
+            ring[index].peak = m
+            ring[index].peakShare = share
+            judged = false
           }
-          swing.lastActive = t
-          swings[swings.count - 1] = swing
+          ring[index].lastActive = t
           noteVigorous(m, levels)
-        } else if crossing - swing.start >= settings.minimumSwing {
+        } else if crossing - ring[index].start >= settings.minimumSwing {
           // A reversal.
-          swings.append(Swing(positive: positive, peak: m, peakShare: share, start: crossing, lastActive: t))
-          if swings.count > ShakeDetector.shakeSwings { swings.removeFirst() }
+          append(Swing(positive: positive, peak: m, peakShare: share, start: crossing, lastActive: t))
           currentCounted = false
           noteVigorous(m, levels)
         }
         // (A reversal faster than any shake's is ringing or vibration: left out.)
       } else {
-        swings.append(Swing(positive: positive, peak: m, peakShare: share, start: crossing, lastActive: t))
+        append(Swing(positive: positive, peak: m, peakShare: share, start: crossing, lastActive: t))
         vigorousCount = 0
         vigorousStart = nil
         currentCounted = false
@@ -109,7 +139,7 @@ struct SwingTrack {
       }
       if m >= levels.sustain { notable = true }
     }
-    if dt > 0, !swings.isEmpty { swings[swings.count - 1].addTime(0.5 * dt, strong: m >= levels.sustain) }
+    if dt > 0, count > 0 { ring[lastIndex].addTime(0.5 * dt, strong: m >= levels.sustain) }
     lastValue = value
     return note
   }
@@ -118,7 +148,7 @@ struct SwingTrack {
     if !currentCounted, m >= levels.vigorous {
       currentCounted = true
       vigorousCount += 1
-      if vigorousStart == nil { vigorousStart = swings.last?.start }
+      if vigorousStart == nil { vigorousStart = ring[lastIndex].start }
     }
   }
 
@@ -126,50 +156,66 @@ struct SwingTrack {
   /// `shakeSwings` swings in a row, every one reaching the vigorous level with its peak along the
   /// direction (`axisConsistency`), strong for `minimumDuty` of the finished ones' time, alike in
   /// length (`ShakeDetector.maximumRhythmRatio`), under way for `minimumDuration`.
-  func shakeProblem(at t: Seconds, settings: ShakeSettings, levels: ShakeDetector.Levels) -> ShakeRejection? {
-    guard swings.count == ShakeDetector.shakeSwings else { return .weak }
-    var held: Seconds = 0
-    var strong: Seconds = 0
-    for (index, swing) in swings.enumerated() {
-      if swing.peak < levels.vigorous { return .weak }
-      if swing.peakShare < settings.axisConsistency { return .axis }
-      if index < swings.count - 1 {
-        held += swing.heldTime
-        strong += swing.strongTime
-        if swing.duty < settings.minimumSwingDuty { return .impulses }
-      }
+  mutating func shakeProblem(at t: Seconds, settings: ShakeSettings, levels: ShakeDetector.Levels)
+    -> ShakeRejection?
+  {
+    if !judged {
+      verdict = judgement(settings: settings, levels: levels)
+      judged = true
     }
-    if strong < settings.minimumDuty * held { return .impulses }
-    // A shake's swings are alike in length (a rhythm); jolts and steps come at odd moments. Only
-    // a violent shake may keep a looser rhythm.
-    var shortest = Seconds.infinity
-    var longest: Seconds = 0
-    for index in 1..<swings.count {
-      let length = swings[index].start - swings[index - 1].start
-      shortest = min(shortest, length)
-      longest = max(longest, length)
-    }
-    let violent = swings.allSatisfy { $0.peak >= ShakeDetector.violentShakeFactor * levels.vigorous }
-    let ratio = violent ? ShakeDetector.violentRhythmRatio : ShakeDetector.maximumRhythmRatio
-    if longest > ratio * shortest { return .rhythm }
-    if t - swings[0].start < settings.minimumDuration { return .brief }
+    if let verdict { return verdict }
+    if t - swing(0).start < settings.minimumDuration { return .brief }
     // Vigorous motion that went on, unbroken, for longer than a shake may last before it looked like
     // one (a thigh's swings while walking) is not a shake beginning now.
     if let start = vigorousStart, t - start > settings.maximumDuration { return .long }
     return nil
   }
 
+  /// What the swings say, whatever the time: the part of `shakeProblem` that changes only when a
+  /// swing begins or the last one's peak grows (the finished swings' times no longer change).
+  private func judgement(settings: ShakeSettings, levels: ShakeDetector.Levels) -> ShakeRejection? {
+    guard count == ShakeDetector.shakeSwings else { return .weak }
+    var held: Seconds = 0
+    var strong: Seconds = 0
+    var violent = true
+    for index in 0..<count {
+      let swing = swing(index)
+      if swing.peak < levels.vigorous { return .weak }
+      if swing.peakShare < settings.axisConsistency { return .axis }
+      if index < count - 1 {
+        held += swing.heldTime
+        strong += swing.strongTime
+        if swing.duty < settings.minimumSwingDuty { return .impulses }
+      }
+      if swing.peak < ShakeDetector.violentShakeFactor * levels.vigorous { violent = false }
+    }
+    if strong < settings.minimumDuty * held { return .impulses }
+    // A shake's swings are alike in length (a rhythm); jolts and steps come at odd moments. Only
+    // a violent shake may keep a looser rhythm.
+    var shortest = Seconds.infinity
+    var longest: Seconds = 0
+    for index in 1..<count {
+      let length = swing(index).start - swing(index - 1).start
+      shortest = min(shortest, length)
+      longest = max(longest, length)
+    }
+    let ratio = violent ? ShakeDetector.violentRhythmRatio : ShakeDetector.maximumRhythmRatio
+    if longest > ratio * shortest { return .rhythm }
+    return nil
+  }
+
   /// Whether the chain is still a shake's: it turned back at least once, the last finished swing
   /// was strong for `minimumSwingDuty` of its time, and the one under way so far.
   func keepsShaking(settings: ShakeSettings) -> Bool {
-    guard swings.count >= 2 else { return false }
-    return swings[swings.count - 2].duty >= settings.minimumSwingDuty
-      && swings[swings.count - 1].strongTime >= settings.minimumSwingDuty * swings[swings.count - 1].heldTime
+    guard count >= 2 else { return false }
+    let current = ring[lastIndex]
+    return swing(count - 2).duty >= settings.minimumSwingDuty
+      && current.strongTime >= settings.minimumSwingDuty * current.heldTime
   }
 
   /// Forgets the chain; a note says why it was not a shake when it was reportable and vigorous.
   mutating func breakChain(_ reason: ShakeRejection, at t: Seconds) -> ShakeRejectionNote? {
-    guard !swings.isEmpty else { return nil }
+    guard count > 0 else { return nil }
     var note: ShakeRejectionNote?
     if reportable, notable {
       var why = reason
@@ -186,19 +232,14 @@ struct SwingTrack {
 
   /// Forgets the chain without a note.
   mutating func clear() {
-    swings.removeAll(keepingCapacity: true)
+    head = 0
+    count = 0
     vigorousCount = 0
     vigorousStart = nil
     notable = false
     lastFailure = nil
     reportable = false
     currentCounted = false
-  }
-}
-
-extension Swing {
-  mutating func addTime(_ time: Seconds, strong: Bool) {
-    heldTime += time
-    if strong { strongTime += time }
+    judged = false
   }
 }

@@ -33,6 +33,37 @@ struct ShakeLifecycleTests {
     #expect(zip(events, events.dropFirst()).allSatisfy { $0.time <= $1.time }, "\(events)")
   }
 
+  /// A back-and-forth of 2 g at 3 Hz, but every 0.5 s the device is in the air for 0.2 s (all
+  /// three axes read nothing), as a phone in a pocket while hopping; then, 2 s after
+  /// the last flight, the same shake held in the hand.
+  @Test("Vigorous swings between free falls (running, hopping) are no shake; a held shake after is")
+  func freeFallIsNoShake() {
+    let swings = Motion.shake(frequency: 3, amplitude: 2, start: 1, duration: 4)
+    let bouncing = Motion { t in
+      let flying = t >= 1 && t < 5 && (t - 1).truncatingRemainder(dividingBy: 0.5) < 0.2
+      return flying ? .zero : Vector3(0, 0, g) + swings.acceleration(t)
+    }
+    let held = Motion.shake(frequency: 3, amplitude: 2, start: 7, duration: 1.5)
+    for rate in [25.0, 50, 100, 200] {
+      let events = detect(Sampler(rate: rate, seed: 5).samples(of: bouncing + held, to: 10))
+      #expect(events.map(\.phase) == [.began, .ended], "\(rate) Hz: \(events)")
+      if let began = events.first?.time { #expect(began > 7 && began < 7.8, "\(rate) Hz: began at \(began)") }
+    }
+  }
+
+  /// An up-and-down shake of 2 g passes through free fall at each downward peak, for 20–40 ms: it
+  /// is still a shake.
+  @Test("An up-and-down shake of 2 g at 3–4 Hz is a shake", arguments: [3.0, 4])
+  func verticalShake(frequency: Double) {
+    let motion =
+      Motion.still()
+      + Motion.shake(frequency: frequency, amplitude: 2, start: 1, duration: 1.5, axis: Vector3(0, 0, 1))
+    for rate in [25.0, 50, 100, 200] {
+      let events = detect(Sampler(rate: rate, seed: 6).samples(of: motion, to: 4))
+      #expect(events.map(\.phase) == [.began, .ended], "\(rate) Hz: \(events)")
+    }
+  }
+
   @Test("After a cancel, a new shake after a pause is detected again")
   func newShakeAfterCancel() {
     let motion =
