@@ -271,6 +271,8 @@ let package = Package(
     // Tests: one target per module.
     .testTarget(name: "EventTimeTests", dependencies: ["EventTime"], swiftSettings: strict),
     .testTarget(name: "InputCodesTests", dependencies: ["InputCodes"], swiftSettings: strict),
+    // The device-ownership state machine, on its own (no device).
+    .testTarget(name: "EvdevInputTests", dependencies: ["EvdevInput"], swiftSettings: strict),
     .testTarget(
       name: "ResponderCoreTests", dependencies: ["ResponderCore", "EventTime"], swiftSettings: strict),
     .testTarget(
