@@ -295,6 +295,7 @@ let package = Package(
         "DeviceTestSupport", "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev",
         "ResponderdKit", "ResponderConfig", "DBusTestSupport", "SessionWatcher", "ShellGestures",
         "ShellTestSupport", .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        "ResponderdTestKit",
       ],
       swiftSettings: strict),
     .testTarget(
