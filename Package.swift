@@ -317,7 +317,7 @@ let package = Package(
         "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
         "ResponderdKit", "ResponderConfig", "SoundServer", "DBusTestSupport", "SessionWatcher",
-        "ShellTestSupport",
+        "ShellTestSupport", "ResponderdTestKit",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),

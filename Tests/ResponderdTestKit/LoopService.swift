@@ -19,15 +19,21 @@ public final class LoopService {
   /// Every dispatched event's record, in order.
   public private(set) var records: [DispatchRecord] = []
 
-  /// `logger` says nothing unless given.
+  /// `logger` says nothing unless given. With `busAddress`, a bus component on that bus comes
+  /// first (the service's bus).
   public init(
     config: ResponderdConfig, loop: EventLoop? = nil,
-    logger: Logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+    logger: Logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, busAddress: String? = nil,
     components: [any ServiceComponent] = []
   ) throws {
     self.loop = try loop ?? EventLoop()
     service = Service(config: config, loop: self.loop, logger: logger)
     service.addDispatchObserver { [weak self] in self?.records.append($0) }
+    if let busAddress {
+      let bus = BusComponent(address: busAddress)
+      service.bus = bus
+      service.add(bus)
+    }
     for component in components { service.add(component) }
   }
 
