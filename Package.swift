@@ -9,8 +9,11 @@ let package = Package(
   products: [
     .executable(name: "responderd", targets: ["responderd"]),
     .executable(name: "responderctl", targets: ["responderctl"]),
+    .executable(name: "touch-demo", targets: ["touch-demo"]),
     .library(name: "ResponderCore", targets: ["ResponderCore"]),
     .library(name: "TouchDispatch", targets: ["TouchDispatch"]),
+    // For a Wayland app: its wl_touch into TouchDispatch (docs/touch-apps.md).
+    .library(name: "WaylandTouch", targets: ["WaylandTouch"]),
     // For applications: `import ResponderClient` and nothing else.
     .library(name: "ResponderClient", targets: ["ResponderClient"]),
     // A daemon of one's own: the service, its components, the handler chain, the config reader.
@@ -43,6 +46,9 @@ let package = Package(
     .target(
       name: "SystemCalls", dependencies: [.product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: strict),
+    // libwayland-client (libwayland-dev) and the xdg-shell, viewporter and fractional-scale client
+    // code wayland-scanner generated from wayland-protocols (committed, see its README.md).
+    .target(name: "CWaylandClient", linkerSettings: [.linkedLibrary("wayland-client")]),
     // Linux calls the Glibc module does not import (epoll, timerfd, signalfd, eventfd, pidfd, spawn);
     // EventLoop wraps them in swift-system's style (FileDescriptor, Errno).
     .target(name: "CSystemShims"),
@@ -64,6 +70,11 @@ let package = Package(
     // daemon's whole-screen gestures never act on a gesture the shell has taken.
     .target(
       name: "ShellGestures", dependencies: ["ResponderCore", "EventTime", "TouchDispatch"],
+      swiftSettings: strict),
+    // Pure Swift: scenes of views and recognizers (the JSON format of `touch replay`), built into a
+    // window that reports every delivery and state change as JSON lines (replay and touch-demo).
+    .target(
+      name: "TouchScenes", dependencies: ["EventTime", "ResponderCore", "TouchDispatch"],
       swiftSettings: strict),
     .target(
       name: "RemoteControl", dependencies: ["ResponderCore", "EventTime", "InputCodes"],
@@ -130,6 +141,16 @@ let package = Package(
       ],
       swiftSettings: strict),
 
+    // Touches from the Wayland compositor (wl_touch) into TouchDispatch, on the event loop; a
+    // shared-memory xdg_toplevel window.
+    .target(
+      name: "WaylandTouch",
+      dependencies: [
+        "CWaylandClient", "EventLoop", "EventTime", "ResponderCore", "TouchDispatch",
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      swiftSettings: strict),
+
     // The config file: the TOML reader and the sections of responderd.toml (pure Swift).
     .target(
       name: "ResponderConfig",
@@ -157,7 +178,7 @@ let package = Package(
       name: "ResponderTools",
       dependencies: [
         "ResponderdKit", "ResponderConfig", "ResponderCore", "EventTime", "InputCodes", "TouchDispatch",
-        "RemoteControl", "Motion", "EventLoop", "DBus", "IIOInput",
+        "TouchScenes", "RemoteControl", "Motion", "EventLoop", "DBus", "IIOInput",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
       swiftSettings: strict),
@@ -199,9 +220,17 @@ let package = Package(
     .executableTarget(
       name: "responderctl",
       dependencies: [
-        "ResponderTools", "ResponderdKit", "ResponderConfig", "ResponderClient", "DBus", "EventLoop",
+        "ResponderTools", "TouchScenes", "ResponderdKit", "ResponderConfig", "ResponderClient", "DBus",
+        "EventLoop",
         "EventTime", "ResponderCore", "MPRIS", "Motion", .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"), "SystemCalls",
+      ],
+      swiftSettings: strict),
+    // TouchDispatch in a Wayland window: a scene of views and recognizers live (see docs/touch-apps.md).
+    .executableTarget(
+      name: "touch-demo",
+      dependencies: [
+        "EventLoop", "ResponderCore", "SystemCalls", "TouchDispatch", "TouchScenes", "WaylandTouch",
       ],
       swiftSettings: strict),
     // Examples.
@@ -242,7 +271,8 @@ let package = Package(
     .executableTarget(
       name: "ShakeAccuracy",
       dependencies: [
-        "SystemCalls", "Motion", "ResponderConfig", "ResponderTools", "ResponderCore", "EventTime",
+        "SystemCalls", "Motion", "ResponderConfig", "ResponderTools", "TouchScenes", "ResponderCore",
+        "EventTime",
       ],
       path: "Benchmarks/ShakeAccuracy", swiftSettings: strict),
     // End to end against the peer setup, in one run (scripts/bench): responderd, thd + playerctl,
@@ -263,6 +293,16 @@ let package = Package(
       path: "Benchmarks/BenchmarkSupport",
       swiftSettings: strict),
     .target(name: "CBenchmarkShims", path: "Benchmarks/CBenchmarkShims"),
+    // touch-demo under a real GNOME Shell: a wl_touch frame to the recognizer's action, against the
+    // same frames through TouchInput in process; idle wake-ups with the window open.
+    .executableTarget(
+      name: "TouchDemoLatency",
+      dependencies: [
+        "BenchmarkSupport", "DBusTestSupport", "EventTime", "ResponderCore", "ShellTestSupport",
+        "SystemCalls",
+        "TouchDemoTestSupport", "TouchDispatch", "TouchScenes",
+      ],
+      path: "Benchmarks/TouchDemoLatency", swiftSettings: strict),
     .executableTarget(
       name: "TouchFrame", dependencies: ["EventTime", "TouchDispatch", "ResponderCore"],
       path: "Benchmarks/TouchFrame",
@@ -303,10 +343,15 @@ let package = Package(
       dependencies: [
         "EventTime",
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
+        "TouchScenes",
         "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "DeviceTestSupport", "InputCodes",
         "SessionWatcher", .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"), "ShellTestSupport",
       ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "WaylandTouchTests",
+      dependencies: ["EventLoop", "EventTime", "ResponderCore", "TouchDispatch", "WaylandTouch"],
       swiftSettings: strict),
     .testTarget(
       name: "RemoteControlTests",
@@ -339,8 +384,8 @@ let package = Package(
     .testTarget(
       name: "ResponderToolsTests",
       dependencies: [
-        "ResponderTools", "ResponderConfig", "ResponderCore", "EventTime", "RemoteControl", "Motion",
-        "SystemCalls",
+        "ResponderTools", "TouchScenes", "ResponderConfig", "ResponderCore", "EventTime", "RemoteControl",
+        "Motion", "SystemCalls",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -372,6 +417,17 @@ let package = Package(
     .testTarget(
       name: "DesktopSessionTests",
       dependencies: ["ShellTestSupport", "DBusTestSupport", "EventLoop", "SystemCalls"],
+      swiftSettings: strict),
+    // touch-demo as a client of a headless desktop, its JSON lines read (tests and the benchmark).
+    .target(
+      name: "TouchDemoTestSupport",
+      dependencies: ["DBusTestSupport", "EventLoop", "ShellTestSupport", "TouchScenes"],
+      path: "Tests/TouchDemoTestSupport",
+      swiftSettings: strict),
+    // touch-demo under the real GNOME Shell and KWin.
+    .testTarget(
+      name: "WaylandTouchShellTests",
+      dependencies: ["DBusTestSupport", "ShellTestSupport", "SystemCalls", "TouchDemoTestSupport"],
       swiftSettings: strict),
     // libumockdev, for the device tests and benchmarks only.
     .systemLibrary(
@@ -485,7 +541,8 @@ if let only = Context.environment["RESPONDERD_ONLY_TESTS"] {
   // the entry point: the other executables would not link).
   let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("FuzzConfig", ["ResponderConfig"]), ("FuzzEvemu", ["InputCodes"]),
-    ("FuzzMotionTrace", ["ResponderTools"]), ("FuzzTouchScene", ["ResponderTools"]),
+    ("FuzzMotionTrace", ["ResponderTools", "TouchScenes"]),
+    ("FuzzTouchScene", ["ResponderTools", "TouchScenes"]),
     ("FuzzDBusValue", ["DBus"]),
   ]
   for fuzzTarget in fuzzTargets {

@@ -16,6 +16,7 @@ import ResponderConfig
 import ResponderCore
 import ResponderTools
 import SystemCalls
+import TouchScenes
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,7 @@
 // libFuzzer target: the motion trace (CSV) reader that `motion analyze` uses, on arbitrary text,
 // and the analysis of what it reads (scripts/fuzz motion).
 import ResponderTools
+import TouchScenes
 
 /// One input: the bytes as a `t,x,y,z` trace.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,6 +1,7 @@
 // libFuzzer target: the touch scene reader (JSON, then the scene) on arbitrary text
 // (scripts/fuzz scene).
 import ResponderTools
+import TouchScenes
 
 /// One input: the bytes as a scene file.
 @_cdecl("LLVMFuzzerTestOneInput")

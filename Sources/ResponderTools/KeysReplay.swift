@@ -4,6 +4,7 @@ import RemoteControl
 import ResponderConfig
 import ResponderCore
 import SystemCalls
+import TouchScenes
 
 /// `responderctl keys replay FILE.evemu`: runs the daemon's key interpreter on an evemu recording,
 /// on the recording's clock (virtual time), and reports every remote-control event it emits.

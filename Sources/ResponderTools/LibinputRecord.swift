@@ -1,4 +1,5 @@
 import InputCodes
+import TouchScenes
 
 /// `responderctl touch convert FILE.yml`: a `libinput record` recording (YAML, file version 1)
 /// turned into evemu text, which `touch replay` and evemu-play read.

@@ -1,6 +1,7 @@
 import EventTime
 import Motion
 import ResponderCore
+import TouchScenes
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,7 @@
 import EventTime
 import Motion
 import ResponderCore
+import TouchScenes
 
 /// The labelled motion corpus (`Tests/Fixtures/Motion/real/corpus.tsv`): per trace, stretches of
 /// activity (walking, stairs-up, ...) and the ground truth of its shakes (label `shake`).

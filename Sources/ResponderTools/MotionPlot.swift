@@ -2,6 +2,7 @@ import DBus
 import EventTime
 import Motion
 import ResponderCore
+import TouchScenes
 
 /// Draws a motion analysis as an SVG a person can read: the dynamic acceleration's magnitude over
 /// time (in g), the detector's thresholds as dashed lines, each shake shaded from began to ended

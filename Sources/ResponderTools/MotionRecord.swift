@@ -5,6 +5,7 @@ import Motion
 import ResponderConfig
 import ResponderCore
 import ResponderdKit
+import TouchScenes
 
 /// Records the real accelerometer to a trace (`t,x,y,z` lines, the format `motion analyze`
 /// reads), so that users can tune the shake settings on their own device.

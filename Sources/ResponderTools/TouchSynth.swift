@@ -1,4 +1,5 @@
 import ResponderCore
+import TouchScenes
 
 /// `responderctl touch synth STROKES.json`: an evemu recording made from timed finger strokes, so
 /// that a scene can be tried with `touch replay` without a touchscreen.
@@ -47,9 +48,9 @@ public enum TouchSynth {
     } catch let error as TouchSceneJSON.SyntaxError {
       throw ToolInputError(file: file, line: error.line, column: error.column, message: error.message)
     }
-    var reader = try Reader(node: root, path: "", file: file)
+    var reader = try SceneObjectReader(node: root, path: "", file: file)
     guard let screenNode = reader.take("screen") else { throw reader.error("missing key 'screen'") }
-    var screen = try Reader(node: screenNode, path: "screen", file: file)
+    var screen = try SceneObjectReader(node: screenNode, path: "screen", file: file)
     let width = try screen.requiredNumber("width", positive: true)
     let height = try screen.requiredNumber("height", positive: true)
     try screen.finish()
@@ -61,7 +62,7 @@ public enum TouchSynth {
 
     var strokes: [Stroke] = []
     for (index, node) in strokeNodes.enumerated() {
-      var stroke = try Reader(node: node, path: "strokes[\(index)]", file: file)
+      var stroke = try SceneObjectReader(node: node, path: "strokes[\(index)]", file: file)
       guard let slot = try stroke.optionalCount("slot", minimum: 0) else {
         throw stroke.error("missing key 'slot'")
       }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ResponderClient
 import ResponderTools
+import TouchScenes
 
 /// `responderctl chain`: the chain of responders now, the first responder marked.
 struct ChainCommand: ParsableCommand {

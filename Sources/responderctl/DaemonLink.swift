@@ -5,6 +5,7 @@ import ResponderClient
 import ResponderConfig
 import ResponderTools
 import SystemCalls
+import TouchScenes
 
 #if canImport(Glibc)
   import Glibc

@@ -2,6 +2,7 @@ import ArgumentParser
 import DBus
 import ResponderTools
 import ResponderdKit
+import TouchScenes
 
 /// `responderctl devices`: every input device responderd sees, and what it does with each.
 struct DevicesCommand: ParsableCommand {

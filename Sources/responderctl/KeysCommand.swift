@@ -2,6 +2,7 @@ import ArgumentParser
 import ResponderConfig
 import ResponderTools
 import SystemCalls
+import TouchScenes
 
 /// `responderctl keys`: the headset and media key tools.
 struct KeysCommand: ParsableCommand {

@@ -5,6 +5,7 @@ import ResponderConfig
 import ResponderTools
 import ResponderdKit
 import SystemCalls
+import TouchScenes
 
 #if canImport(Glibc)
   import Glibc

@@ -6,6 +6,7 @@ import ResponderConfig
 import ResponderTools
 import ResponderdKit
 import SystemCalls
+import TouchScenes
 
 /// `responderctl motion`: live samples from the daemon (watch, record) and the offline shake analysis.
 struct MotionCommand: ParsableCommand {

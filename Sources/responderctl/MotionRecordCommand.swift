@@ -9,6 +9,7 @@ import ResponderTools
 import ResponderdKit
 import SystemCalls
 import SystemPackage
+import TouchScenes
 
 #if canImport(Glibc)
   import Glibc

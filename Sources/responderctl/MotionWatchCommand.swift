@@ -3,6 +3,7 @@ import DBus
 import EventLoop
 import ResponderClient
 import ResponderTools
+import TouchScenes
 
 #if canImport(Glibc)
   import Glibc

@@ -3,6 +3,7 @@ import DBus
 import MPRIS
 import ResponderTools
 import ResponderdKit
+import TouchScenes
 
 /// `responderctl players`: the MPRIS players responderd sees, which one it controls and why.
 struct PlayersCommand: ParsableCommand {

@@ -3,6 +3,7 @@ import DBus
 import ResponderClient
 import ResponderCore
 import ResponderTools
+import TouchScenes
 
 /// `responderctl send`: injects an event through responderd.
 struct SendCommand: ParsableCommand {

@@ -3,6 +3,7 @@ import DBus
 import ResponderClient
 import ResponderTools
 import ResponderdKit
+import TouchScenes
 
 /// `responderctl status`: whether responderd runs, and its state.
 struct StatusCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ResponderTools
+import TouchScenes
 
 /// `responderctl touch …`: touchscreen tools.
 struct TouchCommand: ParsableCommand {

@@ -7,6 +7,7 @@ import Motion
 import ResponderCore
 import ResponderTools
 import Testing
+import TouchScenes
 
 @testable import ResponderConfig
 @testable import ResponderdKit

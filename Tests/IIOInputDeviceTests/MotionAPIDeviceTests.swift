@@ -10,6 +10,7 @@ import ResponderCore
 import ResponderTools
 import SystemCalls
 import Testing
+import TouchScenes
 
 @testable import ResponderConfig
 @testable import ResponderdKit

@@ -4,6 +4,7 @@ import Motion
 import ResponderConfig
 import ResponderTools
 import Testing
+import TouchScenes
 
 // The testbed is process-wide: these run in the one serialized suite.
 extension IIOInputDeviceTests {

@@ -1,5 +1,6 @@
 import ResponderTools
 import Testing
+import TouchScenes
 
 @Suite struct JSONTests {
   @Test func stringsEscapeQuotesBackslashesAndControlCharacters() {

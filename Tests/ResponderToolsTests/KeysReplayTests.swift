@@ -4,6 +4,7 @@ import ResponderConfig
 import ResponderCore
 import ResponderTools
 import Testing
+import TouchScenes
 
 /// A path in the repository ("config/config.toml").
 func repositoryPath(_ relative: String) -> String {

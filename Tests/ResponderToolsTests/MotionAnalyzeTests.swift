@@ -5,6 +5,7 @@ import ResponderCore
 import ResponderTools
 import SystemCalls
 import Testing
+import TouchScenes
 
 #if canImport(FoundationXML)
   import FoundationXML

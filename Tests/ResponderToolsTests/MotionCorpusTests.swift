@@ -6,6 +6,7 @@ import ResponderCore
 import ResponderTools
 import SystemCalls
 import Testing
+import TouchScenes
 
 /// Tests/Fixtures/Motion/`name`, or the directory the environment variable `variable` names (for
 /// recordings kept outside the repository).

@@ -1,6 +1,7 @@
 import Foundation
 import ResponderTools
 import Testing
+import TouchScenes
 
 /// Real touchscreen recordings (Tests/Fixtures/TouchReplay/real: nine panels of whot/evemu-devices,
 /// see its README) replayed as `responderctl touch replay` does into scenes of one full-screen

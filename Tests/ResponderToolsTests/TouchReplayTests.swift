@@ -1,6 +1,7 @@
 import Foundation
 import ResponderTools
 import Testing
+import TouchScenes
 
 /// `responderctl touch replay`: recordings and scenes of Tests/Fixtures/TouchReplay, outputs checked
 /// line by line against the `.expected` files (reviewed by hand: see the comments in each test).

@@ -1,5 +1,6 @@
 import ResponderTools
 import Testing
+import TouchScenes
 
 /// `responderctl touch synth`: strokes in, an evemu recording out, which `touch replay` plays with
 /// every finger where its stroke says.

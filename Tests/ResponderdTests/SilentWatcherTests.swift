@@ -6,10 +6,13 @@ import Testing
 
 /// Issue 38: connections that call WatchEvents and stop reading made the daemon queue every
 /// dispatch signal for them (462 MB after 10,000 events for 63 of them) and stop answering. The
-/// real daemon on a private dbus-daemon; a watcher whose loop does not run reads nothing.
+/// real daemon on a private dbus-daemon; a watcher whose loop does not run reads nothing. (The
+/// drop of a watcher leaving its ping unanswered for 10 s is tested on virtual time, in
+/// EventWatcherTimeoutTests.)
 @Suite(.serialized) struct SilentWatcherTests {
-  /// Sends `count` events at once (as a script would) and waits for every answer.
-  func flood(_ fixture: DaemonFixture, _ count: Int) throws {
+  /// Sends `count` events at once (as a script would) and waits for every answer; `during` runs
+  /// once the first tenth are answered, with the rest still in flight.
+  func flood(_ fixture: DaemonFixture, _ count: Int, during: () throws -> Void = {}) throws {
     var answered = 0
     var failures: [String] = []
     for _ in 0..<count {
@@ -22,13 +25,17 @@ import Testing
         if case .failure(let error) = result { failures.append(error.name) }
       }
     }
+    try fixture.waitFor("the answers to \(count / 10) SendEvent calls (\(answered) so far)", timeout: 30) {
+      answered >= count / 10
+    }
+    try during()
     try fixture.waitFor("the answers to \(count) SendEvent calls (\(answered) so far)", timeout: 30) {
       answered == count
     }
     #expect(failures.isEmpty, "\(failures.count) calls failed: \(Set(failures))")
   }
 
-  @Test func aWatcherThatStopsReadingGetsNoMoreSignalsThenIsDroppedAndTheDaemonAnswers() throws {
+  @Test func aWatcherThatStopsReadingGetsNoMoreSignalsUntilItReadsAndTheDaemonAnswersMeanwhile() throws {
     let fixture = try DaemonFixture(config: "chain = []\n")
     let silentLoop = try EventLoop()
     let silent = try fixture.bus.connect(loop: silentLoop)
@@ -40,7 +47,10 @@ import Testing
     _ = try daemonCall(silent, "WatchEvents").get()
     // From here on its loop does not run: it reads nothing.
 
-    try flood(fixture, 1000)
+    try flood(fixture, 1000) {
+      let status = try fixture.run([try fixture.executable("responderctl"), "status"])
+      #expect(status.exitCode == 0, "\(status)")
+    }
     #expect(try fixture.send("remoteControl", "play") == "")
     try fixture.waitFor("the line saying the watcher fell behind") {
       fixture.log.contains("event watcher \(silent.uniqueName!) has not read the last 256 events")
@@ -60,14 +70,7 @@ import Testing
     #expect(try fixture.send("remoteControl", "play") == "")
     try waitFor("the next event at the watcher", on: silentLoop) { received == before + 1 }
 
-    // Silent again, for good: its ping stays unanswered, and it is dropped.
-    try flood(fixture, 300)
-    try fixture.waitFor("the watcher to be dropped", timeout: 20) {
-      fixture.log.contains("event watcher \(silent.uniqueName!) has not read its messages for 10 s: dropped")
-    }
-    let status = try fixture.run([try fixture.executable("responderctl"), "status"])
-    #expect(status.exitCode == 0, "\(status)")
-    #expect(fixture.log.components(separatedBy: "has not read the last 256 events").count - 1 == 2)
+    #expect(fixture.log.components(separatedBy: "has not read the last 256 events").count - 1 == 1)
   }
 }
 

@@ -49,7 +49,7 @@ public final class HeadlessDesktop {
   /// The monitor's size in pixels (touch coordinates are monitor pixels).
   public let width: Int
   public let height: Int
-  /// The monitor's scale (GNOME Shell and mutter): a client's surface is `width / scale` by
+  /// The monitor's scale: a client's surface is `width / scale` by
   /// `height / scale`, and a touch at monitor pixel (x, y) reaches it at (x / scale, y / scale).
   public let scale: Int
   /// The desktop's own directory: runtime dir `xdg/`, `home/`, sockets and logs.
@@ -102,9 +102,11 @@ public final class HeadlessDesktop {
   /// KWin 5.27 (`kwin_wayland --virtual --no-lockscreen`), global shortcuts on (its in-process
   /// kglobalaccel; its 3-finger touch gesture).
   public static func kwin(
-    width: Int = 1280, height: Int = 800, loop: EventLoop? = nil, sessionBusAddress: String? = nil
+    width: Int = 1280, height: Int = 800, scale: Int = 1, loop: EventLoop? = nil,
+    sessionBusAddress: String? = nil
   ) throws -> HeadlessDesktop {
-    try HeadlessDesktop(.kwin, width: width, height: height, loop: loop, sessionBusAddress: sessionBusAddress)
+    try HeadlessDesktop(
+      .kwin, width: width, height: height, scale: scale, loop: loop, sessionBusAddress: sessionBusAddress)
   }
 
   /// Whether `compositor` can run here; nil when it can, else why not (for `.enabled(if:)`).
@@ -124,12 +126,13 @@ public final class HeadlessDesktop {
   /// Starts the desktop. With `sessionBusAddress` the compositor uses that session bus (a test's
   /// own, where the service under test runs) instead of a private one of its own. `scale` 2 (or
   /// 3) needs a monitor whose scaled size is at least 800 by 480 (mutter's rule): 2560x1600 for
-  /// a 1280x800 desktop at scale 2. KWin runs at scale 1.
+  /// a 1280x800 desktop at scale 2. KWin gets `--scale` and a virtual output of `width / scale`
+  /// by `height / scale` points (touches are injected in points there: monitor pixels divided by
+  /// the scale, as with mutter).
   public init(
     _ compositor: Compositor, width: Int = 1280, height: Int = 800, scale: Int = 1, loop: EventLoop? = nil,
     sessionBusAddress: String? = nil
   ) throws {
-    precondition(scale == 1 || compositor != .kwin, "KWin runs at scale 1 here")
     self.compositor = compositor
     self.width = width
     self.height = height
@@ -279,7 +282,11 @@ public final class HeadlessDesktop {
       kwinEnvironment["KWIN_SCREENSHOT_NO_PERMISSION_CHECKS"] = "1"
       kwinEnvironment["QT_QPA_PLATFORM"] = nil
       let wm = try ChildProcess(
-        [copy, "--virtual", "--no-lockscreen", "--width", "\(width)", "--height", "\(height)"],
+        [
+          copy, "--virtual", "--no-lockscreen", "--width", "\(width / scale)", "--height",
+          "\(height / scale)",
+        ]
+          + (scale != 1 ? ["--scale", "\(scale)"] : []),
         environment: kwinEnvironment, inheritEnvironment: false, stdout: .file(logPath),
         stderr: .file(logPath))
       children.append(wm)
@@ -341,9 +348,16 @@ public final class HeadlessDesktop {
   // MARK: Input
 
   /// Touch down of `slot` at monitor pixel (`x`, `y`).
-  public func down(_ slot: Int, x: Double, y: Double) throws { try inject("down \(slot) \(x) \(y)") }
+  public func down(_ slot: Int, x: Double, y: Double) throws {
+    try inject("down \(slot) \(injected(x)) \(injected(y))")
+  }
   /// Touch motion of `slot`.
-  public func motion(_ slot: Int, x: Double, y: Double) throws { try inject("motion \(slot) \(x) \(y)") }
+  public func motion(_ slot: Int, x: Double, y: Double) throws {
+    try inject("motion \(slot) \(injected(x)) \(injected(y))")
+  }
+
+  /// A monitor pixel coordinate as the injector takes it: KWin's fake input takes points.
+  private func injected(_ pixel: Double) -> Double { compositor == .kwin ? pixel / Double(scale) : pixel }
   /// Touch up of `slot`.
   public func up(_ slot: Int) throws { try inject("up \(slot)") }
   /// The end of a touch frame (KWin; mutter ends a frame with each event).
@@ -367,15 +381,14 @@ public final class HeadlessDesktop {
   }
 
   /// Fingers down at `starts` (slots 0, 1, ...), each moved by (`dx`, `dy`) in `steps` frames
-  /// spread over `duration` seconds (a gesture's pace), then lifted.
+  /// spread over `duration` seconds (a gesture's pace), then lifted at once (still moving: a
+  /// flick, as GNOME Shell's swipes want).
   public func swipe(
     fingers starts: [(x: Double, y: Double)], dx: Double, dy: Double, steps: Int = 20, duration: Double = 0.3
   ) throws {
-    for (slot, start) in starts.enumerated() { try down(slot, x: start.x, y: start.y) }
-    try frame()
-    try move(fingers: starts, dx: dx, dy: dy, steps: steps, duration: duration)
-    for slot in starts.indices { try up(slot) }
-    try frame()
+    try drag(
+      fingers: starts.map { ($0, (x: $0.x + dx, y: $0.y + dy)) }, steps: steps, duration: duration,
+      hold: false)
   }
 
   /// Fingers already down at `starts` (slots 0, 1, ...) moved by (`dx`, `dy`) in `steps` frames
@@ -383,17 +396,53 @@ public final class HeadlessDesktop {
   public func move(
     fingers starts: [(x: Double, y: Double)], dx: Double, dy: Double, steps: Int = 20, duration: Double = 0.3
   ) throws {
-    let begin = monotonicNow()
+    try glide(
+      starts.map { ($0, (x: $0.x + dx, y: $0.y + dy)) }, firstSlot: 0, steps: steps, duration: duration)
+  }
+
+  /// Fingers down at their `from` points (slots `firstSlot`, `firstSlot + 1`, ...), each moved in a
+  /// straight line to its `to` point in `steps` frames spread over `duration` seconds, then, with
+  /// `lift`, lifted: after one more step's pause with `hold` (a finger that stops before it lifts;
+  /// mutter merges a motion with an up that follows at once, and the client never sees the last
+  /// point), at once without (a flick).
+  public func drag(
+    fingers: [(from: (x: Double, y: Double), to: (x: Double, y: Double))], firstSlot: Int = 0,
+    steps: Int = 20,
+    duration: Double = 0.3, lift: Bool = true, hold: Bool = true
+  ) throws {
+    for (index, finger) in fingers.enumerated() {
+      try down(firstSlot + index, x: finger.from.x, y: finger.from.y)
+    }
+    try frame()
+    try glide(fingers, firstSlot: firstSlot, steps: steps, duration: duration)
+    guard lift else { return }
+    if hold { pause(until: monotonicNow() + duration / Double(max(steps, 1))) }
+    for index in fingers.indices { try up(firstSlot + index) }
+    try frame()
+  }
+
+  /// Fingers down moved along their straight lines, one frame a step, at the pace `duration` gives.
+  private func glide(
+    _ fingers: [(from: (x: Double, y: Double), to: (x: Double, y: Double))], firstSlot: Int, steps: Int,
+    duration: Double
+  ) throws {
     let count = max(steps, 1)
+    let begin = monotonicNow()
     for step in 1...count {
-      let due = begin + duration * Double(step) / Double(count)
-      loop.run(until: { monotonicNow() >= due }, timeout: max(due - monotonicNow(), 0))
+      pause(until: begin + duration * Double(step) / Double(count))
       let fraction = Double(step) / Double(count)
-      for (slot, start) in starts.enumerated() {
-        try motion(slot, x: start.x + dx * fraction, y: start.y + dy * fraction)
+      for (index, finger) in fingers.enumerated() {
+        try motion(
+          firstSlot + index, x: finger.from.x + (finger.to.x - finger.from.x) * fraction,
+          y: finger.from.y + (finger.to.y - finger.from.y) * fraction)
       }
       try frame()
     }
+  }
+
+  /// Runs the loop until `due` (monotonic seconds): a gesture's pace, not a wait for an event.
+  private func pause(until due: Double) {
+    loop.run(until: { monotonicNow() >= due }, timeout: max(due - monotonicNow(), 0))
   }
 
   /// Makes the virtual keyboard and touchscreen exist. Mutter creates them at their first event,

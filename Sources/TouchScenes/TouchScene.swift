@@ -168,9 +168,9 @@ public struct TouchScene: Equatable {
     } catch let error as TouchSceneJSON.SyntaxError {
       throw ToolInputError(file: file, line: error.line, column: error.column, message: error.message)
     }
-    var top = try Reader(node: root, path: "", file: file)
+    var top = try SceneObjectReader(node: root, path: "", file: file)
     guard let screenNode = top.take("screen") else { throw top.error("missing key 'screen'") }
-    var screenReader = try Reader(node: screenNode, path: "screen", file: file)
+    var screenReader = try SceneObjectReader(node: screenNode, path: "screen", file: file)
     let width = try screenReader.requiredNumber("width", positive: true)
     let height = try screenReader.requiredNumber("height", positive: true)
     var rotation = TouchRotation.degrees0
@@ -187,7 +187,7 @@ public struct TouchScene: Equatable {
     var views: [ViewSpec] = []
     var viewNodes: [String: TouchSceneJSON.Node] = [:]
     for (index, node) in try top.array("views").enumerated() {
-      var reader = try Reader(node: node, path: "views[\(index)]", file: file)
+      var reader = try SceneObjectReader(node: node, path: "views[\(index)]", file: file)
       let id = try reader.requiredString("id")
       guard id != windowID else {
         throw reader.error("id: '\(windowID)' names the window itself (a recognizer's view may be it)")
@@ -247,7 +247,7 @@ public struct TouchScene: Equatable {
         guard view.control != nil else {
           throw reader.error(at: actionNode, "actions: only a control sends actions")
         }
-        var actionReader = try Reader(
+        var actionReader = try SceneObjectReader(
           node: actionNode, path: "views[\(index)].actions[\(actionIndex)]", file: file)
         let eventName = try actionReader.requiredString("event")
         guard TouchScene.controlEventNames[eventName] != nil else {
@@ -273,7 +273,7 @@ public struct TouchScene: Equatable {
     }
     for (index, view) in views.enumerated() {
       guard let parent = view.parent else { continue }
-      let reader = try Reader(node: viewNodes[view.id]!, path: "views[\(index)]", file: file)
+      let reader = try SceneObjectReader(node: viewNodes[view.id]!, path: "views[\(index)]", file: file)
       let parentNode = reader.members.first { $0.key == "parent" }!.node
       guard viewNodes[parent] != nil else {
         throw reader.error(at: parentNode, "parent: no view '\(parent)' in the scene")
@@ -291,7 +291,7 @@ public struct TouchScene: Equatable {
 
     var controllers: [ControllerSpec] = []
     for (index, node) in try top.array("viewControllers").enumerated() {
-      var reader = try Reader(node: node, path: "viewControllers[\(index)]", file: file)
+      var reader = try SceneObjectReader(node: node, path: "viewControllers[\(index)]", file: file)
       let id = try reader.requiredString("id")
       guard viewNodes[id] == nil, !controllers.contains(where: { $0.id == id }) else {
         throw reader.error("duplicate id '\(id)' (views and view controllers share ids)")
@@ -311,9 +311,9 @@ public struct TouchScene: Equatable {
 
     var recognizers: [RecognizerSpec] = []
     var recognizerNodes: [String: TouchSceneJSON.Node] = [:]
-    var references: [(reader: Reader, node: TouchSceneJSON.Node, key: String, ids: [String])] = []
+    var references: [(reader: SceneObjectReader, node: TouchSceneJSON.Node, key: String, ids: [String])] = []
     for (index, node) in try top.array("recognizers").enumerated() {
-      var reader = try Reader(node: node, path: "recognizers[\(index)]", file: file)
+      var reader = try SceneObjectReader(node: node, path: "recognizers[\(index)]", file: file)
       let id = try reader.requiredString("id")
       if let previous = recognizerNodes[id] {
         throw reader.error("duplicate recognizer id '\(id)' (first at line \(previous.line))")
@@ -422,14 +422,14 @@ func didYouMean(_ word: String, _ candidates: [String]) -> String {
 }
 
 /// Reads one JSON object of the scene, remembering which keys were read.
-struct Reader {
-  let node: TouchSceneJSON.Node
-  let members: [TouchSceneJSON.Member]
-  let path: String
-  let file: String
+public struct SceneObjectReader {
+  public let node: TouchSceneJSON.Node
+  public let members: [TouchSceneJSON.Member]
+  public let path: String
+  public let file: String
   private var used: Set<String> = []
 
-  init(node: TouchSceneJSON.Node, path: String, file: String) throws {
+  public init(node: TouchSceneJSON.Node, path: String, file: String) throws {
     self.node = node
     self.path = path
     self.file = file
@@ -444,80 +444,82 @@ struct Reader {
 
   private func qualified(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
-  func error(_ message: String) -> ToolInputError {
+  public func error(_ message: String) -> ToolInputError {
     ToolInputError(
       file: file, line: node.line, column: node.column,
       message: path.isEmpty ? message : "\(path): \(message)")
   }
 
-  func error(at node: TouchSceneJSON.Node, _ message: String) -> ToolInputError {
+  public func error(at node: TouchSceneJSON.Node, _ message: String) -> ToolInputError {
     ToolInputError(
       file: file, line: node.line, column: node.column, message: path.isEmpty ? message : "\(path).\(message)"
     )
   }
 
-  mutating func take(_ key: String) -> TouchSceneJSON.Node? {
+  public mutating func take(_ key: String) -> TouchSceneJSON.Node? {
     used.insert(key)
     return members.first { $0.key == key }?.node
   }
 
-  func string(_ node: TouchSceneJSON.Node, _ key: String) throws -> String {
+  public func string(_ node: TouchSceneJSON.Node, _ key: String) throws -> String {
     guard case .string(let value) = node.value else { throw error(at: node, "\(key): expected a string") }
     return value
   }
 
-  func int(_ node: TouchSceneJSON.Node, _ key: String) throws -> Int {
+  public func int(_ node: TouchSceneJSON.Node, _ key: String) throws -> Int {
     guard case .number(let value) = node.value, value == value.rounded(), abs(value) < 1e9 else {
       throw error(at: node, "\(key): expected a whole number")
     }
     return Int(value)
   }
 
-  mutating func requiredString(_ key: String) throws -> String {
+  public mutating func requiredString(_ key: String) throws -> String {
     guard let node = take(key) else { throw error("missing key '\(key)'") }
     let value = try string(node, key)
     guard !value.isEmpty else { throw error(at: node, "\(key): must not be empty") }
     return value
   }
 
-  mutating func requiredNumber(_ key: String, positive: Bool) throws -> Double {
+  public mutating func requiredNumber(_ key: String, positive: Bool) throws -> Double {
     guard let node = take(key) else { throw error("missing key '\(key)'") }
     guard case .number(let value) = node.value else { throw error(at: node, "\(key): expected a number") }
     if positive && value <= 0 { throw error(at: node, "\(key): must be above 0") }
     return value
   }
 
-  mutating func number(_ key: String, default value: Double) throws -> Double {
+  public mutating func number(_ key: String, default value: Double) throws -> Double {
     try optionalNumber(key) ?? value
   }
 
-  mutating func optionalNumber(_ key: String) throws -> Double? {
+  public mutating func optionalNumber(_ key: String) throws -> Double? {
     guard let node = take(key) else { return nil }
     guard case .number(let value) = node.value else { throw error(at: node, "\(key): expected a number") }
     guard value >= 0 else { throw error(at: node, "\(key): must not be negative") }
     return value
   }
 
-  mutating func optionalCount(_ key: String, minimum: Int) throws -> Int? {
+  public mutating func optionalCount(_ key: String, minimum: Int) throws -> Int? {
     guard let node = take(key) else { return nil }
     let value = try int(node, key)
     guard value >= minimum else { throw error(at: node, "\(key): must be at least \(minimum)") }
     return value
   }
 
-  mutating func bool(_ key: String, default value: Bool) throws -> Bool {
+  public mutating func bool(_ key: String, default value: Bool) throws -> Bool {
     guard let node = take(key) else { return value }
     guard case .bool(let flag) = node.value else { throw error(at: node, "\(key): expected true or false") }
     return flag
   }
 
   /// A list of strings (empty when the key is absent).
-  mutating func strings(_ key: String) throws -> [String] {
+  public mutating func strings(_ key: String) throws -> [String] {
     try array(key).map { try string($0, key) }
   }
 
   /// A list of exactly `count` numbers (`shape` names them in errors).
-  func numbers(_ node: TouchSceneJSON.Node, _ key: String, count: Int, shape: String) throws -> [Double] {
+  public func numbers(_ node: TouchSceneJSON.Node, _ key: String, count: Int, shape: String) throws
+    -> [Double]
+  {
     guard case .array(let items) = node.value, items.count == count else {
       throw error(at: node, "\(key): expected \(shape)")
     }
@@ -527,13 +529,13 @@ struct Reader {
     }
   }
 
-  mutating func array(_ key: String) throws -> [TouchSceneJSON.Node] {
+  public mutating func array(_ key: String) throws -> [TouchSceneJSON.Node] {
     guard let node = take(key) else { return [] }
     guard case .array(let items) = node.value else { throw error(at: node, "\(key): expected a list") }
     return items
   }
 
-  func direction(_ node: TouchSceneJSON.Node) throws -> SwipeDirection {
+  public func direction(_ node: TouchSceneJSON.Node) throws -> SwipeDirection {
     var names: [TouchSceneJSON.Node] = []
     switch node.value {
     case .string: names = [node]
@@ -555,7 +557,7 @@ struct Reader {
   }
 
   /// Refuses keys nobody read (for a recognizer, keys that do not apply to its kind).
-  func finish(kind: TouchScene.Kind? = nil) throws {
+  public func finish(kind: TouchScene.Kind? = nil) throws {
     for member in members where !used.contains(member.key) {
       let known = Array(used)
       var message = "unknown key '\(member.key)'"
