@@ -311,6 +311,8 @@ let package = Package(
     // Tests: one target per module.
     .testTarget(name: "EventTimeTests", dependencies: ["EventTime"], swiftSettings: strict),
     .testTarget(name: "InputCodesTests", dependencies: ["InputCodes"], swiftSettings: strict),
+    // The device-ownership state machine, on its own (no device).
+    .testTarget(name: "EvdevInputTests", dependencies: ["EvdevInput"], swiftSettings: strict),
     .testTarget(
       name: "ResponderCoreTests", dependencies: ["ResponderCore", "EventTime"], swiftSettings: strict),
     .testTarget(
@@ -333,6 +335,7 @@ let package = Package(
         "DeviceTestSupport", "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev",
         "ResponderdKit", "ResponderConfig", "DBusTestSupport", "SessionWatcher", "ShellGestures",
         "ShellTestSupport", .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        "ResponderdTestKit",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -359,7 +362,7 @@ let package = Package(
         "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
         "ResponderdKit", "ResponderConfig", "SoundServer", "DBusTestSupport", "SessionWatcher",
-        "ShellTestSupport",
+        "ShellTestSupport", "ResponderdTestKit",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),

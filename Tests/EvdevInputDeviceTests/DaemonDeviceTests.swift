@@ -5,6 +5,7 @@ import Logging
 import ResponderConfig
 import ResponderCore
 import ResponderdKit
+import ResponderdTestKit
 import Testing
 
 #if canImport(Glibc)
@@ -30,14 +31,13 @@ extension EvdevInputDeviceTests {
       logger.logLevel = .trace
       let config = try ResponderdConfig.parse("chain = [\"log\"]\n[log]\nhandles = true\n", file: "test.toml")
       let loop = try EventLoop()
-      let service = Service(config: config, loop: loop, logger: logger)
-      var dispatches: [DispatchRecord] = []
-      service.addDispatchObserver { dispatches.append($0) }
       let keys = KeysComponent()
-      service.add(keys)
+      let harness = try LoopService(config: config, loop: loop, logger: logger, components: [keys])
+      let service = harness.service
+      var dispatches: [DispatchRecord] { harness.records }
       let player = PlayerResponder()
       player.app = service.application
-      service.start()
+      harness.start()
       func wait(_ what: String, _ condition: () -> Bool) throws {
         guard loop.run(until: condition, timeout: 5) else {
           throw TestbedError(

@@ -7,6 +7,7 @@ import Logging
 import ResponderConfig
 import ResponderCore
 import ResponderdKit
+import ResponderdTestKit
 import SessionWatcher
 import Testing
 
@@ -49,21 +50,18 @@ extension EvdevInputDeviceTests {
       let store = LogStore()
       let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
       let config = try ResponderdConfig.parse("chain = [\"log\"]\n[log]\nhandles = true\n", file: "test.toml")
-      let service = Service(config: config, loop: loop, logger: logger)
-      var dispatches: [DispatchRecord] = []
-      service.addDispatchObserver { dispatches.append($0) }
       let session = SessionComponent(
         systemBusAddress: logind.address,
         identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()))
-      service.add(session)
       let keys = KeysComponent()
-      service.add(keys)
+      let harness = try LoopService(config: config, loop: loop, logger: logger, components: [session, keys])
+      var dispatches: [DispatchRecord] { harness.records }
       let ptysBefore = emulatedNodesOpen()
       // The kernel's EVIOCGRAB, answered live (the grab lands on the headset: a USB audio device).
       let grab = try tb.handler("headset")
       let headset = try tb.add("headset", handler: grab)
-      service.start()
-      defer { service.stop() }
+      harness.start()
+      defer { harness.stop() }
       func wait(_ what: String, timeout: Double = 5, _ condition: () -> Bool) throws {
         guard loop.run(until: condition, timeout: timeout) else {
           throw TestbedError(

@@ -8,6 +8,12 @@ import SessionWatcher
 /// logind as the watcher sees it on the system bus (`org.freedesktop.login1`): the manager's
 /// GetSession, GetSessionByPID and GetUser, sessions with Active, LockedHint and Id, users with
 /// Display; a change is announced with PropertiesChanged as logind announces it.
+///
+/// Beside `MockLogind` (DBusTestSupport) on purpose: that one is python-dbusmock's model of logind,
+/// written by others, on a private system bus the service reaches by address through libdbus (the
+/// device tests and the service's session tests). This one is on the in-memory bus and virtual
+/// time, for the no-process pass, and has what dbusmock's template has not: GetSessionByPID and
+/// answers that come late (`getSessionDelay`, on virtual time); it also records the calls asked.
 final class FakeLogind {
   let connection: InMemoryBusConnection
   /// Sessions by id.

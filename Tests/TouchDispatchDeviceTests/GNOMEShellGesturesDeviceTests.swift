@@ -3,6 +3,7 @@ import Logging
 import ResponderConfig
 import ResponderCore
 import ResponderdKit
+import ResponderdTestKit
 import ShellGestures
 import ShellTestSupport
 import Testing
@@ -53,20 +54,14 @@ extension TouchDispatchDeviceTests {
         direction = "down"
         event = "previousTrack"
         """, file: "test.toml")
-      let service = Service(
-        config: config, loop: loop, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-      var dispatches: [DispatchRecord] = []
-      service.addDispatchObserver { dispatches.append($0) }
-      let bus = BusComponent(address: desktop.sessionBusAddress)
-      service.bus = bus
-      service.add(bus)
       let keys = KeysComponent()
-      service.add(keys)
-      service.add(DesktopComponent(keys: keys))
       let touch = TouchGesturesComponent()
-      service.add(touch)
-      service.start()
-      defer { service.stop() }
+      let harness = try LoopService(
+        config: config, loop: loop, busAddress: desktop.sessionBusAddress,
+        components: [keys, DesktopComponent(keys: keys), touch])
+      harness.start()
+      defer { harness.stop() }
+      var dispatches: [DispatchRecord] { harness.records }
 
       try desktop.waitFor("responderd to find GNOME Shell on the session bus") {
         touch.shellProfile == .gnome && touch.source?.device.path == testbed.devnode

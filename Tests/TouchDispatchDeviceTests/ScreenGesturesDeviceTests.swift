@@ -4,6 +4,7 @@ import Logging
 import ResponderConfig
 import ResponderCore
 import ResponderdKit
+import ResponderdTestKit
 import Testing
 
 /// The daemon's whole-screen gestures on the emulated touchscreen: the service finds it through
@@ -25,15 +26,10 @@ extension TouchDispatchDeviceTests {
         direction = "left"
         event = "nextTrack"
         """, file: "test.toml")
-      let loop = try EventLoop()
-      let service = Service(
-        config: config, loop: loop, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-      var dispatches: [DispatchRecord] = []
-      service.addDispatchObserver { dispatches.append($0) }
       let component = TouchGesturesComponent()
-      service.add(component)
-      service.start()
-      defer { component.stop() }
+      let harness = try LoopService(config: config, components: [component])
+      harness.start()
+      let loop = harness.loop
       #expect(component.source?.device.path == testbed.devnode)
       #expect(component.gestures?.window.bounds.size.width == 540)
 
@@ -67,9 +63,9 @@ extension TouchDispatchDeviceTests {
       syn(1.2)
       try testbed.write(events)
       let arrived = loop.run(
-        until: { dispatches.contains { $0.subtype == .remoteControlNextTrack } }, timeout: 2)
+        until: { harness.records.contains { $0.subtype == .remoteControlNextTrack } }, timeout: 2)
       #expect(arrived)
-      let record = dispatches.first { $0.subtype == .remoteControlNextTrack }
+      let record = harness.records.first { $0.subtype == .remoteControlNextTrack }
       #expect(record?.source == "touch:next")
       #expect(record?.handledBy == nil || record?.handledBy == "log")
 

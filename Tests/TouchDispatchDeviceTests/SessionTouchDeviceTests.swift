@@ -4,6 +4,7 @@ import EventTime
 import Logging
 import ResponderConfig
 import ResponderdKit
+import ResponderdTestKit
 import SessionWatcher
 import Testing
 
@@ -29,16 +30,13 @@ extension TouchDispatchDeviceTests {
       let loop = try EventLoop()
       let logind = try MockLogind(loop: loop)
       try logind.addSession("c1", uid: getuid(), active: true)
-      let service = Service(
-        config: config, loop: loop, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
       let session = SessionComponent(
         systemBusAddress: logind.address,
         identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()))
-      service.add(session)
       let component = TouchGesturesComponent()
-      service.add(component)
-      service.start()
-      defer { service.stop() }
+      let harness = try LoopService(config: config, loop: loop, components: [session, component])
+      harness.start()
+      defer { harness.stop() }
       #expect(loop.run(until: { component.source != nil }, timeout: 5))
       #expect(component.source?.device.path == testbed.devnode)
 

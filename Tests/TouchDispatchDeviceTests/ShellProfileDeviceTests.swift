@@ -4,6 +4,7 @@ import Logging
 import ResponderConfig
 import ResponderCore
 import ResponderdKit
+import ResponderdTestKit
 import ShellGestures
 import Testing
 
@@ -77,10 +78,10 @@ extension TouchDispatchDeviceTests {
   @Suite("Shell profiles on the emulated panel") struct ShellProfileDeviceTests {
     final class Rig {
       let testbed: TouchscreenTestbed
-      let loop: EventLoop
-      let service: Service
+      let harness: LoopService
+      var loop: EventLoop { harness.loop }
       let component = TouchGesturesComponent()
-      var dispatches: [DispatchRecord] = []
+      var dispatches: [DispatchRecord] { harness.records }
       private var controls = 0
 
       init(shell: String, rules: String, ioctl: String = "touchscreen.ioctl") throws {
@@ -100,15 +101,9 @@ extension TouchDispatchDeviceTests {
           event = "previousTrack"
           \(rules)
           """, file: "test.toml")
-        loop = try EventLoop()
-        service = Service(
-          config: config, loop: loop, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        service.addDispatchObserver { [weak self] in self?.dispatches.append($0) }
-        service.add(component)
-        service.start()
+        harness = try LoopService(config: config, components: [component])
+        harness.start()
       }
-
-      deinit { component.stop() }
 
       /// How many times the rule posting `subtype` acted.
       func count(_ subtype: EventSubtype) -> Int { dispatches.count { $0.subtype == subtype } }
