@@ -163,8 +163,10 @@ extension EvdevInputDeviceTests {
       }
 
       // The headset and the keyboard in turn, each press once mpv settled: one call to mpv each,
-      // responderd's for the headset, Plasma's (Play or Pause) for the keyboard.
-      var expected = "Paused"
+      // responderd's PlayPause for the headset, Plasma's Play or Pause for the keyboard. Which of
+      // the two Plasma sends is its own choice, from its view of mpv's state (that view may lag a
+      // headset press by a moment): the press acts once, and mpv ends as that call says.
+      var state = "Paused"
       for index in 1...6 {
         let headsetTurn = index % 2 == 1
         let before = session.mpvCalls().count
@@ -173,23 +175,24 @@ extension EvdevInputDeviceTests {
         } else {
           try session.press(tb, keyboard, keyboardHandler, KEY_PLAYPAUSE)
         }
-        expected = expected == "Paused" ? "Playing" : "Paused"
         try fixture.waitFor("press \(index) to reach mpv; calls: \(calls.summary)", timeout: 10) {
           session.mpvCalls().count > before
         }
-        try fixture.waitFor(
-          "mpv to say \(expected) after press \(index); calls: \(calls.summary)", timeout: 15
-        ) {
-          (try? mpv.status(fixture.connection)) == expected
-        }
-        #expect(session.mpvCalls().count == before + 1, "\(calls.summary)")
         let call = session.mpvCalls().last
         if headsetTurn {
           #expect(call?.sender == fixture.daemonName && call?.member == "PlayPause", "\(calls.summary)")
+          state = state == "Paused" ? "Playing" : "Paused"
         } else {
           #expect(call?.sender != fixture.daemonName, "Plasma called mpv: \(calls.summary)")
-          #expect(call?.member == (expected == "Playing" ? "Play" : "Pause"), "\(calls.summary)")
+          #expect(call?.member == "Play" || call?.member == "Pause", "\(calls.summary)")
+          state = call?.member == "Play" ? "Playing" : "Paused"
         }
+        try fixture.waitFor(
+          "mpv to say \(state) after press \(index); calls: \(calls.summary)", timeout: 15
+        ) {
+          (try? mpv.status(fixture.connection)) == state
+        }
+        #expect(session.mpvCalls().count == before + 1, "\(calls.summary)")
       }
       try fixture.stopDaemon()
       #expect(calls.calls.count == 6, "\(calls.summary)")
