@@ -86,7 +86,8 @@ import WaylandTouch
     window.addSubview(view)
     let tap = TapGestureRecognizer()
     var tapped: Point?
-    tap.addHandler { tapped = $0.location(in: view) }
+    // Weakly: the view holds the recognizer, which holds this handler.
+    tap.addHandler { [weak view] in tapped = $0.location(in: view) }
     view.addGestureRecognizer(tap)
     let input = TouchInput(window: window)
     var frames = TouchFrames(clock: TouchClock())
