@@ -452,7 +452,7 @@ public final class HeadlessDesktop {
   /// the client has touch (`TouchProbe.waitForSeat`).
   public func warmUp() throws {
     // KWin's fake devices exist from the injector's connection: starting it is enough.
-    try inject(compositor == .kwin ? "sleep 0" : "warmup")
+    try inject(compositor == .kwin ? "sync" : "warmup")
   }
 
   // MARK: The shell

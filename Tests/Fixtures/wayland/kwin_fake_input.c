@@ -10,7 +10,7 @@
  *   cancel              touch cancel
  *   move X Y            absolute pointer motion
  *   button CODE 1|0     pointer button (BTN_LEFT=272)
- *   sleep MS
+ *   sync                nothing but the round trip: "ok" once KWin has taken what came before
  * KWin must let the client bind the global: run kwin with
  * KWIN_WAYLAND_NO_PERMISSION_CHECKS=1 (or install a .desktop file for this exe with
  * X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input).  Built by ShellTestSupport (HelperBuild):
@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <wayland-client.h>
 #include "fake-input-client-protocol.h"
 
@@ -61,7 +60,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(cmd, "move") && sscanf(line, "%*s %lf %lf", &x, &y) == 2)
       org_kde_kwin_fake_input_pointer_motion_absolute(fi, wl_fixed_from_double(x), wl_fixed_from_double(y));
     else if (!strcmp(cmd, "button") && sscanf(line, "%*s %u %u", &a, &b) == 2) org_kde_kwin_fake_input_button(fi, a, b);
-    else if (!strcmp(cmd, "sleep") && sscanf(line, "%*s %u", &a) == 1) { wl_display_flush(dpy); usleep(a * 1000); }
+    else if (!strcmp(cmd, "sync")) { /* nothing: the round trip below, then "ok" */ }
     else { printf("error bad command: %s", line); fflush(stdout); continue; }
     if (wl_display_roundtrip(dpy) < 0) { printf("error connection lost\n"); fflush(stdout); return 3; }
     printf("ok\n"); fflush(stdout);
