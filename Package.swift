@@ -458,12 +458,13 @@ let package = Package(
       path: "Benchmarks/DBusRoundTrip", swiftSettings: strict),
     // Resident memory of responderd over 100,000 dispatched events (a leak per event shows).
     .executableTarget(
-      name: "EventMemory", dependencies: ["DBus", "DBusTestSupport", "EventLoop"],
+      name: "EventMemory", dependencies: ["BenchmarkSupport", "DBus", "DBusTestSupport", "EventLoop"],
       path: "Benchmarks/EventMemory", swiftSettings: strict),
     // responderd under connections that call WatchEvents and never read (issue 38): memory and
     // `responderctl status` before, during and after 10,000 events.
     .executableTarget(
-      name: "WatcherSoak", dependencies: ["DBus", "DBusTestSupport", "EventLoop", "SystemCalls"],
+      name: "WatcherSoak",
+      dependencies: ["BenchmarkSupport", "DBus", "DBusTestSupport", "EventLoop", "SystemCalls"],
       path: "Benchmarks/WatcherSoak", swiftSettings: strict),
     .executableTarget(
       name: "MPRISRoundTrip",

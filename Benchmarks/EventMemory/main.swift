@@ -9,6 +9,7 @@
 // N is 100,000 by default. It prints each reading, the growth over the baseline in bytes per event
 // and the ratio of the last reading to the baseline; it exits 1 when memory grew by more than
 // 64 bytes per event.
+import BenchmarkSupport
 import DBus
 import DBusTestSupport
 import EventLoop
@@ -16,41 +17,6 @@ import EventLoop
 #if canImport(Glibc)
   import Glibc
 #endif
-
-struct BenchmarkError: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
-}
-
-/// The RssAnon of `pid` in KiB, from /proc.
-func anonymousKiB(_ pid: pid_t) throws -> Int {
-  let text = try readFile("/proc/\(pid)/status")
-  guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
-    let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
-  else { throw BenchmarkError("no RssAnon in /proc/\(pid)/status") }
-  return kib
-}
-
-func readFile(_ path: String) throws -> String {
-  guard let file = fopen(path, "r") else { throw BenchmarkError("cannot open \(path)") }
-  defer { fclose(file) }
-  var bytes: [UInt8] = []
-  var buffer = [UInt8](repeating: 0, count: 4096)
-  while true {
-    let n = fread(&buffer, 1, buffer.count, file)
-    if n == 0 { break }
-    bytes += buffer[0..<n]
-  }
-  return String(decoding: bytes, as: UTF8.self)
-}
-
-/// The directory of this executable (where `swift build` put responderd too).
-func binDirectory() -> String {
-  var buffer = [CChar](repeating: 0, count: 4096)
-  let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-  let path = String(decoding: buffer[0..<max(0, n)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
-}
 
 func run() throws {
   let total = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 100_000 : 100_000
@@ -105,14 +71,14 @@ func run() throws {
   }
 
   try sendUpTo(warmUp)
-  let baseline = try anonymousKiB(daemon.pid)
+  let baseline = try processStatusKiB(daemon.pid, "RssAnon")
   print("events      RssAnon (KiB)")
   print("\(String(warmUp).padding(toLength: 12))\(baseline)   (baseline, after the warm-up)")
   var last = baseline
   for quarter in 1...4 {
     let target = warmUp + (total - warmUp) * quarter / 4
     try sendUpTo(target)
-    last = try anonymousKiB(daemon.pid)
+    last = try processStatusKiB(daemon.pid, "RssAnon")
     print("\(String(target).padding(toLength: 12))\(last)")
   }
   let perEvent = Double(last - baseline) * 1024 / Double(total - warmUp)

@@ -10,6 +10,7 @@
 //
 //   swift build -c release --product responderd --product responderctl --product WatcherSoak
 //   .build/release/WatcherSoak [N] [W]
+import BenchmarkSupport
 import DBus
 import DBusTestSupport
 import EventLoop
@@ -18,28 +19,6 @@ import SystemCalls
 #if canImport(Glibc)
   import Glibc
 #endif
-
-struct BenchmarkError: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
-}
-
-/// The VmRSS of `pid` in KiB, from /proc.
-func residentKiB(_ pid: pid_t) throws -> Int {
-  let text = try readTextFile("/proc/\(pid)/status")
-  guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-    let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
-  else { throw BenchmarkError("no VmRSS in /proc/\(pid)/status") }
-  return kib
-}
-
-/// The directory of this executable (where `swift build` put responderd too).
-func binDirectory() -> String {
-  var buffer = [CChar](repeating: 0, count: 4096)
-  let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-  let path = String(decoding: buffer[0..<max(0, n)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
-}
 
 func run() throws {
   let arguments = CommandLine.arguments
@@ -112,7 +91,7 @@ func run() throws {
   }
 
   try timeStatus()
-  let before = try residentKiB(daemon.pid)
+  let before = try processStatusKiB(daemon.pid, "VmRSS")
 
   var sent = 0
   var answered = 0
@@ -137,7 +116,7 @@ func run() throws {
     throw BenchmarkError("timed out after \(Int(limit)) s with \(answered) of \(total) calls answered")
   }
   let elapsed = monotonicNow() - started
-  let after = try residentKiB(daemon.pid)
+  let after = try processStatusKiB(daemon.pid, "VmRSS")
   try timeStatus()
   let log = try readTextFile(logPath)
   let fellBehind = log.split(separator: "\n").filter { $0.contains("has not read the last") }.count
