@@ -182,6 +182,31 @@ public final class ChildProcess {
     kill(pid, signal)
   }
 
+  /// Stops the child with SIGSTOP and returns once the whole process is stopped: `kill` only
+  /// queues the signal, and until every thread has taken it another thread of the child can
+  /// still answer a message that was sent after `kill` returned. Throws after `timeout` seconds,
+  /// or if the child exits instead.
+  public func freeze(timeout: Double = 5) throws {
+    guard exitStatus == nil else { throw TestSupportError("pid \(pid) has already exited") }
+    kill(pid, SIGSTOP)
+    let deadline = monotonicNow() + timeout
+    while true {
+      var status: Int32 = 0
+      let result = waitpid(pid, &status, WUNTRACED | WNOHANG)
+      if result == pid {
+        if status & 0xff == 0x7f { return }  // WIFSTOPPED: the group stop is complete
+        exitStatus = status
+        throw TestSupportError("\(arguments.joined(separator: " ")) (pid \(pid)) exited instead of stopping")
+      }
+      guard monotonicNow() < deadline else {
+        throw TestSupportError("\(arguments.joined(separator: " ")) (pid \(pid)) not stopped after \(timeout) s")
+      }
+      // Bounded polling: the kernel gives no descriptor that becomes ready when a child stops.
+      var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+      nanosleep(&pause, nil)
+    }
+  }
+
   /// Waits for the child to exit; returns its wait status. Throws after `timeout` seconds.
   @discardableResult
   public func waitForExit(timeout: Double) throws -> Int32 {

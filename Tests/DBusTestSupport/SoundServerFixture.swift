@@ -166,6 +166,12 @@ public final class SoundServerFixture {
     for process in processes { process.signal(signal) }
   }
 
+  /// Stops every process of the server and returns once each one is stopped (see
+  /// `ChildProcess.freeze`).
+  public func freeze(timeout: Double = 5) throws {
+    for process in processes { try process.freeze(timeout: timeout) }
+  }
+
   /// Whether the server runs.
   public var isRunning: Bool { processes.contains { $0.isRunning } }
 

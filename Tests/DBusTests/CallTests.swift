@@ -75,7 +75,7 @@ import Testing
     #expect(echoed == [.variant(.vardict(["k": .double(0.5)]))])
 
     // A stopped peer never answers: the deadline fires, the loop keeps serving meanwhile.
-    peer.signal(SIGSTOP)
+    try peer.freeze()
     var result: Result<[DBusValue], DBusError>?
     let started = loop.scheduler.now
     client.call(
@@ -112,7 +112,7 @@ import Testing
       [try BuiltProducts.path(of: "DBusEchoPeer"), "org.responderd.Test.Dying"], environment: bus.environment,
       stdout: .capture)
     _ = try peer.readLine(timeout: 10)
-    peer.signal(SIGSTOP)
+    try peer.freeze()
     var result: Result<[DBusValue], DBusError>?
     client.call(
       destination: "org.responderd.Test.Dying", path: "/org/responderd/Test",

@@ -37,7 +37,7 @@ import Testing
       [try BuiltProducts.path(of: "DBusEchoPeer"), "org.responderd.Test.Peer"], environment: bus.environment,
       stdout: .capture)
     _ = try peer.readLine(timeout: 10)
-    peer.signal(SIGSTOP)
+    try peer.freeze()
     var inFlight: Result<[DBusValue], DBusError>?
     service.call(
       destination: "org.responderd.Test.Peer", path: "/org/responderd/Test", interface: "org.responderd.Test",

@@ -321,7 +321,7 @@ struct PlayerBusTests {
   @Test func aStoppedPlayerMissesTheDeadlineTheEventMovesOnAndTheNextOneGoesElsewhere() throws {
     let s = try start("policy = \"playing-first\"\ncall-deadline = 0.3")
     #expect(s.selected == a.uniqueName)
-    a.process.signal(SIGSTOP)
+    try a.process.freeze()
     defer { a.process.signal(SIGCONT) }
     let started = monotonicNow()
     let record = try s.send(.remoteControlTogglePlayPause, timeout: 5)
@@ -353,7 +353,7 @@ struct PlayerBusTests {
       "policy = \"playing-first\"\ncall-deadline = 10\npriority = [\"\(c.busName)\"]",
       resetting: fixture.players + [c])
     try s.waitForSelection(c)
-    c.process.signal(SIGSTOP)
+    try c.process.freeze()
     let before = s.records.count
     s.service.application.post(.remoteControl(.remoteControlTogglePlayPause, timestamp: 0, source: "test"))
     s.busConnection.flush()  // the call is on the bus, waiting for the stopped player

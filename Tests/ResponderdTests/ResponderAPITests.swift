@@ -244,7 +244,7 @@ let commandAndLog = """
       $0.contains("NameAcquired") || $0.contains("member=")
     }
 
-    example.process.signal(SIGSTOP)
+    try example.process.freeze()
     let answer = fixture.sendLater("motion", "motionShake", phase: "began")
     try monitor.waitForOutput("the call to the stopped app") { $0.contains("member=MotionBegan") }
     #expect(answer.handledBy == nil)
@@ -270,7 +270,7 @@ let commandAndLog = """
       fixture: fixture)
     try respond.waitForOutput("first responder") { $0.contains("is the first responder") }
     #expect(try fixture.send("remoteControl", "nextTrack").hasPrefix("responderctl#"))
-    respond.process.signal(SIGSTOP)
+    try respond.process.freeze()
     let start = monotonicNow()
     #expect(try fixture.send("remoteControl", "nextTrack") == "command")
     let waited = monotonicNow() - start

@@ -58,7 +58,7 @@ import Testing
     #expect(try fixture.chainNames().filter { $0.hasPrefix("many-conns#") }.count == 50)
     #expect(try fixture.send("remoteControl", "nextTrack") == "command")
 
-    app.signal(SIGSTOP)
+    try app.freeze()
     let start = monotonicNow()
     let first = fixture.sendLater("remoteControl", "nextTrack")
     let second = fixture.sendLater("remoteControl", "nextTrack")

@@ -109,7 +109,7 @@ import Testing
     _ = try outcome(loop: loop) { connection.press(.up, completion: $0) }
     #expect(try server.level(of: "speakers") == (45, false))
 
-    server.signal(SIGSTOP)
+    try server.freeze()
     var outcomes: [VolumeOutcome] = []
     // Pressed 5 times (0.2 s apart), then held for 2 s (auto-repeat, 25 a second).
     for _ in 0..<5 {
