@@ -199,7 +199,8 @@ public final class ChildProcess {
         throw TestSupportError("\(arguments.joined(separator: " ")) (pid \(pid)) exited instead of stopping")
       }
       guard monotonicNow() < deadline else {
-        throw TestSupportError("\(arguments.joined(separator: " ")) (pid \(pid)) not stopped after \(timeout) s")
+        throw TestSupportError(
+          "\(arguments.joined(separator: " ")) (pid \(pid)) not stopped after \(timeout) s")
       }
       // Bounded polling: the kernel gives no descriptor that becomes ready when a child stops.
       var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
