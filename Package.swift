@@ -346,7 +346,7 @@ let package = Package(
         "TouchScenes",
         "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore", "DeviceTestSupport", "InputCodes",
         "SessionWatcher", .product(name: "Logging", package: "swift-log"), "SystemCalls",
-        .product(name: "SystemPackage", package: "swift-system"), "ShellTestSupport",
+        .product(name: "SystemPackage", package: "swift-system"), "ShellTestSupport", "ResponderdTestKit",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -496,7 +496,7 @@ let package = Package(
       name: "SoundServerTests",
       dependencies: [
         "SoundServer", "ResponderdKit", "ResponderConfig", "ResponderCore", "EventLoop", "EventTime",
-        "DBusTestSupport", "InputCodes",
+        "DBusTestSupport", "InputCodes", "ResponderdTestKit",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
