@@ -530,6 +530,15 @@ let package = Package(
   package.products = []
 }
 
+// `scripts/test --sanitize=address` runs neither the device and desktop-session tests nor the
+// benchmarks: with RESPONDERD_SANITIZED_PASS set, the package leaves them out of its build.
+if Context.environment["RESPONDERD_SANITIZED_PASS"] != nil {
+  package.targets.removeAll { target in
+    target.name.hasSuffix("DeviceTests") || target.name == "DesktopSessionTests"
+      || target.path?.hasPrefix("Benchmarks/") == true
+  }
+}
+
 // `scripts/test-sanitized` builds one test target alone, under the address sanitizer: with
 // RESPONDERD_ONLY_TESTS set to a test target's name, the package declares that target and the
 // targets it depends on, and nothing else.
