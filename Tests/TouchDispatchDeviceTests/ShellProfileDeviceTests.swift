@@ -84,6 +84,8 @@ extension TouchDispatchDeviceTests {
       let component = TouchGesturesComponent(desktop: nil, motion: nil, motionAPI: nil)
       var dispatches: [DispatchRecord] { harness.records }
       private var controls = 0
+      /// Where the last script began, on the loop's clock.
+      private var scriptBase = -Double.infinity
 
       init(shell: String, rules: String, ioctl: String = "touchscreen.ioctl") throws {
         testbed = try TouchscreenTestbed(ioctl: ioctl, writtenTimes: true)
@@ -114,7 +116,11 @@ extension TouchDispatchDeviceTests {
       func actions(of subtype: EventSubtype, _ probe: (inout PanelScript) -> Void) throws -> Int {
         let before = count(subtype)
         var script = PanelScript()
-        script.offset = Double(controls) * 10
+        // On the loop's clock (CLOCK_MONOTONIC, as the device's times are): a recognizer's time
+        // limit is a timer from now, and a script stamped in the past would let it fire between
+        // two reads of the script. Each script 10 s after the one before.
+        scriptBase = max(scriptBase + 10, loop.scheduler.now)
+        script.offset = scriptBase
         probe(&script)
         script.control(5)
         try testbed.write(script.events)
