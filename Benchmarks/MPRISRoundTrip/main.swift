@@ -149,9 +149,8 @@ func run() throws {
   let service = Service(
     config: config, loop: loop, logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() })
   let busComponent = BusComponent(address: bus.address)
-  service.bus = busComponent
   service.add(busComponent)
-  let mpris = MPRISComponent(service: service)
+  let mpris = MPRISComponent(service: service, bus: busComponent)
   service.add(mpris)
   var handled = 0
   var dropped = 0

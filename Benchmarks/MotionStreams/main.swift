@@ -78,15 +78,17 @@ let config = try ResponderdConfig.parse(
   file: "bench.toml")
 let service = Service(config: config, loop: loop, logger: logger)
 let busComponent = BusComponent(address: bus.address)
-service.bus = busComponent
-service.add(busComponent)
-service.add(ResponderAPI())
-service.add(MotionComponent())
-service.add(MotionAPI())
+let motion = MotionComponent(service: service)
+for component: ServiceComponent in [
+  busComponent, ResponderAPI(bus: busComponent, session: nil, motionInterest: motion.interest), motion,
+  MotionAPI(motion: motion, bus: busComponent),
+] {
+  service.add(component)
+}
 service.start()
 let client = try bus.connect(loop: loop)
 try client.waitUntilConnected(timeout: 5)
-_ = loop.run(until: { service.motion?.shake?.input.sensor != nil }, timeout: 5)
+_ = loop.run(until: { motion.shake?.input.sensor != nil }, timeout: 5)
 
 struct Figures {
   var cpu: Double
@@ -128,7 +130,7 @@ var lastWakeup = 0.0
 var daemonTimes: [UInt64: (wakeup: Double, sent: Double)] = [:]
 loop.addWakeupObserver { _ in lastWakeup = monotonicSeconds() }
 // Added after the motion API's observer, so it runs once the sample has been sent.
-service.motion?.shake?.input.addSampleObserver { sample in
+motion.shake?.input.addSampleObserver { sample in
   daemonTimes[UInt64(max(0, (sample.t * 1e9).rounded()))] = (lastWakeup, monotonicSeconds())
 }
 let offsetNanoseconds = realtimeNanoseconds() - Int64(monotonicSeconds() * 1e9)
@@ -160,7 +162,7 @@ let offsetNanoseconds = realtimeNanoseconds() - Int64(monotonicSeconds() * 1e9)
 @MainActor func stopClients(_ streams: [(UInt32, Int32)]) {
   // Shutting the sockets down ends the readers and, seen by the daemon, the streams.
   for (_, fd) in streams { shutdown(fd, Int32(SHUT_RDWR)) }
-  _ = loop.run(until: { service.motionStreams.streams == 0 }, timeout: 5)
+  _ = loop.run(until: { motion.interest.streams.streams == 0 }, timeout: 5)
   for (_, fd) in streams { close(fd) }
 }
 
@@ -231,9 +233,10 @@ print(
 feederLock.withLock { feeding = false }
 for component in service.components.reversed() { component.stop() }
 let idleService = Service(config: ResponderdConfig(), loop: loop, logger: logger)
-idleService.add(MotionComponent())
-idleService.add(MotionAPI())
+let idleMotion = MotionComponent(service: idleService)
+idleService.add(idleMotion)
+idleService.add(MotionAPI(motion: idleMotion, bus: nil))
 idleService.start()
 let idle = measure(seconds: min(seconds, 2))
 line("nobody (sensor closed)", idle, baseline: nil)
-print("  sensor open with nobody: \(idleService.motion?.shake?.input.sensor != nil)")
+print("  sensor open with nobody: \(idleMotion.shake?.input.sensor != nil)")

@@ -9,8 +9,8 @@ public enum BusInterfaces {
   /// `org.responderd.Responder1` (exported by applications, called by the daemon).
   public static var all: [DBusInterface] {
     // API objects that are never started: their interfaces' handlers have nothing to act on.
-    let api = ResponderAPI()
-    let motion = MotionAPI()
+    let api = ResponderAPI(bus: nil, session: nil, motionInterest: nil)
+    let motion = MotionAPI(motion: nil, bus: nil)
     return withExtendedLifetime((api, motion)) {
       [api.interface(), motion.interface(), ResponderBusAPI.responderInterfaceDescription]
     }

@@ -1,20 +1,53 @@
-/// The components a standard responderd runs, in start order. Each input adapter and the bus add
-/// themselves here.
-public enum Components {
-  /// Adds the standard components to a service.
-  public static func addStandard(to service: Service) {
-    let bus = BusComponent()
-    service.bus = bus
-    service.add(bus)
-    service.add(SessionComponent())
-    service.add(ResponderAPI())
-    service.add(MPRISComponent(service: service))
-    let keys = KeysComponent()
-    service.add(keys)
-    service.add(VolumeComponent(keys: keys))
-    service.add(DesktopComponent(keys: keys))
-    service.add(MotionComponent())
-    service.add(MotionAPI())
-    service.add(TouchGesturesComponent())
+/// The components a standard responderd runs, each given what it uses when it is made, and the
+/// one list that says the order they start in (they stop in the reverse order).
+public struct StandardComponents {
+  /// The session-bus connection: the others serve and call on it.
+  public let bus: BusComponent
+  /// The user's session (logind, the screen saver), applied to the keys, the touchscreen and shakes.
+  public let session: SessionComponent
+  /// `org.responderd.Daemon1`: applications register as responders.
+  public let responderAPI: ResponderAPI
+  /// The MPRIS players, the `mpris` handler and the proxy player.
+  public let mpris: MPRISComponent
+  /// Media keys from evdev.
+  public let keys: KeysComponent
+  /// The volume keys of owned devices, on the sound server.
+  public let volume: VolumeComponent
+  /// Which desktop handles media keys, and the shell's gestures.
+  public let desktop: DesktopComponent
+  /// Shakes from the accelerometer, and who wants motion (`motion.interest`).
+  public let motion: MotionComponent
+  /// Motion samples and the device orientation for applications.
+  public let motionAPI: MotionAPI
+  /// Whole-screen touch gestures.
+  public let touchGestures: TouchGesturesComponent
+
+  /// Makes the standard components of `service`, wired to one another.
+  public init(service: Service, bus: BusComponent = BusComponent()) {
+    self.bus = bus
+    keys = KeysComponent(bus: bus)
+    volume = VolumeComponent(keys: keys)
+    desktop = DesktopComponent(keys: keys, bus: bus)
+    motion = MotionComponent(service: service)
+    motionAPI = MotionAPI(motion: motion, bus: bus)
+    touchGestures = TouchGesturesComponent(desktop: desktop, motion: motion, motionAPI: motionAPI)
+    session = SessionComponent(sessionBus: bus, keys: keys, touchGestures: touchGestures, motion: motion)
+    responderAPI = ResponderAPI(bus: bus, session: session, motionInterest: motion.interest)
+    mpris = MPRISComponent(service: service, bus: bus)
+  }
+
+  /// The order they start in: the bus first (the others attach to it as it connects); the session
+  /// before the inputs (they wait for logind's first answer); the keys before the components that
+  /// follow their devices; the motion component before those that read its accelerometer.
+  public var startOrder: [ServiceComponent] {
+    [bus, session, responderAPI, mpris, keys, volume, desktop, motion, motionAPI, touchGestures]
+  }
+
+  /// Makes them and adds them to `service`, in `startOrder`.
+  @discardableResult
+  public static func add(to service: Service) -> StandardComponents {
+    let components = StandardComponents(service: service)
+    for component in components.startOrder { service.add(component) }
+    return components
   }
 }

@@ -33,9 +33,13 @@ public final class DesktopComponent: ServiceComponent {
   private var shellSetting = TouchGesturesConfig.ShellSetting.auto
   private var logger = Logger(label: "responderd")
 
-  /// A component that tells `keys` which desktop handles media keys.
-  public init(keys: KeysComponent) {
+  private let bus: BusComponent?
+
+  /// A component that tells `keys` which desktop handles media keys, watching the desktop on
+  /// `bus` (without it, only the config's settings apply).
+  public init(keys: KeysComponent, bus: BusComponent?) {
     self.keys = keys
+    self.bus = bus
     watcher = DesktopMediaKeysWatcher()
   }
 
@@ -70,12 +74,12 @@ public final class DesktopComponent: ServiceComponent {
       guard let self, self.shellSetting == .auto else { return }
       self.applyShell(Self.profile(of: shell))
     }
-    service.bus?.withConnection { [weak self, weak service] connection in
+    bus?.withConnection { [weak self, weak bus] connection in
       self?.watcher.attach(to: connection)
       // Plasma's media controller, started after responderd, registers with kglobalaccel
       // unannounced, then reads every player, responderd's proxy among them: a new caller is
       // the moment to ask kglobalaccel again.
-      service?.bus?.callers?.addNewCallerObserver { [weak self] _ in self?.watcher.recheck() }
+      bus?.callers?.addNewCallerObserver { [weak self] _ in self?.watcher.recheck() }
     }
   }
 

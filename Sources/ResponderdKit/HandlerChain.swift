@@ -29,6 +29,7 @@ public final class HandlerChain {
   /// The handlers as responders, in chain order.
   public private(set) var responders: [HandlerResponder] = []
   private let application: Application
+  private var observers: [() -> Void] = []
 
   public init(application: Application) { self.application = application }
 
@@ -39,6 +40,12 @@ public final class HandlerChain {
       responder.nextInChain = index + 1 < responders.count ? responders[index + 1] : application
     }
     application.keyWindow = responders.first ?? application
+    for observer in observers { observer() }
+  }
+
+  /// Calls `observer` each time the handlers are set.
+  public func addObserver(_ observer: @escaping () -> Void) {
+    observers.append(observer)
   }
 
   /// The first built-in handler (where responders registered in front of the chain lead to).

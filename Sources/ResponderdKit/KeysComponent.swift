@@ -35,7 +35,12 @@ public final class KeysComponent: ServiceComponent {
   /// Lines the devices report adds for every device (other components: what the desktop does).
   public var reportNotes: [String] = []
 
-  public init() {}
+  private let bus: BusComponent?
+
+  /// The keys component; the devices report is served on `bus` (none without it).
+  public init(bus: BusComponent?) {
+    self.bus = bus
+  }
 
   /// Calls `observer`, on the loop thread, with every volume key event (KEY_VOLUMEUP,
   /// KEY_VOLUMEDOWN, KEY_MUTE: press, release, auto-repeat) of an owned device, with the device's
@@ -100,7 +105,7 @@ public final class KeysComponent: ServiceComponent {
     enabled = config.enabled
     logger = service.logger
     self.service = service
-    service.bus?.withConnection { [weak self] connection in self?.exportDevicesObject(on: connection) }
+    bus?.withConnection { [weak self] connection in self?.exportDevicesObject(on: connection) }
     // Every key of an owned device that acted outside the chain (this component's other keys, the
     // volume component's volume keys) is published as KeyPressed, to the event watchers alone.
     if !publishing {
@@ -233,12 +238,5 @@ public final class KeysComponent: ServiceComponent {
     } catch {
       logger?.error("evdev: cannot export \(Self.devicesPath): \(error)")
     }
-  }
-}
-
-extension Service {
-  /// The keys component, when the service has one.
-  public var keys: KeysComponent? {
-    components.lazy.compactMap { $0 as? KeysComponent }.first
   }
 }

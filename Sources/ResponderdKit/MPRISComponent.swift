@@ -27,8 +27,12 @@ public final class MPRISComponent: ServiceComponent {
   /// Recognizes proxy calls that repeat a press a device made.
   private var echoes = ProxyEchoFilter()
 
-  /// Creates the tracker and registers the `mpris` handler factory of `service`.
-  public init(service: Service) {
+  private let bus: BusComponent?
+
+  /// Creates the tracker and registers the `mpris` handler factory of `service`; the players are
+  /// those of `bus` (none without it).
+  public init(service: Service, bus: BusComponent?) {
+    self.bus = bus
     logger = service.logger
     tracker = PlayerTracker(
       settings: service.config.players, scheduler: service.application.scheduler, logger: service.logger)
@@ -40,7 +44,7 @@ public final class MPRISComponent: ServiceComponent {
 
   public func start(in service: Service) throws {
     self.service = service
-    guard let bus = service.bus else {
+    guard let bus else {
       logger.notice("mpris: no bus in this service; the mpris handler has no player")
       return
     }

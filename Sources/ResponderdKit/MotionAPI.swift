@@ -85,7 +85,15 @@ public final class MotionAPI: ServiceComponent {
     var rates: [Double]
   }
 
-  public init() {}
+  private let motion: MotionComponent?
+  private let bus: BusComponent?
+
+  /// The motion API of `motion`'s accelerometer (its streams recorded in `motion.interest`),
+  /// served on `bus`; without either, it serves nothing.
+  public init(motion: MotionComponent?, bus: BusComponent?) {
+    self.motion = motion
+    self.bus = bus
+  }
 
   /// The streams served now, by id.
   public var streamCount: Int { streams.count }
@@ -101,7 +109,7 @@ public final class MotionAPI: ServiceComponent {
   public func start(in service: Service) throws {
     self.service = service
     logger = service.logger
-    if let shake = service.motion?.shake {
+    if let shake = motion?.shake {
       // After the shake detector's observer: its gravity estimate includes the sample.
       shake.input.addSampleObserver { [weak self, detector = shake.detector] sample in
         self?.deliver(sample, gravity: detector.gravity)
@@ -116,10 +124,10 @@ public final class MotionAPI: ServiceComponent {
         }
       }
     }
-    guard let bus = service.bus else { return }
+    guard let bus else { return }
     // An accelerometer coming or going changes the availability properties: watched (udev, no
     // wake-up while nothing changes) while the interface is served.
-    service.motion?.shake?.input.onAvailabilityChange = { [weak self] in self?.availabilityMayHaveChanged() }
+    motion?.shake?.input.onAvailabilityChange = { [weak self] in self?.availabilityMayHaveChanged() }
     bus.withConnection { [weak self] connection in
       self?.attach(connection)
       connection.addObserver { [weak self] event in
@@ -131,7 +139,7 @@ public final class MotionAPI: ServiceComponent {
   }
 
   public func stop() {
-    service?.motion?.shake?.input.onAvailabilityChange = nil
+    motion?.shake?.input.onAvailabilityChange = nil
     releaseAll(reason: "responderd stops")
     object?.remove(interface: MotionBusAPI.interface)
   }
@@ -217,7 +225,7 @@ public final class MotionAPI: ServiceComponent {
   }
 
   private func probe() -> (id: String, name: String, availableRates: [Double])? {
-    service?.motion?.shake?.input.probe()
+    motion?.shake?.input.probe()
   }
 
   /// What the availability properties say now, noted as told to the client reading them.
@@ -264,7 +272,7 @@ public final class MotionAPI: ServiceComponent {
 
   /// The period of the sensor now (0 while it is closed).
   private var sensorInterval: Seconds {
-    guard let rate = service?.motion?.shake?.input.sensor?.rate, rate > 0 else { return 0 }
+    guard let rate = motion?.shake?.input.sensor?.rate, rate > 0 else { return 0 }
     return 1 / rate
   }
 
@@ -273,7 +281,7 @@ public final class MotionAPI: ServiceComponent {
   /// Runs `body` when the caller runs as the daemon's user (the responder API's check, through
   /// the bus's `SameUserCallers`); answers AccessDenied otherwise.
   private func checkCaller(_ call: DBusMethodCall, then body: @escaping (SameUserCallers.Caller) -> Void) {
-    guard let callers = service?.bus?.callers else { return call.reply(error: .disconnected()) }
+    guard let callers = bus?.callers else { return call.reply(error: .disconnected()) }
     callers.caller(call.sender, member: call.member) { result in
       switch result {
       case .success(let caller): body(caller)
@@ -295,11 +303,11 @@ public final class MotionAPI: ServiceComponent {
     }
     checkCaller(call) { [weak self] _ in
       guard let self else { return }
-      guard self.service?.motion?.shake != nil, self.probe() != nil else {
+      guard self.motion?.shake != nil, self.probe() != nil else {
         return call.reply(
           error: DBusError(
             MotionBusAPI.ErrorName.noAccelerometer,
-            self.service?.motion?.shake == nil
+            self.motion?.shake == nil
               ? "motion is disabled in responderd's config ([motion] enabled = false)"
               : "responderd finds no accelerometer"))
       }
@@ -488,9 +496,8 @@ public final class MotionAPI: ServiceComponent {
   }
 
   private func demandChanged() {
-    guard let service else { return }
     let fastest = streams.values.map { 1 / $0.interval }.max() ?? 0
-    service.motionStreams = MotionStreamDemand(
+    motion?.interest.streams = MotionStreamDemand(
       streams: streams.count, orientationWatchers: orientationWatchers.count, fastestRate: fastest)
     var changed = ["Streams"]
     let interval = sensorInterval
@@ -578,7 +585,7 @@ public final class MotionAPI: ServiceComponent {
     // A sensor reopened at another rate (a stream came or went) keeps the orientation: it is
     // forgotten only when the sensor stays closed.
     service?.loop.runSoon { [weak self] in
-      guard let self, self.service?.motion?.shake?.input.sensor == nil, self.estimator.orientation != .unknown
+      guard let self, self.motion?.shake?.input.sensor == nil, self.estimator.orientation != .unknown
       else { return }
       self.estimator.reset()
       try? self.object?.propertiesChanged(interface: MotionBusAPI.interface, ["DeviceOrientation"])

@@ -10,9 +10,10 @@ import SystemCalls
 /// each began, ended and cancelled posted as a motion event (`.motionShake`) to the first
 /// responder's chain.
 ///
-/// The sensor is sampled only while `Service.motionInterest` holds: a handler of the chain asks
-/// for motion (`command` when a shake command is configured; `log` only observes) or an
-/// application registered over D-Bus takes motion. With none, it is closed and nothing wakes up.
+/// The sensor is sampled only while its `interest` holds: a handler of the chain asks for motion
+/// (`command` when a shake command is configured; `log` only observes), an application registered
+/// over D-Bus takes motion, a motion stream or the touchscreen's rotation needs samples. With
+/// none, it is closed and nothing wakes up.
 public final class MotionComponent: ServiceComponent {
   public let componentName = "iio"
   /// The accelerometer and the detector (nil when motion is disabled in the config).
@@ -21,8 +22,13 @@ public final class MotionComponent: ServiceComponent {
   private var logger = Logger(label: "responderd")
   private var lastReason: String?
   private var source = "iio"
+  /// Who wants motion now; the other components record their demand here.
+  public let interest: MotionInterest
 
-  public init() {}
+  /// A motion component whose interest follows `service`'s chain.
+  public init(service: Service) {
+    interest = MotionInterest(chain: service.chain, logger: service.logger)
+  }
 
   public func start(in service: Service) throws {
     self.service = service
@@ -41,7 +47,8 @@ public final class MotionComponent: ServiceComponent {
     shake = input
     // After the detector's observer: a shake it began on this sample is known here.
     input.input.addSampleObserver { [weak self] sample in self?.checkProximity(at: sample.t) }
-    service.addMotionInterestObserver { [weak self] _ in self?.refresh() }
+    interest.addObserver { [weak self] _ in self?.refresh() }
+    interest.addDemandObserver { [weak self] in self?.refresh() }
     refresh()
   }
 
@@ -79,13 +86,13 @@ public final class MotionComponent: ServiceComponent {
       for responder in service.chain.responders where responder.handler.wantedEventTypes.contains(.motion) {
         names.append(responder.handler.name)
       }
-      let apps = service.motionApplications
+      let apps = interest.applications
       if apps > 0 { names.append(apps == 1 ? "1 registered application" : "\(apps) registered applications") }
     }
-    let streams = service.motionStreams.streams
+    let streams = interest.streams.streams
     if streams > 0 { names.append(streams == 1 ? "1 motion stream" : "\(streams) motion streams") }
-    if service.motionStreams.orientationWatchers > 0 { names.append("orientation notifications") }
-    if service.touchFollowsOrientation { names.append("touch rotation") }
+    if interest.streams.orientationWatchers > 0 { names.append("orientation notifications") }
+    if interest.touchFollowsOrientation { names.append("touch rotation") }
     return names.isEmpty ? nil : names.joined(separator: ", ")
   }
 
@@ -95,8 +102,8 @@ public final class MotionComponent: ServiceComponent {
   public func refresh() {
     guard let shake, let service else { return }
     let reason = wantedBy
-    let demand = service.motionStreams
-    let forShakes = shakesPaused == nil && (service.chain.wants(.motion) || service.motionApplications > 0)
+    let demand = interest.streams
+    let forShakes = shakesPaused == nil && (interest.chainWantsMotion || interest.applications > 0)
     var rate = max(forShakes ? service.config.motion.samplingRate : 0, demand.fastestRate)
     if rate == 0 { rate = forShakes ? service.config.motion.samplingRate : Self.orientationRate }
     let block = demand.streams > 0 ? 0 : IIOInput.Settings().blockDuration
@@ -203,13 +210,6 @@ public final class MotionComponent: ServiceComponent {
     logger.debug("iio: shake \(event.phase) at \(formatSeconds(event.time))")
     service.application.post(
       Event.motion(.motionShake, timestamp: event.time, source: source), phase: event.phase)
-  }
-}
-
-extension Service {
-  /// The motion component, when the service has one.
-  public var motion: MotionComponent? {
-    components.lazy.compactMap { $0 as? MotionComponent }.first
   }
 }
 

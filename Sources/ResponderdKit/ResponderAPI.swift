@@ -49,7 +49,18 @@ public final class ResponderAPI: ServiceComponent {
     var call: DBusMethodCall
   }
 
-  public init() {}
+  private let bus: BusComponent?
+  private let session: SessionComponent?
+  private let motionInterest: MotionInterest?
+
+  /// The API served on `bus` (none without it); the `Session` property tells `session`'s state,
+  /// and the applications that take motion are counted in `motionInterest` (whose `isWanted` is
+  /// the `MotionInterest` property).
+  public init(bus: BusComponent?, session: SessionComponent?, motionInterest: MotionInterest?) {
+    self.bus = bus
+    self.session = session
+    self.motionInterest = motionInterest
+  }
 
   /// The connections Daemon1's PropertiesChanged goes to, each alone: those that called
   /// WatchEvents and the registered applications, all of the user (checked as every call is);
@@ -73,17 +84,17 @@ public final class ResponderAPI: ServiceComponent {
     registry.addChangeObserver { [weak self] in self?.registrationsChanged() }
     service.application.addFirstResponderObserver { [weak self] _ in self?.registrationsChanged() }
     service.addDispatchObserver { [weak self] record in self?.published(record) }
-    service.addMotionInterestObserver { [weak self] _ in
+    motionInterest?.addObserver { [weak self] _ in
       guard let self else { return }
       try? self.object?.propertiesChanged(
         interface: ResponderBusAPI.daemonInterface, ["MotionInterest"], destinations: self.listeners)
     }
-    service.session?.addObserver { [weak self] _ in
+    session?.addObserver { [weak self] _ in
       guard let self else { return }
       try? self.object?.propertiesChanged(
         interface: ResponderBusAPI.daemonInterface, ["Session"], destinations: self.listeners)
     }
-    guard let bus = service.bus else {
+    guard let bus else {
       logger.notice("responders: no bus in this service; applications cannot register")
       return
     }
@@ -180,7 +191,7 @@ public final class ResponderAPI: ServiceComponent {
         .documented(
           "The responder chain in order: registered applications (name, kind \"app\", id, busName, path, eventTypes, firstResponder, focus: \"undeclared\", \"active\" or \"inactive\" as SetActive left it), then the built-in handlers (name, kind \"handler\", eventTypes). Changes are announced as invalidated: read it again."
         ),
-        DBusProperty("MotionInterest", get: { [weak self] in self?.service?.motionInterest ?? false })
+        DBusProperty("MotionInterest", get: { [weak self] in self?.motionInterest?.isWanted ?? false })
           .documented("Whether anything wants motion events now (the accelerometer is read only then)."),
         DBusProperty(
           "Session", signature: "a{sv}", get: { [weak self] in self?.sessionValue() ?? .vardict([:]) }
@@ -225,7 +236,6 @@ public final class ResponderAPI: ServiceComponent {
 
   /// The `Session` property.
   private func sessionValue() -> DBusValue {
-    let session = service?.session
     let state = session?.state ?? SessionState()
     var entries: [String: DBusValue] = [
       "state": .string(state.word), "description": .string(state.description),
@@ -266,7 +276,7 @@ public final class ResponderAPI: ServiceComponent {
 
   private func registrationsChanged() {
     guard let registry, let service else { return }
-    service.motionApplications = registry.motionApplications
+    motionInterest?.applications = registry.motionApplications
     chainChanged = true
     // Once per loop turn, so that a handover (the old first responder resigns, the new one takes
     // over) is announced as one change, without the state in between.
@@ -299,7 +309,7 @@ public final class ResponderAPI: ServiceComponent {
   /// Runs `body` with the caller (its pid names the app) when it runs as the daemon's user, as
   /// the bus's caller check already made sure; answers AccessDenied otherwise.
   private func checkCaller(_ call: DBusMethodCall, then body: @escaping (SameUserCallers.Caller) -> Void) {
-    guard let callers = service?.bus?.callers else { return call.reply(error: .disconnected()) }
+    guard let callers = bus?.callers else { return call.reply(error: .disconnected()) }
     callers.caller(call.sender, member: call.member) { result in
       switch result {
       case .success(let caller): body(caller)

@@ -34,20 +34,17 @@ public final class Service {
   public let chain: HandlerChain
   /// Where components and handlers log.
   public var logger: Logger
-  /// The components, in the order they were added (and started).
+  /// The components, in the order they were added: the order they start in (and stop in, reversed).
   public private(set) var components: [ServiceComponent] = []
-  /// The session-bus connection, when the service has one (the standard components add it).
-  public var bus: BusComponent?
   /// The bus names that asked for the signals telling what happened (Daemon1's `WatchEvents`, the
   /// daemon's own user only): dispatched events and the keys of owned devices are sent to them
   /// alone (unicast), never broadcast on a bus that other users may share.
   public internal(set) var eventWatchers: [String] = []
   private var dispatchObservers: [(DispatchRecord) -> Void] = []
   private var keyActionObservers: [(KeyActionRecord) -> Void] = []
-  private var motionInterestObservers: [(Bool) -> Void] = []
   private var deviceEventFilters: [(Event) -> String?] = []
 
-  /// A service without components; add them (`add(_:)`, `Components.addStandard(to:)`) and start it.
+  /// A service without components; add them (`add(_:)`, `StandardComponents`) and start it.
   /// Its timers run on `scheduler` (the loop's when nil).
   public init(config: ResponderdConfig, loop: EventLoop, scheduler: Scheduler? = nil, logger: Logger) {
     self.config = config
@@ -138,7 +135,6 @@ public final class Service {
     }
     chain.setHandlers(handlers)
     logger.info("chain: \((chain.responders.map(\.responderName) + ["dropped"]).joined(separator: " → "))")
-    updateMotionInterest()
     for component in components {
       do {
         try component.start(in: self)
@@ -197,76 +193,8 @@ public final class Service {
     }
   }
 
-  // MARK: Motion interest
-
-  /// Whether someone wants motion events now: a handler of the chain that asks for them (`command`
-  /// with a `shake…` command; see `Handler.wantedEventTypes`) or an application registered over
-  /// D-Bus for `motion`. The motion source samples the accelerometer only while this is true.
-  /// Set once the chain is built in `start()`, before the components start.
-  public private(set) var motionInterest = false
-
-  /// Calls `observer` with the new value each time `motionInterest` changes (not for the value it
-  /// has when the observer is added: read `motionInterest` then).
-  public func addMotionInterestObserver(_ observer: @escaping (Bool) -> Void) {
-    motionInterestObservers.append(observer)
-  }
-
-  /// How many applications registered over D-Bus take motion events (kept by the responder API).
-  public internal(set) var motionApplications = 0 {
-    didSet { updateMotionInterest() }
-  }
-
-  /// What applications ask of the accelerometer through the motion API (kept by `MotionAPI`):
-  /// sample streams and orientation notifications. Any of them makes `motionInterest` true.
-  public internal(set) var motionStreams = MotionStreamDemand() {
-    didSet {
-      guard motionStreams != oldValue else { return }
-      updateMotionInterest()
-      motion?.refresh()
-    }
-  }
-
-  /// Whether the touch component follows the device orientation now (`[touch] rotation = "auto"`
-  /// with a touchscreen open; kept by `TouchGesturesComponent`). Makes `motionInterest` true.
-  public internal(set) var touchFollowsOrientation = false {
-    didSet {
-      guard touchFollowsOrientation != oldValue else { return }
-      updateMotionInterest()
-      motion?.refresh()
-    }
-  }
-
-  func updateMotionInterest() {
-    let wanted =
-      chain.wants(.motion) || motionApplications > 0 || !motionStreams.isEmpty || touchFollowsOrientation
-    guard wanted != motionInterest else { return }
-    motionInterest = wanted
-    // (Wanted by the chain, applications, streams or the touchscreen: the motion component says which.)
-    logger.info("motion: \(wanted ? "wanted" : "no longer wanted")")
-    for observer in motionInterestObservers { observer(wanted) }
-  }
-
   private func dispatched(_ record: DispatchRecord) {
     logger.debug("dispatch: \(record)")
     for observer in dispatchObservers { observer(record) }
   }
-}
-
-/// What the motion API's clients ask of the accelerometer.
-public struct MotionStreamDemand: Equatable, Sendable {
-  /// Sample streams open now.
-  public var streams = 0
-  /// Connections generating device-orientation notifications.
-  public var orientationWatchers = 0
-  /// The fastest rate a stream asks for, in Hz (0 without streams).
-  public var fastestRate: Double = 0
-
-  public init(streams: Int = 0, orientationWatchers: Int = 0, fastestRate: Double = 0) {
-    self.streams = streams
-    self.orientationWatchers = orientationWatchers
-    self.fastestRate = fastestRate
-  }
-
-  /// Nobody asks for anything.
-  public var isEmpty: Bool { streams == 0 && orientationWatchers == 0 }
 }

@@ -27,26 +27,47 @@ public final class SessionComponent: ServiceComponent {
   private let givenBus: (any MessageBus)?
   private let usesGivenBus: Bool
   private let identity: SessionWatcher.Identity
+  private let sessionBus: BusComponent?
+  private let keys: KeysComponent?
+  private let touchGestures: TouchGesturesComponent?
+  private let motion: MotionComponent?
   private weak var service: Service?
   private var logger = Logger(label: "responderd")
   private var applied = SessionState()
   private var observers: [(SessionState) -> Void] = []
 
   /// Follows the session on the system bus at `systemBusAddress` (default:
-  /// `DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket).
-  public init(systemBusAddress: String? = nil, identity: SessionWatcher.Identity = .current()) {
+  /// `DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket) and the screen saver on
+  /// `sessionBus`, and applies it to `keys`, `touchGestures` and `motion`'s shakes.
+  public init(
+    systemBusAddress: String? = nil, identity: SessionWatcher.Identity = .current(),
+    sessionBus: BusComponent?, keys: KeysComponent?, touchGestures: TouchGesturesComponent?,
+    motion: MotionComponent?
+  ) {
     configuredAddress = systemBusAddress
     givenBus = nil
     usesGivenBus = false
     self.identity = identity
+    self.sessionBus = sessionBus
+    self.keys = keys
+    self.touchGestures = touchGestures
+    self.motion = motion
   }
 
-  /// Follows the session on a bus made elsewhere (an in-memory bus in tests; nil: no system bus).
-  public init(systemBus: (any MessageBus)?, identity: SessionWatcher.Identity) {
+  /// Follows the session on a bus made elsewhere (an in-memory bus in tests; nil: no system bus),
+  /// applied as the other initializer does.
+  public init(
+    systemBus: (any MessageBus)?, identity: SessionWatcher.Identity, sessionBus: BusComponent?,
+    keys: KeysComponent?, touchGestures: TouchGesturesComponent?, motion: MotionComponent?
+  ) {
     configuredAddress = nil
     givenBus = systemBus
     usesGivenBus = true
     self.identity = identity
+    self.sessionBus = sessionBus
+    self.keys = keys
+    self.touchGestures = touchGestures
+    self.motion = motion
   }
 
   /// The system bus address from the environment, else the standard socket.
@@ -81,7 +102,7 @@ public final class SessionComponent: ServiceComponent {
       }
     }
     let watcher = SessionWatcher(
-      systemBus: systemBus, sessionBus: service.bus?.connection, identity: identity, logger: service.logger)
+      systemBus: systemBus, sessionBus: sessionBus?.connection, identity: identity, logger: service.logger)
     self.watcher = watcher
     watcher.addObserver { [weak self] state in self?.apply(state) }
     // Until logind has answered, the devices wait (they start after this component): a session
@@ -99,28 +120,28 @@ public final class SessionComponent: ServiceComponent {
   public static let holdLimit = 2.0
 
   private func hold(_ service: Service) {
-    service.keys?.waitForSession()
-    service.touchGestures?.suspend()
+    keys?.waitForSession()
+    touchGestures?.suspend()
     let limit = service.scheduler.schedule(after: Self.holdLimit) { [weak self] in
       guard let self, let watcher = self.watcher, !watcher.isSettled else { return }
       self.logger.notice(
         "session: logind has not answered in \(Int(Self.holdLimit)) s: the input devices are opened meanwhile, and the session is followed once it answers"
       )
-      self.release(service)
+      self.release()
     }
     watcher?.whenSettled { [weak self] in
       limit.cancel()
-      self?.release(service)
+      self?.release()
     }
   }
 
   /// Ends the hold of `start`: the devices are opened unless the session is inactive.
-  private func release(_ service: Service) {
+  private func release() {
     guard !isReleased else { return }
     isReleased = true
-    service.keys?.sessionKnown(active: applied.isActive)
+    keys?.sessionKnown(active: applied.isActive)
     guard applied.isActive else { return }
-    service.touchGestures?.resume()
+    touchGestures?.resume()
   }
 
   private var isReleased = false
@@ -133,21 +154,21 @@ public final class SessionComponent: ServiceComponent {
 
   /// Applies a new state to the inputs; one log line per change.
   private func apply(_ state: SessionState) {
-    guard let service else { return }
+    guard service != nil else { return }
     let before = applied
     applied = state
     if state.isActive != before.isActive, isReleased {  // (while held, `release` decides)
       if state.isActive {
-        service.keys?.resume()
-        service.touchGestures?.resume()
+        keys?.resume()
+        touchGestures?.resume()
       } else {
-        service.keys?.suspend()
-        service.touchGestures?.suspend()
+        keys?.suspend()
+        touchGestures?.suspend()
       }
     }
     let paused: String? =
       !state.isActive ? "another session is in front" : state.isLocked ? "the screen is locked" : nil
-    service.motion?.pauseShakes(paused)
+    motion?.pauseShakes(paused)
     if state.isActive != before.isActive || state.isLocked != before.isLocked {
       let what: String
       if !state.isActive {
@@ -162,12 +183,5 @@ public final class SessionComponent: ServiceComponent {
       logger.info("session: \(state)\(state.sessionID.map { " (logind session \($0))" } ?? ""): \(what)")
     }
     for observer in observers { observer(state) }
-  }
-}
-
-extension Service {
-  /// The session component, when the service has one.
-  public var session: SessionComponent? {
-    components.lazy.compactMap { $0 as? SessionComponent }.first
   }
 }

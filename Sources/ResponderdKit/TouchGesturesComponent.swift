@@ -42,7 +42,18 @@ public final class TouchGesturesComponent: ServiceComponent {
   /// What the shell takes of the open touchscreen's touches (nil while none is open).
   public private(set) var shellFilter: ShellGestureFilter?
 
-  public init() {}
+  private let desktop: DesktopComponent?
+  private let motion: MotionComponent?
+  private let motionAPI: MotionAPI?
+
+  /// Gestures that follow `desktop`'s shell profile (`shell = "auto"`) and, with
+  /// `rotation = "auto"`, `motionAPI`'s device orientation (recorded in `motion.interest`, which
+  /// keeps the accelerometer open meanwhile).
+  public init(desktop: DesktopComponent?, motion: MotionComponent?, motionAPI: MotionAPI?) {
+    self.desktop = desktop
+    self.motion = motion
+    self.motionAPI = motionAPI
+  }
 
   public func start(in service: Service) throws {
     self.service = service
@@ -60,8 +71,8 @@ public final class TouchGesturesComponent: ServiceComponent {
     switch config.shell {
     case .profile(let profile): useShellProfile(profile, atStart: true)
     case .auto:
-      useShellProfile(service.desktopComponent?.shellProfile ?? .none, atStart: true)
-      service.desktopComponent?.addShellProfileObserver { [weak self] profile in
+      useShellProfile(desktop?.shellProfile ?? .none, atStart: true)
+      desktop?.addShellProfileObserver { [weak self] profile in
         self?.useShellProfile(profile)
       }
     }
@@ -98,7 +109,7 @@ public final class TouchGesturesComponent: ServiceComponent {
     closing?.close()
     gestures = nil
     shellFilter = nil
-    service?.touchFollowsOrientation = false
+    motion?.interest.touchFollowsOrientation = false
   }
 
   /// Whether the touchscreen is released because the user's session is not in front.
@@ -141,20 +152,20 @@ public final class TouchGesturesComponent: ServiceComponent {
   /// `rotation = "auto"`: follows the motion API's orientation; says in one line when it cannot
   /// (the screen then keeps the panel's natural orientation).
   private func startFollowingOrientation(_ service: Service) {
-    let motion = service.config.motion
-    guard motion.enabled else {
+    let settings = service.config.motion
+    guard settings.enabled else {
       logger.notice(
         "touch: rotation = \"auto\" needs the accelerometer, and motion is disabled ([motion] enabled = false): the touchscreen keeps its natural orientation"
       )
       return
     }
-    guard let motionAPI = service.motionAPI, let shake = service.motion?.shake else {
+    guard let motionAPI, let shake = motion?.shake else {
       logger.notice(
         "touch: rotation = \"auto\" needs the motion components, which this service does not run: the touchscreen keeps its natural orientation"
       )
       return
     }
-    var rotation = AutoRotation(motionRotation: motion.rotation)
+    var rotation = AutoRotation(motionRotation: settings.rotation)
     rotation.update(motionAPI.deviceOrientation)
     autoRotation = rotation
     motionAPI.addOrientationObserver { [weak self] orientation in self?.orientationChanged(orientation) }
@@ -244,7 +255,7 @@ public final class TouchGesturesComponent: ServiceComponent {
       self.source = source
       self.gestures = gestures
       shellFilter = filter
-      if autoRotation != nil { service.touchFollowsOrientation = true }
+      if autoRotation != nil { motion?.interest.touchFollowsOrientation = true }
       logger.info(
         "touch: \(config.gestures.count) gestures on '\(device.identity.name)' (\(path)), screen \(Int(screen.width))×\(Int(screen.height))"
       )
@@ -265,7 +276,7 @@ public final class TouchGesturesComponent: ServiceComponent {
     source = nil
     gestures = nil
     shellFilter = nil
-    service?.touchFollowsOrientation = false
+    motion?.interest.touchFollowsOrientation = false
   }
 
   private func perform(_ binding: TouchGestureBinding, at time: Seconds) {
@@ -287,22 +298,5 @@ public final class TouchGesturesComponent: ServiceComponent {
         logger.warning("touch: gesture '\(binding.name)': cannot start '\(argv[0])': \(error)")
       }
     }
-  }
-}
-
-extension Service {
-  /// The touch gestures component, when the service has one.
-  public var touchGestures: TouchGesturesComponent? {
-    components.lazy.compactMap { $0 as? TouchGesturesComponent }.first
-  }
-
-  /// The desktop component, when the service has one.
-  public var desktopComponent: DesktopComponent? {
-    components.lazy.compactMap { $0 as? DesktopComponent }.first
-  }
-
-  /// The motion API component, when the service has one.
-  public var motionAPI: MotionAPI? {
-    components.lazy.compactMap { $0 as? MotionAPI }.first
   }
 }

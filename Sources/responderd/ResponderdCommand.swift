@@ -94,7 +94,7 @@ enum ResponderdCommand {
 
     let loop = try EventLoop()
     let service = Service(config: loaded, loop: loop, logger: logger)
-    Components.addStandard(to: service)
+    StandardComponents.add(to: service)
     logger.info("responderd \(responderdVersion) starting (config: \(loaded.file))")
     try service.run()
     logger.info("responderd stopped")

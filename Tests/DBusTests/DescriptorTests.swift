@@ -14,10 +14,11 @@ import Testing
   let path = "/org/responderd/Test/Player"
   let interfaceName = "org.responderd.Test.Player"
 
-  /// Whether every copy of a pipe's write end is closed: its read end then reports hang-up.
+  /// Whether every copy of a pipe's write end is closed: its read end then reports hang-up. Waits
+  /// 2 s at most: a child another test is starting at that moment may hold a copy until its exec.
   static func writeEndClosedEverywhere(_ readEnd: Int32) -> Bool {
     var entry = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-    return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLHUP) != 0
+    return poll(&entry, 1, 2000) == 1 && entry.revents & Int16(POLLHUP) != 0
   }
 
   @Test func descriptorsInPropertiesCallsMethodCallsAndSignalsAreClosedOnceHandled() throws {
@@ -44,6 +45,8 @@ import Testing
 
     var ends: [Int32] = [-1, -1]
     #expect(pipe(&ends) == 0)
+    // Close-on-exec: the tests running beside this one start programs, which must not keep a copy.
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     defer { close(ends[0]) }
     let fd = DBusValue.unixFD(ends[1])
     let properties = "org.freedesktop.DBus.Properties"

@@ -31,7 +31,7 @@ extension EvdevInputDeviceTests {
       logger.logLevel = .trace
       let config = try ResponderdConfig.parse("chain = [\"log\"]\n[log]\nhandles = true\n", file: "test.toml")
       let loop = try EventLoop()
-      let keys = KeysComponent()
+      let keys = KeysComponent(bus: nil)
       let harness = try LoopService(config: config, loop: loop, logger: logger, components: [keys])
       let service = harness.service
       var dispatches: [DispatchRecord] { harness.records }
@@ -41,7 +41,7 @@ extension EvdevInputDeviceTests {
       func wait(_ what: String, _ condition: () -> Bool) throws {
         guard loop.run(until: condition, timeout: 5) else {
           throw TestbedError(
-            description: "timed out waiting for \(what); log:\n\(store.lines.joined(separator: "\n"))")
+            description: "timed out waiting for \(what); log:\n\(store.all.joined(separator: "\n"))")
         }
       }
       #expect(keys.input?.openDevices.map(\.path) == ["/dev/input/event3"])
@@ -68,7 +68,7 @@ extension EvdevInputDeviceTests {
       service.components.forEach { $0.stop() }
       #expect(keys.input == nil)
 
-      let everything = (store.lines + dispatches.map(\.description)).joined(separator: "\n")
+      let everything = (store.all + dispatches.map(\.description)).joined(separator: "\n")
       #expect(everything.contains("evdev: opened /dev/input/event7"))
       #expect(everything.contains("evdev: closed /dev/input/event7"))
       for word in ["KEY_T ", "KEY_O ", "KEY_S ", "secret", "\(scanCode(20))"] {

@@ -76,7 +76,7 @@ extension EvdevInputDeviceTests {
       #expect(
         p.input.deviceStatuses.last?.reason.hasSuffix("(another program holds it (EVIOCGRAB: busy))") == true)
       // The program holding the grab gets every event: the log line says responderd gets none.
-      let busy = p.logs.lines.filter { $0.contains("is held by another program") }
+      let busy = p.logs.all.filter { $0.contains("is held by another program") }
       #expect(busy.count == 1)
       #expect(
         busy.first?.contains("every key of the device goes to that program alone and responderd gets none")

@@ -97,7 +97,7 @@ extension EvdevInputDeviceTests {
       #expect(handler.busyCount == 1)
       let status = try #require(p.input.deviceStatuses.first)
       #expect(status.state == .shared && status.reasonCode == "busy")
-      let lines = p.logs.lines.filter { $0.contains("held by another program") }
+      let lines = p.logs.all.filter { $0.contains("held by another program") }
       #expect(lines.count == 1)
       #expect(
         lines.first?.hasPrefix(
@@ -132,7 +132,7 @@ extension EvdevInputDeviceTests {
       try tb.key(headset, KEY_PLAYPAUSE, 1, at: 20.0)
       try p.waitForKeys(1)
       #expect(p.player.received == ["togglePlayPause@20.0"])
-      #expect(p.logs.lines.filter { $0.contains("no sound-server adapter takes them") }.count == 1)
+      #expect(p.logs.all.filter { $0.contains("no sound-server adapter takes them") }.count == 1)
       tb.unplug(headset)
       try p.wait("the headset to be closed") { p.openPaths.isEmpty }
       #expect(!handler.isGrabbed)

@@ -110,7 +110,7 @@ extension EvdevInputDeviceTests {
       #expect(mappedWritten == 4 + "Hello".count + Self.sentence.count)
 
       // Logs at trace level: the device is named, mapped keys may be, typed keys never.
-      let logs = p.logs.lines
+      let logs = p.logs.all
       #expect(!logs.isEmpty)
       #expect(logs.contains { $0.contains("KEY_NEXTSONG down") })
       let mappedNames = Set(

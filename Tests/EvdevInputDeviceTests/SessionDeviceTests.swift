@@ -50,10 +50,11 @@ extension EvdevInputDeviceTests {
       let store = LogStore()
       let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
       let config = try ResponderdConfig.parse("chain = [\"log\"]\n[log]\nhandles = true\n", file: "test.toml")
+      let keys = KeysComponent(bus: nil)
       let session = SessionComponent(
         systemBusAddress: logind.address,
-        identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()))
-      let keys = KeysComponent()
+        identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil, keys: keys,
+        touchGestures: nil, motion: nil)
       let harness = try LoopService(config: config, loop: loop, logger: logger, components: [session, keys])
       var dispatches: [DispatchRecord] { harness.records }
       let ptysBefore = emulatedNodesOpen()
@@ -65,7 +66,7 @@ extension EvdevInputDeviceTests {
       func wait(_ what: String, timeout: Double = 5, _ condition: () -> Bool) throws {
         guard loop.run(until: condition, timeout: timeout) else {
           throw TestbedError(
-            description: "timed out waiting for \(what); log:\n\(store.lines.joined(separator: "\n"))")
+            description: "timed out waiting for \(what); log:\n\(store.all.joined(separator: "\n"))")
         }
       }
       try wait("the session to be followed") { session.watcher?.isFollowingLogind == true }
@@ -74,8 +75,8 @@ extension EvdevInputDeviceTests {
       #expect(emulatedNodesOpen() == ptysBefore + 1)
       #expect(grab.isGrabbed)
       // The devices waited for logind's answer, quietly: one "reading" line, no "inactive".
-      #expect(!store.lines.contains { $0.contains("inactive") || $0.contains("no device") }, "\(store.lines)")
-      #expect(store.lines.filter { $0.hasPrefix("info: evdev: reading /dev/input/event7") }.count == 1)
+      #expect(!store.all.contains { $0.contains("inactive") || $0.contains("no device") }, "\(store.all)")
+      #expect(store.all.filter { $0.hasPrefix("info: evdev: reading /dev/input/event7") }.count == 1)
       let watchedWhileActive = loop.registeredCount
       var closedAt: [String: Seconds] = [:]
       keys.input?.addDeviceObserver { change in
@@ -96,11 +97,11 @@ extension EvdevInputDeviceTests {
       #expect(emulatedNodesOpen() == ptysBefore)
       #expect(loop.registeredCount < watchedWhileActive)
       #expect(
-        store.lines.contains {
+        store.all.contains {
           $0.hasPrefix("info: evdev: closed /dev/input/event7 ") && $0.hasSuffix("(session inactive)")
         })
       #expect(
-        store.lines.contains(
+        store.all.contains(
           "info: session: inactive (logind session c1): input devices released and closed, no shakes"))
 
       // Back in front: the headset is opened and read again.
@@ -123,24 +124,23 @@ extension EvdevInputDeviceTests {
       try logind.addSession("c2", uid: getuid(), active: false)
       let store = LogStore()
       let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
-      let service = Service(config: ResponderdConfig(), loop: loop, logger: logger)
+      let keys = KeysComponent(bus: nil)
       let session = SessionComponent(
         systemBusAddress: logind.address,
-        identity: .init(sessionID: "c2", pid: UInt32(getpid()), uid: getuid()))
-      service.add(session)
-      let keys = KeysComponent()
-      service.add(keys)
+        identity: .init(sessionID: "c2", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil, keys: keys,
+        touchGestures: nil, motion: nil)
+      let service = try LoopService(
+        config: ResponderdConfig(), loop: loop, logger: logger, components: [session, keys])
       try tb.add("headset")
       var opened: [String] = []
       service.start()
-      defer { service.stop() }
       keys.input?.addDeviceObserver { change in
         if case .opened(let device) = change { opened.append(device.path) }
       }
       #expect(loop.run(until: { session.watcher?.isSettled == true }, timeout: 5))
       #expect(session.state.isActive == false)
       #expect(keys.input?.openDevices.isEmpty == true)
-      #expect(!store.lines.contains { $0.contains("evdev: opened") })
+      #expect(!store.all.contains { $0.contains("evdev: opened") })
 
       try logind.updateSessionAndWait("c2", ["Active": .bool(true)])
       #expect(loop.run(until: { keys.input?.openDevices.count == 1 }, timeout: 5))
@@ -155,20 +155,20 @@ extension EvdevInputDeviceTests {
       try logind.setDisplay(ofUser: getuid(), toSession: "c4")
       let store = LogStore()
       let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
-      let service = Service(config: ResponderdConfig(), loop: loop, logger: logger)
       // No XDG_SESSION_ID, and dbusmock's logind has no GetSessionByPID: the Display is the one.
       let session = SessionComponent(
         systemBusAddress: logind.address,
-        identity: .init(sessionID: nil, pid: UInt32(getpid()), uid: getuid()))
-      service.add(session)
+        identity: .init(sessionID: nil, pid: UInt32(getpid()), uid: getuid()), sessionBus: nil, keys: nil,
+        touchGestures: nil, motion: nil)
+      let service = try LoopService(
+        config: ResponderdConfig(), loop: loop, logger: logger, components: [session])
       service.start()
-      defer { service.stop() }
       #expect(loop.run(until: { session.watcher?.isFollowingLogind == true }, timeout: 5))
       #expect(session.watcher?.foundBy == "the user's display session")
       try logind.updateSessionAndWait("c4", ["LockedHint": .bool(true)])
       #expect(loop.run(until: { session.state.isLocked }, timeout: 5))
       #expect(
-        store.lines.contains(
+        store.all.contains(
           "info: session: active, locked (logind) (logind session c4): no shakes (motion streams go on)"))
     }
 
@@ -178,20 +178,20 @@ extension EvdevInputDeviceTests {
       let loop = try EventLoop()
       let store = LogStore()
       let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
-      let service = Service(config: ResponderdConfig(), loop: loop, logger: logger)
       let missing = "unix:path=/tmp/responderd-no-such-dir-\(getpid())/system_bus_socket"
+      let keys = KeysComponent(bus: nil)
       let session = SessionComponent(
-        systemBusAddress: missing, identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()))
-      service.add(session)
-      let keys = KeysComponent()
-      service.add(keys)
+        systemBusAddress: missing, identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()),
+        sessionBus: nil, keys: keys, touchGestures: nil, motion: nil)
+      let harness = try LoopService(
+        config: ResponderdConfig(), loop: loop, logger: logger, components: [session, keys])
+      let service = harness.service
       let headset = try tb.add("headset")
-      service.start()
-      defer { service.stop() }
+      harness.start()
       #expect(session.state == SessionState())
-      #expect(store.lines.filter { $0.contains("session:") }.count == 1)
+      #expect(store.all.filter { $0.contains("session:") }.count == 1)
       #expect(
-        store.lines.contains(
+        store.all.contains(
           "notice: session: no system bus at \(missing): the session is taken as active and unlocked until it appears"
         ))
       var dispatched = 0

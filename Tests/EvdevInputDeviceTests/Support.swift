@@ -5,35 +5,14 @@ import EventTime
 import Logging
 import RemoteControl
 import ResponderCore
+import ResponderdTestKit
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// Every log message, at every level, kept for inspection.
-final class LogStore: @unchecked Sendable {
-  private(set) var lines: [String] = []
-  func append(_ line: String) { lines.append(line) }
-}
-
-/// A swift-log handler that records every message (trace level and up) with its metadata.
-struct RecordingLogHandler: LogHandler {
-  var metadata: Logger.Metadata = [:]
-  var logLevel: Logger.Level = .trace
-  let store: LogStore
-
-  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-    get { metadata[key] }
-    set { metadata[key] = newValue }
-  }
-
-  func log(event: LogEvent) {
-    var merged = metadata
-    if let extra = event.metadata { merged.merge(extra) { $1 } }
-    let fields = merged.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
-    store.append("\(event.level): \(event.message)\(fields)")
-  }
-}
+/// What the tests log into (the test kit's, with each message's metadata).
+typealias LogStore = RecordingLogHandler.Store
 
 /// A media player responder: first responder, it records every remote-control event it gets.
 final class PlayerResponder: Responder {

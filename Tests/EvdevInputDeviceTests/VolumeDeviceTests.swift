@@ -7,6 +7,7 @@ import Logging
 import ResponderConfig
 import ResponderCore
 import ResponderdKit
+import ResponderdTestKit
 import SoundServer
 import Testing
 
@@ -54,20 +55,18 @@ extension EvdevInputDeviceTests {
       let store = LogStore()
       let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
       let config = try ResponderdConfig.parse("[volume]\nstep = 10\n", file: "test.toml")
-      let service = Service(config: config, loop: loop, logger: logger)
-      let keys = KeysComponent()
-      service.add(keys)
-      service.add(VolumeComponent(keys: keys, server: server.address))
+      let keys = KeysComponent(bus: nil)
+      let harness = try LoopService(
+        config: config, loop: loop, logger: logger,
+        components: [keys, VolumeComponent(keys: keys, server: server.address)])
       var actions: [KeyActionRecord] = []
-      service.addKeyActionObserver { actions.append($0) }
-      var dispatches: [DispatchRecord] = []
-      service.addDispatchObserver { dispatches.append($0) }
-      service.start()
-      defer { service.stop() }
+      harness.service.addKeyActionObserver { actions.append($0) }
+      var dispatches: [DispatchRecord] { harness.records }
+      harness.start()
       func wait(_ what: String, _ condition: () -> Bool) throws {
         guard loop.run(until: condition, timeout: 10) else {
           throw TestbedError(
-            description: "timed out waiting for \(what); log:\n\(store.lines.joined(separator: "\n"))")
+            description: "timed out waiting for \(what); log:\n\(store.all.joined(separator: "\n"))")
         }
       }
       try wait("the headset to be owned") { handler.isGrabbed }

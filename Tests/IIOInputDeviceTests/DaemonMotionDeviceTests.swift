@@ -6,6 +6,7 @@ import Logging
 import Motion
 import ResponderCore
 import ResponderTools
+import ResponderdTestKit
 import Testing
 import TouchScenes
 
@@ -23,15 +24,6 @@ private final class ShakeRecorder: Handler {
   }
 }
 
-private func service(chain: [String], loop: EventLoop, recorder: ShakeRecorder? = nil) -> Service {
-  var config = ResponderdConfig()
-  config.chain = chain
-  let service = Service(config: config, loop: loop, logger: testLogger)
-  if let recorder { service.handlerFactories[recorder.name] = { _ in recorder } }
-  service.add(MotionComponent())
-  return service
-}
-
 // The testbed is process-wide: these run in the one serialized suite.
 extension IIOInputDeviceTests {
   @Test("daemon: a shake reaches the responder chain as motionBegan then motionEnded")
@@ -39,11 +31,8 @@ extension IIOInputDeviceTests {
     let bed = try Testbed()
     let loop = try EventLoop()
     let recorder = ShakeRecorder()
-    let service = service(chain: [recorder.name], loop: loop, recorder: recorder)
-    var records: [DispatchRecord] = []
-    service.addDispatchObserver { records.append($0) }
+    let (service, motion) = try motionOnlyService(chain: [recorder.name], loop: loop, handlers: [recorder])
     service.start()
-    let motion = try #require(service.motion)
     #expect(motion.wantedBy == recorder.name)
     #expect(motion.shake?.input.sensor?.mode == "buffered")
 
@@ -70,10 +59,10 @@ extension IIOInputDeviceTests {
       #expect(recorder.received[0].1 - start > 0.3 && recorder.received[0].1 - start < 0.7)
       #expect(recorder.received[1].1 - (start + 1.2) > 0 && recorder.received[1].1 - (start + 1.2) < 0.6)
     }
-    let motionRecords = records.filter { $0.type == .motion }
+    let motionRecords = service.records.filter { $0.type == .motion }
     #expect(motionRecords.map(\.motionPhase) == [.began, .ended])
     #expect(motionRecords.allSatisfy { $0.handledBy == recorder.name && $0.source == "iio:iio:device0" })
-    service.motion?.stop()
+    motion.stop()
   }
 
   @Test("daemon: a real recording (walking, then a shake) gives the events `motion analyze` gives")
@@ -90,9 +79,9 @@ extension IIOInputDeviceTests {
     ).filter { $0.t >= 1 && $0.t < 7 }
     let loop = try EventLoop()
     let recorder = ShakeRecorder()
-    let service = service(chain: [recorder.name], loop: loop, recorder: recorder)
+    let (service, motion) = try motionOnlyService(chain: [recorder.name], loop: loop, handlers: [recorder])
     service.start()
-    #expect(service.motion?.shake?.input.sensor?.mode == "buffered")
+    #expect(motion.shake?.input.sensor?.mode == "buffered")
 
     // Fed as it happens; what was fed (raw values × scale, at their times) is analyzed offline.
     let offset = Double(realtimeNanoseconds()) / 1e9 - monotonicNow()
@@ -121,17 +110,16 @@ extension IIOInputDeviceTests {
     for (live, expected) in zip(recorder.received, offline) {
       #expect(abs(live.1 - expected.time) < 0.02, "live \(live.0) at \(live.1 - start), offline \(expected)")
     }
-    service.motion?.stop()
+    motion.stop()
   }
 
   @Test("daemon: with no responder for motion the sensor stays closed; an interest opens it")
   func daemonSamplesOnlyWhileWanted() throws {
     let bed = try Testbed()
     let loop = try EventLoop()
-    let service = service(chain: ["log"], loop: loop)
+    let (service, motion) = try motionOnlyService(chain: ["log"], loop: loop)
     let baseline = loop.registeredCount
     service.start()
-    let motion = try #require(service.motion)
     let input = try #require(motion.shake?.input)
     #expect(motion.wantedBy == nil)
     #expect(!input.isWanted)
@@ -139,10 +127,10 @@ extension IIOInputDeviceTests {
     #expect(loop.registeredCount == baseline)
 
     // What the responder API does when an application registers for motion, then leaves.
-    service.motionApplications = 1
+    motion.interest.applications = 1
     #expect(input.sensor != nil)
     #expect(motion.wantedBy == "1 registered application")
-    service.motionApplications = 0
+    motion.interest.applications = 0
     #expect(input.sensor == nil)
     #expect(loop.registeredCount == baseline)
     #expect(bed.attribute("buffer/enable") == "0")

@@ -119,7 +119,7 @@ extension IIOInputDeviceTests {
     let b = try daemon.start(second, interval: 0.01)
     defer { close(b.fd) }
     #expect(daemon.api.streamCount == 2)
-    #expect(daemon.service.motion?.wantedBy == "2 motion streams")
+    #expect(daemon.motion.wantedBy == "2 motion streams")
 
     // Killed mid-stream: its socket is closed; the daemon sees the hang-up at once.
     daemon.feed(rate: 100, duration: 0.2)
@@ -134,8 +134,8 @@ extension IIOInputDeviceTests {
     #expect(daemon.api.streamCount == 0)
     #expect(isClosed(b.fd))
     #expect(daemon.input?.sensor == nil, "the last client gone, the sensor is closed")
-    #expect(daemon.service.motion?.wantedBy == nil)
-    #expect(!daemon.service.motionInterest)
+    #expect(daemon.motion.wantedBy == nil)
+    #expect(!daemon.motion.interest.isWanted)
     #expect(daemon.bed.attribute("buffer/enable") == "0")
     daemon.stop()
   }
@@ -190,7 +190,7 @@ extension IIOInputDeviceTests {
     let client = try daemon.connect()
     let stream = try daemon.start(client, interval: 0.05)
     // The stream takes the same capture (samples one by one now), not a sensor of its own.
-    #expect(daemon.service.motion?.wantedBy == "\(shakes.name), 1 motion stream")
+    #expect(daemon.motion.wantedBy == "\(shakes.name), 1 motion stream")
     #expect(opened.count == 1 && opened.last?.rate == 62.5 && opened.last?.blockSamples == 1)
     var records: [AccelerometerRecord] = []
     // 1.2 s of shaking (3 Hz, 1.8 g along the screen's x axis), then 0.8 s still.
@@ -212,7 +212,7 @@ extension IIOInputDeviceTests {
     _ = try daemon.call(client, "StopUpdates", [.uint32(stream.id)])
     close(stream.fd)
     #expect(daemon.input?.sensor?.rate == 62.5 && daemon.input?.sensor?.blockSamples == 6)
-    #expect(daemon.service.motion?.wantedBy == shakes.name)
+    #expect(daemon.motion.wantedBy == shakes.name)
     daemon.stop()
   }
 

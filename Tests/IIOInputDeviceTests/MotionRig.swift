@@ -8,6 +8,7 @@ import Logging
 import Motion
 import ResponderClient
 import ResponderCore
+import ResponderdTestKit
 import SystemCalls
 import Testing
 
@@ -57,8 +58,10 @@ final class MotionRig {
   let bed: Testbed
   let bus: PrivateBus
   let loop: EventLoop
-  let service: Service
-  let api = MotionAPI()
+  let harness: LoopService
+  let motion: MotionComponent
+  let api: MotionAPI
+  var service: Service { harness.service }
   let log = LoggedLines()
   /// The descriptors the loop watched before the service started.
   let baseline: Int
@@ -67,8 +70,9 @@ final class MotionRig {
 
   init(
     withDevice: Bool = true, chain: [String] = ["log"], handlers: [any Handler] = [],
-    session: SessionComponent? = nil, loop givenLoop: EventLoop? = nil,
-    prepare: (Testbed) throws -> Void = { _ in }
+    prepare: (Testbed) throws -> Void = { _ in },
+    session makeSession: ((BusComponent?, MotionComponent) -> SessionComponent)? = nil,
+    loop givenLoop: EventLoop? = nil
   ) throws {
     bed = try Testbed(withDevice: withDevice)
     try prepare(bed)
@@ -76,21 +80,21 @@ final class MotionRig {
     loop = try givenLoop ?? EventLoop()
     var config = ResponderdConfig()
     config.chain = chain
-    service = Service(config: config, loop: loop, logger: log.logger)
-    for handler in handlers { service.handlerFactories[handler.name] = { _ in handler } }
-    let busComponent = BusComponent(address: bus.address)
-    service.bus = busComponent
-    service.add(busComponent)
-    if let session { service.add(session) }
-    service.add(ResponderAPI())
-    service.add(MotionComponent())
-    service.add(api)
+    harness = try LoopService(config: config, loop: loop, logger: log.logger, busAddress: bus.address)
+    for handler in handlers { harness.service.handlerFactories[handler.name] = { _ in handler } }
+    motion = MotionComponent(service: harness.service)
+    api = MotionAPI(motion: motion, bus: harness.bus)
+    let session = makeSession?(harness.bus, motion)
+    if let session { harness.add(session) }
+    harness.add(ResponderAPI(bus: harness.bus, session: session, motionInterest: motion.interest))
+    harness.add(motion)
+    harness.add(api)
     baseline = loop.registeredCount
     offset = Double(realtimeNanoseconds()) / 1e9 - monotonicNow()
-    service.start()
+    harness.start()
   }
 
-  var input: IIOInput? { service.motion?.shake?.input }
+  var input: IIOInput? { motion.shake?.input }
 
   func connect() throws -> DBusConnection {
     let connection = try bus.connect(loop: loop)
@@ -184,4 +188,18 @@ func drainRecords(_ fd: Int32) -> [[UInt8]] {
     if n <= 0 { return records }
     records.append(Array(buffer[0..<n]))
   }
+}
+
+/// A service with the motion component alone (no bus), `handlers` available to its chain; not
+/// started.
+func motionOnlyService(chain: [String], loop: EventLoop, handlers: [any Handler] = []) throws -> (
+  LoopService, MotionComponent
+) {
+  var config = ResponderdConfig()
+  config.chain = chain
+  let harness = try LoopService(config: config, loop: loop, logger: testLogger)
+  for handler in handlers { harness.service.handlerFactories[handler.name] = { _ in handler } }
+  let motion = MotionComponent(service: harness.service)
+  harness.add(motion)
+  return (harness, motion)
 }

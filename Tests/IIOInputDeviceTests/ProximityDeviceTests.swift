@@ -55,31 +55,22 @@ extension IIOInputDeviceTests {
     try bed.addProximitySensor()
     let loop = try EventLoop()
     let recorder = PhaseRecorder()
-    var config = ResponderdConfig()
-    config.chain = ["log"]
-    let service = Service(config: config, loop: loop, logger: testLogger)
-    service.handlerFactories[recorder.name] = { _ in recorder }
-    service.add(MotionComponent())
+    let (service, motion) = try motionOnlyService(chain: ["log"], loop: loop, handlers: [recorder])
     service.start()
-    let motion = try #require(service.motion)
 
     // Nobody wants shakes: the proximity sensor is not open either.
     #expect(motion.proximity == nil)
-    service.motionApplications = 1
+    motion.interest.applications = 1
     let proximity = try #require(motion.proximity)
     #expect(proximity.id == "iio:device1" && proximity.name == "vcnl4040" && proximity.nearLevel == 200)
-    service.motionApplications = 0
+    motion.interest.applications = 0
     #expect(motion.proximity == nil)
     service.stop()
 
     // With a responder for motion: far (3), a shake is delivered.
-    var chained = config
-    chained.chain = [recorder.name]
-    let withRecorder = Service(config: chained, loop: loop, logger: testLogger)
-    withRecorder.handlerFactories[recorder.name] = { _ in recorder }
-    withRecorder.add(MotionComponent())
+    let (withRecorder, shakes) = try motionOnlyService(
+      chain: [recorder.name], loop: loop, handlers: [recorder])
     withRecorder.start()
-    let shakes = try #require(withRecorder.motion)
     #expect(shakes.proximity != nil)
     feedShake(bed, on: loop, duration: 1.2)
     #expect(recorder.phases == [.began, .ended])

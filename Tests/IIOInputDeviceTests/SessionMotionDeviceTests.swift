@@ -42,10 +42,18 @@ private func records(on fd: Int32) -> [AccelerometerRecord] {
     let loop = try EventLoop()
     let logind = try MockLogind(loop: loop)
     try logind.addSession("c1", uid: getuid(), active: true)
-    let session = SessionComponent(
-      systemBusAddress: logind.address, identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid())
-    )
-    let daemon = try MotionRig(chain: [shakes.name], handlers: [shakes], session: session, loop: loop)
+    var made: SessionComponent?
+    let daemon = try MotionRig(
+      chain: [shakes.name], handlers: [shakes],
+      session: { bus, motion in
+        let session = SessionComponent(
+          systemBusAddress: logind.address,
+          identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()), sessionBus: bus, keys: nil,
+          touchGestures: nil, motion: motion)
+        made = session
+        return session
+      }, loop: loop)
+    let session = try #require(made)
     guard loop.run(until: { session.watcher?.isFollowingLogind == true }, timeout: 5) else {
       throw TestbedError(
         description: "the session was not followed; log:\n\(daemon.log.lines.joined(separator: "\n"))")
@@ -72,14 +80,14 @@ private func records(on fd: Int32) -> [AccelerometerRecord] {
     try setLocked(true, logind, daemon, session)
     // Nobody else wants motion: closed.
     #expect(daemon.input?.sensor == nil)
-    #expect(daemon.service.motion?.wantedBy == nil)
+    #expect(daemon.motion.wantedBy == nil)
     #expect(daemon.log.matching("iio: shakes paused (the screen is locked): accelerometer closed").count == 1)
     #expect(daemon.log.matching("session: active, locked (logind) (logind session c1): no shakes").count == 1)
 
     // An application streams: the sensor opens for it, the samples flow, the shake is not delivered.
     let client = try daemon.connect()
     let stream = try daemon.start(client, interval: 0.05)
-    #expect(daemon.service.motion?.wantedBy == "1 motion stream")
+    #expect(daemon.motion.wantedBy == "1 motion stream")
     var samples: [AccelerometerRecord] = []
     daemon.feed(rate: 62.5, duration: 2, raw: Self.shake, each: { samples += records(on: stream.fd) })
     #expect(shakes.phases == [])
@@ -88,7 +96,7 @@ private func records(on fd: Int32) -> [AccelerometerRecord] {
 
     // Unlocked: the same shake is delivered.
     try setLocked(false, logind, daemon, session)
-    #expect(daemon.service.motion?.wantedBy == "\(shakes.name), 1 motion stream")
+    #expect(daemon.motion.wantedBy == "\(shakes.name), 1 motion stream")
     daemon.feed(rate: 62.5, duration: 2, raw: Self.shake, each: { samples += records(on: stream.fd) })
     _ = daemon.loop.run(until: { shakes.phases.count >= 2 }, timeout: 2)
     #expect(shakes.phases == [.began, .ended])

@@ -6,6 +6,7 @@ import Logging
 import ResponderConfig
 import ResponderCore
 import ResponderdKit
+import ResponderdTestKit
 import Testing
 
 /// `[touch] rotation = "auto"` in the service, on the emulated accelerometer and touchscreen in one
@@ -38,24 +39,19 @@ extension IIOInputDeviceTests {
       event = "previousTrack"
       """, file: "test.toml")
     let loop = try EventLoop()
-    let service = Service(config: config, loop: loop, logger: testLogger)
+    let (harness, motion, motionAPI, touch) = try rotationService(config, loop: loop, logger: testLogger)
     var handled: [String] = []
-    service.addDispatchObserver { record in
+    harness.service.addDispatchObserver { record in
       if let name = record.source.split(separator: ":").last, record.source.hasPrefix("touch:") {
         handled.append(String(name))
       }
     }
-    let touch = TouchGesturesComponent()
-    service.add(MotionComponent())
-    service.add(MotionAPI())
-    service.add(touch)
-    service.start()
-    defer { for component in service.components.reversed() { component.stop() } }
+    harness.start()
     #expect(touch.source?.device.path == touchscreen.devnode)
-    #expect(service.touchFollowsOrientation && service.motionInterest)
-    #expect(service.motion?.wantedBy == "touch rotation")
+    #expect(motion.interest.touchFollowsOrientation && motion.interest.isWanted)
+    #expect(motion.wantedBy == "touch rotation")
     let sensor = try #require(
-      service.motion?.shake?.input.sensor, "the accelerometer opened for the rotation")
+      motion.shake?.input.sensor, "the accelerometer opened for the rotation")
     #expect(sensor.rate == 15.63, "orientation alone: the lowest rate it offers at or above 10 Hz")
     #expect(touch.gestures?.window.bounds.size == Size(width: 1080, height: 2340))
 
@@ -105,12 +101,12 @@ extension IIOInputDeviceTests {
     }
 
     hold(raw: (-1023, 0, 0), seconds: 0.6)
-    #expect(service.motionAPI?.deviceOrientation == .portrait)
+    #expect(motionAPI.deviceOrientation == .portrait)
     try stroke()
     #expect(handled == ["right"])
 
     hold(raw: (0, -1023, 0), seconds: 0.6)
-    #expect(service.motionAPI?.deviceOrientation == .landscapeRight)
+    #expect(motionAPI.deviceOrientation == .landscapeRight)
     #expect(touch.source?.input.calibration.rotation == .degrees90)
     #expect(touch.gestures?.window.bounds.size == Size(width: 2340, height: 1080))
     try stroke()
@@ -119,8 +115,8 @@ extension IIOInputDeviceTests {
     // Unplugged: nobody wants the accelerometer any more, and it is closed.
     evdev.hangUp(touchscreen.devnode)
     #expect(loop.run(until: { touch.source == nil }, timeout: 2))
-    #expect(!service.touchFollowsOrientation && !service.motionInterest)
-    #expect(service.motion?.shake?.input.sensor == nil)
+    #expect(!motion.interest.touchFollowsOrientation && !motion.interest.isWanted)
+    #expect(motion.shake?.input.sensor == nil)
   }
 }
 
@@ -166,15 +162,9 @@ extension IIOInputDeviceTests {
       event = "play"
       """, file: "test.toml")
     let lines = KeptLines()
-    let service = Service(
-      config: config, loop: try EventLoop(),
-      logger: Logger(label: "test") { _ in KeepingLogHandler(store: lines) })
-    let touch = TouchGesturesComponent()
-    service.add(MotionComponent())
-    service.add(MotionAPI())
-    service.add(touch)
-    service.start()
-    defer { for component in service.components.reversed() { component.stop() } }
+    let (harness, motion, _, touch) = try rotationService(
+      config, loop: try EventLoop(), logger: Logger(label: "test") { _ in KeepingLogHandler(store: lines) })
+    harness.start()
     #expect(touch.source?.device.path == touchscreen.devnode, "started anyway")
     #expect(touch.source?.input.calibration.rotation == .degrees0)
     #expect(touch.gestures?.window.bounds.size == Size(width: 1080, height: 2340))
@@ -184,14 +174,27 @@ extension IIOInputDeviceTests {
         said == [
           "touch: rotation = \"auto\" needs the accelerometer, and motion is disabled ([motion] enabled = false): the touchscreen keeps its natural orientation"
         ])
-      #expect(!service.motionInterest && touch.autoRotation == nil)
+      #expect(!motion.interest.isWanted && touch.autoRotation == nil)
     } else {
       #expect(
         said == [
           "touch: rotation = \"auto\" but no accelerometer is found: the touchscreen keeps its natural orientation until one appears"
         ])
       // Still wanted: an accelerometer plugged in later is followed.
-      #expect(service.touchFollowsOrientation && service.motion?.shake?.input.sensor == nil)
+      #expect(motion.interest.touchFollowsOrientation && motion.shake?.input.sensor == nil)
     }
   }
+}
+
+/// A service with the motion component, the motion API and touch gestures that may follow the
+/// orientation, wired as the daemon wires them (not started).
+private func rotationService(_ config: ResponderdConfig, loop: EventLoop, logger: Logger) throws -> (
+  LoopService, MotionComponent, MotionAPI, TouchGesturesComponent
+) {
+  let harness = try LoopService(config: config, loop: loop, logger: logger)
+  let motion = MotionComponent(service: harness.service)
+  let motionAPI = MotionAPI(motion: motion, bus: nil)
+  let touch = TouchGesturesComponent(desktop: nil, motion: motion, motionAPI: motionAPI)
+  for component: ServiceComponent in [motion, motionAPI, touch] { harness.add(component) }
+  return (harness, motion, motionAPI, touch)
 }

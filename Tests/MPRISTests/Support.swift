@@ -292,12 +292,13 @@ extension Trait where Self == SharedPlayerBusTrait {
 /// connection on the same loop to look at the players as a client would.
 final class ServiceUnderTest {
   let loop: EventLoop
-  let service: Service
+  let harness: LoopService
   let control: DBusConnection
   let log = RecordingLogHandler.Store()
-  private(set) var records: [DispatchRecord] = []
   let mpris: MPRISComponent
   let bus: PrivateBus
+  var service: Service { harness.service }
+  var records: [DispatchRecord] { harness.records }
 
   init(bus: PrivateBus, config toml: String, resetting players: [MPV] = []) throws {
     self.bus = bus
@@ -306,15 +307,12 @@ final class ServiceUnderTest {
     for player in players { try player.reset(on: control) }
     let config = try ResponderdConfig.parse(toml, file: "test.toml")
     let store = log
-    service = Service(
-      config: config, loop: loop, logger: Logger(label: "test") { _ in RecordingLogHandler(store: store) })
-    let busComponent = BusComponent(address: bus.address)
-    service.bus = busComponent
-    service.add(busComponent)
-    mpris = MPRISComponent(service: service)
-    service.add(mpris)
-    service.addDispatchObserver { [unowned self] record in self.records.append(record) }
-    service.start()
+    harness = try LoopService(
+      config: config, loop: loop, logger: Logger(label: "test") { _ in RecordingLogHandler(store: store) },
+      busAddress: bus.address)
+    mpris = MPRISComponent(service: harness.service, bus: harness.bus)
+    harness.add(mpris)
+    harness.start()
     try waitFor("the service to read \(players.map(\.busName))", on: loop) {
       players.allSatisfy { mpris.tracker.selector.players[$0.uniqueName]?.isLoaded == true }
     }
@@ -328,11 +326,11 @@ final class ServiceUnderTest {
   deinit { stop() }
 
   var tracker: PlayerTracker { mpris.tracker }
-  var busConnection: DBusConnection { service.bus!.connection as! DBusConnection }
+  var busConnection: DBusConnection { harness.bus!.connection as! DBusConnection }
   var selected: String? { tracker.selector.selectedID }
 
   func stop() {
-    for component in service.components.reversed() { component.stop() }
+    harness.stop()
     control.close()
   }
 

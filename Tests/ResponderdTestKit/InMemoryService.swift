@@ -8,11 +8,12 @@ import ResponderCore
 import ResponderdKit
 
 /// A `Service` for unit tests: on the in-memory bus and virtual time, with a bus component on
-/// that bus, the components given (in that order, after the bus), every dispatch recorded and
-/// every log line kept. Starts nothing outside the test process.
+/// that bus, the components given or added (in that order, after the bus), every dispatch
+/// recorded and every log line kept. Starts nothing outside the test process.
 ///
 /// ```swift
-/// let harness = try InMemoryService(config: "chain = [\"log\"]\n", components: [ResponderAPI()])
+/// let harness = try InMemoryService(config: "chain = [\"log\"]\n")
+/// harness.add(ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil))
 /// harness.start()
 /// let app = harness.bus.connect()
 /// ```
@@ -21,22 +22,34 @@ public final class InMemoryService {
   public let time: VirtualScheduler
   public let bus: InMemoryBus
   public let service: Service
+  /// The service's connection to `bus`, the first component: give it to the components that
+  /// serve or call on the bus.
+  public let busComponent: BusComponent
   /// What was logged, one line per message ("info: …").
   public let log: RecordingLogHandler.Store
   /// Every dispatched event's record, in order.
   public private(set) var records: [DispatchRecord] = []
 
   /// `config` is the text of a config file (refused as the daemon refuses it).
-  public init(config: String = "", now: Seconds = 50, components: [any ServiceComponent] = []) throws {
-    time = VirtualScheduler(now: now)
-    bus = InMemoryBus(scheduler: time)
+  public convenience init(config: String = "", now: Seconds = 50, components: [any ServiceComponent] = [])
+    throws
+  {
+    let time = VirtualScheduler(now: now)
+    try self.init(config: config, bus: InMemoryBus(scheduler: time), time: time, components: components)
+  }
+
+  /// A service on `bus`, whose messages go through `time` (several services may share one bus).
+  public init(
+    config: String, bus: InMemoryBus, time: VirtualScheduler, components: [any ServiceComponent] = []
+  ) throws {
+    self.time = time
+    self.bus = bus
     let (logger, store) = recordingLogger()
     log = store
     service = Service(
       config: try ResponderdConfig.parse(config, file: "test.toml"), loop: try EventLoop(), scheduler: time,
       logger: logger)
-    let busComponent = BusComponent(bus: bus.connect())
-    service.bus = busComponent
+    busComponent = BusComponent(bus: bus.connect())
     service.add(busComponent)
     for component in components { service.add(component) }
     service.addDispatchObserver { [weak self] in self?.records.append($0) }
@@ -45,6 +58,9 @@ public final class InMemoryService {
   /// Calls still under way at the end of a test (a hung application's) hold the service through
   /// their reply handlers: stopping it drops them.
   deinit { service.stop() }
+
+  /// Adds a component after those already there (before `start`).
+  public func add(_ component: any ServiceComponent) { service.add(component) }
 
   /// Starts the service and lets what it does at once happen.
   public func start() {
@@ -76,7 +92,13 @@ public final class RecordingLogHandler: LogHandler, @unchecked Sendable {
     get { metadata[key] }
     set { metadata[key] = newValue }
   }
-  public func log(event: LogEvent) { store.append("\(event.level): \(event.message)") }
+  /// "level: message", then each metadata field (" key=value", sorted by key).
+  public func log(event: LogEvent) {
+    var merged = metadata
+    if let extra = event.metadata { merged.merge(extra) { $1 } }
+    let fields = merged.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+    store.append("\(event.level): \(event.message)\(fields)")
+  }
 }
 
 /// A logger that keeps every line in the store it returns.

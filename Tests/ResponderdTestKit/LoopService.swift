@@ -4,18 +4,20 @@ import ResponderConfig
 import ResponderCore
 import ResponderdKit
 
-/// A `Service` for device tests: on a real event loop and the loop's clock, with the components
-/// given (in that order), every dispatch recorded; stopped (its components in reverse order) when
-/// it goes.
+/// A `Service` for device and bus tests: on a real event loop and the loop's clock, with the
+/// components given or added (in that order), every dispatch recorded; stopped (its components in
+/// reverse order) when it goes.
 ///
 /// ```swift
-/// let touch = TouchGesturesComponent()
-/// let harness = try LoopService(config: config, components: [touch])
+/// let harness = try LoopService(config: config, busAddress: bus.address)
+/// harness.add(ResponderAPI(bus: harness.bus, session: nil, motionInterest: nil))
 /// harness.start()
 /// ```
 public final class LoopService {
   public let loop: EventLoop
   public let service: Service
+  /// The bus component, first of the components, when the service was given a bus address.
+  public let bus: BusComponent?
   /// Every dispatched event's record, in order.
   public private(set) var records: [DispatchRecord] = []
 
@@ -28,16 +30,17 @@ public final class LoopService {
   ) throws {
     self.loop = try loop ?? EventLoop()
     service = Service(config: config, loop: self.loop, logger: logger)
+    let bus = busAddress.map { BusComponent(address: $0) }
+    self.bus = bus
+    if let bus { service.add(bus) }
     service.addDispatchObserver { [weak self] in self?.records.append($0) }
-    if let busAddress {
-      let bus = BusComponent(address: busAddress)
-      service.bus = bus
-      service.add(bus)
-    }
     for component in components { service.add(component) }
   }
 
   deinit { service.stop() }
+
+  /// Adds a component after those already there (before `start`).
+  public func add(_ component: any ServiceComponent) { service.add(component) }
 
   public func start() { service.start() }
 

@@ -8,14 +8,12 @@ import ResponderdTestKit
 import Testing
 
 @Suite(.serialized) struct CommandHandlerTests {
+  /// A started service with no component: the chain alone. Kept until the suite ends.
   func service(_ toml: String) throws -> (Service, RecordingLogHandler.Store, () -> [DispatchRecord]) {
     let (logger, store) = recordingLogger()
-    let config = try ResponderdConfig.parse(toml, file: "test.toml")
-    let service = Service(config: config, loop: try EventLoop(), logger: logger)
-    var records: [DispatchRecord] = []
-    service.addDispatchObserver { records.append($0) }
-    service.start()
-    return (service, store, { records })
+    let harness = try LoopService(config: try ResponderdConfig.parse(toml, file: "test.toml"), logger: logger)
+    harness.start()
+    return (harness.service, store, { harness.records })
   }
 
   @Test func runsTheCommandWithTheEventInItsEnvironmentAndReapsIt() throws {

@@ -18,22 +18,21 @@ import Testing
 
   func service(_ setting: String, shell: String = "auto") throws -> (Service, KeysComponent, DesktopComponent)
   {
-    let config = try ResponderdConfig.parse(
-      "[keys]\nenabled = false\ndesktop-handles-media-keys = \"\(setting)\"\n[touch]\nshell = \"\(shell)\"\n"
+    let harness = try InMemoryService(
+      config:
+        "[keys]\nenabled = false\ndesktop-handles-media-keys = \"\(setting)\"\n[touch]\nshell = \"\(shell)\"\n"
         + "[[touch.gesture]]\ngesture = \"tap\"\nevent = \"play\"\n",
-      file: "test.toml")
-    let service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: recordingLogger().0)
-    let busComponent = BusComponent(bus: bus.connect())
-    service.bus = busComponent
-    service.add(busComponent)
-    let keys = KeysComponent()
-    let desktop = DesktopComponent(keys: keys)
-    service.add(keys)
-    service.add(desktop)
-    service.start()
-    time.advance(by: 0)
-    return (service, keys, desktop)
+      bus: bus, time: time)
+    let keys = KeysComponent(bus: harness.busComponent)
+    let desktop = DesktopComponent(keys: keys, bus: harness.busComponent)
+    harness.add(keys)
+    harness.add(desktop)
+    harness.start()
+    harnesses.append(harness)
+    return (harness.service, keys, desktop)
   }
+  /// The services made, kept until the suite ends (each test stops its own).
+  private var harnesses: [InMemoryService] = []
 
   @Test func autoFollowsGsdMediaKeysOnTheBus() throws {
     let (service, keys, desktop) = try service("auto")

@@ -13,13 +13,14 @@ import Testing
 /// On the in-memory bus and virtual time.
 @Suite final class EventDeadlineTests: InMemoryServiceSuite {
   let harness: InMemoryService
-  let api = ResponderAPI()
+  let api: ResponderAPI
 
   init() throws {
     harness = try InMemoryService(
       config:
-        "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.1875\nevent-deadline = 0.5\n",
-      components: [api])
+        "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.1875\nevent-deadline = 0.5\n")
+    api = ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil)
+    harness.add(api)
     harness.start()
   }
 
@@ -74,8 +75,8 @@ import Testing
 @Test func anEventHasAtLeastOneDeadlineWhateverItsEventDeadline() throws {
   let harness = try InMemoryService(
     config:
-      "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.75\nevent-deadline = 0.25\n",
-    components: [ResponderAPI()])
+      "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.75\nevent-deadline = 0.25\n")
+  harness.add(ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil))
   harness.start()
   let time = harness.time
   let bus = harness.bus

@@ -20,7 +20,8 @@ import Testing
 
   init() throws {
     harness = try InMemoryService(
-      config: "chain = [\"log\"]\n[log]\nhandles = true\n", now: 50, components: [ResponderAPI()])
+      config: "chain = [\"log\"]\n[log]\nhandles = true\n", now: 50)
+    harness.add(ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil))
     harness.start()
   }
 

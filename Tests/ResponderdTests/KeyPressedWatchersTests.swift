@@ -20,7 +20,9 @@ import Testing
 
   init() throws {
     harness = try InMemoryService(
-      config: "[keys]\nenabled = false\n", components: [ResponderAPI(), KeysComponent()])
+      config: "[keys]\nenabled = false\n")
+    harness.add(ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil))
+    harness.add(KeysComponent(bus: harness.busComponent))
     harness.start()
   }
 

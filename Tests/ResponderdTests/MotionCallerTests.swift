@@ -15,10 +15,15 @@ import Testing
 /// another user's process gets AccessDenied from every method and property, and nothing changes.
 @Suite struct MotionCallerTests: InMemoryServiceSuite {
   let harness: InMemoryService
-  let api = MotionAPI()
+  let api: MotionAPI
+  /// Not started: its interest counts the streams, and there is no accelerometer.
+  let motion: MotionComponent
 
   init() throws {
-    harness = try InMemoryService(components: [api])
+    harness = try InMemoryService()
+    motion = MotionComponent(service: harness.service)
+    api = MotionAPI(motion: motion, bus: harness.busComponent)
+    harness.add(api)
     harness.start()
   }
 
@@ -64,8 +69,8 @@ import Testing
     }
     // Nothing was started for it: no stream, no orientation watcher, the sensor not wanted.
     #expect(api.streamCount == 0)
-    #expect(service.motionStreams == MotionStreamDemand())
-    #expect(!service.motionInterest)
+    #expect(motion.interest.streams == MotionStreamDemand())
+    #expect(!motion.interest.isWanted)
     #expect(log.all.contains { $0.contains("refused org.responderd.Motion1.StartAccelerometerUpdates") })
   }
 
@@ -87,7 +92,7 @@ import Testing
   }
 
   /// The same calls from the daemon's own user pass the check: the methods answer what they do
-  /// (here, without a motion component: no accelerometer), the properties read.
+  /// (here, with a motion component that is not started: no accelerometer), the properties read.
   @Test func itsOwnUserIsAnswered() throws {
     let own = bus.connect()
     if case .failure(let error)? = call(own, "StartAccelerometerUpdates", [.double(0.1)]) {
@@ -96,7 +101,7 @@ import Testing
       Issue.record("StartAccelerometerUpdates answered without an accelerometer")
     }
     #expect(try call(own, "BeginGeneratingDeviceOrientationNotifications")?.get() == [])
-    #expect(service.motionStreams.orientationWatchers == 1 && service.motionInterest)
+    #expect(motion.interest.streams.orientationWatchers == 1 && motion.interest.isWanted)
     // Not "by the chain": the chain (the default one) wants no motion here.
     #expect(log.all.contains { $0.hasSuffix("motion: wanted") }, "\(log.all)")
     #expect(!log.all.contains { $0.contains("by the chain") }, "\(log.all)")
@@ -105,6 +110,6 @@ import Testing
       .get()
     #expect(orientation == [.variant(.string("unknown"))])
     #expect(try call(own, "EndGeneratingDeviceOrientationNotifications")?.get() == [])
-    #expect(!service.motionInterest)
+    #expect(!motion.interest.isWanted)
   }
 }

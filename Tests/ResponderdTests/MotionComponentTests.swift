@@ -3,6 +3,7 @@ import Logging
 import ResponderConfig
 import ResponderCore
 import ResponderdKit
+import ResponderdTestKit
 import Testing
 
 private final class MotionHandler: Handler {
@@ -48,11 +49,11 @@ struct MotionComponentTests {
   @Test("The default chain wants no motion: the accelerometer is never opened")
   func defaultChain() throws {
     let loop = try EventLoop()
-    let service = Service(config: ResponderdConfig(), loop: loop, logger: logger)
-    service.add(MotionComponent())
+    let harness = try LoopService(config: ResponderdConfig(), loop: loop, logger: logger)
+    let motion = MotionComponent(service: harness.service)
+    harness.add(motion)
     let before = loop.registeredCount
-    service.start()
-    let motion = try #require(service.motion)
+    harness.start()
     #expect(motion.wantedBy == nil)
     #expect(motion.shake?.input.isWanted == false)
     #expect(motion.shake?.input.sensor == nil)
@@ -62,12 +63,12 @@ struct MotionComponentTests {
 
   @Test("[motion] enabled = false: no accelerometer at all")
   func disabled() throws {
-    let loop = try EventLoop()
     var config = ResponderdConfig()
     config.motion.enabled = false
-    let service = Service(config: config, loop: loop, logger: logger)
-    service.add(MotionComponent())
-    service.start()
-    #expect(service.motion?.shake == nil)
+    let harness = try LoopService(config: config, logger: logger)
+    let motion = MotionComponent(service: harness.service)
+    harness.add(motion)
+    harness.start()
+    #expect(motion.shake == nil)
   }
 }

@@ -14,26 +14,21 @@ import Testing
 /// key) is published as a duplicate, not dispatched; a genuine call is dispatched. On the
 /// in-memory bus and virtual time, with what `responderctl monitor` reads (EventDispatchedDetails).
 @Suite final class ProxyEchoTests {
-  let time = VirtualScheduler(now: 200)
-  let bus: InMemoryBus
-  let service: Service
+  let harness: InMemoryService
   /// The desktop's media-keys daemon (gsd-media-keys calls the proxy player as any player).
   let desktop: InMemoryBusConnection
-  var records: [DispatchRecord] = []
   /// (subtype, handledBy, dropReason) of each EventDispatchedDetails signal.
   var monitor: [(String, String, String?)] = []
 
+  var time: VirtualScheduler { harness.time }
+  var service: Service { harness.service }
+  var records: [DispatchRecord] { harness.records }
+
   init() throws {
-    bus = InMemoryBus(scheduler: time)
-    let config = try ResponderdConfig.parse("chain = [\"log\"]\n[log]\nhandles = true\n", file: "test.toml")
-    service = Service(config: config, loop: try EventLoop(), scheduler: time, logger: recordingLogger().0)
-    let component = BusComponent(bus: bus.connect())
-    service.bus = component
-    service.add(component)
-    service.add(ResponderAPI())
-    service.add(MPRISComponent(service: service))
-    desktop = bus.connect()
-    service.addDispatchObserver { [unowned self] in self.records.append($0) }
+    harness = try InMemoryService(config: "chain = [\"log\"]\n[log]\nhandles = true\n", now: 200)
+    harness.add(ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil))
+    harness.add(MPRISComponent(service: harness.service, bus: harness.busComponent))
+    desktop = harness.bus.connect()
     desktop.onSignal(interface: ResponderBusAPI.daemonInterface, member: "EventDispatchedDetails") {
       [unowned self] message in
       let values = message.arguments
@@ -43,17 +38,14 @@ import Testing
           values.count > 4 ? values[4].dictionary?["dropReason"]?.string : nil
         ))
     }
-    service.start()
-    time.advance(by: 0)
+    harness.start()
     // As `responderctl monitor` does: the dispatch signals go to the connections that ask.
     desktop.call(
       destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
       interface: ResponderBusAPI.daemonInterface, method: "WatchEvents"
     ) { _ in }
-    time.advance(by: 0)
+    harness.settle()
   }
-
-  deinit { service.stop() }
 
   func press(_ subtype: EventSubtype, device: String = "evdev:/dev/input/event5", owned: Bool = false) {
     service.postDeviceEvent(

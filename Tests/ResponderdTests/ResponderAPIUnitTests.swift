@@ -63,11 +63,13 @@ final class BusApp {
 /// the per-call deadline of a hung application, caller checks, an application leaving the bus.
 @Suite final class ResponderAPIUnitTests: InMemoryServiceSuite {
   let harness: InMemoryService
-  let api = ResponderAPI()
+  let api: ResponderAPI
 
   init() throws {
     harness = try InMemoryService(
-      config: "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.2\n", components: [api])
+      config: "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.2\n")
+    api = ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil)
+    harness.add(api)
     harness.start()
   }
 

@@ -15,9 +15,8 @@ import Testing
     let service = Service(config: config, loop: try EventLoop(), scheduler: scheduler, logger: logger)
     if let bus {
       let component = BusComponent(bus: bus.connect())
-      service.bus = component
       service.add(component)
-      service.add(ResponderAPI())
+      service.add(ResponderAPI(bus: component, session: nil, motionInterest: nil))
     }
     return service
   }

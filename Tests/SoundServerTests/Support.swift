@@ -3,6 +3,7 @@ import EventLoop
 import Logging
 import ResponderConfig
 import ResponderdKit
+import ResponderdTestKit
 import SoundServer
 
 /// Every log message, kept for inspection.
@@ -54,14 +55,14 @@ func wait(_ what: String, loop: EventLoop, timeout: Double = 10, until condition
   }
 }
 
-/// A service with the volume component alone, on `config`, for `server`.
+/// A started service with the volume component alone, on `config`, for `server`.
 func volumeService(config: String, server: String, loop: EventLoop, logger: Logger) throws -> (
-  Service, VolumeComponent
+  LoopService, VolumeComponent
 ) {
-  let service = Service(
-    config: try ResponderdConfig.parse(config, file: "test.toml"), loop: loop, logger: logger)
   let component = VolumeComponent(server: server)
-  service.add(component)
-  service.start()
-  return (service, component)
+  let harness = try LoopService(
+    config: try ResponderdConfig.parse(config, file: "test.toml"), loop: loop, logger: logger,
+    components: [component])
+  harness.start()
+  return (harness, component)
 }

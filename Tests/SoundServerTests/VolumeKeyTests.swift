@@ -23,11 +23,11 @@ import Testing
     try server.start()
     try server.pactlChecked(["set-sink-volume", "speakers", "50%"])
     let lines = LogLines()
-    let (service, volume) = try volumeService(
+    let (harness, volume) = try volumeService(
       config: "[volume]\nstep = 10\n", server: server.address, loop: loop, logger: keepingLogger(lines))
-    defer { service.stop() }
+    defer { harness.stop() }
     var actions: [KeyActionRecord] = []
-    service.addKeyActionObserver { actions.append($0) }
+    harness.service.addKeyActionObserver { actions.append($0) }
 
     let up = try outcome(loop: loop) { volume.press(.up, devicePath: nil, timestamp: 1, completion: $0) }
     #expect(
@@ -230,19 +230,18 @@ import Testing
     let loop = try EventLoop()
     let lines = LogLines()
     let missing = "unix:/tmp/responderd-no-sound-server-\(getpid())/pulse/native"
-    let (service, volume) = try volumeService(
+    let (harness, volume) = try volumeService(
       config: "", server: missing, loop: loop, logger: keepingLogger(lines))
     defer {
-      service.stop()
+      harness.stop()
       // The context of the last failed attempt is freed on the loop's next turn (never from inside
       // libpulse's call): a service's loop turns again, this test's must too, or the loop and the
       // connection keep each other.
       loop.runOnce(timeout: 0)
     }
     var actions: [KeyActionRecord] = []
-    service.addKeyActionObserver { actions.append($0) }
-    var dispatched: [DispatchRecord] = []
-    service.addDispatchObserver { dispatched.append($0) }
+    harness.service.addKeyActionObserver { actions.append($0) }
+    var dispatched: [DispatchRecord] { harness.records }
 
     for timestamp in [1.0, 2.0, 3.0] {
       #expect(
@@ -253,7 +252,8 @@ import Testing
     #expect(lines.count("no sound server at \(missing)") == 1)
     #expect(actions.map(\.action) == ["no sound server", "no sound server", "no sound server"])
     // The rest of the service goes on: an event posted now is dispatched.
-    service.application.post(Event.remoteControl(.remoteControlTogglePlayPause, timestamp: 4, source: "test"))
+    harness.service.application.post(
+      Event.remoteControl(.remoteControlTogglePlayPause, timestamp: 4, source: "test"))
     try wait("the dispatch", loop: loop) { !dispatched.isEmpty }
     #expect(dispatched.first?.subtype == .remoteControlTogglePlayPause)
   }

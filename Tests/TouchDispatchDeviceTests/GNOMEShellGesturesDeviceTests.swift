@@ -54,11 +54,11 @@ extension TouchDispatchDeviceTests {
         direction = "down"
         event = "previousTrack"
         """, file: "test.toml")
-      let keys = KeysComponent()
-      let touch = TouchGesturesComponent()
-      let harness = try LoopService(
-        config: config, loop: loop, busAddress: desktop.sessionBusAddress,
-        components: [keys, DesktopComponent(keys: keys), touch])
+      let harness = try LoopService(config: config, loop: loop, busAddress: desktop.sessionBusAddress)
+      let keys = KeysComponent(bus: harness.bus)
+      let desktopComponent = DesktopComponent(keys: keys, bus: harness.bus)
+      let touch = TouchGesturesComponent(desktop: desktopComponent, motion: nil, motionAPI: nil)
+      for component: ServiceComponent in [keys, desktopComponent, touch] { harness.add(component) }
       harness.start()
       defer { harness.stop() }
       var dispatches: [DispatchRecord] { harness.records }

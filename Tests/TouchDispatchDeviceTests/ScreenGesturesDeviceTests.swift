@@ -26,7 +26,7 @@ extension TouchDispatchDeviceTests {
         direction = "left"
         event = "nextTrack"
         """, file: "test.toml")
-      let component = TouchGesturesComponent()
+      let component = TouchGesturesComponent(desktop: nil, motion: nil, motionAPI: nil)
       let harness = try LoopService(config: config, components: [component])
       harness.start()
       let loop = harness.loop

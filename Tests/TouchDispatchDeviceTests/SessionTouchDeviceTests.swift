@@ -30,10 +30,11 @@ extension TouchDispatchDeviceTests {
       let loop = try EventLoop()
       let logind = try MockLogind(loop: loop)
       try logind.addSession("c1", uid: getuid(), active: true)
+      let component = TouchGesturesComponent(desktop: nil, motion: nil, motionAPI: nil)
       let session = SessionComponent(
         systemBusAddress: logind.address,
-        identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()))
-      let component = TouchGesturesComponent()
+        identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil, keys: nil,
+        touchGestures: component, motion: nil)
       let harness = try LoopService(config: config, loop: loop, components: [session, component])
       harness.start()
       defer { harness.stop() }

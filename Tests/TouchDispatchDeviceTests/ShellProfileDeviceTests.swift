@@ -80,7 +80,8 @@ extension TouchDispatchDeviceTests {
       let testbed: TouchscreenTestbed
       let harness: LoopService
       var loop: EventLoop { harness.loop }
-      let component = TouchGesturesComponent()
+      /// A fixed profile: no desktop to follow.
+      let component = TouchGesturesComponent(desktop: nil, motion: nil, motionAPI: nil)
       var dispatches: [DispatchRecord] { harness.records }
       private var controls = 0
 
