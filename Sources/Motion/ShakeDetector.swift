@@ -306,6 +306,9 @@ private struct Core {
   private var quarter = 0
   private var quarterEnd: Seconds = -.infinity
   private var lastHop: Seconds = -.infinity
+  /// The last interval between samples, and the gravity filter's weight for it.
+  private var lastInterval: Seconds = 0
+  private var lastWeight = 0.0
   /// When the principal axis is next brought up to date.
   private var nextAxisStep: Seconds = -.infinity
   var gravity: Vector3 = .zero
@@ -367,7 +370,12 @@ private struct Core {
     dynamic = d
     let dt = t - lastTime
     if dt > 0 {
-      let weight = Self.filterWeight(dt * gravityRate)
+      // (Samples mostly come at a steady rate: the weight of the last interval is kept.)
+      if dt != lastInterval {
+        lastInterval = dt
+        lastWeight = Self.filterWeight(dt * gravityRate)
+      }
+      let weight = lastWeight
       gravity = gravity + d * weight
       updatePrincipalAxis(d, weight: weight, at: t)
     }
