@@ -42,8 +42,10 @@ public enum ShakeRejection: String, Equatable, Sendable, CaseIterable {
   /// beginning.
   case long
   /// The device fell freely a moment before (the acceleration, gravity included, near nothing for
-  /// a while): the flight of a running step or a hop, or a fall, and the jolts that land it, not a
-  /// hand's shake (a hand holds the device up all along).
+  /// a while), or the motion was a body's bounce (mostly along gravity, never pulled down much
+  /// harder than gravity, the jolts up sharper than the dips): the flights and landings of running
+  /// steps or hops, or a fall, not a hand's shake (a hand holds the device up all along, and pulls
+  /// it down as hard as it pushes it up).
   case bounce
   /// Fewer than four swings in a row reached `threshold`: a single stroke (a push, a brake and a
   /// rebound, three at most) or a step (a heel strike and its rebound), not a shake.
@@ -113,13 +115,29 @@ public final class ShakeDetector {
   static let violentRhythmRatio = 3.0
   /// Free fall: the acceleration, gravity included, under `freeFallLevel` g for at least
   /// `freeFallMinimum`. A shake does not begin within `freeFallMemory` after one: running, hopping
-  /// and falling throw the device into the air (a flight of 0.05–0.3 s at each step or hop), a hand
-  /// shaking it never lets go of it (an up-and-down shake of 2 g passes through free fall in 20–40 ms).
+  /// and falling throw the device into the air (a flight of 0.05–0.3 s at each step or hop, though
+  /// not at every one), a hand shaking it never lets go of it (an up-and-down shake of 2 g passes
+  /// through free fall in 20–40 ms).
   static let freeFallLevel = 0.3
   static let freeFallMinimum: Seconds = 0.08
   /// (At low rates a single sample in free fall stands for no more than this.)
   static let freeFallStep: Seconds = 0.02
-  static let freeFallMemory: Seconds = 1
+  static let freeFallMemory: Seconds = 4
+  /// A body's bounce (hops, running steps; see `Core.hopping`): the recent motion goes mostly along
+  /// gravity (at least `bounceVerticalShare` of its second moment), the least acceleration along
+  /// gravity, gravity included, over the last second stays above `bounceFloor` g (a body's bounce
+  /// never pulls the device down much harder than gravity: its dips are flights, near 0 g; a hand
+  /// shaking up and down by 2 g pulls it to −1 g), and the jolts up reach at least
+  /// `bounceLopsidedness` times as far above gravity as the dips go below it (landings are sharp
+  /// impacts, a hand's swings are alike both ways). No shake begins within `hopMemory` of such
+  /// motion. The extremes are kept per `verticalQuarter` of a second.
+  static let bounceVerticalShare = 0.5
+  static let bounceFloor = -0.9
+  static let bounceLopsidedness = 1.6
+  static let hopMemory: Seconds = 2
+  static let verticalQuarter: Seconds = 0.25
+  /// The principal axis takes a step of power iteration at most this often.
+  static let axisStep: Seconds = 0.01
   /// How long after a decision falls due the timer takes it when no sample arrives: the latest a
   /// sample may arrive after its timestamp (the buffer's latency for buffered capture).
   public var lateSampleAllowance: Seconds
@@ -281,6 +299,18 @@ private struct Core {
   /// before it, at most `freeFallStep`), and when the last one long enough was.
   private var freeFallTime: Seconds = 0
   private var lastFreeFall: Seconds = -.infinity
+  /// The acceleration along gravity (a·g, gravity included): its least and greatest values in each
+  /// quarter of the last second, a ring (`quarter` the one under way, ending at `quarterEnd`).
+  private var verticalLows = InlineArray<4, Double>(repeating: 0)
+  private var verticalHighs = InlineArray<4, Double>(repeating: 0)
+  private var quarter = 0
+  private var quarterEnd: Seconds = -.infinity
+  private var lastHop: Seconds = -.infinity
+  /// The last interval between samples, and the gravity filter's weight for it.
+  private var lastInterval: Seconds = 0
+  private var lastWeight = 0.0
+  /// When the principal axis is next brought up to date.
+  private var nextAxisStep: Seconds = -.infinity
   var gravity: Vector3 = .zero
   var dynamic: Vector3 = .zero
   var hasGravity = false
@@ -322,14 +352,32 @@ private struct Core {
     } else {
       freeFallTime = 0
     }
+    let vertical = a.dot(gravity)
+    if t >= quarterEnd {
+      quarter = (quarter + 1) & 3
+      verticalLows[quarter] = vertical
+      verticalHighs[quarter] = vertical
+      quarterEnd =
+        quarterEnd + ShakeDetector.verticalQuarter > t
+        ? quarterEnd + ShakeDetector.verticalQuarter : t + ShakeDetector.verticalQuarter
+    } else if vertical < verticalLows[quarter] {
+      verticalLows[quarter] = vertical
+    } else if vertical > verticalHighs[quarter] {
+      verticalHighs[quarter] = vertical
+    }
     let d = a - gravity
     let m = d.length
     dynamic = d
     let dt = t - lastTime
     if dt > 0 {
-      let weight = Self.filterWeight(dt * gravityRate)
+      // (Samples mostly come at a steady rate: the weight of the last interval is kept.)
+      if dt != lastInterval {
+        lastInterval = dt
+        lastWeight = Self.filterWeight(dt * gravityRate)
+      }
+      let weight = lastWeight
       gravity = gravity + d * weight
-      updatePrincipalAxis(d, weight: weight)
+      updatePrincipalAxis(d, weight: weight, at: t)
     }
 
     let along = d.dot(principalAxis)
@@ -362,6 +410,13 @@ private struct Core {
       &zTrack, d.z, magnitude: m, at: t, dt: dt, phase: phase, bouncing: bouncing, settings: settings,
       levels: levels, into: &result)
     if phase == .waiting, m >= levels.sustain { result.keptGoing = true }
+    if result.began != nil, hopping(at: t) {
+      result.began = nil
+      principalTrack.vetoBegin(.bounce, at: t, settings: settings, levels: levels)
+      xTrack.vetoBegin(.bounce, at: t, settings: settings, levels: levels)
+      yTrack.vetoBegin(.bounce, at: t, settings: settings, levels: levels)
+      zTrack.vetoBegin(.bounce, at: t, settings: settings, levels: levels)
+    }
     if result.began != nil {
       // What is under way now is the shake: none of it is reported as turned down.
       principalTrack.reportable = false
@@ -404,6 +459,37 @@ private struct Core {
     return note
   }
 
+  /// Whether the recent motion is a body's bounce (hops, running steps): it goes mostly along
+  /// gravity, the device is never pulled down much harder than gravity would (the least
+  /// acceleration along gravity, gravity included, above `ShakeDetector.bounceFloor`), and it is
+  /// lopsided: the jolts up (landings) reach further above gravity than the dips below it.
+  mutating func hopping(at t: Seconds) -> Bool {
+    if bounceLike() {
+      lastHop = t
+      return true
+    }
+    return t - lastHop <= ShakeDetector.hopMemory
+  }
+
+  private func bounceLike() -> Bool {
+    let g2 = gravity.dot(gravity)
+    let trace = moments.xx + moments.yy + moments.zz
+    guard g2 > 0, trace > 0 else { return false }
+    let alongGravity = moments.quadratic(gravity)
+    if alongGravity < ShakeDetector.bounceVerticalShare * g2 * trace { return false }
+    var low = verticalLows[0]
+    var high = verticalHighs[0]
+    for index in 1..<4 {
+      low = min(low, verticalLows[index])
+      high = max(high, verticalHighs[index])
+    }
+    let length = g2.squareRoot()
+    low /= length
+    high /= length
+    if low < ShakeDetector.bounceFloor * standardGravity { return false }
+    return high - length >= ShakeDetector.bounceLopsidedness * (length - low)
+  }
+
   mutating func clearTracks() {
     principalTrack.clear()
     xTrack.clear()
@@ -420,14 +506,24 @@ private struct Core {
     principalAxis = Vector3(1, 0, 0)
     freeFallTime = 0
     lastFreeFall = -.infinity
+    verticalLows = InlineArray(repeating: 0)
+    verticalHighs = InlineArray(repeating: 0)
+    quarter = 0
+    quarterEnd = -.infinity
+    lastHop = -.infinity
+    nextAxisStep = -.infinity
     clearTracks()
   }
 
   /// One step of power iteration on the low-passed second moments of the dynamic acceleration: the
   /// principal axis follows the direction of the motion (a positive semi-definite matrix never
   /// turns it by more than a right angle, so its sign stays).
-  private mutating func updatePrincipalAxis(_ d: Vector3, weight k: Double) {
+  private mutating func updatePrincipalAxis(_ d: Vector3, weight k: Double, at t: Seconds) {
     moments.add(d, weight: k)
+    // (A step of the iteration every `axisStep` at most: the axis of a motion of a few hertz moves
+    // no faster, and at high rates most samples skip it.)
+    guard t >= nextAxisStep else { return }
+    nextAxisStep = t + ShakeDetector.axisStep
     let next = moments.times(principalVector)
     let squared = next.dot(next)
     // (The axis stays where it was when the moments are all but nothing.)
@@ -449,6 +545,11 @@ private struct Moments {
     xy += (d.x * d.y - xy) * k
     xz += (d.x * d.z - xz) * k
     yz += (d.y * d.z - yz) * k
+  }
+
+  /// vᵀ M v.
+  func quadratic(_ v: Vector3) -> Double {
+    v.x * v.x * xx + v.y * v.y * yy + v.z * v.z * zz + 2 * (v.x * v.y * xy + v.x * v.z * xz + v.y * v.z * yz)
   }
 
   func times(_ v: Vector3) -> Vector3 {

@@ -204,6 +204,13 @@ struct SwingTrack {
     return nil
   }
 
+  /// A shake these swings would begin was vetoed for `reason` (a property of the whole motion).
+  mutating func vetoBegin(
+    _ reason: ShakeRejection, at t: Seconds, settings: ShakeSettings, levels: ShakeDetector.Levels
+  ) {
+    if !isEmpty, shakeProblem(at: t, settings: settings, levels: levels) == nil { lastFailure = reason }
+  }
+
   /// Whether the chain is still a shake's: it turned back at least once, the last finished swing
   /// was strong for `minimumSwingDuty` of its time, and the one under way so far.
   func keepsShaking(settings: ShakeSettings) -> Bool {

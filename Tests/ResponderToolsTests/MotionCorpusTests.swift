@@ -301,11 +301,14 @@ private func shakes(in directory: String, label: String, rates: [Double?] = [nil
 
 @Suite("Vigorous motion corpus")
 struct VigorousMotionCorpusTests {
-  /// (The jogging clip has one false shake, 3 s in, at every rate, two at 25 Hz; the hopping clip
-  /// one at 25 Hz.)
+  /// The clips hold recordings where the rule before the bounce (issue 36) took steps and hops for
+  /// shakes: a jog with the sensor at the waist (4 false shakes then, at its own rate) and a hop in
+  /// the pocket (2), beside the first jog in the pocket (1 at every rate, 2 at 25 Hz). Now none at
+  /// the recordings' own rates, 100 and 50 Hz; at 25 Hz, where a flight is a sample or two, one
+  /// in the jog at the waist and two in the hops.
   @Test(
     "A clip of jogging, hopping, running down stairs and a fall, phone in the pocket: at most the measured false shakes",
-    arguments: [("jogging", 5), ("jumping", 1), ("stairs-down", 0), ("fall", 0)])
+    arguments: [("jogging", 1), ("jumping", 2), ("stairs-down", 0), ("fall", 0)])
   func clip(label: String, ceiling: Int) throws {
     let directory = motionFixtures("umafall") + "/clips"
     let (found, minutes) = try shakes(in: directory, label: label, rates: [nil, 100, 50, 25])
@@ -319,7 +322,7 @@ struct VigorousMotionCorpusTests {
       if: umafallCorpusPresent,
       "no UMAFall recordings at \(umafallDirectory) (set RESPONDERD_UMAFALL_CORPUS; see Tests/Fixtures/Motion/umafall/README.md)"
     ),
-    arguments: [("jogging", 62), ("jumping", 76), ("stairs-down", 0), ("fall", 10), ("walking", 1)])
+    arguments: [("jogging", 33), ("jumping", 31), ("stairs-down", 0), ("fall", 7), ("walking", 0)])
   func corpus(label: String, ceiling: Int) throws {
     let (found, minutes) = try shakes(in: umafallDirectory, label: label)
     #expect(minutes > 1, "\(minutes) minutes")
