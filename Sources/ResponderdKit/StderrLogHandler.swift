@@ -27,9 +27,7 @@ public struct StderrLogHandler: Logging.LogHandler {
   }
 
   public func log(event: LogEvent) {
-    var merged = metadata
-    if let extra = event.metadata { merged.merge(extra) { $1 } }
-    let fields = merged.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+    let fields = metadata.logLineFields(merging: event.metadata)
     let prefix = journald ? "<\(Self.priority(event.level))>" : "\(event.level): "
     writeText("\(prefix)\(event.message)\(fields)\n", to: .standardError)
   }
@@ -44,5 +42,15 @@ public struct StderrLogHandler: Logging.LogHandler {
     case .error: 3
     case .critical: 2
     }
+  }
+}
+
+extension Logger.Metadata {
+  /// How a log line ends: " key=value" for each field, sorted by key, those of `extra` (a
+  /// message's own) taking precedence over these (the handler's).
+  public func logLineFields(merging extra: Logger.Metadata?) -> String {
+    var merged = self
+    if let extra { merged.merge(extra) { $1 } }
+    return merged.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
   }
 }

@@ -94,10 +94,7 @@ public final class RecordingLogHandler: LogHandler, @unchecked Sendable {
   }
   /// "level: message", then each metadata field (" key=value", sorted by key).
   public func log(event: LogEvent) {
-    var merged = metadata
-    if let extra = event.metadata { merged.merge(extra) { $1 } }
-    let fields = merged.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
-    store.append("\(event.level): \(event.message)\(fields)")
+    store.append("\(event.level): \(event.message)\(metadata.logLineFields(merging: event.metadata))")
   }
 }
 
