@@ -15,9 +15,11 @@
  * KWIN_WAYLAND_NO_PERMISSION_CHECKS=1 (or install a .desktop file for this exe with
  * X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input).  Built by ShellTestSupport (HelperBuild):
  * wayland-scanner on plasma-wayland-protocols' fake-input.xml, then cc with wayland-client. */
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <wayland-client.h>
 #include "fake-input-client-protocol.h"
 
@@ -41,7 +43,18 @@ int main(int argc, char **argv) {
   struct wl_registry *reg = wl_display_get_registry(dpy);
   wl_registry_add_listener(reg, &reg_l, NULL);
   wl_display_roundtrip(dpy);
-  if (!fi) { fprintf(stderr, "org_kde_kwin_fake_input not offered (permission check?)\n"); return 2; }
+  /* KWin may announce the global a moment after its socket and bus name appear: wait for it
+   * (the display's descriptor, in poll), 10 s at most. */
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  while (!fi) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long left = 10000 - ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000);
+    if (left <= 0 || wl_display_flush(dpy) < 0) break;
+    struct pollfd p = { wl_display_get_fd(dpy), POLLIN, 0 };
+    if (poll(&p, 1, (int)left) <= 0 || wl_display_dispatch(dpy) < 0) break;
+  }
+  if (!fi) { fprintf(stderr, "org_kde_kwin_fake_input not offered within 10 s (permission check?)\n"); return 2; }
   org_kde_kwin_fake_input_authenticate(fi, "kwin_fake_input", "automated tests");
   wl_display_roundtrip(dpy);
   printf("ready fake_input v%u\n", fi_ver); fflush(stdout);
