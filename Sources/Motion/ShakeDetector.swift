@@ -1,10 +1,6 @@
 import EventTime
 import ResponderCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A decision of the shake detector: `motionBegan`, `motionEnded` or `motionCancelled` for
 /// `.motionShake`, at `time` (seconds on the samples' clock).
 public struct ShakeEvent: Equatable, Sendable, CustomStringConvertible {
@@ -137,7 +133,11 @@ public final class ShakeDetector {
   static let hopMemory: Seconds = 2
   static let verticalQuarter: Seconds = 0.25
   /// The principal axis takes a step of power iteration at most this often.
-  static let axisStep: Seconds = 0.01
+  static let axisStep: Seconds = 0.02
+  /// Samples closer than this to the last one taken are averaged with the ones after them, and
+  /// taken together (a sensor faster than about 130 Hz is followed at half its rate or less: a
+  /// shake's swings last 70 ms or more, and the average of a few milliseconds keeps their shape).
+  static let sampleSpacing: Seconds = 0.015
   /// How long after a decision falls due the timer takes it when no sample arrives: the latest a
   /// sample may arrive after its timestamp (the buffer's latency for buffered capture).
   public var lateSampleAllowance: Seconds
@@ -152,19 +152,18 @@ public final class ShakeDetector {
     var vigorous: Double
     var active: Double
     var sustain: Double
+    var sustainSquared: Double { sustain * sustain }
   }
 
-  @exclusivity(unchecked) public private(set) var state: State = .idle
+  /// Where the detector is.
+  public var state: State { machine.state }
   /// The current estimate of gravity, in m/s² (valid once a sample was processed).
-  public var gravity: Vector3 { core.gravity }
+  public var gravity: Vector3 { machine.core.gravity }
   /// The dynamic acceleration of the last sample (gravity removed), in m/s².
-  public var dynamic: Vector3 { core.dynamic }
+  public var dynamic: Vector3 { machine.core.dynamic }
 
-  /// The last sample that kept a shake under way going (see `ShakeSettings.sustainThreshold`).
-  @exclusivity(unchecked) private var lastSustained: Seconds = -.infinity
-  /// What is followed sample by sample, in one value. (Only `process`, `reset` and `finish` touch
-  /// it, never while another of them is under way: its accesses need no checking at run time.)
-  @exclusivity(unchecked) private var core: Core
+  /// Everything followed sample by sample, in one value: a sample is one access to it.
+  private var machine: Machine
 
   private var timer: ScheduledTimer?
   private var timerTarget: Seconds = 0
@@ -180,47 +179,31 @@ public final class ShakeDetector {
     self.scheduler = scheduler
     self.lateSampleAllowance = lateSampleAllowance
     self.onEvent = onEvent
-    core = Core(
-      settings: settings,
-      levels: Levels(
-        vigorous: settings.threshold * standardGravity, active: settings.activityThreshold * standardGravity,
-        sustain: settings.sustainThreshold * standardGravity))
+    machine = Machine(
+      core: Core(
+        settings: settings,
+        levels: Levels(
+          vigorous: settings.threshold * standardGravity,
+          active: settings.activityThreshold * standardGravity,
+          sustain: settings.sustainThreshold * standardGravity)))
   }
 
   /// Whether a shake is under way (began, and neither ended nor cancelled).
-  public var isShaking: Bool {
-    if case .shaking = state { return true }
-    return false
-  }
+  public var isShaking: Bool { machine.isShaking }
 
   /// Feeds one sample. Samples must come in time order; one that goes back in time (timestamp
   /// jitter) is taken as happening at the previous sample's time.
   public func process(_ sample: MotionSample) {
-    var t = sample.t
-    if core.hasGravity && t < core.lastTime { t = core.lastTime }
-    if state != .idle { settle(upTo: t) }
-    let phase: Core.Phase
-    switch state {
-    case .idle: phase = .idle
-    case .shaking: phase = .shaking
-    case .waitingForQuiet: phase = .waiting
-    }
-    let step = core.step(sample.acceleration, at: t, phase: phase)
-    if let note = step.note { onRejection?(note) }
-    if step.keptGoing { lastSustained = t }
-    if let since = step.began {
-      lastSustained = t
-      state = .shaking(since: since)
-      onEvent(ShakeEvent(phase: .began, time: t))
-      armTimer()
-    }
+    // (Most samples decide nothing: what one decided is fetched only when there is something.)
+    if machine.process(sample) { report(machine.takeOutcome()) }
   }
 
   /// The sensor went away, or sampling stopped, at `time` (now by default): decisions already due
   /// are taken, a shake under way is cancelled, and the detector starts afresh (gravity included).
   public func sensorLost(at time: Seconds? = nil) {
-    let when = max(time ?? scheduler.now, core.hasGravity ? core.lastTime : -.infinity)
-    settle(upTo: when)
+    report(machine.flush())
+    let when = max(time ?? scheduler.now, machine.latestTime)
+    report(machine.settle(upTo: when))
     if isShaking { onEvent(ShakeEvent(phase: .cancelled, time: when)) }
     reset()
   }
@@ -229,50 +212,168 @@ public final class ShakeDetector {
   public func reset() {
     timer?.cancel()
     timer = nil
-    state = .idle
-    lastSustained = -.infinity
-    core.reset()
+    machine.reset()
   }
 
-  // MARK: Decisions on time
-
-  /// Takes every decision due by `time`.
-  private func settle(upTo time: Seconds) {
-    if case .shaking(let since) = state {
-      let endAt = lastSustained + settings.quietTime
-      let cancelAt = since + settings.maximumDuration
-      if endAt <= cancelAt, endAt <= time {
-        finish()
-        onEvent(ShakeEvent(phase: .ended, time: endAt))
-      } else if cancelAt < endAt, cancelAt <= time {
+  /// Tells what a sample or a settling decided, in order, and keeps the timer in step.
+  private func report(_ outcome: Machine.Outcome) {
+    if let event = outcome.settled {
+      if !machine.isShaking {
         timer?.cancel()
         timer = nil
-        state = .waitingForQuiet
-        onEvent(ShakeEvent(phase: .cancelled, time: cancelAt))
       }
+      onEvent(event)
     }
-    if state == .waitingForQuiet, lastSustained + settings.quietTime <= time {
-      finish()
+    if let note = outcome.note { onRejection?(note) }
+    if let began = outcome.began {
+      onEvent(ShakeEvent(phase: .began, time: began))
+      armTimer()
     }
-  }
-
-  private func finish() {
-    timer?.cancel()
-    timer = nil
-    state = .idle
-    core.clearTracks()
   }
 
   private func armTimer() {
-    guard case .shaking(let since) = state else { return }
-    let due = min(lastSustained + settings.quietTime, since + settings.maximumDuration)
+    guard case .shaking(let since) = machine.state else { return }
+    let due = min(machine.lastSustained + settings.quietTime, since + settings.maximumDuration)
     timerTarget = due
     timer = scheduler.schedule(at: due + lateSampleAllowance) { [weak self] in
       guard let self else { return }
       self.timer = nil
-      self.settle(upTo: max(self.scheduler.now - self.lateSampleAllowance, self.timerTarget))
+      self.report(
+        self.machine.settle(upTo: max(self.scheduler.now - self.lateSampleAllowance, self.timerTarget)))
       if self.isShaking { self.armTimer() }
     }
+  }
+}
+
+/// The detector's decisions on the samples and on time, in one value (the class around it keeps
+/// the timer and tells the decisions).
+private struct Machine {
+  /// What a sample, or time passing, decided.
+  struct Outcome {
+    /// The shake under way ended or was cancelled (before the sample was taken).
+    var settled: ShakeEvent?
+    /// A burst of motion was turned down.
+    var note: ShakeRejectionNote?
+    /// A shake began, at this time.
+    var began: Seconds?
+  }
+
+  var state: ShakeDetector.State = .idle
+  /// The last sample that kept a shake under way going (see `ShakeSettings.sustainThreshold`).
+  var lastSustained: Seconds = -.infinity
+  var core: Core
+  /// What the last sample decided, until it is fetched.
+  private var outcome = Outcome()
+  /// Samples not taken yet (closer than `ShakeDetector.sampleSpacing` to the last one taken): their
+  /// sum, their number and the last one's time.
+  private var pendingSum = Vector3.zero
+  private var pendingCount = 0
+  private var pendingTime: Seconds = 0
+
+  init(core: Core) { self.core = core }
+
+  var isShaking: Bool {
+    if case .shaking = state { return true }
+    return false
+  }
+
+  /// The time of the last sample seen (−∞ before the first).
+  var latestTime: Seconds {
+    if pendingCount > 0 { return pendingTime }
+    return core.hasGravity ? core.lastTime : -.infinity
+  }
+
+  /// Takes a sample; true when it decided something (`takeOutcome`).
+  mutating func process(_ sample: MotionSample) -> Bool {
+    var t = sample.t
+    guard core.hasGravity else { return take(sample.acceleration, at: t) }
+    let lastTaken = core.lastTime
+    if t < lastTaken { t = lastTaken }
+    if t - lastTaken < ShakeDetector.sampleSpacing {
+      // (Averaged with the next sample.)
+      if pendingCount > 0, t < pendingTime { t = pendingTime }
+      pendingSum = pendingSum + sample.acceleration
+      pendingCount += 1
+      pendingTime = t
+      return false
+    }
+    if pendingCount == 0 { return take(sample.acceleration, at: t) }
+    if t < pendingTime { t = pendingTime }
+    let mean = (pendingSum + sample.acceleration) * (pendingCount == 1 ? 0.5 : 1 / Double(pendingCount + 1))
+    pendingSum = .zero
+    pendingCount = 0
+    return take(mean, at: t)
+  }
+
+  /// What the last sample decided (and forgets it).
+  mutating func takeOutcome() -> Outcome {
+    defer { outcome = Outcome() }
+    return outcome
+  }
+
+  /// Takes the samples still waiting to be averaged with a later one.
+  mutating func flush() -> Outcome {
+    guard pendingCount > 0 else { return Outcome() }
+    let mean = pendingSum * (1 / Double(pendingCount))
+    pendingSum = .zero
+    pendingCount = 0
+    return take(mean, at: pendingTime) ? takeOutcome() : Outcome()
+  }
+
+  private mutating func take(_ a: Vector3, at t: Seconds) -> Bool {
+    let phase: Core.Phase
+    switch state {
+    case .idle: phase = .idle
+    case .shaking:
+      outcome = settle(upTo: t)
+      phase = isShaking ? .shaking : state == .idle ? .idle : .waiting
+    case .waitingForQuiet:
+      outcome = settle(upTo: t)
+      phase = state == .idle ? .idle : .waiting
+    }
+    let step = core.step(a, at: t, phase: phase)
+    if step.keptGoing { lastSustained = t }
+    guard step.note != nil || step.began != nil || outcome.settled != nil else { return false }
+    outcome.note = step.note
+    if let since = step.began {
+      lastSustained = t
+      state = .shaking(since: since)
+      outcome.began = t
+    }
+    return true
+  }
+
+  /// Takes every decision due by `time`.
+  mutating func settle(upTo time: Seconds) -> Outcome {
+    var outcome = Outcome()
+    if case .shaking(let since) = state {
+      let endAt = lastSustained + core.settings.quietTime
+      let cancelAt = since + core.settings.maximumDuration
+      if endAt <= cancelAt, endAt <= time {
+        finish()
+        outcome.settled = ShakeEvent(phase: .ended, time: endAt)
+      } else if cancelAt < endAt, cancelAt <= time {
+        state = .waitingForQuiet
+        outcome.settled = ShakeEvent(phase: .cancelled, time: cancelAt)
+      }
+    }
+    if state == .waitingForQuiet, lastSustained + core.settings.quietTime <= time {
+      finish()
+    }
+    return outcome
+  }
+
+  private mutating func finish() {
+    state = .idle
+    core.clearTracks()
+  }
+
+  mutating func reset() {
+    state = .idle
+    lastSustained = -.infinity
+    pendingSum = .zero
+    pendingCount = 0
+    core.reset()
   }
 }
 
@@ -360,13 +461,12 @@ private struct Core {
       quarterEnd =
         quarterEnd + ShakeDetector.verticalQuarter > t
         ? quarterEnd + ShakeDetector.verticalQuarter : t + ShakeDetector.verticalQuarter
-    } else if vertical < verticalLows[quarter] {
-      verticalLows[quarter] = vertical
-    } else if vertical > verticalHighs[quarter] {
-      verticalHighs[quarter] = vertical
+    } else {
+      verticalLows[quarter] = min(verticalLows[quarter], vertical)
+      verticalHighs[quarter] = max(verticalHighs[quarter], vertical)
     }
     let d = a - gravity
-    let m = d.length
+    let m2 = d.dot(d)
     dynamic = d
     let dt = t - lastTime
     if dt > 0 {
@@ -391,25 +491,25 @@ private struct Core {
       xTrack.lastValue = d.x
       yTrack.lastValue = d.y
       zTrack.lastValue = d.z
-      if phase == .waiting, m >= levels.sustain { result.keptGoing = true }
+      if phase == .waiting, m2 >= levels.sustainSquared { result.keptGoing = true }
       lastTime = t
       return result
     }
     // (Notes come from the principal axis alone: one per stretch of motion.)
     result.note = Self.follow(
-      &principalTrack, along, magnitude: m, at: t, dt: dt, phase: phase, bouncing: bouncing,
+      &principalTrack, along, magnitudeSquared: m2, at: t, dt: dt, phase: phase, bouncing: bouncing,
       settings: settings,
       levels: levels, into: &result)
     _ = Self.follow(
-      &xTrack, d.x, magnitude: m, at: t, dt: dt, phase: phase, bouncing: bouncing, settings: settings,
+      &xTrack, d.x, magnitudeSquared: m2, at: t, dt: dt, phase: phase, bouncing: bouncing, settings: settings,
       levels: levels, into: &result)
     _ = Self.follow(
-      &yTrack, d.y, magnitude: m, at: t, dt: dt, phase: phase, bouncing: bouncing, settings: settings,
+      &yTrack, d.y, magnitudeSquared: m2, at: t, dt: dt, phase: phase, bouncing: bouncing, settings: settings,
       levels: levels, into: &result)
     _ = Self.follow(
-      &zTrack, d.z, magnitude: m, at: t, dt: dt, phase: phase, bouncing: bouncing, settings: settings,
+      &zTrack, d.z, magnitudeSquared: m2, at: t, dt: dt, phase: phase, bouncing: bouncing, settings: settings,
       levels: levels, into: &result)
-    if phase == .waiting, m >= levels.sustain { result.keptGoing = true }
+    if phase == .waiting, m2 >= levels.sustainSquared { result.keptGoing = true }
     if result.began != nil, hopping(at: t) {
       result.began = nil
       principalTrack.vetoBegin(.bounce, at: t, settings: settings, levels: levels)
@@ -429,20 +529,40 @@ private struct Core {
   }
 
   /// 1 − e^(−x), the share of the way a low-pass filter moves in an interval `x` time constants
-  /// long: a polynomial for the short intervals of sampling (exact to 1e-9 below 0.1), else `exp`.
-  static func filterWeight(_ x: Double) -> Double {
-    guard x < 0.1 else { return 1 - exp(-x) }
-    return x * (1 - x * 0.5 * (1 - x * (1 / 3.0) * (1 - x * 0.25 * (1 - x * 0.2 * (1 - x * (1 / 6.0))))))
+  /// long: a polynomial (within 1e-9 of it, relatively, below 0.1, and 4e-6 below 0.5); a longer
+  /// interval is cut in halves until they are short enough (e^(−2y) = (e^(−y))²). (No call to the C
+  /// library's `exp`: the optimizer then knows that a sample calls nothing outside this module,
+  /// and takes the detector's state without a check at run time that no other access overlaps.)
+  @inline(__always) static func filterWeight(_ x: Double) -> Double {
+    x < 0.5 ? polynomialWeight(x) : longFilterWeight(x)
+  }
+
+  @inline(never) private static func longFilterWeight(_ x: Double) -> Double {
+    guard x < 50 else { return 1 }
+    var halvings = 0
+    var y = x
+    while y >= 0.5 {
+      y *= 0.5
+      halvings += 1
+    }
+    var remaining = 1 - polynomialWeight(y)
+    for _ in 0..<halvings { remaining *= remaining }
+    return 1 - remaining
+  }
+
+  @inline(__always) private static func polynomialWeight(_ x: Double) -> Double {
+    x * (1 - x * 0.5 * (1 - x * (1 / 3.0) * (1 - x * 0.25 * (1 - x * 0.2 * (1 - x * (1 / 6.0))))))
   }
 
   /// One direction's part of a sample: its swings, and whether they begin a shake or keep one
   /// going. Returns the note of a burst of motion it turned down.
   private static func follow(
-    _ track: inout SwingTrack, _ value: Double, magnitude m: Double, at t: Seconds, dt: Seconds, phase: Phase,
+    _ track: inout SwingTrack, _ value: Double, magnitudeSquared m2: Double, at t: Seconds, dt: Seconds,
+    phase: Phase,
     bouncing: Bool, settings: ShakeSettings, levels: ShakeDetector.Levels, into result: inout Step
   ) -> ShakeRejectionNote? {
     track.reportNewChains = phase == .idle
-    let note = track.add(value, magnitude: m, at: t, dt: dt, settings: settings, levels: levels)
+    let note = track.add(value, magnitudeSquared: m2, at: t, dt: dt, settings: settings, levels: levels)
     if phase == .idle {
       if result.began == nil, !track.isEmpty {
         var problem = track.shakeProblem(at: t, settings: settings, levels: levels)
@@ -519,12 +639,13 @@ private struct Core {
   /// principal axis follows the direction of the motion (a positive semi-definite matrix never
   /// turns it by more than a right angle, so its sign stays).
   private mutating func updatePrincipalAxis(_ d: Vector3, weight k: Double, at t: Seconds) {
-    moments.add(d, weight: k)
+    let updated = moments.adding(d, weight: k)
+    moments = updated
     // (A step of the iteration every `axisStep` at most: the axis of a motion of a few hertz moves
     // no faster, and at high rates most samples skip it.)
     guard t >= nextAxisStep else { return }
     nextAxisStep = t + ShakeDetector.axisStep
-    let next = moments.times(principalVector)
+    let next = updated.times(principalVector)
     let squared = next.dot(next)
     // (The axis stays where it was when the moments are all but nothing.)
     guard squared > 1e-24 * principalVector.dot(principalVector) else { return }
@@ -537,14 +658,11 @@ private struct Core {
 private struct Moments {
   var xx = 0.0, yy = 0.0, zz = 0.0, xy = 0.0, xz = 0.0, yz = 0.0
 
-  /// Moves each moment a share `k` of the way to `d`'s.
-  mutating func add(_ d: Vector3, weight k: Double) {
-    xx += (d.x * d.x - xx) * k
-    yy += (d.y * d.y - yy) * k
-    zz += (d.z * d.z - zz) * k
-    xy += (d.x * d.y - xy) * k
-    xz += (d.x * d.z - xz) * k
-    yz += (d.y * d.z - yz) * k
+  /// These moments moved a share `k` of the way to `d`'s.
+  @inline(__always) func adding(_ d: Vector3, weight k: Double) -> Moments {
+    Moments(
+      xx: xx + (d.x * d.x - xx) * k, yy: yy + (d.y * d.y - yy) * k, zz: zz + (d.z * d.z - zz) * k,
+      xy: xy + (d.x * d.y - xy) * k, xz: xz + (d.x * d.z - xz) * k, yz: yz + (d.y * d.z - yz) * k)
   }
 
   /// vᵀ M v.

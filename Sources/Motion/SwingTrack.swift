@@ -81,11 +81,11 @@ struct SwingTrack {
     judged = false
   }
 
-  /// Takes a sample whose dynamic acceleration along the direction is `value` (its whole dynamic
-  /// acceleration `magnitude` long), `dt` after the previous one. Returns the note of a chain it
-  /// broke that is worth one.
+  /// Takes a sample whose dynamic acceleration along the direction is `value` (the square of its
+  /// whole dynamic acceleration's length `magnitudeSquared`), `dt` after the previous one. Returns
+  /// the note of a chain it broke that is worth one.
   mutating func add(
-    _ value: Double, magnitude: Double, at t: Seconds, dt: Seconds, settings: ShakeSettings,
+    _ value: Double, magnitudeSquared: Double, at t: Seconds, dt: Seconds, settings: ShakeSettings,
     levels: ShakeDetector.Levels
   ) -> ShakeRejectionNote? {
     var note: ShakeRejectionNote?
@@ -101,37 +101,39 @@ struct SwingTrack {
     }
     let m = abs(value)
     if m >= levels.active {
-      let share = magnitude > 0 ? m / magnitude : 0
       let positive = value > 0
-      // Where the value crossed the activity level on its way here (linear between the samples).
-      var crossing = t
-      if dt > 0, value != lastValue {
-        let level = positive ? levels.active : -levels.active
-        crossing = t - dt * (1 - min(1, max(0, (level - lastValue) / (value - lastValue))))
-      }
       if count > 0 {
         let index = lastIndex
         if ring[index].positive == positive {
           if m > ring[index].peak {
             ring[index].peak = m
-            ring[index].peakShare = share
+            ring[index].peakShare = Self.share(m, magnitudeSquared)
             judged = false
           }
           ring[index].lastActive = t
           noteVigorous(m, levels)
-        } else if crossing - ring[index].start >= settings.minimumSwing {
-          // A reversal.
-          append(Swing(positive: positive, peak: m, peakShare: share, start: crossing, lastActive: t))
-          currentCounted = false
-          noteVigorous(m, levels)
+        } else {
+          let crossing = crossingTime(value, at: t, dt: dt, levels: levels)
+          if crossing - ring[index].start >= settings.minimumSwing {
+            // A reversal.
+            append(
+              Swing(
+                positive: positive, peak: m, peakShare: Self.share(m, magnitudeSquared), start: crossing,
+                lastActive: t))
+            currentCounted = false
+            noteVigorous(m, levels)
+          }
+          // (A reversal faster than any shake's is ringing or vibration: left out.)
         }
-        // (A reversal faster than any shake's is ringing or vibration: left out.)
       } else {
-        append(Swing(positive: positive, peak: m, peakShare: share, start: crossing, lastActive: t))
+        append(
+          Swing(
+            positive: positive, peak: m, peakShare: Self.share(m, magnitudeSquared),
+            start: crossingTime(value, at: t, dt: dt, levels: levels), lastActive: t))
         vigorousCount = 0
         vigorousStart = nil
         currentCounted = false
-        chainStart = crossing
+        chainStart = ring[lastIndex].start
         notable = false
         lastFailure = nil
         reportable = reportNewChains
@@ -142,6 +144,22 @@ struct SwingTrack {
     if dt > 0, count > 0 { ring[lastIndex].addTime(0.5 * dt, strong: m >= levels.sustain) }
     lastValue = value
     return note
+  }
+
+  /// The cosine of the angle between a direction and a vector `magnitudeSquared.squareRoot()` long
+  /// whose component along it is `m` long.
+  private static func share(_ m: Double, _ magnitudeSquared: Double) -> Double {
+    magnitudeSquared > 0 ? m / magnitudeSquared.squareRoot() : 0
+  }
+
+  /// Where the value crossed the activity level on its way to `value` at `t` (linear between the
+  /// samples).
+  private func crossingTime(_ value: Double, at t: Seconds, dt: Seconds, levels: ShakeDetector.Levels)
+    -> Seconds
+  {
+    guard dt > 0, value != lastValue else { return t }
+    let level = value > 0 ? levels.active : -levels.active
+    return t - dt * (1 - min(1, max(0, (level - lastValue) / (value - lastValue))))
   }
 
   private mutating func noteVigorous(_ m: Double, _ levels: ShakeDetector.Levels) {
