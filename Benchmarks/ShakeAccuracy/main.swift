@@ -13,6 +13,8 @@
 //      Tests/Fixtures/Motion/wiimote if present; used when no CORPUS_DIR is given]
 //     [--umafall=DIR: jogging, hopping, stairs and falls, default $RESPONDERD_UMAFALL_CORPUS, else
 //      Tests/Fixtures/Motion/umafall if its convert.py wrote it; likewise]
+//     [--vehicle=DIR: vehicle rides, default $RESPONDERD_VEHICLE_CORPUS, else
+//      Tests/Fixtures/Motion/vehicle if its convert.py wrote it; likewise]
 import EventTime
 import Motion
 import ResponderConfig
@@ -104,6 +106,12 @@ let vigorousDirectory = optionalCorpus(
   option: "umafall", variable: "RESPONDERD_UMAFALL_CORPUS", folder: "umafall", marker: "corpus.tsv",
   name: "UMAFall corpus")
 
+/// The vehicle-ride corpus (cars: a phone-like device in a holder; rebuilt by its convert.py, not
+/// kept).
+let vehicleDirectory = optionalCorpus(
+  option: "vehicle", variable: "RESPONDERD_VEHICLE_CORPUS", folder: "vehicle", marker: "corpus.tsv",
+  name: "vehicle corpus")
+
 let corpusDirectories: [String] = {
   let given = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--") }
   if !given.isEmpty { return Array(given) }
@@ -111,6 +119,7 @@ let corpusDirectories: [String] = {
   for _ in 0..<3 { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
   return [path + "/Tests/Fixtures/Motion/real", path + "/Tests/Fixtures/Motion/pocket"]
     + (controllerDirectory.map { [$0] } ?? []) + (vigorousDirectory.map { [$0] } ?? [])
+    + (vehicleDirectory.map { [$0] } ?? [])
 }()
 
 func load() throws -> [Trace] {
@@ -324,8 +333,11 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
     ("fall", "falls"),
   ]
   let vigorous = vigorousKinds.map { kind in keys.filter { $0.hasPrefix(kind.0 + " @") } }
+  /// Vehicle rides (labels `vehicle-car`, `vehicle-bus`, …, every placement).
+  let vehicle = keys.filter { $0.hasPrefix("vehicle") }
   let otherActivity = keys.filter {
     !pocketWalking.contains($0) && !allSingleMovements.contains($0) && !vigorous.joined().contains($0)
+      && !vehicle.contains($0)
   }
   print("| real motion | " + scores.map(\.0).joined(separator: " | ") + " |")
   print("|---|" + String(repeating: "---:|", count: scores.count))
@@ -358,6 +370,18 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
       "| \(kind.1), phone in a trouser pocket or sensor at the waist, \(f(hours * 60, 1)) min: false shakes (per hour) | "
         + scores.map {
           let c = count($0.1, keys).count; return c == 0 ? "0" : "\(c) (\(f(Double(c) / hours, 0)))"
+        }
+        .joined(separator: " | ") + " |")
+  }
+  if !vehicle.isEmpty {
+    let hours = count(scores[0].1, vehicle).hours
+    let kinds = Set(vehicle.map { String($0.split(separator: " ")[0].dropFirst("vehicle-".count)) })
+    let placements = Set(vehicle.map { String($0.split(separator: " ").last ?? "") })
+    print(
+      "| vehicle rides (\(kinds.sorted().joined(separator: ", ")); \(placements.sorted().joined(separator: ", "))), "
+        + "\(f(hours * 60, 1)) min: false shakes (per hour) | "
+        + scores.map {
+          let c = count($0.1, vehicle).count; return c == 0 ? "0" : "\(c) (\(f(Double(c) / hours, 0)))"
         }
         .joined(separator: " | ") + " |")
   }

@@ -329,3 +329,38 @@ struct VigorousMotionCorpusTests {
     #expect(found.count <= ceiling, "\(found)")
   }
 }
+
+/// Vehicle rides (Tests/Fixtures/Motion/vehicle, see its README): a car on a highway with a
+/// phone-like device in a holder on the windshield (104 Hz) and on town streets (a steep hill,
+/// roundabouts, bends) with a phone stuck on the dashboard (about 17 Hz). Road vibration, bumps,
+/// braking and bends are no shake. The committed clips (the highway minute and two minutes of town)
+/// are always run; the whole corpus, rebuilt by its `convert.py` (not kept), where
+/// `RESPONDERD_VEHICLE_CORPUS` says (default: Tests/Fixtures/Motion/vehicle), is skipped without it.
+private let vehicleDirectory = motionFixtures("vehicle", overriddenBy: "RESPONDERD_VEHICLE_CORPUS")
+
+private let vehicleCorpusPresent = FileManager.default.isReadableFile(
+  atPath: vehicleDirectory + "/corpus.tsv")
+
+@Suite("Vehicle ride corpus")
+struct VehicleRideCorpusTests {
+  /// At the recordings' own rates and as a sensor at 100, 50 or 25 Hz would give them.
+  @Test("Riding in a car, device in a holder on the windshield or the dashboard: no shake")
+  func clips() throws {
+    let (found, minutes) = try shakes(
+      in: motionFixtures("vehicle") + "/clips", label: "vehicle-car", rates: [nil, 100, 50, 25])
+    #expect(minutes > 2.9, "\(minutes) minutes")
+    #expect(found.isEmpty, "\(found)")
+  }
+
+  @Test(
+    "The whole corpus: no shake in any ride",
+    .enabled(
+      if: vehicleCorpusPresent,
+      "no vehicle recordings at \(vehicleDirectory) (set RESPONDERD_VEHICLE_CORPUS; see Tests/Fixtures/Motion/vehicle/README.md)"
+    ))
+  func corpus() throws {
+    let (found, minutes) = try shakes(in: vehicleDirectory, label: "vehicle-car", rates: [nil, 50])
+    #expect(minutes > 12, "\(minutes) minutes")
+    #expect(found.isEmpty, "\(found)")
+  }
+}
