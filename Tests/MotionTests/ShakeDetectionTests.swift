@@ -86,6 +86,27 @@ struct ShakeDetectionTests {
     for shake in cases(rate: 12.5, frequencies: [3, 4], amplitudes: [2, 3]) { shake.check(shake.events()) }
   }
 
+  /// A slow shake (2 Hz, swings of 0.25 s) of 2 g or more begins within 0.8 s of its start, at
+  /// every rate from 25 to 400 Hz: on its fourth swing reaching 1 g, a little after 1.5 periods.
+  @Test("A 2 Hz shake of 2–3 g begins within 0.8 s", arguments: [25.0, 50, 100, 200, 400])
+  func slowShakeOnset(rate: Double) {
+    var seed: UInt64 = 70
+    for amplitude in [2.0, 2.5, 3] {
+      for axis in axes {
+        seed += 1
+        let shake = ShakeCase(
+          rate: rate, frequency: 2, amplitude: amplitude, duration: 2, axis: axis, seed: seed)
+        let events = shake.events()
+        #expect(events.map(\.phase) == [.began, .ended], "\(shake): \(events)")
+        if let began = events.first?.time {
+          // (At 25 and 50 Hz a sample falls at 0.8 s exactly: 1e-9 for the sum's rounding.)
+          #expect(
+            began - shake.start <= 0.8 + 1e-9, "\(shake): began \(began - shake.start) s after the start")
+        }
+      }
+    }
+  }
+
   /// A big arm shake back and forth at 1.2–1.4 Hz (swings of 0.36–0.42 s) is a shake, as the
   /// hand-held controller's slow shakes are (Tests/Fixtures/Motion/wiimote), from 1.5 g; a sway at
   /// 0.8 Hz (swings of 0.63 s, longer than `maximumSwing`) is not, however strong.
