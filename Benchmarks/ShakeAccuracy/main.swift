@@ -206,6 +206,7 @@ struct Score {
     for (index, shake) in found.enumerated() where !matched.contains(index) {
       if trace.shakes.contains(where: { shake.began >= $0.start && shake.began <= $0.end + 0.5 }) {
         repeated += 1
+        if verbose { printError("began again: \(trace.name) \(f(shake.began)) – \(f(shake.end))") }
         continue
       }
       let stretch =
