@@ -69,6 +69,54 @@ import Testing
     }
     #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
   }
+
+  /// The project's memory-safety rule: no unchecked exclusivity, no `unowned(unsafe)` and no
+  /// underscored attribute but `@_exported` (a compile-time re-export) in the sources or the
+  /// benchmarks, whatever a benchmark goal says.
+  @Test func noUncheckedExclusivityNorUnsafeUnownedReferences() throws {
+    var found: [String] = []
+    let root = DocumentationTests.root
+    for folder in ["Sources", "Benchmarks"] {
+      let enumerator = FileManager.default.enumerator(atPath: root.appendingPathComponent(folder).path)
+      while let path = enumerator?.nextObject() as? String {
+        guard path.hasSuffix(".swift") else { continue }
+        let text = try String(contentsOf: root.appendingPathComponent(folder + "/" + path), encoding: .utf8)
+        found += MemorySafetyRule.violations(in: text, file: folder + "/" + path)
+      }
+    }
+    #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+  }
+
+  @Test func theMemorySafetyRuleFindsWhatItForbids() {
+    // Spelled in parts, so that this file does not match itself.
+    let text = [
+      "  @" + "exclusivity(unchecked) private var core: Core", "  unowned" + "(unsafe) let view: View",
+      "@" + "_silgen_name(\"f\") func f()", "@" + "_exported import EventTime",
+      "  // @" + "_fixed_layout is gone",
+    ].joined(separator: "\n")
+    #expect(
+      MemorySafetyRule.violations(in: text, file: "F.swift") == [
+        "F.swift:1: @" + "exclusivity(unchecked) private var core: Core",
+        "F.swift:2: unowned" + "(unsafe) let view: View", "F.swift:3: @" + "_silgen_name(\"f\") func f()",
+      ])
+  }
+}
+
+/// What the memory-safety rule forbids in a Swift file.
+enum MemorySafetyRule {
+  /// The lines of `text` that break the rule, as "file:line: line" (comments are not code).
+  static func violations(in text: String, file: String) -> [String] {
+    var result: [String] = []
+    for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+      let code = line.trimmingCharacters(in: .whitespaces)
+      if code.hasPrefix("//") { continue }
+      let forbidden =
+        code.contains("@" + "exclusivity(unchecked)") || code.contains("unowned" + "(unsafe)")
+        || code.replacingOccurrences(of: "@" + "_exported", with: "").contains("@" + "_")
+      if forbidden { result.append("\(file):\(number + 1): \(code)") }
+    }
+    return result
+  }
 }
 
 /// Reads the targets of Package.swift and the module table of docs/architecture.md.
