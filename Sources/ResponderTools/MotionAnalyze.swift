@@ -97,8 +97,9 @@ public enum MotionTrace {
 public struct MotionAnalysis {
   /// The decisions, in order.
   public var events: [ShakeEvent] = []
-  /// For each sample: its time and the magnitude of its dynamic acceleration (gravity removed),
-  /// in m/s².
+  /// For each sample: its time and the magnitude of its dynamic acceleration (the detector's
+  /// gravity estimate removed), in m/s². Each sample's own, also where the detector averages a fast
+  /// sensor's samples.
   public var dynamicMagnitudes: [(t: Seconds, magnitude: Double)] = []
   /// The stretches of vigorous motion the detector turned down, and why.
   public var rejections: [ShakeRejectionNote] = []
@@ -119,7 +120,7 @@ public struct MotionAnalysis {
     for sample in samples {
       scheduler.advance(to: sample.t)
       detector.process(sample)
-      dynamicMagnitudes.append((sample.t, detector.dynamic.length))
+      dynamicMagnitudes.append((sample.t, (sample.acceleration - detector.gravity).length))
     }
     scheduler.runUntilIdle()
     self.events = events
