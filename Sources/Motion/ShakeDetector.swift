@@ -1,6 +1,10 @@
 import EventTime
 import ResponderCore
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A decision of the shake detector: `motionBegan`, `motionEnded` or `motionCancelled` for
 /// `.motionShake`, at `time` (seconds on the samples' clock).
 public struct ShakeEvent: Equatable, Sendable, CustomStringConvertible {
@@ -285,24 +289,15 @@ private struct Machine {
 
   /// Takes a sample; true when it decided something (`takeOutcome`).
   mutating func process(_ sample: MotionSample) -> Bool {
-    var t = sample.t
-    guard core.hasGravity else { return take(sample.acceleration, at: t) }
-    let lastTaken = core.lastTime
-    if t < lastTaken { t = lastTaken }
-    if t - lastTaken < ShakeDetector.sampleSpacing {
-      // (Averaged with the next sample.)
-      if pendingCount > 0, t < pendingTime { t = pendingTime }
-      pendingSum = pendingSum + sample.acceleration
-      pendingCount += 1
-      pendingTime = t
-      return false
-    }
-    if pendingCount == 0 { return take(sample.acceleration, at: t) }
-    if t < pendingTime { t = pendingTime }
-    let mean = (pendingSum + sample.acceleration) * (pendingCount == 1 ? 0.5 : 1 / Double(pendingCount + 1))
-    pendingSum = .zero
-    pendingCount = 0
-    return take(mean, at: t)
+    guard core.hasGravity else { return take(sample.acceleration, at: sample.t) }
+    let t = max(sample.t, latestTime)
+    let spaced = t - core.lastTime >= ShakeDetector.sampleSpacing
+    if spaced, pendingCount == 0 { return take(sample.acceleration, at: t) }
+    // (Averaged with the samples before it since the last one taken, or with the next.)
+    pendingSum = pendingSum + sample.acceleration
+    pendingCount += 1
+    pendingTime = t
+    return spaced && takePending()
   }
 
   /// What the last sample decided (and forgets it).
@@ -313,23 +308,24 @@ private struct Machine {
 
   /// Takes the samples still waiting to be averaged with a later one.
   mutating func flush() -> Outcome {
-    guard pendingCount > 0 else { return Outcome() }
+    pendingCount > 0 && takePending() ? takeOutcome() : Outcome()
+  }
+
+  /// Takes the mean of the samples waiting, at the last one's time.
+  private mutating func takePending() -> Bool {
     let mean = pendingSum * (1 / Double(pendingCount))
     pendingSum = .zero
     pendingCount = 0
-    return take(mean, at: pendingTime) ? takeOutcome() : Outcome()
+    return take(mean, at: pendingTime)
   }
 
   private mutating func take(_ a: Vector3, at t: Seconds) -> Bool {
+    if state != .idle { outcome = settle(upTo: t) }
     let phase: Core.Phase
     switch state {
     case .idle: phase = .idle
-    case .shaking:
-      outcome = settle(upTo: t)
-      phase = isShaking ? .shaking : state == .idle ? .idle : .waiting
-    case .waitingForQuiet:
-      outcome = settle(upTo: t)
-      phase = state == .idle ? .idle : .waiting
+    case .shaking: phase = .shaking
+    case .waitingForQuiet: phase = .waiting
     }
     let step = core.step(a, at: t, phase: phase)
     if step.keptGoing { lastSustained = t }
@@ -512,46 +508,23 @@ private struct Core {
     if phase == .waiting, m2 >= levels.sustainSquared { result.keptGoing = true }
     if result.began != nil, hopping(at: t) {
       result.began = nil
-      principalTrack.vetoBegin(.bounce, at: t, settings: settings, levels: levels)
-      xTrack.vetoBegin(.bounce, at: t, settings: settings, levels: levels)
-      yTrack.vetoBegin(.bounce, at: t, settings: settings, levels: levels)
-      zTrack.vetoBegin(.bounce, at: t, settings: settings, levels: levels)
+      let (settings, levels) = (settings, levels)
+      eachTrack { $0.vetoBegin(.bounce, at: t, settings: settings, levels: levels) }
     }
     if result.began != nil {
       // What is under way now is the shake: none of it is reported as turned down.
-      principalTrack.reportable = false
-      xTrack.reportable = false
-      yTrack.reportable = false
-      zTrack.reportable = false
+      eachTrack { $0.reportable = false }
     }
     lastTime = t
     return result
   }
 
   /// 1 − e^(−x), the share of the way a low-pass filter moves in an interval `x` time constants
-  /// long: a polynomial (within 1e-9 of it, relatively, below 0.1, and 4e-6 below 0.5); a longer
-  /// interval is cut in halves until they are short enough (e^(−2y) = (e^(−y))²). (No call to the C
-  /// library's `exp`: the optimizer then knows that a sample calls nothing outside this module,
-  /// and takes the detector's state without a check at run time that no other access overlaps.)
-  @inline(__always) static func filterWeight(_ x: Double) -> Double {
-    x < 0.5 ? polynomialWeight(x) : longFilterWeight(x)
-  }
-
-  @inline(never) private static func longFilterWeight(_ x: Double) -> Double {
-    guard x < 50 else { return 1 }
-    var halvings = 0
-    var y = x
-    while y >= 0.5 {
-      y *= 0.5
-      halvings += 1
-    }
-    var remaining = 1 - polynomialWeight(y)
-    for _ in 0..<halvings { remaining *= remaining }
-    return 1 - remaining
-  }
-
-  @inline(__always) private static func polynomialWeight(_ x: Double) -> Double {
-    x * (1 - x * 0.5 * (1 - x * (1 / 3.0) * (1 - x * 0.25 * (1 - x * 0.2 * (1 - x * (1 / 6.0))))))
+  /// long: a polynomial for the intervals of sampling (within 1e-9 of it, relatively, below 0.1,
+  /// and 4e-6 below 0.5), else `exp`.
+  static func filterWeight(_ x: Double) -> Double {
+    guard x < 0.5 else { return 1 - exp(-x) }
+    return x * (1 - x * 0.5 * (1 - x * (1 / 3.0) * (1 - x * 0.25 * (1 - x * 0.2 * (1 - x * (1 / 6.0))))))
   }
 
   /// One direction's part of a sample: its swings, and whether they begin a shake or keep one
@@ -610,11 +583,14 @@ private struct Core {
     return high - length >= ShakeDetector.bounceLopsidedness * (length - low)
   }
 
-  mutating func clearTracks() {
-    principalTrack.clear()
-    xTrack.clear()
-    yTrack.clear()
-    zTrack.clear()
+  mutating func clearTracks() { eachTrack { $0.clear() } }
+
+  /// Does the same to the swings along each of the four directions.
+  private mutating func eachTrack(_ body: (inout SwingTrack) -> Void) {
+    body(&principalTrack)
+    body(&xTrack)
+    body(&yTrack)
+    body(&zTrack)
   }
 
   mutating func reset() {
