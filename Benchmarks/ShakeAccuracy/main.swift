@@ -188,15 +188,16 @@ struct Score {
         if controller { controllerDetected += 1 }
         if brief { briefDetected += 1 }
         beganLatencies.append(found[index].began - shake.start)
+        let moved = motionStart(shake, in: trace.samples)
         if !synthetic {
           realBeganLatencies.append(found[index].began - shake.start)
-          realMotionLatencies.append(found[index].began - motionStart(shake, in: trace.samples))
+          realMotionLatencies.append(found[index].began - moved)
         }
         endedLatencies.append(found[index].end - shake.end)
         if verbose {
           printError(
             "shake \(trace.name) \(f(shake.start))–\(f(shake.end)): began +\(f(found[index].began - shake.start)) "
-              + "(+\(f(found[index].began - motionStart(shake, in: trace.samples))) from the first move), "
+              + "(+\(f(found[index].began - moved)) from the first move), "
               + "ended +\(f(found[index].end - shake.end))")
         }
       } else if verbose {
@@ -342,15 +343,18 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
   }
   print("| real motion | " + scores.map(\.0).joined(separator: " | ") + " |")
   print("|---|" + String(repeating: "---:|", count: scores.count))
-  if !pocketWalking.isEmpty {
-    let hours = count(scores[0].1, pocketWalking).hours
+  /// A row of false shakes, count (per hour), over the stretches of `keys`, when there are any.
+  func perHourRow(_ title: String, _ keys: [String]) {
+    guard !keys.isEmpty else { return }
+    let hours = count(scores[0].1, keys).hours
     print(
-      "| walking, phone in a trouser pocket (front, back), \(f(hours * 60, 1)) min: false shakes (per hour) | "
+      "| \(title), \(f(hours * 60, 1)) min: false shakes (per hour) | "
         + scores.map {
-          let c = count($0.1, pocketWalking).count; return c == 0 ? "0" : "\(c) (\(f(Double(c) / hours, 0)))"
+          let c = count($0.1, keys).count; return c == 0 ? "0" : "\(c) (\(f(Double(c) / hours, 0)))"
         }
         .joined(separator: " | ") + " |")
   }
+  perHourRow("walking, phone in a trouser pocket (front, back)", pocketWalking)
   /// A row of clips with a shake, for the single movements of `keys`.
   func clipRow(_ title: String, _ keys: [String]) {
     guard !keys.isEmpty else { return }
@@ -365,27 +369,14 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
     singleMovements)
   clipRow(
     "a hand-held controller moved once (picked up, or moved left, right, up or down)", controllerMovements)
-  for (kind, keys) in zip(vigorousKinds, vigorous) where !keys.isEmpty {
-    let hours = count(scores[0].1, keys).hours
-    print(
-      "| \(kind.1), phone in a trouser pocket or sensor at the waist, \(f(hours * 60, 1)) min: false shakes (per hour) | "
-        + scores.map {
-          let c = count($0.1, keys).count; return c == 0 ? "0" : "\(c) (\(f(Double(c) / hours, 0)))"
-        }
-        .joined(separator: " | ") + " |")
+  for (kind, keys) in zip(vigorousKinds, vigorous) {
+    perHourRow("\(kind.1), phone in a trouser pocket or sensor at the waist", keys)
   }
-  if !vehicle.isEmpty {
-    let hours = count(scores[0].1, vehicle).hours
-    let kinds = Set(vehicle.map { String($0.split(separator: " ")[0].dropFirst("vehicle-".count)) })
-    let placements = Set(vehicle.map { String($0.split(separator: " ").last ?? "") })
-    print(
-      "| vehicle rides (\(kinds.sorted().joined(separator: ", ")); \(placements.sorted().joined(separator: ", "))), "
-        + "\(f(hours * 60, 1)) min: false shakes (per hour) | "
-        + scores.map {
-          let c = count($0.1, vehicle).count; return c == 0 ? "0" : "\(c) (\(f(Double(c) / hours, 0)))"
-        }
-        .joined(separator: " | ") + " |")
-  }
+  let vehicleKinds = Set(vehicle.map { String($0.split(separator: " ")[0].dropFirst("vehicle-".count)) })
+  let vehiclePlacements = Set(vehicle.map { String($0.split(separator: " ").last ?? "") })
+  perHourRow(
+    "vehicle rides (\(vehicleKinds.sorted().joined(separator: ", ")); "
+      + "\(vehiclePlacements.sorted().joined(separator: ", ")))", vehicle)
   if !otherActivity.isEmpty {
     let hours = count(scores[0].1, otherActivity).hours
     print(
