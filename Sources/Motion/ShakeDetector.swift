@@ -166,7 +166,8 @@ public final class ShakeDetector {
   /// The dynamic acceleration of the last sample (gravity removed), in m/s².
   public var dynamic: Vector3 { machine.core.dynamic }
 
-  /// Everything followed sample by sample, in one value: a sample is one access to it.
+  /// Everything followed sample by sample, in one value: a sample is one access to it, which the
+  /// compiler proves never overlaps another (no run-time check; see `PlainMath`).
   private var machine: Machine
 
   private var timer: ScheduledTimer?
@@ -469,7 +470,7 @@ private struct Core {
       // (Samples mostly come at a steady rate: the weight of the last interval is kept.)
       if dt != lastInterval {
         lastInterval = dt
-        lastWeight = Self.filterWeight(dt * gravityRate)
+        lastWeight = PlainMath.lowPassWeight(dt * gravityRate)
       }
       let weight = lastWeight
       gravity = gravity + d * weight
@@ -519,14 +520,6 @@ private struct Core {
     return result
   }
 
-  /// 1 − e^(−x), the share of the way a low-pass filter moves in an interval `x` time constants
-  /// long: a polynomial for the intervals of sampling (within 1e-9 of it, relatively, below 0.1,
-  /// and 4e-6 below 0.5), else `exp`.
-  static func filterWeight(_ x: Double) -> Double {
-    guard x < 0.5 else { return 1 - exp(-x) }
-    return x * (1 - x * 0.5 * (1 - x * (1 / 3.0) * (1 - x * 0.25 * (1 - x * 0.2 * (1 - x * (1 / 6.0))))))
-  }
-
   /// One direction's part of a sample: its swings, and whether they begin a shake or keep one
   /// going. Returns the note of a burst of motion it turned down.
   private static func follow(
@@ -542,7 +535,7 @@ private struct Core {
         if problem == nil, bouncing { problem = .bounce }
         if problem == nil {
           result.began = track.vigorousStart ?? track.chainStart
-        } else if problem != .weak {
+        } else if let problem, !problem.isWeak {
           track.lastFailure = problem
         }
       }
@@ -576,9 +569,10 @@ private struct Core {
       low = min(low, verticalLows[index])
       high = max(high, verticalHighs[index])
     }
-    let length = g2.squareRoot()
-    low /= length
-    high /= length
+    let inverseLength = PlainMath.inverseSquareRoot(g2)
+    let length = g2 * inverseLength
+    low *= inverseLength
+    high *= inverseLength
     if low < ShakeDetector.bounceFloor * standardGravity { return false }
     return high - length >= ShakeDetector.bounceLopsidedness * (length - low)
   }
@@ -602,8 +596,12 @@ private struct Core {
     principalAxis = Vector3(1, 0, 0)
     freeFallTime = 0
     lastFreeFall = -.infinity
-    verticalLows = InlineArray(repeating: 0)
-    verticalHighs = InlineArray(repeating: 0)
+    // (Element by element: `InlineArray(repeating:)` is a call the optimizer cannot see through;
+    // see `PlainMath`.)
+    for index in 0..<4 {
+      verticalLows[index] = 0
+      verticalHighs[index] = 0
+    }
     quarter = 0
     quarterEnd = -.infinity
     lastHop = -.infinity
@@ -625,8 +623,8 @@ private struct Core {
     let squared = next.dot(next)
     // (The axis stays where it was when the moments are all but nothing.)
     guard squared > 1e-24 * principalVector.dot(principalVector) else { return }
-    principalVector = squared > 1e40 || squared < 1e-40 ? next * (1 / squared.squareRoot()) : next
-    principalAxis = principalVector * (1 / principalVector.dot(principalVector).squareRoot())
+    principalVector = squared > 1e40 || squared < 1e-40 ? next * PlainMath.inverseSquareRoot(squared) : next
+    principalAxis = principalVector * PlainMath.inverseSquareRoot(principalVector.dot(principalVector))
   }
 }
 

@@ -1,13 +1,21 @@
 import EventTime
 
+extension ShakeRejection {
+  /// Whether this is `.weak` (matched, not compared with `==`: see `PlainMath`).
+  var isWeak: Bool {
+    if case .weak = self { return true }
+    return false
+  }
+}
+
 /// One swing: a stretch during which the dynamic acceleration along a direction keeps one sign.
 struct Swing {
   /// Whether the acceleration points along the direction (true) or against it.
   var positive: Bool
-  /// Its strongest sample along the direction (m/s²), and the share of that sample's dynamic
-  /// acceleration that lay along the direction (the cosine of the angle between the two).
+  /// Its strongest sample along the direction (m/s²), and the squared length of that sample's
+  /// whole dynamic acceleration (m²/s⁴): how much of it lay along the direction.
   var peak: Double
-  var peakShare: Double
+  var peakMagnitudeSquared: Double
   /// When it began (where the value crossed the activity level, between two samples), and its last
   /// active sample.
   var start: Seconds
@@ -16,9 +24,16 @@ struct Swing {
   var heldTime: Seconds = 0
   var strongTime: Seconds = 0
 
-  static let none = Swing(positive: false, peak: 0, peakShare: 0, start: 0, lastActive: 0)
+  static let none = Swing(positive: false, peak: 0, peakMagnitudeSquared: 0, start: 0, lastActive: 0)
 
   var duty: Double { heldTime > 0 ? strongTime / heldTime : 0 }
+
+  /// Whether at the peak at least a share `cosine` of the dynamic acceleration lay along the
+  /// direction (the cosine of the angle between the two at least `cosine`), compared squared: no
+  /// square root (see `PlainMath`).
+  func peakAlong(_ cosine: Double) -> Bool {
+    cosine <= 0 || peak * peak >= cosine * cosine * peakMagnitudeSquared
+  }
 
   mutating func addTime(_ time: Seconds, strong: Bool) {
     heldTime += time
@@ -107,7 +122,7 @@ struct SwingTrack {
         if ring[index].positive == positive {
           if m > ring[index].peak {
             ring[index].peak = m
-            ring[index].peakShare = Self.share(m, magnitudeSquared)
+            ring[index].peakMagnitudeSquared = magnitudeSquared
             judged = false
           }
           ring[index].lastActive = t
@@ -118,7 +133,7 @@ struct SwingTrack {
             // A reversal.
             append(
               Swing(
-                positive: positive, peak: m, peakShare: Self.share(m, magnitudeSquared), start: crossing,
+                positive: positive, peak: m, peakMagnitudeSquared: magnitudeSquared, start: crossing,
                 lastActive: t))
             currentCounted = false
             noteVigorous(m, levels)
@@ -128,7 +143,7 @@ struct SwingTrack {
       } else {
         append(
           Swing(
-            positive: positive, peak: m, peakShare: Self.share(m, magnitudeSquared),
+            positive: positive, peak: m, peakMagnitudeSquared: magnitudeSquared,
             start: crossingTime(value, at: t, dt: dt, levels: levels), lastActive: t))
         vigorousCount = 0
         vigorousStart = nil
@@ -144,12 +159,6 @@ struct SwingTrack {
     if dt > 0, count > 0 { ring[lastIndex].addTime(0.5 * dt, strong: m >= levels.sustain) }
     lastValue = value
     return note
-  }
-
-  /// The cosine of the angle between a direction and a vector `magnitudeSquared.squareRoot()` long
-  /// whose component along it is `m` long.
-  private static func share(_ m: Double, _ magnitudeSquared: Double) -> Double {
-    magnitudeSquared > 0 ? m / magnitudeSquared.squareRoot() : 0
   }
 
   /// Where the value crossed the activity level on its way to `value` at `t` (linear between the
@@ -199,7 +208,7 @@ struct SwingTrack {
     for index in 0..<count {
       let swing = swing(index)
       if swing.peak < levels.vigorous { return .weak }
-      if swing.peakShare < settings.axisConsistency { return .axis }
+      if !swing.peakAlong(settings.axisConsistency) { return .axis }
       if index < count - 1 {
         held += swing.heldTime
         strong += swing.strongTime
@@ -244,7 +253,7 @@ struct SwingTrack {
     var note: ShakeRejectionNote?
     if reportable, notable {
       var why = reason
-      if let failure = lastFailure, failure != .weak {
+      if let failure = lastFailure, !failure.isWeak {
         why = failure
       } else if vigorousCount < ShakeDetector.shakeSwings {
         why = .weak
