@@ -20,16 +20,6 @@ enum PlainMath {
     return y
   }
 
-  /// 1 / √x as `inverseSquareRoot`, to 1e-10 (three Newton steps): enough to scale a direction.
-  static func roughInverseSquareRoot(_ x: Double) -> Double {
-    var y = Double(bitPattern: 0x5FE6_EB50_C7B5_37A9 &- (x.bitPattern >> 1))
-    let half = 0.5 * x
-    y *= 1.5 - half * y * y
-    y *= 1.5 - half * y * y
-    y *= 1.5 - half * y * y
-    return y
-  }
-
   /// 1 − e^(−x) for x ≥ 0: the share of the way a low-pass filter moves in an interval `x` time
   /// constants long. A polynomial for the intervals of sampling (within 1e-9 of it, relatively,
   /// below 0.1, and 4e-6 below 0.5); a longer interval is halved n times below 1/16 and
