@@ -467,8 +467,10 @@ private struct Core {
     dynamic = d
     let dt = t - lastTime
     if dt > 0 {
-      // (Samples mostly come at a steady rate: the weight of the last interval is kept.)
-      if dt != lastInterval {
+      // (Samples mostly come at a steady rate: the weight of the last interval is kept while the
+      // interval stays within a thousandth of it, timestamps' jitter; the weight, and the filter's
+      // time constant, are then off by a thousandth at most.)
+      if abs(dt - lastInterval) > 1e-3 * dt {
         lastInterval = dt
         lastWeight = PlainMath.lowPassWeight(dt * gravityRate)
       }
@@ -624,7 +626,8 @@ private struct Core {
     // (The axis stays where it was when the moments are all but nothing.)
     guard squared > 1e-24 * principalVector.dot(principalVector) else { return }
     principalVector = squared > 1e40 || squared < 1e-40 ? next * PlainMath.inverseSquareRoot(squared) : next
-    principalAxis = principalVector * PlainMath.inverseSquareRoot(principalVector.dot(principalVector))
+    principalAxis =
+      principalVector * PlainMath.inverseSquareRoot(principalVector.dot(principalVector), steps: 3)
   }
 }
 

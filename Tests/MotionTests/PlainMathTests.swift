@@ -16,6 +16,8 @@ struct PlainMathTests {
       let expected = 1 / x.squareRoot()
       let error = abs(PlainMath.inverseSquareRoot(x) - expected) / expected
       #expect(error < 4 * Double.ulpOfOne, "1/√\(x): off by \(error)")
+      let rough = abs(PlainMath.inverseSquareRoot(x, steps: 3) - expected) / expected
+      #expect(rough < 1e-10, "1/√\(x) in three steps: off by \(rough)")
     }
   }
 
