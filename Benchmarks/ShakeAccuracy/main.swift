@@ -426,7 +426,7 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
     print(
       "| \(name) | \(score.detected)/\(score.total) | \(score.repeated) | \(f(percentile(score.beganLatencies, 0.5))) / "
         + "\(f(score.beganLatencies.max() ?? .nan)) | \(f(percentile(score.realBeganLatencies, 0.5))) | "
-        + "\(f(percentile(score.realMotionLatencies, 0.5))) | "
+        + "\(f(percentile(score.realMotionLatencies, 0.5), 3)) | "
         + "\(f(percentile(score.endedLatencies, 0.5))) / "
         + "\(f(score.endedLatencies.max() ?? .nan)) |")
   }

@@ -136,6 +136,19 @@ public final class ShakeDetector {
   static let bounceLopsidedness = 1.6
   static let hopMemory: Seconds = 2
   static let verticalQuarter: Seconds = 0.25
+  /// A shake from rest begins sooner. A chain of swings that begins after the whole device was at
+  /// rest for `restBeforeShake` starts with a push: the hand's first swing, from rest, is weaker and
+  /// shorter (or, winding up, longer) than the rest, so it needs only `relaxedSwingFactor` times
+  /// `threshold`, its strength is not counted in the duty, and its length not in the rhythm;
+  /// unless the swing after it was a drop toward free fall (the acceleration, gravity included,
+  /// under `fallingLevel` at its peak): a hop's launch and flight, not a hand's push and brake.
+  /// And the newest swing of four counts from `relaxedSwingFactor` times `threshold` (a shake
+  /// begins within it, not at its peak), unless it goes along gravity (`uprightShare` of its
+  /// dynamic acceleration's square at its peak: a landing or a flight); then `threshold` itself.
+  static let restBeforeShake: Seconds = 0.5
+  static let relaxedSwingFactor = 0.75
+  static let fallingLevel = 0.5
+  static let uprightShare = 0.8
   /// The principal axis takes a step of power iteration at most this often.
   static let axisStep: Seconds = 0.02
   /// Samples closer than this to the last one taken are averaged with the ones after them, and
@@ -393,6 +406,8 @@ private struct Core {
   private let gravityRate: Double
   /// (`ShakeDetector.freeFallLevel` in m/s²)².
   private let freeFallSquared: Double
+  /// (`ShakeDetector.fallingLevel` in m/s²)².
+  private let fallingSquared: Double
   /// How long the free fall under way has lasted (each of its samples standing for the interval
   /// before it, at most `freeFallStep`), and when the last one long enough was.
   private var freeFallTime: Seconds = 0
@@ -404,6 +419,8 @@ private struct Core {
   private var quarter = 0
   private var quarterEnd: Seconds = -.infinity
   private var lastHop: Seconds = -.infinity
+  /// The last sample at which anything moved (not the quiet path of `step`).
+  private var lastBusy: Seconds = -.infinity
   /// The last interval between samples, and the gravity filter's weight for it.
   private var lastInterval: Seconds = 0
   private var lastWeight = 0.0
@@ -432,6 +449,8 @@ private struct Core {
     self.settings = settings
     self.levels = levels
     gravityRate = 1 / settings.gravityTimeConstant
+    fallingSquared =
+      (ShakeDetector.fallingLevel * standardGravity) * (ShakeDetector.fallingLevel * standardGravity)
     freeFallSquared =
       (ShakeDetector.freeFallLevel * standardGravity) * (ShakeDetector.freeFallLevel * standardGravity)
   }
@@ -444,7 +463,9 @@ private struct Core {
       hasGravity = true
       lastTime = t
     }
-    if a.dot(a) < freeFallSquared {
+    let a2 = a.dot(a)
+    let falling = a2 < fallingSquared
+    if a2 < freeFallSquared {
       freeFallTime += min(t - lastTime, ShakeDetector.freeFallStep)
       if freeFallTime >= ShakeDetector.freeFallMinimum { lastFreeFall = t }
     } else {
@@ -464,6 +485,9 @@ private struct Core {
     }
     let d = a - gravity
     let m2 = d.dot(d)
+    // (Whether the dynamic acceleration lies along gravity.)
+    let alongGravity = d.dot(gravity)
+    let upright = alongGravity * alongGravity >= 0.8 * m2 * gravity.dot(gravity)
     dynamic = d
     let dt = t - lastTime
     if dt > 0 {
@@ -496,17 +520,21 @@ private struct Core {
     }
     // (Notes come from the principal axis alone: one per stretch of motion.)
     result.note = Self.follow(
-      &principalTrack, along, magnitudeSquared: m2, at: t, dt: dt, phase: phase, bouncing: bouncing,
+      &principalTrack, along, magnitudeSquared: m2, at: t, dt: dt, lastBusy: lastBusy, falling: falling,
+      upright: upright, phase: phase, bouncing: bouncing,
       settings: settings,
       levels: levels, into: &result)
     _ = Self.follow(
-      &xTrack, d.x, magnitudeSquared: m2, at: t, dt: dt, phase: phase, bouncing: bouncing, settings: settings,
+      &xTrack, d.x, magnitudeSquared: m2, at: t, dt: dt, lastBusy: lastBusy, falling: falling,
+      upright: upright, phase: phase, bouncing: bouncing, settings: settings,
       levels: levels, into: &result)
     _ = Self.follow(
-      &yTrack, d.y, magnitudeSquared: m2, at: t, dt: dt, phase: phase, bouncing: bouncing, settings: settings,
+      &yTrack, d.y, magnitudeSquared: m2, at: t, dt: dt, lastBusy: lastBusy, falling: falling,
+      upright: upright, phase: phase, bouncing: bouncing, settings: settings,
       levels: levels, into: &result)
     _ = Self.follow(
-      &zTrack, d.z, magnitudeSquared: m2, at: t, dt: dt, phase: phase, bouncing: bouncing, settings: settings,
+      &zTrack, d.z, magnitudeSquared: m2, at: t, dt: dt, lastBusy: lastBusy, falling: falling,
+      upright: upright, phase: phase, bouncing: bouncing, settings: settings,
       levels: levels, into: &result)
     if phase == .waiting, m2 >= levels.sustainSquared { result.keptGoing = true }
     if result.began != nil, hopping(at: t) {
@@ -518,6 +546,7 @@ private struct Core {
       // What is under way now is the shake: none of it is reported as turned down.
       eachTrack { $0.reportable = false }
     }
+    lastBusy = t
     lastTime = t
     return result
   }
@@ -526,11 +555,13 @@ private struct Core {
   /// going. Returns the note of a burst of motion it turned down.
   private static func follow(
     _ track: inout SwingTrack, _ value: Double, magnitudeSquared m2: Double, at t: Seconds, dt: Seconds,
-    phase: Phase,
+    lastBusy: Seconds, falling: Bool, upright: Bool, phase: Phase,
     bouncing: Bool, settings: ShakeSettings, levels: ShakeDetector.Levels, into result: inout Step
   ) -> ShakeRejectionNote? {
     track.reportNewChains = phase == .idle
-    let note = track.add(value, magnitudeSquared: m2, at: t, dt: dt, settings: settings, levels: levels)
+    let note = track.add(
+      value, magnitudeSquared: m2, at: t, dt: dt, lastBusy: lastBusy, falling: falling, upright: upright,
+      settings: settings, levels: levels)
     if phase == .idle {
       if result.began == nil, !track.isEmpty {
         var problem = track.shakeProblem(at: t, settings: settings, levels: levels)
@@ -607,6 +638,7 @@ private struct Core {
     quarter = 0
     quarterEnd = -.infinity
     lastHop = -.infinity
+    lastBusy = -.infinity
     nextAxisStep = -.infinity
     clearTracks()
   }

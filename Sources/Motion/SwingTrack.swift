@@ -16,6 +16,10 @@ struct Swing {
   /// whole dynamic acceleration (m²/s⁴): how much of it lay along the direction.
   var peak: Double
   var peakMagnitudeSquared: Double
+  /// Whether at its peak the acceleration, gravity included, was under `ShakeDetector.fallingLevel`.
+  var peakFalling: Bool
+  /// Whether at its peak the dynamic acceleration went along gravity (`ShakeDetector.uprightShare`).
+  var peakUpright: Bool
   /// When it began (where the value crossed the activity level, between two samples), and its last
   /// active sample.
   var start: Seconds
@@ -24,7 +28,9 @@ struct Swing {
   var heldTime: Seconds = 0
   var strongTime: Seconds = 0
 
-  static let none = Swing(positive: false, peak: 0, peakMagnitudeSquared: 0, start: 0, lastActive: 0)
+  static let none = Swing(
+    positive: false, peak: 0, peakMagnitudeSquared: 0, peakFalling: false, peakUpright: false, start: 0,
+    lastActive: 0)
 
   var duty: Double { heldTime > 0 ? strongTime / heldTime : 0 }
 
@@ -70,6 +76,8 @@ struct SwingTrack {
   var lastValue = 0.0
   /// Whether new chains may be reported when they break (no shake under way).
   var reportNewChains = true
+  /// Whether the chain began with the whole device at rest for `ShakeDetector.restBeforeShake`.
+  private var startedFromRest = false
   /// Whether the swing under way was counted in `vigorousCount`.
   private var currentCounted = false
   /// What the swings say about a shake regardless of the time (nil: a shake, once it has lasted),
@@ -100,8 +108,8 @@ struct SwingTrack {
   /// whole dynamic acceleration's length `magnitudeSquared`), `dt` after the previous one. Returns
   /// the note of a chain it broke that is worth one.
   mutating func add(
-    _ value: Double, magnitudeSquared: Double, at t: Seconds, dt: Seconds, settings: ShakeSettings,
-    levels: ShakeDetector.Levels
+    _ value: Double, magnitudeSquared: Double, at t: Seconds, dt: Seconds, lastBusy: Seconds,
+    falling: Bool, upright: Bool, settings: ShakeSettings, levels: ShakeDetector.Levels
   ) -> ShakeRejectionNote? {
     var note: ShakeRejectionNote?
     if count > 0 {
@@ -123,6 +131,8 @@ struct SwingTrack {
           if m > ring[index].peak {
             ring[index].peak = m
             ring[index].peakMagnitudeSquared = magnitudeSquared
+            ring[index].peakFalling = falling
+            ring[index].peakUpright = upright
             judged = false
           }
           ring[index].lastActive = t
@@ -133,8 +143,9 @@ struct SwingTrack {
             // A reversal.
             append(
               Swing(
-                positive: positive, peak: m, peakMagnitudeSquared: magnitudeSquared, start: crossing,
-                lastActive: t))
+                positive: positive, peak: m, peakMagnitudeSquared: magnitudeSquared, peakFalling: falling,
+                peakUpright: upright,
+                start: crossing, lastActive: t))
             currentCounted = false
             noteVigorous(m, levels)
           }
@@ -143,12 +154,14 @@ struct SwingTrack {
       } else {
         append(
           Swing(
-            positive: positive, peak: m, peakMagnitudeSquared: magnitudeSquared,
+            positive: positive, peak: m, peakMagnitudeSquared: magnitudeSquared, peakFalling: falling,
+            peakUpright: upright,
             start: crossingTime(value, at: t, dt: dt, levels: levels), lastActive: t))
         vigorousCount = 0
         vigorousStart = nil
         currentCounted = false
         chainStart = ring[lastIndex].start
+        startedFromRest = chainStart - lastBusy >= ShakeDetector.restBeforeShake
         notable = false
         lastFailure = nil
         reportable = reportNewChains
@@ -202,26 +215,32 @@ struct SwingTrack {
   /// swing begins or the last one's peak grows (the finished swings' times no longer change).
   private func judgement(settings: ShakeSettings, levels: ShakeDetector.Levels) -> ShakeRejection? {
     guard count == ShakeDetector.shakeSwings else { return .weak }
+    // A hand shaking from rest begins with a push alone: a swing weaker and shorter (or, winding
+    // up, longer) than the rest (see `ShakeDetector.restBeforeShake`).
+    let fromRest = startedFromRest && swing(0).start == chainStart && !swing(1).peakFalling
     var held: Seconds = 0
     var strong: Seconds = 0
     var violent = true
     for index in 0..<count {
       let swing = swing(index)
-      if swing.peak < levels.vigorous { return .weak }
+      let push = fromRest && index == 0
+      // (The newest swing counts from `relaxedSwingFactor` of the level: a shake begins within it.)
+      let level = push || (index == count - 1 && !swing.peakUpright) ? ShakeDetector.relaxedSwingFactor : 1
+      if swing.peak < level * levels.vigorous { return .weak }
       if !swing.peakAlong(settings.axisConsistency) { return .axis }
-      if index < count - 1 {
+      if index < count - 1, !push {
         held += swing.heldTime
         strong += swing.strongTime
         if swing.duty < settings.minimumSwingDuty { return .impulses }
       }
-      if swing.peak < ShakeDetector.violentShakeFactor * levels.vigorous { violent = false }
+      if !push, swing.peak < ShakeDetector.violentShakeFactor * levels.vigorous { violent = false }
     }
     if strong < settings.minimumDuty * held { return .impulses }
     // A shake's swings are alike in length (a rhythm); jolts and steps come at odd moments. Only
     // a violent shake may keep a looser rhythm.
     var shortest = Seconds.infinity
     var longest: Seconds = 0
-    for index in 1..<count {
+    for index in (fromRest ? 2 : 1)..<count {
       let length = swing(index).start - swing(index - 1).start
       shortest = min(shortest, length)
       longest = max(longest, length)
