@@ -231,8 +231,20 @@ struct Score {
 /// quarter second before the stretch, else its first sample). The labels of some corpora begin with
 /// the hand still at rest (the controller's clips, up to 0.9 s).
 func motionStart(_ shake: MotionCorpus.Stretch, in samples: [MotionSample]) -> Seconds {
-  let before = samples.filter { $0.t >= shake.start - 0.25 && $0.t < shake.start }
-  let during = samples.filter { $0.t >= shake.start && $0.t <= shake.end }
+  // (The samples are in time order: the stretch and the quarter second before it are found by
+  // bisection, not by reading the whole trace for every shake and detector.)
+  func firstIndex(from t: Seconds) -> Int {
+    var low = 0
+    var high = samples.count
+    while low < high {
+      let middle = (low + high) / 2
+      if samples[middle].t < t { low = middle + 1 } else { high = middle }
+    }
+    return low
+  }
+  let start = firstIndex(from: shake.start)
+  let before = samples[firstIndex(from: shake.start - 0.25)..<start]
+  let during = samples[start...].prefix { $0.t <= shake.end }
   guard let first = during.first else { return shake.start }
   let rest =
     before.isEmpty

@@ -1,10 +1,6 @@
 import EventTime
 import ResponderCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A decision of the shake detector: `motionBegan`, `motionEnded` or `motionCancelled` for
 /// `.motionShake`, at `time` (seconds on the samples' clock).
 public struct ShakeEvent: Equatable, Sendable, CustomStringConvertible {
