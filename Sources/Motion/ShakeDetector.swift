@@ -136,11 +136,16 @@ public final class ShakeDetector {
   /// rest for `restBeforeShake` starts with a push: the hand's first swing, from rest, is weaker and
   /// shorter (or, winding up, longer) than the rest, so it needs only `relaxedSwingFactor` times
   /// `threshold`, its strength is not counted in the duty, and its length not in the rhythm;
-  /// unless the swing after it was a drop toward free fall (the acceleration, gravity included,
-  /// under `fallingLevel` at its peak): a hop's launch and flight, not a hand's push and brake.
+  /// unless a swing of the four peaked in a drop toward free fall (the acceleration, gravity
+  /// included, under `fallingLevel`): a hop's launch and flight, not a hand's push and brake.
   /// And the newest swing of four counts from `relaxedSwingFactor` times `threshold` (a shake
   /// begins within it, not at its peak), unless it goes along gravity (`uprightShare` of its
   /// dynamic acceleration's square at its peak: a landing or a flight); then `threshold` itself.
+  /// Neither holds for motion that is no hand's: when the three finished swings all went along
+  /// gravity (a body's bounce, steps or hops, up and down), or when one of the four rattled. A
+  /// hand's swing is one smooth stroke; a jolt (a sensor knocked, grabbed or dropped into place)
+  /// rings: within one swing the value flies back past `threshold` the other way sooner than any
+  /// hand turns (`min-swing`), a reversal the swings leave out as ringing.
   static let restBeforeShake: Seconds = 0.5
   static let relaxedSwingFactor = 0.75
   static let fallingLevel = 0.5
@@ -483,7 +488,7 @@ private struct Core {
     let m2 = d.dot(d)
     // (Whether the dynamic acceleration lies along gravity.)
     let alongGravity = d.dot(gravity)
-    let upright = alongGravity * alongGravity >= 0.8 * m2 * gravity.dot(gravity)
+    let upright = alongGravity * alongGravity >= ShakeDetector.uprightShare * m2 * gravity.dot(gravity)
     dynamic = d
     let dt = t - lastTime
     if dt > 0 {

@@ -20,6 +20,9 @@ struct Swing {
   var peakFalling: Bool
   /// Whether at its peak the dynamic acceleration went along gravity (`ShakeDetector.uprightShare`).
   var peakUpright: Bool
+  /// Whether within it the value went back past the vigorous level the other way sooner than any
+  /// hand turns (a reversal left out as ringing): a jolt's rattle.
+  var rattled = false
   /// When it began (where the value crossed the activity level, between two samples), and its last
   /// active sample.
   var start: Seconds
@@ -148,8 +151,12 @@ struct SwingTrack {
                 start: crossing, lastActive: t))
             currentCounted = false
             noteVigorous(m, levels)
+          } else if m >= levels.vigorous, !ring[index].rattled {
+            // (A reversal faster than any shake's is ringing or vibration, left out; one past the
+            // vigorous level is a jolt's rattle.)
+            ring[index].rattled = true
+            judged = false
           }
-          // (A reversal faster than any shake's is ringing or vibration: left out.)
         }
       } else {
         append(
@@ -216,8 +223,19 @@ struct SwingTrack {
   private func judgement(settings: ShakeSettings, levels: ShakeDetector.Levels) -> ShakeRejection? {
     guard count == ShakeDetector.shakeSwings else { return .weak }
     // A hand shaking from rest begins with a push alone: a swing weaker and shorter (or, winding
-    // up, longer) than the rest (see `ShakeDetector.restBeforeShake`).
-    let fromRest = startedFromRest && swing(0).start == chainStart && !swing(1).peakFalling
+    // up, longer) than the rest; and a shake begins within its newest swing. Not for a jolt's
+    // rattle, a body's bounce or a flight (see `ShakeDetector.restBeforeShake`).
+    var rattled = false
+    var bouncing = true
+    var falling = false
+    for index in 0..<count {
+      let swing = swing(index)
+      if swing.rattled { rattled = true }
+      if index < count - 1, !swing.peakUpright { bouncing = false }
+      if swing.peakFalling { falling = true }
+    }
+    let relaxed = !rattled && !bouncing
+    let fromRest = relaxed && !falling && startedFromRest && swing(0).start == chainStart
     var held: Seconds = 0
     var strong: Seconds = 0
     var violent = true
@@ -225,7 +243,8 @@ struct SwingTrack {
       let swing = swing(index)
       let push = fromRest && index == 0
       // (The newest swing counts from `relaxedSwingFactor` of the level: a shake begins within it.)
-      let level = push || (index == count - 1 && !swing.peakUpright) ? ShakeDetector.relaxedSwingFactor : 1
+      let level =
+        push || (relaxed && index == count - 1 && !swing.peakUpright) ? ShakeDetector.relaxedSwingFactor : 1
       if swing.peak < level * levels.vigorous { return .weak }
       if !swing.peakAlong(settings.axisConsistency) { return .axis }
       if index < count - 1, !push {
