@@ -10,13 +10,13 @@
 enum PlainMath {
   /// 1 / √x for a positive, finite, normal x: a first guess from the bits of x, then Newton
   /// steps, each squaring the error (3.5e-2 at first, then 2e-3, 5e-6, 4e-11, and within 4 ulps
-  /// after the fourth). Three are enough to scale a direction.
+  /// after the fourth). Two are enough to scale a direction (a length off by 5e-6 at most).
   static func inverseSquareRoot(_ x: Double, steps: Int = 4) -> Double {
     var y = Double(bitPattern: 0x5FE6_EB50_C7B5_37A9 &- (x.bitPattern >> 1))
     let half = 0.5 * x
     y *= 1.5 - half * y * y
     y *= 1.5 - half * y * y
-    y *= 1.5 - half * y * y
+    if steps > 2 { y *= 1.5 - half * y * y }
     if steps > 3 { y *= 1.5 - half * y * y }
     return y
   }
