@@ -486,9 +486,7 @@ private struct Core {
     }
     let d = a - gravity
     let m2 = d.dot(d)
-    // (Whether the dynamic acceleration lies along gravity.)
-    let alongGravity = d.dot(gravity)
-    let upright = alongGravity * alongGravity >= ShakeDetector.uprightShare * m2 * gravity.dot(gravity)
+    let sampleGravity = gravity
     dynamic = d
     let dt = t - lastTime
     if dt > 0 {
@@ -519,6 +517,10 @@ private struct Core {
       lastTime = t
       return result
     }
+    // (Whether the dynamic acceleration lies along gravity, the estimate it was measured against.)
+    let alongGravity = d.dot(sampleGravity)
+    let upright =
+      alongGravity * alongGravity >= ShakeDetector.uprightShare * m2 * sampleGravity.dot(sampleGravity)
     // (Notes come from the principal axis alone: one per stretch of motion.)
     result.note = Self.follow(
       &principalTrack, along, magnitudeSquared: m2, at: t, dt: dt, lastBusy: lastBusy, falling: falling,

@@ -110,7 +110,7 @@ struct SwingTrack {
   /// Takes a sample whose dynamic acceleration along the direction is `value` (the square of its
   /// whole dynamic acceleration's length `magnitudeSquared`), `dt` after the previous one. Returns
   /// the note of a chain it broke that is worth one.
-  mutating func add(
+  @inline(never) mutating func add(
     _ value: Double, magnitudeSquared: Double, at t: Seconds, dt: Seconds, lastBusy: Seconds,
     falling: Bool, upright: Bool, settings: ShakeSettings, levels: ShakeDetector.Levels
   ) -> ShakeRejectionNote? {
