@@ -155,7 +155,12 @@ public final class ShakeDetector {
   /// Samples closer than this to the last one taken are averaged with the ones after them, and
   /// taken together: a sensor faster than about 65 Hz is followed at 50–65 Hz (200 Hz in threes,
   /// 100 Hz in pairs). A shake's swings last 70 ms or more; an average over 15 ms keeps their shape.
+  /// Compared with `sampleSpacingTolerance`: a 64 Hz sensor whose timestamps are rounded to the
+  /// millisecond comes 15 and 16 ms apart, and the difference of two such timestamps may fall a
+  /// hair under 15 ms; without it, a third of its samples were averaged in pairs (irregularly
+  /// halving its rate, which let steps felt at the thigh through as shakes).
   static let sampleSpacing: Seconds = 0.015
+  static let sampleSpacingTolerance: Seconds = 1e-6
   /// How long after a decision falls due the timer takes it when no sample arrives: the latest a
   /// sample may arrive after its timestamp (the buffer's latency for buffered capture).
   public var lateSampleAllowance: Seconds
@@ -306,7 +311,7 @@ private struct Machine {
   mutating func process(_ sample: MotionSample) -> Bool {
     guard core.hasGravity else { return take(sample.acceleration, at: sample.t) }
     let t = max(sample.t, latestTime)
-    let spaced = t - core.lastTime >= ShakeDetector.sampleSpacing
+    let spaced = t - core.lastTime >= ShakeDetector.sampleSpacing - ShakeDetector.sampleSpacingTolerance
     if spaced, pendingCount == 0 { return take(sample.acceleration, at: t) }
     // (Averaged with the samples before it since the last one taken, or with the next.)
     pendingSum = pendingSum + sample.acceleration

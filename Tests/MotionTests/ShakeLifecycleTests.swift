@@ -138,6 +138,25 @@ struct ShakeLifecycleTests {
     #expect(scheduler.pendingCount == 0)
   }
 
+  /// A sensor at 64 Hz with timestamps in milliseconds (15 and 16 ms apart), five minutes into a
+  /// recording, where the difference of two timestamps 15 ms apart comes out a hair under 15 ms:
+  /// every sample is taken when it comes, none waits to be averaged with the next (which would
+  /// halve the rate at times).
+  @Test("Samples 15 ms apart, timestamps rounded to the millisecond, are each taken at once")
+  func millisecondTimestamps() {
+    let detector = ShakeDetector(scheduler: VirtualScheduler()) { _ in }
+    for index in 0..<12 {
+      let milliseconds = 300_000 + (Double(index) * 15.625).rounded()
+      // (Gravity along z, and a push along x that grows with each sample.)
+      let push = Double(index)
+      detector.process(MotionSample(t: milliseconds / 1000, x: push, y: 0, z: standardGravity))
+      if index > 0 {
+        #expect(
+          detector.dynamic.x > 0.5 * push, "the sample at \(milliseconds) ms waits: \(detector.dynamic)")
+      }
+    }
+  }
+
   @Test("Idle means idle: no timer while nothing happens")
   func noTimersWhenStill() {
     let scheduler = VirtualScheduler()
