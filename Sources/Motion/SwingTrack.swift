@@ -109,7 +109,11 @@ struct SwingTrack {
 
   /// Takes a sample whose dynamic acceleration along the direction is `value` (the square of its
   /// whole dynamic acceleration's length `magnitudeSquared`), `dt` after the previous one. Returns
-  /// the note of a chain it broke that is worth one.
+  /// the note of a chain it broke that is worth one. `lastBusy` is the last sample at which anything
+  /// moved (a chain that begins `ShakeDetector.restBeforeShake` after it starts from rest);
+  /// `falling` and `upright` say whether the sample dropped toward free fall and whether its motion
+  /// went along gravity (kept at a swing's peak). (A call of its own: inlined into the sample's
+  /// work four times over, once per direction, it made a sample a fifth dearer.)
   @inline(never) mutating func add(
     _ value: Double, magnitudeSquared: Double, at t: Seconds, dt: Seconds, lastBusy: Seconds,
     falling: Bool, upright: Bool, settings: ShakeSettings, levels: ShakeDetector.Levels
