@@ -116,8 +116,9 @@ public final class ShakeDetector {
   /// through free fall in 20–40 ms).
   static let freeFallLevel = 0.3
   static let freeFallMinimum: Seconds = 0.08
-  /// (At low rates a single sample in free fall stands for no more than this.)
-  static let freeFallStep: Seconds = 0.02
+  /// (At low rates a single sample in free fall stands for no more than this: the interval at
+  /// 25 Hz, so that one sample alone is never a flight, and two in a row at 25 Hz or below are.)
+  static let freeFallStep: Seconds = 0.04
   static let freeFallMemory: Seconds = 4
   /// A body's bounce (hops, running steps; see `Core.hopping`): the recent motion goes mostly along
   /// gravity (at least `bounceVerticalShare` of its second moment), the least acceleration along

@@ -322,7 +322,7 @@ struct VigorousMotionCorpusTests {
       if: umafallCorpusPresent,
       "no UMAFall recordings at \(umafallDirectory) (set RESPONDERD_UMAFALL_CORPUS; see Tests/Fixtures/Motion/umafall/README.md)"
     ),
-    arguments: [("jogging", 43), ("jumping", 32), ("stairs-down", 0), ("fall", 7), ("walking", 0)])
+    arguments: [("jogging", 25), ("jumping", 17), ("stairs-down", 0), ("fall", 4), ("walking", 0)])
   func corpus(label: String, ceiling: Int) throws {
     let (found, minutes) = try shakes(in: umafallDirectory, label: label)
     #expect(minutes > 1, "\(minutes) minutes")
