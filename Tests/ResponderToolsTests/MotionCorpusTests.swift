@@ -304,11 +304,11 @@ struct VigorousMotionCorpusTests {
   /// The clips hold recordings where the rule before the bounce (issue 36) took steps and hops for
   /// shakes: a jog with the sensor at the waist (4 false shakes then, at its own rate) and a hop in
   /// the pocket (2), beside the first jog in the pocket (1 at every rate, 2 at 25 Hz). Now none at
-  /// the recordings' own rates, 100 and 50 Hz; at 25 Hz, where a flight is a sample or two, one
-  /// in the jog at the waist and two in the hops.
+  /// the recordings' own rates, 100 and 50 Hz; at 25 Hz, where a flight is a sample or two (two in
+  /// a row are one since the fifth round), one in the hops.
   @Test(
     "A clip of jogging, hopping, running down stairs and a fall, phone in the pocket: at most the measured false shakes",
-    arguments: [("jogging", 1), ("jumping", 2), ("stairs-down", 0), ("fall", 0)])
+    arguments: [("jogging", 0), ("jumping", 1), ("stairs-down", 0), ("fall", 0)])
   func clip(label: String, ceiling: Int) throws {
     let directory = motionFixtures("umafall") + "/clips"
     let (found, minutes) = try shakes(in: directory, label: label, rates: [nil, 100, 50, 25])
