@@ -527,24 +527,21 @@ private struct Core {
     let alongGravity = d.dot(sampleGravity)
     let upright =
       alongGravity * alongGravity >= ShakeDetector.uprightShare * m2 * sampleGravity.dot(sampleGravity)
+    let facts = SampleFacts(
+      t: t, dt: dt, magnitudeSquared: m2, lastBusy: lastBusy, falling: falling, upright: upright)
     // (Notes come from the principal axis alone: one per stretch of motion.)
     result.note = Self.follow(
-      &principalTrack, along, magnitudeSquared: m2, at: t, dt: dt, lastBusy: lastBusy, falling: falling,
-      upright: upright, phase: phase, bouncing: bouncing,
-      settings: settings,
-      levels: levels, into: &result)
+      &principalTrack, along, facts, phase: phase, bouncing: bouncing, settings: settings, levels: levels,
+      into: &result)
     _ = Self.follow(
-      &xTrack, d.x, magnitudeSquared: m2, at: t, dt: dt, lastBusy: lastBusy, falling: falling,
-      upright: upright, phase: phase, bouncing: bouncing, settings: settings,
-      levels: levels, into: &result)
+      &xTrack, d.x, facts, phase: phase, bouncing: bouncing, settings: settings, levels: levels, into: &result
+    )
     _ = Self.follow(
-      &yTrack, d.y, magnitudeSquared: m2, at: t, dt: dt, lastBusy: lastBusy, falling: falling,
-      upright: upright, phase: phase, bouncing: bouncing, settings: settings,
-      levels: levels, into: &result)
+      &yTrack, d.y, facts, phase: phase, bouncing: bouncing, settings: settings, levels: levels, into: &result
+    )
     _ = Self.follow(
-      &zTrack, d.z, magnitudeSquared: m2, at: t, dt: dt, lastBusy: lastBusy, falling: falling,
-      upright: upright, phase: phase, bouncing: bouncing, settings: settings,
-      levels: levels, into: &result)
+      &zTrack, d.z, facts, phase: phase, bouncing: bouncing, settings: settings, levels: levels, into: &result
+    )
     if phase == .waiting, m2 >= levels.sustainSquared { result.keptGoing = true }
     if result.began != nil, hopping(at: t) {
       result.began = nil
@@ -563,14 +560,14 @@ private struct Core {
   /// One direction's part of a sample: its swings, and whether they begin a shake or keep one
   /// going. Returns the note of a burst of motion it turned down.
   private static func follow(
-    _ track: inout SwingTrack, _ value: Double, magnitudeSquared m2: Double, at t: Seconds, dt: Seconds,
-    lastBusy: Seconds, falling: Bool, upright: Bool, phase: Phase,
-    bouncing: Bool, settings: ShakeSettings, levels: ShakeDetector.Levels, into result: inout Step
+    _ track: inout SwingTrack, _ value: Double, _ sample: SampleFacts, phase: Phase, bouncing: Bool,
+    settings: ShakeSettings, levels: ShakeDetector.Levels, into result: inout Step
   ) -> ShakeRejectionNote? {
+    let t = sample.t
     track.reportNewChains = phase == .idle
     let note = track.add(
-      value, magnitudeSquared: m2, at: t, dt: dt, lastBusy: lastBusy, falling: falling, upright: upright,
-      settings: settings, levels: levels)
+      value, magnitudeSquared: sample.magnitudeSquared, at: t, dt: sample.dt, lastBusy: sample.lastBusy,
+      falling: sample.falling, upright: sample.upright, settings: settings, levels: levels)
     if phase == .idle {
       if result.began == nil, !track.isEmpty {
         var problem = track.shakeProblem(at: t, settings: settings, levels: levels)
@@ -672,6 +669,16 @@ private struct Core {
     principalAxis =
       principalVector * PlainMath.inverseSquareRoot(principalVector.dot(principalVector), steps: 2)
   }
+}
+
+/// What a sample says alike for each direction it is followed along (`SwingTrack.add`'s terms).
+private struct SampleFacts {
+  var t: Seconds
+  var dt: Seconds
+  var magnitudeSquared: Double
+  var lastBusy: Seconds
+  var falling: Bool
+  var upright: Bool
 }
 
 /// The second moments of a vector, low-passed (a symmetric 3 × 3 matrix).
