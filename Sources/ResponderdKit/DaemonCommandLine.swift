@@ -95,7 +95,7 @@ public struct DaemonCommandLine: Equatable, Sendable {
       --version               Show the version.
       -h, --help              Show help information.
 
-    \(ExitStatus.helpText)
+    \(ExitCodes.helpText)
 
     """
 

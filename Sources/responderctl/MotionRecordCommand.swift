@@ -136,7 +136,7 @@ private final class TraceSink {
         FilePath(path), .writeOnly, options: [.create, .truncate, .closeOnExec],
         permissions: [.ownerReadWrite, .groupRead, .otherRead])
     } catch {
-      throw failure("cannot create \(path): \(error)", code: ExitStatus.cannotCreate.rawValue)
+      throw failure("cannot create \(path): \(error)", code: ExitCodes.cannotCreate.rawValue)
     }
     ownsDescriptor = true
   }

@@ -11,7 +11,7 @@ struct ResponderctlCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "responderctl",
     abstract: "Control and inspect responderd, and run its offline tools on recordings.",
-    discussion: ExitStatus.helpText,
+    discussion: ExitCodes.helpText,
     version: "responderctl \(responderdVersion)",
     subcommands: [
       StatusCommand.self, ChainCommand.self, PlayersCommand.self, DevicesCommand.self, MonitorCommand.self,
@@ -21,12 +21,12 @@ struct ResponderctlCommand: ParsableCommand {
     ])
 
   /// Parses and runs the command; a mistyped subcommand gets a "did you mean", and the errors the
-  /// commands throw get the exit codes of `ExitStatus` (the messages start with `responderctl:`).
+  /// commands throw get the exit codes of `ExitCodes` (the messages start with `responderctl:`).
   static func main() {
     let arguments = Array(CommandLine.arguments.dropFirst())
     if let message = unknownSubcommand(in: arguments) {
       writeText("responderctl: \(message)\n", to: .standardError)
-      exit(withError: ExitCode(ExitStatus.usage.rawValue))
+      exit(withError: ExitCode(ExitCodes.usage.rawValue))
     }
     do {
       var command = try parseAsRoot(arguments)
@@ -41,7 +41,7 @@ struct ResponderctlCommand: ParsableCommand {
   }
 
   /// The exit status of an error the tools throw (nil: ArgumentParser's own, e.g. usage).
-  static func status(of error: Error) -> ExitStatus? {
+  static func status(of error: Error) -> ExitCodes? {
     switch error {
     case is ConfigError: .config
     case let error as ToolFileError: error.status
@@ -82,7 +82,7 @@ struct ResponderctlCommand: ParsableCommand {
 
 /// A file a command could not read (66) or write (73).
 struct ToolFileError: Error, CustomStringConvertible {
-  var status: ExitStatus
+  var status: ExitCodes
   var description: String
 }
 

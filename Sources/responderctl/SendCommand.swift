@@ -81,5 +81,5 @@ private func sendEvent(type: String, subtype: String, phase: String?, json: Bool
     output(
       "\(what): " + (handledBy.isEmpty ? "dropped (\(DispatchRecord.unhandled))" : "handled by \(handledBy)"))
   }
-  if handledBy.isEmpty { throw ExitCode(ExitStatus.failure.rawValue) }
+  if handledBy.isEmpty { throw ExitCode(ExitCodes.failure.rawValue) }
 }

@@ -294,7 +294,7 @@ struct TimeoutError: Error, CustomStringConvertible {
     let file = dir.appendingPathComponent("config.toml")
     try "chain = [\"log\"]\n".write(to: file, atomically: true, encoding: .utf8)
     let daemon = try DaemonProcess(
-      builtExecutable("responderd"), [],
+      builtExecutable("responderd"), asRoot,
       environment: ["PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": home.path, "XDG_RUNTIME_DIR": "/nonexistent"])
     try daemon.waitForOutput(timeout: 10) { $0.contains("bus: no session bus") }
     daemon.child.signal(SIGHUP)

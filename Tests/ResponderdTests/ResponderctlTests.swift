@@ -122,6 +122,15 @@ import Testing
     #expect(focusEntries.map { $0["focus"] as? String } == ["active", nil, nil, nil])
   }
 
+  /// A `command` handler with no command takes no event: the EVENTS column says "none".
+  @Test func chainSaysNoneForAHandlerThatTakesNoEvent() throws {
+    let fixture = try DaemonFixture(config: "chain = [\"command\", \"log\"]\n")
+    let chain = try fixture.run([try responderctl(), "chain"]).output.split(separator: "\n")
+    #expect(
+      chain.contains { $0.hasPrefix("  command ") && $0.contains(" handler ") && $0.hasSuffix(" none") },
+      "\(chain)")
+  }
+
   @Test func monitorJSONPrintsOneObjectPerDispatchedEvent() throws {
     let fixture = try DaemonFixture(config: commandAndLog)
     let shaker = try TestApp(fixture, path: "/test/Shaker") { $0.phase == .began ? .handled : .notHandled }

@@ -77,9 +77,9 @@ class DaemonUnavailable(RuntimeError):
     """responderd is not running on the session bus and could not be started."""
 
     @staticmethod
-    def explain(error):
+    def explain(error, activatable=True):
         """One line for a GLib.Error of the bus: why responderd is not there, and what to do."""
-        if Gio.DBusError.get_remote_error(error) == "org.freedesktop.DBus.Error.ServiceUnknown":
+        if not activatable:
             return (
                 "responderd is not running on the session bus and cannot be started by D-Bus "
                 "activation (no org.responderd.Daemon1.service installed): start it with "
@@ -184,15 +184,16 @@ class Responder:
         the responder registers again (and becomes first responder again when it was)."""
         self._wants_registration = True
         self._registering = True
+        activatable = True
         try:
             try:
-                self._start_daemon()
+                activatable = self._start_daemon()
                 (self._daemon,) = self._call(
                     "GetNameOwner", "(s)", (DAEMON_NAME,), "(s)", destination="org.freedesktop.DBus",
                     path="/org/freedesktop/DBus", interface="org.freedesktop.DBus",
                 )
             except GLib.Error as error:
-                reason = DaemonUnavailable.explain(error)
+                reason = DaemonUnavailable.explain(error, activatable)
                 if not wait:
                     self._wants_registration = False
                     raise DaemonUnavailable(reason) from None
@@ -212,12 +213,20 @@ class Responder:
         return self.id
 
     def _start_daemon(self):
+        """Starts responderd by D-Bus activation when it is not running; False when the bus has no
+        activation file for it (it may still be running, started by hand)."""
         # GetNameOwner never activates a service; StartServiceByName does (1: started, 2: it was
         # running). The activated responderd owns its name before the bus answers.
-        self._call(
-            "StartServiceByName", "(su)", (DAEMON_NAME, 0), "(u)", destination="org.freedesktop.DBus",
-            path="/org/freedesktop/DBus", interface="org.freedesktop.DBus", timeout=30000,
-        )
+        try:
+            self._call(
+                "StartServiceByName", "(su)", (DAEMON_NAME, 0), "(u)", destination="org.freedesktop.DBus",
+                path="/org/freedesktop/DBus", interface="org.freedesktop.DBus", timeout=30000,
+            )
+        except GLib.Error as error:
+            if Gio.DBusError.get_remote_error(error) != "org.freedesktop.DBus.Error.ServiceUnknown":
+                raise
+            return False
+        return True
 
     def follow_focus(self, window):
         """Makes shakes follow `window`'s focus: responderd is told each time the window becomes

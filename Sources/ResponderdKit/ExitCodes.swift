@@ -1,7 +1,7 @@
 /// The exit codes of `responderd` and `responderctl` (sysexits.h's where one fits): one table,
 /// printed by both programs' `--help` and copied into their man pages and the README (a test
 /// compares them).
-public enum ExitStatus: Int32, CaseIterable, Sendable {
+public enum ExitCodes: Int32, CaseIterable, Sendable {
   case success = 0
   case failure = 1
   case usage = 64
@@ -29,14 +29,15 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     }
   }
 
-  /// The table as `--help` prints it: `  CODE  meaning`, wrapped at 80 columns.
+  /// The table as `--help` prints it: `  CODE  meaning`, wrapped at 78 columns (ArgumentParser
+  /// rewraps longer lines).
   public static var helpText: String {
     var lines = ["EXIT STATUS:"]
     for status in allCases {
       let code = String(status.rawValue)
       var line = "  " + code + String(repeating: " ", count: 4 - code.count)
       for word in status.meaning.split(separator: " ") {
-        if line.count + word.count + 1 > 80 {
+        if line.count + word.count + 1 > 78 {
           lines.append(line)
           line = String(repeating: " ", count: 6)
         } else if !line.hasSuffix(" ") {
