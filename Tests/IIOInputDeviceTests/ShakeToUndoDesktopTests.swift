@@ -178,6 +178,7 @@ extension IIOInputDeviceTests {
     let fixture = try DaemonFixture(config: "chain = [\"log\"]\n[responders]\ndeadline = 1\n")
     let desktop = try HeadlessDesktop.phosh(loop: fixture.loop, sessionBusAddress: fixture.bus.address)
     defer { desktop.stop() }
+    try desktop.warmUp()
 
     let left = try EditorWindow(desktop, title: "Left", arguments: [])
     try desktop.type("alpha beta")

@@ -511,6 +511,12 @@ public final class HeadlessDesktop {
   /// Call once before the events that count (before the client maps, ideally), then wait until
   /// the client has touch (`TouchProbe.waitForSeat`).
   public func warmUp() throws {
+    // phosh: the touchscreen is there from the start; the virtual keyboard is made here (the seat
+    // offers a keyboard from then on, and phoc activates windows with it).
+    if compositor == .phosh {
+      if keyboard == nil { keyboard = try Injector(keyboardOf: self) }
+      return
+    }
     // KWin's fake devices exist from the injector's connection: starting it is enough.
     try inject(compositor == .kwin ? "sync" : "warmup")
   }
