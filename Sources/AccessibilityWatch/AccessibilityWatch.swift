@@ -185,7 +185,11 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
   /// A connection to an accessibility bus at an address, and how to close it.
   public typealias Connect = (_ address: String) throws -> (bus: any MessageBus, close: () -> Void)
 
-  public private(set) var focused: AccessibleReference?
+  /// The newest accessible that said it took the focus.
+  public var focused: AccessibleReference? { stack.last }
+  /// The accessibles of the focused application that said they took the focus and not that they
+  /// lost it, oldest first (Qt says so for the focus widget's ancestors too).
+  private var stack: [AccessibleReference] = []
   public private(set) var statusText = "not started"
   public var isFollowing: Bool { link != nil }
 
@@ -300,8 +304,8 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     // An application that leaves takes its focus with it.
     link.subscriptions.append(
       bus.onNameOwnerChanged { [weak self] change in
-        guard let self, change.newOwner == nil, self.focused?.application == change.name else { return }
-        self.focused = nil
+        guard let self, change.newOwner == nil else { return }
+        self.stack.removeAll { $0.application == change.name }
       })
     bus.addObserver { [weak self, weak link] event in
       guard let self, let link, self.link === link else { return }
@@ -338,7 +342,7 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
   private func drop(reason: String) {
     addressQuery?.cancel()
     addressQuery = nil
-    focused = nil
+    stack.removeAll()
     guard let link else { return }
     self.link = nil
     for subscription in link.subscriptions { subscription.cancel() }
@@ -353,11 +357,12 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
       let path = message.path
     else { return }
     let reference = AccessibleReference(application: sender, path: path)
-    if arguments[1].int32 == 1 {
-      focused = reference
-    } else if focused == reference {
-      focused = nil
-    }
+    stack.removeAll { $0 == reference }
+    guard arguments[1].int32 == 1 else { return }
+    // The focus went to another application: what the previous one said no longer counts.
+    if stack.last?.application != sender { stack.removeAll() }
+    stack.append(reference)
+    if stack.count > 16 { stack.removeFirst() }
   }
 
   public func readFocus(
@@ -369,10 +374,50 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
       scheduler.schedule(after: 0) { done(.failure(.notFollowing(why))) }
       return
     }
-    guard let reference = focused else {
+    let candidates = Array(stack.suffix(Self.candidateLimit).reversed())
+    guard !candidates.isEmpty else {
       scheduler.schedule(after: 0) { done(.failure(.noFocus)) }
       return
     }
+    var results: [Result<FocusedWidget, FocusReadError>?] = Array(repeating: nil, count: candidates.count)
+    for (index, reference) in candidates.enumerated() {
+      Self.read(reference, on: link.bus, deadline: deadline) { result in
+        results[index] = result
+        guard results.allSatisfy({ $0 != nil }) else { return }
+        done(Self.choose(results.compactMap { $0 }))
+      }
+    }
+  }
+
+  /// How many of the accessibles that said they have the focus are read (the newest).
+  static let candidateLimit = 4
+
+  /// The widget the gates are asked about, of those read (newest first): a terminal or a password
+  /// field among them wins (a text inside a terminal is the terminal's), then the newest editable
+  /// one that says it is focused (Qt says FOCUSED for the focus widget's ancestors too), then the
+  /// newest that answered.
+  static func choose(_ results: [Result<FocusedWidget, FocusReadError>]) -> Result<
+    FocusedWidget, FocusReadError
+  > {
+    let widgets = results.compactMap { try? $0.get() }
+    guard let newest = widgets.first else { return results[0] }
+    let focused = widgets.filter(\.isFocused)
+    if let guarded = focused.first(where: {
+      $0.role == AccessibleRole.terminal || $0.role == AccessibleRole.passwordText
+    }) {
+      return .success(guarded)
+    }
+    if let text = focused.first(where: { $0.isEditable && AccessibleRole.textRoles.contains($0.role) }) {
+      return .success(text)
+    }
+    return .success(focused.first ?? newest)
+  }
+
+  /// Reads one accessible's role and states, each call bounded by `deadline`.
+  static func read(
+    _ reference: AccessibleReference, on bus: any MessageBus, deadline: Seconds,
+    _ done: @escaping (Result<FocusedWidget, FocusReadError>) -> Void
+  ) {
     var role: Result<UInt32, FocusReadError>?
     var states: Result<Set<UInt32>, FocusReadError>?
     var finished = false
@@ -390,7 +435,7 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
       error.name == DBusError.Name.noReply
         ? .noAnswer(application: reference.application, seconds: deadline) : .failed(error.message)
     }
-    link.bus.call(
+    bus.call(
       destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
       method: "GetRole", timeout: deadline
     ) { result in
@@ -405,7 +450,7 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
       }
       finish()
     }
-    link.bus.call(
+    bus.call(
       destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
       method: "GetState", timeout: deadline
     ) { result in

@@ -11,9 +11,11 @@ import Logging
 /// open), its keyboard events (`NotifyKeyboardKeycode`, evdev codes), then `Stop`.
 ///
 /// Mutter makes the session's virtual keyboard on its first event and tells the clients about
-/// it only then: an application with no keyboard yet misses that first event. So the modifiers
-/// go first, the key `settle` seconds later: the application binds the keyboard meanwhile and is
-/// told the modifiers held when it does.
+/// it only then: on a seat with no other keyboard, that first event is lost. So the first event
+/// is a release of the chord's first modifier, which is not pressed (nothing happens, but the
+/// keyboard is made); the chord follows `settle` seconds later, when the keyboard exists and the
+/// application has bound it. Whatever of the chord comes late reaches the application with the
+/// modifiers the seat holds: never a bare Z.
 public final class MutterRemoteDesktopSender: EditKeySender {
   public static let name = "org.gnome.Mutter.RemoteDesktop"
   static let path = "/org/gnome/Mutter/RemoteDesktop"
@@ -101,8 +103,9 @@ public final class MutterRemoteDesktopSender: EditKeySender {
           if failure == nil { failure = $0 }
         }
       }
-      for modifier in chord.modifiers { key(modifier, true) }
+      key(chord.modifiers[0], false)
       self.bus.scheduler.schedule(after: self.settle) { [weak self] in
+        for modifier in chord.modifiers { key(modifier, true) }
         key(chord.key, true)
         key(chord.key, false)
         for modifier in chord.modifiers.reversed() { key(modifier, false) }

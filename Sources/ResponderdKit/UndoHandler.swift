@@ -61,10 +61,11 @@ public final class UndoHandler: Handler {
     case idle
     /// A began is being checked (the focus read).
     case checking
-    /// A began was taken for this field; the question comes at its end.
-    case armed(FocusedWidget)
+    /// A began was taken for this field (`newest`: the focus as the signals left it); the
+    /// question comes at its end.
+    case armed(FocusedWidget, newest: AccessibleReference?)
     /// The question is open.
-    case asking(FocusedWidget, UndoQuestionKind, expiry: ScheduledTimer)
+    case asking(FocusedWidget, UndoQuestionKind, expiry: ScheduledTimer, newest: AccessibleReference?)
     /// The answer was Undo or Redo: the field is read again and the chord sent.
     case sending
   }
@@ -142,7 +143,7 @@ public final class UndoHandler: Handler {
         self.refuse("\(error)", decide)
       case .success(let widget):
         if let why = Self.refusal(widget) { return self.refuse(why, decide) }
-        self.state = .armed(widget)
+        self.state = .armed(widget, newest: focus.focused)
         decide(true)
       }
     }
@@ -169,23 +170,23 @@ public final class UndoHandler: Handler {
 
   private func ended(_ decide: @escaping (Bool) -> Void) {
     if isBusy { return decide(true) }
-    guard case .armed(let widget) = state else { return decide(false) }
+    guard case .armed(let widget, let newest) = state else { return decide(false) }
     state = .idle
     if let why = parts.gate() { return refuse(why, decide) }
-    guard parts.focus?.focused == widget.reference else {
+    guard parts.focus?.focused == newest else {
       return refuse("the focus moved during the shake", decide)
     }
     guard let question = parts.question else { return refuse("the undo is not started", decide) }
     let kind: UndoQuestionKind = undoneIn == widget.reference ? .redo : .undo
     let expiry = scheduler.schedule(after: settings.questionTimeout) { [weak self] in self?.expired() }
-    state = .asking(widget, kind, expiry: expiry)
+    state = .asking(widget, kind, expiry: expiry, newest: newest)
     note("asking \"\(kind.summary)\" for \(widget.reference.application) (\(widget))")
     decide(true)
     question.ask(kind) { [weak self] answer in self?.answered(answer) }
   }
 
   private func expired() {
-    guard case .asking(_, let kind, _) = state else { return }
+    guard case .asking(_, let kind, _, _) = state else { return }
     state = .idle
     parts.question?.close()
     let timeout = settings.questionTimeout
@@ -194,12 +195,12 @@ public final class UndoHandler: Handler {
   }
 
   private func answered(_ answer: UndoAnswer) {
-    guard case .asking(let widget, let kind, let expiry) = state else { return }
+    guard case .asking(let widget, let kind, let expiry, let newest) = state else { return }
     expiry.cancel()
     switch answer {
     case .accepted:
       state = .sending
-      carryOut(kind, in: widget)
+      carryOut(kind, in: widget, newest: newest)
     case .cancelled:
       state = .idle
       note("\"\(kind.summary)\": Cancel: nothing sent")
@@ -213,7 +214,7 @@ public final class UndoHandler: Handler {
   }
 
   /// Reads the field again (it must still be the focused editable text), then sends the chord.
-  private func carryOut(_ kind: UndoQuestionKind, in widget: FocusedWidget) {
+  private func carryOut(_ kind: UndoQuestionKind, in widget: FocusedWidget, newest: AccessibleReference?) {
     let chord: EditChord = kind == .undo ? .undo : .redo
     let finish: (String) -> Void = { [weak self] outcome in
       guard let self else { return }
@@ -221,7 +222,7 @@ public final class UndoHandler: Handler {
       self.note(outcome)
     }
     if let why = parts.gate() { return finish("\(kind.actionLabel) answered, but \(why): nothing sent") }
-    guard let focus = parts.focus, focus.focused == widget.reference else {
+    guard let focus = parts.focus, focus.focused == newest else {
       return finish("\(kind.actionLabel) answered, but the focus moved to another widget: nothing sent")
     }
     focus.readFocus(deadline: Self.focusDeadline) { [weak self] result in

@@ -92,12 +92,13 @@ import Testing
     #expect(try result()?.get() != nil)
     #expect(
       mutter.names == [
-        "CreateSession", "Start", "key 29 down", "key 44 down", "key 44 up", "key 29 up", "Stop",
+        "CreateSession", "Start", "key 29 up", "key 29 down", "key 44 down", "key 44 up", "key 29 up", "Stop",
       ])
-    // The modifier first, the key once mutter's new keyboard reached the application.
+    // First a release of Ctrl, which is not pressed (it makes mutter's keyboard), then the chord
+    // once the keyboard reached the application: its first event is never Z, nor Ctrl.
+    let warm = try #require(mutter.calls.first { $0.0 == "key 29 up" }?.1)
     let ctrl = try #require(mutter.calls.first { $0.0 == "key 29 down" }?.1)
-    let z = try #require(mutter.calls.first { $0.0 == "key 44 down" }?.1)
-    #expect(z - ctrl >= 0.15)
+    #expect(ctrl - warm >= 0.15)
   }
 
   @Test func redoIsCtrlShiftZ() throws {
@@ -108,7 +109,8 @@ import Testing
     #expect(try result()?.get() != nil)
     #expect(
       mutter.names == [
-        "CreateSession", "Start", "key 29 down", "key 42 down", "key 44 down", "key 44 up", "key 42 up",
+        "CreateSession", "Start", "key 29 up", "key 29 down", "key 42 down", "key 44 down", "key 44 up",
+        "key 42 up",
         "key 29 up", "Stop",
       ])
   }

@@ -189,6 +189,42 @@ import Testing
     expectNoQuestion("a terminal has the focus")
   }
 
+  @Test func qtSaysFocusedForTheAncestorsToo() throws {
+    // Qt announces FOCUSED for the focus widget, then for its ancestors and the current tab.
+    let kwrite = accessibility.application()
+    let view = try kwrite.add(role: AccessibleRole.text, states: [AccessibleState.editable])
+    let tab = try kwrite.add(role: 37, states: [])
+    let frame = try kwrite.add(role: 29, states: [])
+    try editor.blur(textView)
+    try kwrite.focus(view)
+    try kwrite.focus(tab)
+    try kwrite.focus(frame)
+    settle()
+    #expect(watch.focused?.path == frame)
+    shake()
+    #expect(notifications.open.map(\.summary) == ["Undo Typing"])
+    try notifications.press("undo")
+    time.advance(by: 0.1)
+    #expect(keys.sent == [.undo])
+    #expect(undo.notes.last?.contains("sent Ctrl+Z to \(kwrite.name)") == true)
+  }
+
+  @Test func notInEditableTextInsideATerminal() throws {
+    let terminal = try editor.add(role: AccessibleRole.terminal, states: [])
+    let inner = try editor.add(role: AccessibleRole.text, states: [AccessibleState.editable])
+    try editor.blur(textView)
+    try editor.focus(terminal)
+    try editor.focus(inner)
+    settle()
+    expectNoQuestion("a terminal has the focus")
+  }
+
+  @Test func notInAConsoleThatIsAFiller() throws {
+    // kgx (VTE for GTK 4) says role filler, not editable.
+    try moveFocus(to: try editor.add(role: 29, states: []))
+    expectNoQuestion("the focused widget is not text (role 29")
+  }
+
   @Test func notInAPasswordField() throws {
     let password = try editor.add(role: AccessibleRole.passwordText, states: [AccessibleState.editable])
     try moveFocus(to: password)
