@@ -21,8 +21,9 @@ public enum AccessibilityNames {
   public static let objectEvents = "org.a11y.atspi.Event.Object"
   /// An accessible's role and states.
   public static let accessible = "org.a11y.atspi.Accessible"
-  /// The one event the watch registers for.
+  /// The events the watch registers for: a widget's focus, a window's activation.
   public static let focusEvent = "object:state-changed:focused"
+  public static let activeEvent = "object:state-changed:active"
 }
 
 /// AT-SPI's role numbers (`AtspiRole`) the shake-to-undo gates know.
@@ -186,10 +187,22 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
   public typealias Connect = (_ address: String) throws -> (bus: any MessageBus, close: () -> Void)
 
   /// The newest accessible that said it took the focus.
-  public var focused: AccessibleReference? { stack.last }
-  /// The accessibles of the focused application that said they took the focus and not that they
-  /// lost it, oldest first (Qt says so for the focus widget's ancestors too).
-  private var stack: [AccessibleReference] = []
+  public var focused: AccessibleReference? { applicationOrder.first.flatMap { stacks[$0]?.last } }
+  /// Per application, the accessibles that said they took the focus and not that they lost it,
+  /// oldest first (Qt says so for the focus widget's ancestors too).
+  private var stacks: [String: [AccessibleReference]] = [:]
+  /// The applications with such accessibles: the one whose window was activated last first, then
+  /// the others, the latest to announce a focus first. (GNOME Shell's notification buttons say
+  /// they take the focus when tapped, while the keyboard focus stays in the application's window.)
+  private var applicationOrder: [String] {
+    let byRecency = recency.reversed().filter { stacks[$0]?.isEmpty == false }
+    guard let activeApplication, stacks[activeApplication]?.isEmpty == false else { return byRecency }
+    return [activeApplication] + byRecency.filter { $0 != activeApplication }
+  }
+  /// The applications, the latest to announce a focus last.
+  private var recency: [String] = []
+  /// The application whose window said it became active last (StateChanged "active").
+  private var activeApplication: String?
   public private(set) var statusText = "not started"
   public var isFollowing: Bool { link != nil }
 
@@ -296,16 +309,19 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     let link = Link(bus: made.bus, close: made.close)
     self.link = link
     let bus = made.bus
-    var rule = DBusMatchRule(
-      kind: .signal, interface: AccessibilityNames.objectEvents, member: "StateChanged")
-    rule.arguments[0] = "focused"
-    link.subscriptions.append(
-      bus.subscribe(rule) { [weak self] message in self?.stateChanged(message) })
+    // The focus, and the windows activated (which application has the keyboard focus).
+    for state in ["focused", "active"] {
+      var rule = DBusMatchRule(
+        kind: .signal, interface: AccessibilityNames.objectEvents, member: "StateChanged")
+      rule.arguments[0] = state
+      link.subscriptions.append(
+        bus.subscribe(rule) { [weak self] message in self?.stateChanged(message) })
+    }
     // An application that leaves takes its focus with it.
     link.subscriptions.append(
       bus.onNameOwnerChanged { [weak self] change in
         guard let self, change.newOwner == nil else { return }
-        self.stack.removeAll { $0.application == change.name }
+        self.forget(change.name)
       })
     bus.addObserver { [weak self, weak link] event in
       guard let self, let link, self.link === link else { return }
@@ -326,10 +342,16 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
 
   /// Asks the registry for the focus events (applications emit only registered events).
   private func register(on bus: any MessageBus) {
+    for event in [AccessibilityNames.focusEvent, AccessibilityNames.activeEvent] {
+      register(event, on: bus)
+    }
+  }
+
+  private func register(_ event: String, on bus: any MessageBus) {
     bus.call(
       destination: AccessibilityNames.registry, path: AccessibilityNames.registryPath,
       interface: AccessibilityNames.registryInterface, method: "RegisterEvent",
-      arguments: [.string(AccessibilityNames.focusEvent), [String]().dbusValue, .string("")], timeout: 2
+      arguments: [.string(event), [String]().dbusValue, .string("")], timeout: 2
     ) { [weak self] result in
       if case .failure(let error) = result {
         self?.logger.notice(
@@ -342,7 +364,9 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
   private func drop(reason: String) {
     addressQuery?.cancel()
     addressQuery = nil
-    stack.removeAll()
+    stacks.removeAll()
+    recency.removeAll()
+    activeApplication = nil
     guard let link else { return }
     self.link = nil
     for subscription in link.subscriptions { subscription.cancel() }
@@ -350,19 +374,36 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     logger.info("undo: not following the accessibility bus any more: \(reason)")
   }
 
-  /// `StateChanged("focused", 1 or 0, …)` of an accessible.
+  private func forget(_ application: String) {
+    stacks[application] = nil
+    recency.removeAll { $0 == application }
+    if activeApplication == application { activeApplication = nil }
+  }
+
+  /// `StateChanged("focused" or "active", 1 or 0, …)` of an accessible.
   private func stateChanged(_ message: DBusMessage) {
     let arguments = message.arguments
-    guard arguments.count >= 2, arguments[0].string == "focused", let sender = message.sender,
+    guard arguments.count >= 2, let state = arguments[0].string, let sender = message.sender,
       let path = message.path
     else { return }
+    let on = arguments[1].int32 == 1
+    if state == "active" {
+      if on {
+        activeApplication = sender
+      } else if activeApplication == sender {
+        activeApplication = nil
+      }
+      return
+    }
+    guard state == "focused" else { return }
     let reference = AccessibleReference(application: sender, path: path)
-    stack.removeAll { $0 == reference }
-    guard arguments[1].int32 == 1 else { return }
-    // The focus went to another application: what the previous one said no longer counts.
-    if stack.last?.application != sender { stack.removeAll() }
-    stack.append(reference)
-    if stack.count > 16 { stack.removeFirst() }
+    stacks[sender]?.removeAll { $0 == reference }
+    guard on else { return }
+    stacks[sender, default: []].append(reference)
+    if stacks[sender]!.count > 16 { stacks[sender]!.removeFirst() }
+    recency.removeAll { $0 == sender }
+    recency.append(sender)
+    if recency.count > 16, let oldest = recency.first { forget(oldest) }
   }
 
   public func readFocus(
@@ -374,20 +415,44 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
       scheduler.schedule(after: 0) { done(.failure(.notFollowing(why))) }
       return
     }
-    let candidates = Array(stack.suffix(Self.candidateLimit).reversed())
-    guard !candidates.isEmpty else {
+    let applications = Array(applicationOrder.prefix(Self.applicationLimit))
+    guard !applications.isEmpty else {
       scheduler.schedule(after: 0) { done(.failure(.noFocus)) }
       return
     }
+    read(applications[...], on: link.bus, deadline: deadline, firstFailure: nil, done)
+  }
+
+  /// Reads the candidates of the first of `applications`; the first whose candidates say one of
+  /// them is focused gives the answer, else the next is read.
+  private func read(
+    _ applications: ArraySlice<String>, on bus: any MessageBus, deadline: Seconds,
+    firstFailure: Result<FocusedWidget, FocusReadError>?,
+    _ done: @escaping (Result<FocusedWidget, FocusReadError>) -> Void
+  ) {
+    guard let application = applications.first else {
+      return done(firstFailure ?? .failure(.noFocus))
+    }
+    let candidates = Array((stacks[application] ?? []).suffix(Self.candidateLimit).reversed())
+    guard !candidates.isEmpty else {
+      return read(applications.dropFirst(), on: bus, deadline: deadline, firstFailure: firstFailure, done)
+    }
     var results: [Result<FocusedWidget, FocusReadError>?] = Array(repeating: nil, count: candidates.count)
     for (index, reference) in candidates.enumerated() {
-      Self.read(reference, on: link.bus, deadline: deadline) { result in
+      Self.read(reference, on: bus, deadline: deadline) { [weak self] result in
         results[index] = result
         guard results.allSatisfy({ $0 != nil }) else { return }
-        done(Self.choose(results.compactMap { $0 }))
+        let chosen = Self.choose(results.compactMap { $0 })
+        if case .success(let widget) = chosen, widget.isFocused { return done(chosen) }
+        guard let self else { return done(chosen) }
+        self.read(
+          applications.dropFirst(), on: bus, deadline: deadline, firstFailure: firstFailure ?? chosen, done)
       }
     }
   }
+
+  /// How many applications are read at most, one after the other.
+  static let applicationLimit = 3
 
   /// How many of the accessibles that said they have the focus are read (the newest).
   static let candidateLimit = 4

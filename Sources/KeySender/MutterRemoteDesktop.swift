@@ -11,11 +11,11 @@ import Logging
 /// open), its keyboard events (`NotifyKeyboardKeycode`, evdev codes), then `Stop`.
 ///
 /// Mutter makes the session's virtual keyboard on its first event and tells the clients about
-/// it only then: on a seat with no other keyboard, that first event is lost. So the first event
-/// is a release of the chord's first modifier, which is not pressed (nothing happens, but the
-/// keyboard is made); the chord follows `settle` seconds later, when the keyboard exists and the
-/// application has bound it. Whatever of the chord comes late reaches the application with the
-/// modifiers the seat holds: never a bare Z.
+/// it only then: on a seat with no other keyboard, that first event is lost. So the chord's first
+/// modifier is tapped first (pressed and released: alone, Ctrl does nothing; mutter refuses the
+/// release of a key that is not pressed), and the chord follows `settle` seconds later, when the
+/// keyboard exists and the application has bound it. Whatever of the chord comes late reaches the
+/// application with the modifiers the seat holds: never a bare Z.
 public final class MutterRemoteDesktopSender: EditKeySender {
   public static let name = "org.gnome.Mutter.RemoteDesktop"
   static let path = "/org/gnome/Mutter/RemoteDesktop"
@@ -103,6 +103,7 @@ public final class MutterRemoteDesktopSender: EditKeySender {
           if failure == nil { failure = $0 }
         }
       }
+      key(chord.modifiers[0], true)
       key(chord.modifiers[0], false)
       self.bus.scheduler.schedule(after: self.settle) { [weak self] in
         for modifier in chord.modifiers { key(modifier, true) }

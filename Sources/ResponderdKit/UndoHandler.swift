@@ -61,11 +61,10 @@ public final class UndoHandler: Handler {
     case idle
     /// A began is being checked (the focus read).
     case checking
-    /// A began was taken for this field (`newest`: the focus as the signals left it); the
-    /// question comes at its end.
-    case armed(FocusedWidget, newest: AccessibleReference?)
+    /// A began was taken for this field; the question comes at its end.
+    case armed(FocusedWidget)
     /// The question is open.
-    case asking(FocusedWidget, UndoQuestionKind, expiry: ScheduledTimer, newest: AccessibleReference?)
+    case asking(FocusedWidget, UndoQuestionKind, expiry: ScheduledTimer)
     /// The answer was Undo or Redo: the field is read again and the chord sent.
     case sending
   }
@@ -143,7 +142,7 @@ public final class UndoHandler: Handler {
         self.refuse("\(error)", decide)
       case .success(let widget):
         if let why = Self.refusal(widget) { return self.refuse(why, decide) }
-        self.state = .armed(widget, newest: focus.focused)
+        self.state = .armed(widget)
         decide(true)
       }
     }
@@ -170,23 +169,20 @@ public final class UndoHandler: Handler {
 
   private func ended(_ decide: @escaping (Bool) -> Void) {
     if isBusy { return decide(true) }
-    guard case .armed(let widget, let newest) = state else { return decide(false) }
+    guard case .armed(let widget) = state else { return decide(false) }
     state = .idle
     if let why = parts.gate() { return refuse(why, decide) }
-    guard parts.focus?.focused == newest else {
-      return refuse("the focus moved during the shake", decide)
-    }
     guard let question = parts.question else { return refuse("the undo is not started", decide) }
     let kind: UndoQuestionKind = undoneIn == widget.reference ? .redo : .undo
     let expiry = scheduler.schedule(after: settings.questionTimeout) { [weak self] in self?.expired() }
-    state = .asking(widget, kind, expiry: expiry, newest: newest)
+    state = .asking(widget, kind, expiry: expiry)
     note("asking \"\(kind.summary)\" for \(widget.reference.application) (\(widget))")
     decide(true)
     question.ask(kind) { [weak self] answer in self?.answered(answer) }
   }
 
   private func expired() {
-    guard case .asking(_, let kind, _, _) = state else { return }
+    guard case .asking(_, let kind, _) = state else { return }
     state = .idle
     parts.question?.close()
     let timeout = settings.questionTimeout
@@ -195,12 +191,12 @@ public final class UndoHandler: Handler {
   }
 
   private func answered(_ answer: UndoAnswer) {
-    guard case .asking(let widget, let kind, let expiry, let newest) = state else { return }
+    guard case .asking(let widget, let kind, let expiry) = state else { return }
     expiry.cancel()
     switch answer {
     case .accepted:
       state = .sending
-      carryOut(kind, in: widget, newest: newest)
+      carryOut(kind, in: widget)
     case .cancelled:
       state = .idle
       note("\"\(kind.summary)\": Cancel: nothing sent")
@@ -214,7 +210,7 @@ public final class UndoHandler: Handler {
   }
 
   /// Reads the field again (it must still be the focused editable text), then sends the chord.
-  private func carryOut(_ kind: UndoQuestionKind, in widget: FocusedWidget, newest: AccessibleReference?) {
+  private func carryOut(_ kind: UndoQuestionKind, in widget: FocusedWidget) {
     let chord: EditChord = kind == .undo ? .undo : .redo
     let finish: (String) -> Void = { [weak self] outcome in
       guard let self else { return }
@@ -222,9 +218,7 @@ public final class UndoHandler: Handler {
       self.note(outcome)
     }
     if let why = parts.gate() { return finish("\(kind.actionLabel) answered, but \(why): nothing sent") }
-    guard let focus = parts.focus, focus.focused == newest else {
-      return finish("\(kind.actionLabel) answered, but the focus moved to another widget: nothing sent")
-    }
+    guard let focus = parts.focus else { return finish("\(kind.actionLabel) answered: the undo is stopped") }
     focus.readFocus(deadline: Self.focusDeadline) { [weak self] result in
       guard let self else { return }
       switch result {

@@ -160,21 +160,24 @@ public final class InMemoryAccessibility {
     /// that had it announces its loss first, through `blur`).
     public func focus(_ path: String) throws {
       accessibles[path]?.states.insert(AccessibleState.focused)
-      try stateChanged(path, focused: true)
+      try stateChanged(path, true)
     }
 
     /// `path` loses the focus.
     public func blur(_ path: String) throws {
       accessibles[path]?.states.remove(AccessibleState.focused)
-      try stateChanged(path, focused: false)
+      try stateChanged(path, false)
     }
 
-    private func stateChanged(_ path: String, focused: Bool) throws {
+    /// The window at `path` becomes the active one (StateChanged "active", as GTK and Qt say).
+    public func activate(_ path: String) throws {
+      try stateChanged(path, true, state: "active")
+    }
+
+    private func stateChanged(_ path: String, _ on: Bool, state: String = "focused") throws {
       try connection.emitSignal(
         path: path, interface: AccessibilityNames.objectEvents, name: "StateChanged",
-        arguments: [
-          .string("focused"), .int32(focused ? 1 : 0), .int32(0), .variant(.int32(0)), .vardict([:]),
-        ])
+        arguments: [.string(state), .int32(on ? 1 : 0), .int32(0), .variant(.int32(0)), .vardict([:])])
     }
   }
 }

@@ -27,6 +27,7 @@ import Testing
     /// "CreateSession", "Start", "key 29 down", …, "Stop", with the time.
     var calls: [(String, Seconds)] = []
     var refuses = false
+    var pressed = Set<UInt32>()
     private var sessions = 0
     private let time: VirtualScheduler
 
@@ -61,6 +62,12 @@ import Testing
                         DBusMethod("NotifyKeyboardKeycode", in: "ub") { [unowned self] call in
                           let code = call.arguments[0].uint32 ?? 0
                           let down = call.arguments[1].bool ?? false
+                          // As mutter 43: a release of a key the session has not pressed is refused.
+                          if down {
+                            self.pressed.insert(code)
+                          } else if self.pressed.remove(code) == nil {
+                            throw DBusError("org.freedesktop.DBus.Error.Failed", "Invalid key event")
+                          }
                           self.calls.append(("key \(code) \(down ? "down" : "up")", time.now))
                           return []
                         },
@@ -92,12 +99,13 @@ import Testing
     #expect(try result()?.get() != nil)
     #expect(
       mutter.names == [
-        "CreateSession", "Start", "key 29 up", "key 29 down", "key 44 down", "key 44 up", "key 29 up", "Stop",
+        "CreateSession", "Start", "key 29 down", "key 29 up", "key 29 down", "key 44 down", "key 44 up",
+        "key 29 up", "Stop",
       ])
-    // First a release of Ctrl, which is not pressed (it makes mutter's keyboard), then the chord
-    // once the keyboard reached the application: its first event is never Z, nor Ctrl.
+    // First a tap of Ctrl (it makes mutter's keyboard), then the chord once the keyboard reached
+    // the application: the chord's Ctrl is never its first event.
     let warm = try #require(mutter.calls.first { $0.0 == "key 29 up" }?.1)
-    let ctrl = try #require(mutter.calls.first { $0.0 == "key 29 down" }?.1)
+    let ctrl = try #require(mutter.calls.last { $0.0 == "key 29 down" }?.1)
     #expect(ctrl - warm >= 0.15)
   }
 
@@ -109,7 +117,8 @@ import Testing
     #expect(try result()?.get() != nil)
     #expect(
       mutter.names == [
-        "CreateSession", "Start", "key 29 up", "key 29 down", "key 42 down", "key 44 down", "key 44 up",
+        "CreateSession", "Start", "key 29 down", "key 29 up", "key 29 down", "key 42 down", "key 44 down",
+        "key 44 up",
         "key 42 up",
         "key 29 up", "Stop",
       ])

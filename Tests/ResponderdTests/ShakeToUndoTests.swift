@@ -80,7 +80,8 @@ import Testing
 
   @Test func undoAsksThenSendsCtrlZ() throws {
     #expect(watch.isFollowing)
-    #expect(accessibility.registeredEvents == [AccessibilityNames.focusEvent])
+    #expect(
+      accessibility.registeredEvents == [AccessibilityNames.focusEvent, AccessibilityNames.activeEvent])
     shake()
     #expect(lastHandlers == ["undo", "undo"])
     #expect(notifications.open.map(\.summary) == ["Undo Typing"])
@@ -325,7 +326,7 @@ import Testing
     try accessibility.launch()
     settle()
     #expect(watch.isFollowing)
-    #expect(accessibility.registeredEvents == [AccessibilityNames.focusEvent, AccessibilityNames.focusEvent])
+    #expect(accessibility.registeredEvents.count == 4)
     // The applications on the new bus announce their focus again.
     let app = accessibility.application()
     let field = try app.add(role: AccessibleRole.text, states: [AccessibleState.editable])
@@ -346,6 +347,38 @@ import Testing
     shake()
     let terminal = try editor.add(role: AccessibleRole.terminal, states: [])
     try moveFocus(to: terminal)
+    settle()
+    try notifications.press("undo")
+    time.advance(by: 0.1)
+    #expect(keys.sent.isEmpty)
+    #expect(
+      undo.notes.last?.contains("a terminal has the focus (Ctrl+Z would stop its job): nothing sent") == true)
+  }
+
+  @Test func tappingTheShellsButtonLeavesTheFocusInTheEditor() throws {
+    // GNOME Shell's notification button says it takes the focus when tapped; the editor's window
+    // stays active, and its text view focused.
+    let window = try editor.add(role: 23, states: [])
+    try editor.activate(window)
+    shake()
+    let shell = accessibility.application()
+    let button = try shell.add(role: 43, states: [])
+    try shell.focus(button)
+    settle()
+    #expect(watch.focused?.application == editor.name)
+    try notifications.press("undo")
+    time.advance(by: 0.1)
+    #expect(keys.sent == [.undo], "\(undo.notes) \(log.text)")
+  }
+
+  @Test func anotherApplicationsWindowActivated() throws {
+    shake()
+    let other = accessibility.application()
+    let window = try other.add(role: 23, states: [])
+    let field = try other.add(role: AccessibleRole.text, states: [AccessibleState.editable])
+    try editor.blur(textView)
+    try other.activate(window)
+    try other.focus(field)
     settle()
     try notifications.press("undo")
     time.advance(by: 0.1)
