@@ -130,8 +130,7 @@ let package = Package(
       name: "AccessibilityWatch",
       dependencies: ["DBus", "EventTime", .product(name: "Logging", package: "swift-log")],
       swiftSettings: strict),
-    // The undo and redo chords, and only they, through the compositor (GNOME's RemoteDesktop,
-    // KWin's fake input, wlroots' virtual keyboard).
+    // The undo and redo chords, and only they, through the compositor (GNOME's RemoteDesktop).
     .target(
       name: "KeySender",
       dependencies: ["DBus", "EventTime", .product(name: "Logging", package: "swift-log")],

@@ -65,8 +65,8 @@ public protocol EditKeySender: AnyObject {
   func send(_ chord: EditChord, _ done: @escaping (Result<Void, KeySendError>) -> Void)
 }
 
-/// The first ready sender of several, one per compositor API (GNOME's, KWin's, wlroots'): the
-/// desktop that runs says which is ready.
+/// The first ready sender of several, one per compositor API: the desktop that runs says which
+/// is ready.
 public final class FirstReadyKeySender: EditKeySender {
   public let senders: [any EditKeySender]
   private var observers: [(KeySenderState) -> Void] = []

@@ -11,8 +11,8 @@ import ResponderConfig
 
 /// Shake to undo in every application (`[undo]`, the `undo` handler): the focus on the
 /// accessibility bus (`AccessibilityWatch`), the chords' way to the compositor (`KeySender`:
-/// GNOME's RemoteDesktop, KWin's fake input, wlroots' virtual keyboard, whichever the desktop
-/// that runs offers) and the question (a notification with actions).
+/// GNOME's RemoteDesktop when the desktop that runs offers it) and the question (a notification
+/// with actions).
 ///
 /// The accessibility bus is followed only while shakes are wanted for the undo: the feature on,
 /// a way to send keys and to ask, the session in front and unlocked, and the accelerometer open
