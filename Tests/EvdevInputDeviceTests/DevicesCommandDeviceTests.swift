@@ -34,6 +34,7 @@ extension EvdevInputDeviceTests {
       #expect(
         devices.output.split(separator: "\n").map(String.init) == [
           "desktop: none handles media keys (GNOME, Phosh and KDE Plasma are detected on the session bus; say desktop-handles-media-keys = \"yes\" for sway or Hyprland key bindings): responderd reads the media keys of shared devices",
+          "undo: off (the chain does not name the undo handler)",
           "shared     /dev/input/event3  Microsoft Wired Keyboard 600 (0003:045e:07f8, usb-0000:00:14.0-1/input0)",
           "           a keyboard (the desktop's)",
           "           keys: KEY_NEXTSONG, KEY_PLAYPAUSE, KEY_PREVIOUSSONG, KEY_STOPCD, KEY_REWIND, KEY_PLAYCD, KEY_PAUSECD, KEY_FASTFORWARD, KEY_MEDIA",

@@ -99,6 +99,7 @@ import Testing
         "motion: wanted (the accelerometer is sampled)",
         "input devices: 0 owned, 0 shared, 0 left alone (responderctl devices says why)",
         "desktop: none handles media keys (GNOME, Phosh and KDE Plasma are detected on the session bus; say desktop-handles-media-keys = \"yes\" for sway or Hyprland key bindings): responderd reads the media keys of shared devices",
+        "undo: off (the chain does not name the undo handler)",
       ])
     let statusJSON = try fixture.run([try responderctl(), "status", "--json"])
     let fields = try JSONSerialization.jsonObject(with: Data(statusJSON.output.utf8)) as? [String: Any]
