@@ -20,10 +20,12 @@ struct TouchDemoShellTests {
     return path + "/Fixtures/touch-demo/" + name
   }
 
-  /// touch-demo fullscreen with the gestures scene (window points are the monitor's pixels).
-  func startFullscreen(_ desktop: HeadlessDesktop) throws -> TouchDemoClient {
+  /// `program` fullscreen with the gestures scene (window points are the monitor's pixels).
+  func startFullscreen(_ desktop: HeadlessDesktop, _ program: DemoProgram = .touchDemo) throws -> TouchDemoClient {
     let demo = try TouchDemoClient(
-      desktop, arguments: ["--scene", Self.scene("gestures.json"), "--log", "--fullscreen"])
+      desktop, program: program.name,
+      arguments: ["--scene", Self.scene("gestures.json"), "--log", "--fullscreen"],
+      environment: program.environment)
     try demo.waitFor("the window fullscreen at the monitor's size") {
       $0.kind == "window" && $0.members["fullscreen"] == .bool(true) && $0.number("width") == 1280
         && $0.number("height") == 800
@@ -121,9 +123,12 @@ struct TouchDemoShellTests {
   /// touch-demo with its built-in scene in a window of 800 × 600 points, wherever the compositor
   /// places it: two taps land at its own window's points (inside it, exactly as far apart as on
   /// the screen). Then `screenshot` (the window alone in the shell).
-  func startWindow(_ desktop: HeadlessDesktop, screenshot: String) throws -> TouchDemoClient {
+  func startWindow(
+    _ desktop: HeadlessDesktop, screenshot: String, _ program: DemoProgram = .touchDemo
+  ) throws -> TouchDemoClient {
     try desktop.warmUp()
-    let window = try TouchDemoClient(desktop, arguments: ["--log"])
+    let window = try TouchDemoClient(
+      desktop, program: program.name, arguments: ["--log"], environment: program.environment)
     try window.waitFor("an 800 × 600 window, not fullscreen") {
       $0.kind == "window" && $0.members["fullscreen"] == .bool(false) && $0.number("width") == 800
     }
@@ -147,9 +152,11 @@ struct TouchDemoShellTests {
 
   /// Everything on one desktop: the window, then the fullscreen gestures scene over it (the
   /// covered window gets nothing of what follows).
-  func checkAll(_ desktop: HeadlessDesktop, screenshot: String) throws -> (TouchDemoClient, TouchDemoClient) {
-    let window = try startWindow(desktop, screenshot: screenshot)
-    let demo = try startFullscreen(desktop)
+  func checkAll(
+    _ desktop: HeadlessDesktop, screenshot: String, _ program: DemoProgram = .touchDemo
+  ) throws -> (TouchDemoClient, TouchDemoClient) {
+    let window = try startWindow(desktop, screenshot: screenshot, program)
+    let demo = try startFullscreen(desktop, program)
     let covered = window.lines.count
     try checkGestures(desktop, demo)
     #expect(
@@ -257,4 +264,12 @@ func expectPNG(_ path: String, width: Int, height: Int, sourceLocation: SourceLo
   let png = try PNGHeader(path: path)
   #expect(png.width == width && png.height == height, "\(png)", sourceLocation: sourceLocation)
   #expect(png.bytes > 4096, "a real picture, not an empty one", sourceLocation: sourceLocation)
+}
+
+/// A demo that prints touch-demo's lines: touch-demo itself, or a toolkit example.
+struct DemoProgram: Sendable {
+  var name: String
+  var environment: [String: String] = [:]
+
+  static let touchDemo = DemoProgram(name: "touch-demo")
 }
