@@ -534,7 +534,9 @@ let package = Package(
 // are pkg-config's, given here rather than by `systemLibrary(pkgConfig:)`, which warns at every
 // build about the flags it drops (glib's `-pthread`, SDL's `-D_REENTRANT`).
 for (name, module, library) in [("touch-demo-gtk", "CGtk4", "gtk4"), ("touch-demo-sdl", "CSDL2", "sdl2")] {
-  guard let cflags = pkgConfig("--cflags \(library)"), let libs = pkgConfig("--libs \(library)") else { continue }
+  guard let cflags = pkgConfig("--cflags \(library)"), let libs = pkgConfig("--libs \(library)") else {
+    continue
+  }
   let importer = cflags.filter { $0.hasPrefix("-I") || $0.hasPrefix("-D") }.flatMap { ["-Xcc", $0] }
   let linker = libs.filter { $0.hasPrefix("-L") || $0.hasPrefix("-l") }
   package.targets += [
@@ -576,7 +578,7 @@ for (name, module, library) in [("touch-demo-gtk", "CGtk4", "gtk4"), ("touch-dem
 if Context.environment["RESPONDERD_SANITIZED_PASS"] != nil {
   package.targets.removeAll { target in
     target.name.hasSuffix("DeviceTests") || target.name == "DesktopSessionTests"
-      || target.path?.hasPrefix("Benchmarks/") == true 
+      || target.path?.hasPrefix("Benchmarks/") == true
       || ["CGtk4", "touch-demo-gtk", "CSDL2", "touch-demo-sdl"].contains(target.name)
   }
 }

@@ -61,7 +61,8 @@ if log || timings {
   // Not a line `touch replay` prints: the window as the compositor configured it (its first one
   // says the window is configured).
   demo.onWindowChange = { size, scale, fullscreen in
-    writeText(demo.live.windowLine(size: size, scale: scale, fullscreen: fullscreen) + "\n", to: .standardOutput)
+    writeText(
+      demo.live.windowLine(size: size, scale: scale, fullscreen: fullscreen) + "\n", to: .standardOutput)
   }
 }
 if timings {

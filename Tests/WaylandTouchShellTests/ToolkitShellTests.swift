@@ -57,8 +57,34 @@ struct ToolkitShellTests {
     _ = try checks.checkAll(desktop, screenshot: desktop.directory + "/gtk.png", .gtk)
   }
 
+  /// SDL 2's Wayland driver ignores `wl_touch.cancel`: the third finger's cancel never reaches an
+  /// SDL app. Its one sign is the focus leaving the window with fingers down: two fingers panning,
+  /// then the shell's overview opens (it takes the keyboard focus): every touch is cancelled, the
+  /// pan too, nothing ends.
+  func checkFocusLost(_ desktop: HeadlessDesktop, _ demo: TouchDemoClient) throws {
+    let start = demo.lines.count
+    try desktop.drag(
+      fingers: [((200, 300), (200, 315)), ((300, 300), (300, 315))], steps: 3, duration: 0.03, lift: false)
+    try demo.waitFor("the two-finger pan changed", after: start) { line in
+      line.kind == "action" && line.id == "pan" && line.state == "changed" && line.number("touches") == 2
+    }
+    try desktop.setOverviewActive(true)
+    try demo.waitFor("the pan cancelled", after: start) {
+      $0.kind == "action" && $0.id == "pan" && $0.state == "cancelled"
+    }
+    for slot in 0..<2 { try desktop.up(slot) }
+    try desktop.frame()
+    try desktop.setOverviewActive(false)
+    let sequence = demo.lines(after: start)
+    let began = sequence.filter { $0.method == "touchesBegan" }.flatMap(\.touches).map(\.slot).sorted()
+    let cancelled = sequence.filter { $0.method == "touchesCancelled" }.flatMap(\.touches)
+    #expect(began == [0, 1], "\(sequence)")
+    #expect(cancelled.map(\.slot).sorted() == began, "\(sequence)")
+    #expect(!sequence.contains { $0.method == "touchesEnded" }, "\(sequence)")
+  }
+
   @Test(
-    "SDL 2 under GNOME Shell: taps in a window, tap, pan, pinch, third finger cancelled, a covered window",
+    "SDL 2 under GNOME Shell: taps in a window, tap, pan, pinch, focus lost as the cancel, a covered window",
     .enabled(
       if: DemoProgram.sdl.missing(under: .gnomeShell) == nil,
       Comment(rawValue: DemoProgram.sdl.missing(under: .gnomeShell) ?? "")),
@@ -66,11 +92,13 @@ struct ToolkitShellTests {
   func sdlUnderGNOMEShell() throws {
     let desktop = try HeadlessDesktop.gnomeShell(width: 1280, height: 800)
     defer { desktop.stop() }
-    _ = try checks.checkAll(desktop, screenshot: desktop.directory + "/sdl.png", .sdl)
+    _ = try checks.checkAll(desktop, screenshot: desktop.directory + "/sdl.png", .sdl, cancel: checkFocusLost)
   }
 
+  /// Fullscreen only: in a window, SDL 2.26 under KWin 5.27 loses the first tap's up (it sees it
+  /// only at the next down), which these tests leave to SDL.
   @Test(
-    "SDL 2 under KWin: taps in a window, tap, pan, pinch, third finger cancelled, a covered window",
+    "SDL 2 under KWin: tap, pan, pinch fullscreen",
     .enabled(
       if: DemoProgram.sdl.missing(under: .kwin) == nil,
       Comment(rawValue: DemoProgram.sdl.missing(under: .kwin) ?? "")),
@@ -78,6 +106,8 @@ struct ToolkitShellTests {
   func sdlUnderKWin() throws {
     let desktop = try HeadlessDesktop.kwin(width: 1280, height: 800)
     defer { desktop.stop() }
-    _ = try checks.checkAll(desktop, screenshot: desktop.directory + "/sdl.png", .sdl)
+    try desktop.warmUp()
+    let demo = try checks.startFullscreen(desktop, .sdl)
+    try checks.checkTapPanPinch(desktop, demo)
   }
 }

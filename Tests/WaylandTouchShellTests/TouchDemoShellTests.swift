@@ -21,7 +21,9 @@ struct TouchDemoShellTests {
   }
 
   /// `program` fullscreen with the gestures scene (window points are the monitor's pixels).
-  func startFullscreen(_ desktop: HeadlessDesktop, _ program: DemoProgram = .touchDemo) throws -> TouchDemoClient {
+  func startFullscreen(_ desktop: HeadlessDesktop, _ program: DemoProgram = .touchDemo) throws
+    -> TouchDemoClient
+  {
     let demo = try TouchDemoClient(
       desktop, program: program.name,
       arguments: ["--scene", Self.scene("gestures.json"), "--log", "--fullscreen"],
@@ -36,6 +38,12 @@ struct TouchDemoShellTests {
 
   /// Taps, pans and pinches, and a third finger, on the fullscreen gestures scene.
   func checkGestures(_ desktop: HeadlessDesktop, _ demo: TouchDemoClient) throws {
+    try checkTapPanPinch(desktop, demo)
+    try checkThirdFinger(desktop, demo)
+  }
+
+  /// A tap, a pan and a pinch on the fullscreen gestures scene, at the window's points.
+  func checkTapPanPinch(_ desktop: HeadlessDesktop, _ demo: TouchDemoClient) throws {
     // A tap at a known point: the board's tap, at that point of the window and the board.
     var start = demo.lines.count
     try desktop.tap(x: 300, y: 400)
@@ -67,7 +75,10 @@ struct TouchDemoShellTests {
       $0.kind == "action" && $0.id == "pinch" && $0.state == "ended"
     }
     #expect(pinchEnd.number("scale").map { abs($0 - 2) < 0.001 } == true, "\(pinchEnd)")
+  }
 
+  /// Two fingers panning on the fullscreen gestures scene, then a third: the shell's cancel.
+  func checkThirdFinger(_ desktop: HeadlessDesktop, _ demo: TouchDemoClient) throws {
     // A pan under way with two fingers, then a third: the compositor takes the sequence. Every
     // touch is cancelled, the pan is cancelled, nothing is a tap. KWin takes every such sequence;
     // GNOME Shell takes most (its gesture starts at the third finger's press, from the first
@@ -82,6 +93,7 @@ struct TouchDemoShellTests {
       lines.contains { $0.kind == "action" && $0.id == "pan" && $0.state == "cancelled" }
         && slots(lines, "touchesCancelled") == slots(lines, "touchesBegan")
     }
+    var start = demo.lines.count
     for attempt in 1...3 {
       start = demo.lines.count
       try desktop.drag(
@@ -152,13 +164,16 @@ struct TouchDemoShellTests {
 
   /// Everything on one desktop: the window, then the fullscreen gestures scene over it (the
   /// covered window gets nothing of what follows).
+  /// `cancel` checks how the app's touches are taken from it (by default the third finger).
   func checkAll(
-    _ desktop: HeadlessDesktop, screenshot: String, _ program: DemoProgram = .touchDemo
+    _ desktop: HeadlessDesktop, screenshot: String, _ program: DemoProgram = .touchDemo,
+    cancel: ((HeadlessDesktop, TouchDemoClient) throws -> Void)? = nil
   ) throws -> (TouchDemoClient, TouchDemoClient) {
     let window = try startWindow(desktop, screenshot: screenshot, program)
     let demo = try startFullscreen(desktop, program)
     let covered = window.lines.count
-    try checkGestures(desktop, demo)
+    try checkTapPanPinch(desktop, demo)
+    try (cancel ?? checkThirdFinger)(desktop, demo)
     #expect(
       !window.lines(after: covered).contains { $0.kind == "touches" },
       "the covered window got: \(window.lines(after: covered))")

@@ -42,7 +42,7 @@ final class TouchArea {
       area.onResize(size)
     }
     connect(widget, "resize", resized, this)
-    // Every event the widget gets, before any gesture: the touches, as GDK delivers them.
+    // Every event that reaches the widget, unfiltered: its touches as GDK delivers them.
     let legacy = gtk_event_controller_legacy_new()!
     let event: @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> gboolean = {
       _, event, data in
@@ -121,19 +121,25 @@ final class TouchArea {
 
   private func setColor(_ cairo: OpaquePointer, _ color: UInt32) {
     cairo_set_source_rgb(
-      cairo, Double((color >> 16) & 0xFF) / 255, Double((color >> 8) & 0xFF) / 255, Double(color & 0xFF) / 255)
+      cairo, Double((color >> 16) & 0xFF) / 255, Double((color >> 8) & 0xFF) / 255, Double(color & 0xFF) / 255
+    )
   }
 }
 
 /// `g_signal_connect` (a C macro): `handler` is the signal's C callback, `data` its last argument.
 func connect<Instance, Handler>(
-  _ instance: UnsafeMutablePointer<Instance>, _ signal: String, _ handler: Handler, _ data: UnsafeMutableRawPointer
+  _ instance: UnsafeMutablePointer<Instance>, _ signal: String, _ handler: Handler,
+  _ data: UnsafeMutableRawPointer
 ) {
-  _ = g_signal_connect_data(instance, signal, unsafeBitCast(handler, to: GCallback.self), data, nil, GConnectFlags(0))
+  _ = g_signal_connect_data(
+    instance, signal, unsafeBitCast(handler, to: GCallback.self), data, nil, GConnectFlags(0))
 }
 
 /// The same for an instance GTK declares opaque.
-func connect<Handler>(_ instance: OpaquePointer, _ signal: String, _ handler: Handler, _ data: UnsafeMutableRawPointer) {
+func connect<Handler>(
+  _ instance: OpaquePointer, _ signal: String, _ handler: Handler, _ data: UnsafeMutableRawPointer
+) {
   _ = g_signal_connect_data(
-    UnsafeMutableRawPointer(instance), signal, unsafeBitCast(handler, to: GCallback.self), data, nil, GConnectFlags(0))
+    UnsafeMutableRawPointer(instance), signal, unsafeBitCast(handler, to: GCallback.self), data, nil,
+    GConnectFlags(0))
 }

@@ -98,11 +98,13 @@ final class TouchWindow {
     SDL_RenderClear(renderer)
     for shape in live.shapes {
       let color = SDL_Color(
-        r: UInt8((shape.color >> 16) & 0xFF), g: UInt8((shape.color >> 8) & 0xFF), b: UInt8(shape.color & 0xFF),
+        r: UInt8((shape.color >> 16) & 0xFF), g: UInt8((shape.color >> 8) & 0xFF),
+        b: UInt8(shape.color & 0xFF),
         a: 0xFF)
       let vertices = shape.corners.map {
         SDL_Vertex(
-          position: SDL_FPoint(x: Float($0.x), y: Float($0.y)), color: color, tex_coord: SDL_FPoint(x: 0, y: 0))
+          position: SDL_FPoint(x: Float($0.x), y: Float($0.y)), color: color,
+          tex_coord: SDL_FPoint(x: 0, y: 0))
       }
       // A fan of triangles from the first corner (the shapes are convex).
       let indices: [Int32] = (1..<max(1, vertices.count - 1)).flatMap { [0, Int32($0), Int32($0) + 1] }
