@@ -99,7 +99,8 @@ struct TouchDemoShellTests {
       try desktop.drag(
         fingers: [((200, 300), (200, 315)), ((300, 300), (300, 315))], steps: 3, duration: 0.03, lift: false)
       try demo.waitFor("the two-finger pan changed", after: start) { line in
-        line.kind == "action" && line.id == "pan" && line.state == "changed" && line.number("touches") == 2
+        line.kind == "action" && line.id == "pan" && (line.state == "began" || line.state == "changed")
+          && line.number("touches") == 2
       }
       try desktop.down(2, x: 250, y: 500)
       try desktop.frame()
