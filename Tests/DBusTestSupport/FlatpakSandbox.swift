@@ -9,12 +9,13 @@ import SystemCalls
 /// `--talk` permission per name given, as a manifest's `--talk-name`), and bwrap running the app
 /// where the proxy's socket is the only session bus (`/run/flatpak/bus`, where Flatpak puts it):
 /// the file system read-only, `/tmp`, `/run` and the real bus's directory empty, a pid namespace
-/// of its own, a clean environment.
+/// of its own, a clean environment, and `/.flatpak-info` as Flatpak makes it.
 public final class FlatpakSandbox {
   /// Where the proxy listens (outside the sandbox), in a directory of its own.
   public let socketPath: String
   public let proxy: ChildProcess
   private let directory: String
+  private var infoPath: String { directory + "/flatpak-info" }
   private let hidden: [String]
 
   /// Why the sandbox tests cannot run here (bwrap or xdg-dbus-proxy missing), or nil.
@@ -35,6 +36,8 @@ public final class FlatpakSandbox {
     directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     socketPath = directory + "/bus"
     hidden = [bus.directory]
+    // What Flatpak puts at /.flatpak-info in every sandbox (how an app knows it is in one).
+    try writeTextFile(directory + "/flatpak-info", "[Application]\nname=org.example.Sandboxed\n")
     proxy = try ChildProcess(
       ["/usr/bin/xdg-dbus-proxy", bus.address, socketPath, "--filter"] + talk.map { "--talk=\($0)" },
       inheritEnvironment: false, stdout: .null, stderr: .capture)
@@ -67,7 +70,8 @@ public final class FlatpakSandbox {
     ]
       + hidden.flatMap { ["--tmpfs", $0] }
       + [
-        "--bind", socketPath, "/run/flatpak/bus", "--unshare-pid", "--die-with-parent", "--clearenv",
+        "--bind", socketPath, "/run/flatpak/bus", "--ro-bind", infoPath, "/.flatpak-info", "--unshare-pid",
+        "--die-with-parent", "--clearenv",
         "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "DBUS_SESSION_BUS_ADDRESS",
         "unix:path=/run/flatpak/bus",
         "--",
