@@ -62,19 +62,37 @@ public final class FlatpakSandbox {
     PrivateBus.removeTree(directory)
   }
 
-  /// `arguments` run inside the sandbox, as a command line for `ChildProcess` (bwrap first).
+  /// `arguments` run inside the sandbox, as a command line for `ChildProcess` (bwrap first): the
+  /// top-level directories of `/` bound read-only (its symbolic links, `/lib` and the like, made
+  /// again), in a root of the sandbox's own, where `/.flatpak-info` can be.
   public func command(_ arguments: [String]) -> [String] {
-    [
-      "/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-      "--tmpfs", "/run",
+    var root: [String] = []
+    if let listing = opendir("/") {
+      defer { closedir(listing) }
+      while let entry = readdir(listing) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) {
+          String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        guard !["", ".", "..", "tmp", "run", "proc", "dev", "sys"].contains(name) else { continue }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/" + name, &buffer, buffer.count - 1)
+        if count > 0 {
+          let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+          root += ["--symlink", target, "/" + name]
+        } else if entry.pointee.d_type == UInt8(DT_DIR) {
+          root += ["--ro-bind", "/" + name, "/" + name]
+        }
+      }
+    }
+    return ["/usr/bin/bwrap"] + root + [
+      "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run",
     ]
       + hidden.flatMap { ["--tmpfs", $0] }
       + [
         "--bind", socketPath, "/run/flatpak/bus", "--ro-bind", infoPath, "/.flatpak-info", "--unshare-pid",
-        "--die-with-parent", "--clearenv",
-        "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "DBUS_SESSION_BUS_ADDRESS",
-        "unix:path=/run/flatpak/bus",
-        "--",
+        "--die-with-parent", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv",
+        "DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/flatpak/bus", "--",
       ] + arguments
   }
+
 }
