@@ -1,6 +1,21 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `pkg-config ARGUMENTS`' output, split into flags; nil when it fails (the library is not installed).
+func pkgConfig(_ arguments: String) -> [String]? {
+  guard let pipe = popen("pkg-config \(arguments) 2>/dev/null", "r") else { return nil }
+  var output = ""
+  var buffer = [CChar](repeating: 0, count: 4096)
+  while fgets(&buffer, Int32(buffer.count), pipe) != nil {
+    output += buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+  }
+  guard pclose(pipe) == 0 else { return nil }
+  return output.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+}
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
 let package = Package(
@@ -439,9 +454,12 @@ let package = Package(
       name: "WaylandTouchShellTests",
       dependencies: ["DBusTestSupport", "ShellTestSupport", "SystemCalls", "TouchDemoTestSupport"],
       swiftSettings: strict),
-    // libumockdev, for the device tests and benchmarks only.
+    // libumockdev, for the device tests and benchmarks only: pkg-config is asked only where it is
+    // installed, so that building the daemon without it (`scripts/run` on a fresh machine) prints no
+    // warning about a library that only the tests need (`scripts/test` installs it first).
     .systemLibrary(
-      name: "CUmockdev", path: "Tests/CUmockdev", pkgConfig: "umockdev-1.0",
+      name: "CUmockdev", path: "Tests/CUmockdev",
+      pkgConfig: pkgConfig("--exists umockdev-1.0") == nil ? nil : "umockdev-1.0",
       providers: [.apt(["libumockdev-dev"])]),
     // The in-memory bus (MessageBus on virtual time, no dbus-daemon), and a service on it.
     .target(
@@ -520,6 +538,30 @@ let package = Package(
   ]
 )
 
+// The touch demos in a GTK 4 and an SDL 2 window (examples/, docs/touch-apps.md), declared only
+// where pkg-config finds the toolkit (libgtk-4-dev, libsdl2-dev): the package builds and tests
+// without them, and where they are they build with the rest, in one build (no package of their own
+// compiling TouchDispatch again). Their tests skip when they were not built. The toolkit's flags
+// are pkg-config's, given here rather than by `systemLibrary(pkgConfig:)`, which warns at every
+// build about the flags it drops (glib's `-pthread`, SDL's `-D_REENTRANT`).
+for (name, module, library) in [("touch-demo-gtk", "CGtk4", "gtk4"), ("touch-demo-sdl", "CSDL2", "sdl2")] {
+  guard let cflags = pkgConfig("--cflags \(library)"), let libs = pkgConfig("--libs \(library)") else {
+    continue
+  }
+  let importer = cflags.filter { $0.hasPrefix("-I") || $0.hasPrefix("-D") }.flatMap { ["-Xcc", $0] }
+  let linker = libs.filter { $0.hasPrefix("-L") || $0.hasPrefix("-l") }
+  package.targets += [
+    .systemLibrary(name: module, path: "examples/\(module)"),
+    .executableTarget(
+      name: name,
+      dependencies: [
+        .target(name: module), "EventTime", "ResponderCore", "SystemCalls", "TouchDispatch", "TouchScenes",
+      ],
+      path: "examples/\(name)", swiftSettings: strict + [.unsafeFlags(importer)],
+      linkerSettings: [.unsafeFlags(linker)]),
+  ]
+}
+
 /// Keeps the targets named in `roots` and the targets they depend on, and nothing else.
 @MainActor func keepOnly(_ roots: Set<String>) {
   var needed = roots
@@ -542,11 +584,13 @@ let package = Package(
 }
 
 // `scripts/test --sanitize=address` runs neither the device and desktop-session tests nor the
-// benchmarks: with RESPONDERD_SANITIZED_PASS set, the package leaves them out of its build.
+// benchmarks, nor the toolkit examples (the toolkits' own allocations are not the project's): with
+// RESPONDERD_SANITIZED_PASS set, the package leaves them out of its build.
 if Context.environment["RESPONDERD_SANITIZED_PASS"] != nil {
   package.targets.removeAll { target in
     target.name.hasSuffix("DeviceTests") || target.name == "DesktopSessionTests"
       || target.path?.hasPrefix("Benchmarks/") == true
+      || ["CGtk4", "touch-demo-gtk", "CSDL2", "touch-demo-sdl"].contains(target.name)
   }
 }
 

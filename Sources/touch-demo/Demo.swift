@@ -5,167 +5,34 @@ import TouchDispatch
 import TouchScenes
 import WaylandTouch
 
-/// A scene live in a Wayland window: every recognizer acts on its view (a pan moves it, a pinch
-/// scales it, a rotation turns it, a long press highlights it, a tap of two or more taps puts every
-/// view back; a button toggles its colour) and the window shows it.
+/// A scene live in a Wayland window (`LiveScene`: every recognizer acts on its view), drawn in
+/// shared memory.
 final class Demo {
-  let world: SceneWorld
+  let live: LiveScene
   let window: WaylandWindow
   private let display: WaylandDisplay
   private let input: TouchInput
-  /// Each view's frame and transform as the scene gave them.
-  private var original: [ObjectIdentifier: (center: Point, transform: AffineTransform)] = [:]
-  /// What a gesture in progress started from, per view.
-  private var startCenter: [ObjectIdentifier: Point] = [:]
-  private var highlighted: Set<ObjectIdentifier> = []
-  private var toggled: Set<ObjectIdentifier> = []
-  private var order: [View] = []
+  var world: SceneWorld { live.world }
   /// Called when the compositor configured the window (its size in points, its scale, fullscreen).
   var onWindowChange: (Size, Double, Bool) -> Void = { _, _, _ in }
 
   init(scene: TouchScene, display: WaylandDisplay, fullscreen: Bool) throws {
     self.display = display
-    world = SceneWorld(scene: scene, scheduler: display.loop.scheduler)
+    live = LiveScene(scene: scene, scheduler: display.loop.scheduler)
     window = try WaylandWindow(
       display: display, title: "TouchDispatch demo", appID: "org.responderd.TouchDemo",
       size: Size(width: scene.screen.width, height: scene.screen.height), fullscreen: fullscreen)
-    input = TouchInput(window: world.window, source: "wayland")
+    input = TouchInput(window: live.world.window, source: "wayland")
     display.attach(input, to: window.surface)
-    collect(world.window)
-    for view in order { original[ObjectIdentifier(view)] = (view.center, view.transform) }
-    for recognizer in world.recognizers.values {
-      recognizer.addHandler { [unowned self] recognizer in self.act(recognizer) }
-    }
-    for case let control as Control in order {
-      control.addHandler(for: .allEvents) { [unowned self] control, event in
-        if event.contains(.touchUpInside) {
-          let id = ObjectIdentifier(control)
-          if toggled.remove(id) == nil { toggled.insert(id) }
-        }
-        self.window.setNeedsDisplay()
-      }
-    }
+    live.onChange = { [unowned self] in window.setNeedsDisplay() }
     window.onResize = { [unowned self] size in
-      world.window.frame = Rect(origin: .zero, size: size)
+      live.resize(to: size)
       onWindowChange(size, window.scale, window.isFullscreen)
     }
-    window.draw = { [unowned self] buffer in draw(buffer) }
-  }
-
-  private func collect(_ view: View) {
-    for subview in view.subviews {
-      order.append(subview)
-      collect(subview)
+    window.draw = { [unowned self] buffer in
+      let painter = Painter(buffer: buffer)
+      painter.fill(LiveScene.background)
+      for shape in live.shapes { painter.fill(shape.corners, shape.color) }
     }
-  }
-
-  /// What a recognizer's action does to its view.
-  private func act(_ recognizer: GestureRecognizer) {
-    guard let view = recognizer.view else { return }
-    let id = ObjectIdentifier(view)
-    switch recognizer {
-    case let pan as PanGestureRecognizer:
-      switch pan.state {
-      case .began: startCenter[id] = view.center
-      case .changed, .ended:
-        let start = startCenter[id] ?? view.center
-        let translation = pan.translation(in: view.superview)
-        view.center = Point(x: start.x + translation.x, y: start.y + translation.y)
-      case .cancelled: view.center = startCenter[id] ?? view.center  // a cancelled drag puts it back
-      default: break
-      }
-    case let pinch as PinchGestureRecognizer:
-      gesture(view, pinch.state, \.scale, pinch.scale)
-    case let rotation as RotationGestureRecognizer:
-      gesture(view, rotation.state, \.angle, rotation.rotation)
-    case let press as LongPressGestureRecognizer:
-      switch press.state {
-      case .began: highlighted.insert(id)
-      case .ended, .cancelled, .failed: highlighted.remove(id)
-      default: break
-      }
-    case let tap as TapGestureRecognizer where tap.numberOfTapsRequired >= 2:
-      turns.removeAll()
-      for view in order {
-        guard let start = original[ObjectIdentifier(view)] else { continue }
-        view.transform = start.transform
-        view.center = start.center
-      }
-      toggled.removeAll()
-    default: break
-    }
-    window.setNeedsDisplay()
-  }
-
-  /// A view's pinch and rotation: the transform before them, times the scale and the angle the
-  /// gestures in progress have made (a uniform scale and a rotation commute, so the two gestures
-  /// compose in any order).
-  private struct Turn {
-    var base: AffineTransform
-    var scale: Double = 1
-    var angle: Double = 0
-    var transform: AffineTransform {
-      base.concatenating(AffineTransform(scaleX: scale, y: scale)).concatenating(
-        AffineTransform(rotationAngle: angle))
-    }
-  }
-  private var turns: [ObjectIdentifier: Turn] = [:]
-
-  /// A pinch (`\.scale`) or a rotation (`\.angle`) changed `view` to `value`: an ended gesture's
-  /// value joins the base, a cancelled one's is taken back.
-  private func gesture(
-    _ view: View, _ state: GestureRecognizer.State, _ component: WritableKeyPath<Turn, Double>,
-    _ value: Double
-  ) {
-    let id = ObjectIdentifier(view)
-    var turn = turns[id] ?? Turn(base: view.transform)
-    let identity: Double = component == \Turn.scale ? 1 : 0
-    switch state {
-    case .began, .changed: turn[keyPath: component] = value
-    case .ended:
-      var alone = Turn(base: turn.base)
-      alone[keyPath: component] = value
-      turn.base = alone.transform
-      turn[keyPath: component] = identity
-    case .cancelled: turn[keyPath: component] = identity
-    default: return
-    }
-    turns[id] = turn
-    view.transform = turn.transform
-  }
-
-  private static let background: UInt32 = 0xFFF1_F2F4
-  private static let palette: [UInt32] = [0xFF3B_82F6, 0xFFF5_9E0B, 0xFF10_B981, 0xFF8B_5CF6, 0xFF64_748B]
-
-  private func draw(_ buffer: PixelBuffer) {
-    let painter = Painter(buffer: buffer)
-    painter.fill(Self.background)
-    for (index, view) in order.enumerated() where !isHidden(view) {
-      let id = ObjectIdentifier(view)
-      var color = Self.palette[index % Self.palette.count]
-      if let control = view as? Control {
-        color = toggled.contains(id) ? 0xFFEF_4444 : 0xFF10_B981
-        if control.isTouchInside { color = darker(color) }
-      } else if highlighted.contains(id) {
-        color = 0xFFFA_CC15
-      }
-      painter.fill(view, color)
-    }
-  }
-
-  private func isHidden(_ view: View) -> Bool {
-    var current: View? = view
-    while let view = current {
-      if view.isHidden || view.alpha <= 0 { return true }
-      current = view.superview
-    }
-    return false
-  }
-
-  private func darker(_ color: UInt32) -> UInt32 {
-    let r = (color >> 16) & 0xFF
-    let g = (color >> 8) & 0xFF
-    let b = color & 0xFF
-    return 0xFF00_0000 | (r * 3 / 4) << 16 | (g * 3 / 4) << 8 | (b * 3 / 4)
   }
 }

@@ -38,15 +38,4 @@ struct Painter {
         repeating: color, count: lastColumn - firstColumn + 1)
     }
   }
-
-  /// Fills `view`'s bounds, as the window shows them.
-  func fill(_ view: View, _ color: UInt32) {
-    let b = view.bounds
-    let corners = [
-      Point(x: b.origin.x, y: b.origin.y), Point(x: b.origin.x + b.size.width, y: b.origin.y),
-      Point(x: b.origin.x + b.size.width, y: b.origin.y + b.size.height),
-      Point(x: b.origin.x, y: b.origin.y + b.size.height),
-    ]
-    fill(corners.map { view.convert($0, to: nil) }, color)
-  }
 }

@@ -11,63 +11,38 @@ import WaylandTouch
 // change, as `touch replay` prints), --fullscreen, --size WxH, --timings (a line per action with
 // the time from the socket being readable to the action, for the benchmark).
 
-let usage = """
-  usage: touch-demo [--scene FILE] [--log] [--fullscreen] [--size WxH] [--timings]
-    --scene FILE  views and recognizers to show (responderctl touch replay's scene format;
-                  the screen's width and height are the window's size)
-    --log         print every touch delivery, recognizer state change and action as a JSON line
-    --fullscreen  ask the compositor for a fullscreen window
-    --size WxH    the window's size in points (default: the scene's screen)
-    --timings     for each action, a line with the seconds from the compositor's socket becoming
-                  readable to the action ({"kind":"timing", ...})
-
-  """
+let usage = DemoCommandLine.usage(
+  "touch-demo",
+  extra: [
+    (
+      "--timings",
+      "for each action, a line with the seconds from the compositor's socket becoming\n"
+        + "                  readable to the action ({\"kind\":\"timing\", ...})"
+    )
+  ])
 
 func fail(_ message: String, status: Int32 = 1) -> Never {
   writeText("touch-demo: \(message)\n", to: .standardError)
   exit(status)
 }
 
-var sceneFile: String?
-var log = false
-var fullscreen = false
-var timings = false
-var size: Size?
-var arguments = CommandLine.arguments.dropFirst()
-while let argument = arguments.popFirst() {
-  switch argument {
-  case "--scene":
-    guard let file = arguments.popFirst() else { fail("--scene needs a file", status: 64) }
-    sceneFile = file
-  case "--log": log = true
-  case "--fullscreen": fullscreen = true
-  case "--timings": timings = true
-  case "--size":
-    let parts = (arguments.popFirst() ?? "").split(separator: "x").compactMap { Double($0) }
-    guard parts.count == 2, parts.allSatisfy({ $0 >= 1 && $0 <= 16384 }) else {
-      fail("--size needs WIDTHxHEIGHT in points, for example 640x480", status: 64)
-    }
-    size = Size(width: parts[0], height: parts[1])
-  case "--help", "-h":
-    writeText(usage, to: .standardOutput)
-    exit(0)
-  default: fail("unknown option '\(argument)'\n\(usage)", status: 64)
-  }
-}
-
-var scene: TouchScene
+let options: DemoCommandLine
 do {
-  if let sceneFile {
-    scene = try TouchScene.parse(try readTextFile(sceneFile), file: sceneFile)
-  } else {
-    scene = try TouchScene.parse(demoScene, file: "built-in scene")
-  }
+  options = try DemoCommandLine(Array(CommandLine.arguments.dropFirst()), extraFlags: ["--timings"])
+} catch .help {
+  writeText(usage, to: .standardOutput)
+  exit(0)
+} catch .usage(let message) {
+  fail("\(message)\n\(usage)", status: 64)
+}
+let log = options.log
+let timings = options.flags.contains("--timings")
+
+let scene: TouchScene
+do {
+  scene = try options.scene(try options.sceneFile.map { try readTextFile($0) } ?? LiveScene.builtIn)
 } catch {
   fail("\(error)", status: 65)
-}
-if let size {
-  scene.screen.width = size.width
-  scene.screen.height = size.height
 }
 
 let loop: EventLoop
@@ -76,7 +51,7 @@ let demo: Demo
 do {
   loop = try EventLoop()
   display = try WaylandDisplay(loop: loop)
-  demo = try Demo(scene: scene, display: display, fullscreen: fullscreen)
+  demo = try Demo(scene: scene, display: display, fullscreen: options.fullscreen)
 } catch {
   fail("\(error)")
 }
@@ -87,8 +62,7 @@ if log || timings {
   // says the window is configured).
   demo.onWindowChange = { size, scale, fullscreen in
     writeText(
-      "{\"t\":\(loop.scheduler.now), \"kind\":\"window\", \"width\":\(size.width), \"height\":\(size.height), "
-        + "\"scale\":\(scale), \"fullscreen\":\(fullscreen)}\n", to: .standardOutput)
+      demo.live.windowLine(size: size, scale: scale, fullscreen: fullscreen) + "\n", to: .standardOutput)
   }
 }
 if timings {

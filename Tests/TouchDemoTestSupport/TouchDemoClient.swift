@@ -88,12 +88,22 @@ public final class TouchDemoClient {
   private var source: IOSource?
   private var partial = ""
 
-  /// Starts touch-demo (built beside the running executable) with `arguments`; returns once the
-  /// compositor configured its window (with `--log`: its `{"kind":"window"}` line).
-  public init(_ desktop: HeadlessDesktop, arguments: [String]) throws {
+  /// The demo this client runs: touch-demo, touch-demo-gtk or touch-demo-sdl.
+  public let program: String
+
+  /// Starts `program` (touch-demo or one of the toolkit examples that print the same lines, built
+  /// beside the running executable) with `arguments` and `environment` beside the desktop's;
+  /// returns once the compositor configured its window (with `--log`: its `{"kind":"window"}`
+  /// line).
+  public init(
+    _ desktop: HeadlessDesktop, program: String = "touch-demo", arguments: [String],
+    environment: [String: String] = [:]
+  ) throws {
     self.desktop = desktop
+    self.program = program
     process = try desktop.start(
-      [try BuiltProducts.path(of: "touch-demo")] + arguments, stdout: .capture, stderr: .capture)
+      [try BuiltProducts.path(of: program)] + arguments, environment: environment, stdout: .capture,
+      stderr: .capture)
     source = try desktop.loop.register(fd: process.outputDescriptor, events: .readable) { [weak self] _ in
       self?.read()
     }
@@ -121,7 +131,7 @@ public final class TouchDemoClient {
       }, timeout: timeout)
     guard seen, let found else {
       throw TestSupportError(
-        "touch-demo: \(source == nil ? "exited" : "timed out after \(timeout) s") waiting for \(what) "
+        "\(program): \(source == nil ? "exited" : "timed out after \(timeout) s") waiting for \(what) "
           + "(\(desktop.compositor.rawValue)); its last lines:\n"
           + lines.suffix(40).map(\.text).joined(separator: "\n"))
     }
@@ -137,7 +147,7 @@ public final class TouchDemoClient {
       until: { condition(Array(lines.dropFirst(after))) || source == nil }, timeout: timeout)
     guard held, condition(Array(lines.dropFirst(after))) else {
       throw TestSupportError(
-        "touch-demo: \(source == nil ? "exited" : "timed out after \(timeout) s") waiting for \(what) "
+        "\(program): \(source == nil ? "exited" : "timed out after \(timeout) s") waiting for \(what) "
           + "(\(desktop.compositor.rawValue)); its last lines:\n"
           + lines.suffix(40).map(\.text).joined(separator: "\n"))
     }

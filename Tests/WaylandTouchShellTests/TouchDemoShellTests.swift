@@ -20,10 +20,14 @@ struct TouchDemoShellTests {
     return path + "/Fixtures/touch-demo/" + name
   }
 
-  /// touch-demo fullscreen with the gestures scene (window points are the monitor's pixels).
-  func startFullscreen(_ desktop: HeadlessDesktop) throws -> TouchDemoClient {
+  /// `program` fullscreen with the gestures scene (window points are the monitor's pixels).
+  func startFullscreen(_ desktop: HeadlessDesktop, _ program: DemoProgram = .touchDemo) throws
+    -> TouchDemoClient
+  {
     let demo = try TouchDemoClient(
-      desktop, arguments: ["--scene", Self.scene("gestures.json"), "--log", "--fullscreen"])
+      desktop, program: program.name,
+      arguments: ["--scene", Self.scene("gestures.json"), "--log", "--fullscreen"],
+      environment: program.environment)
     try demo.waitFor("the window fullscreen at the monitor's size") {
       $0.kind == "window" && $0.members["fullscreen"] == .bool(true) && $0.number("width") == 1280
         && $0.number("height") == 800
@@ -34,6 +38,12 @@ struct TouchDemoShellTests {
 
   /// Taps, pans and pinches, and a third finger, on the fullscreen gestures scene.
   func checkGestures(_ desktop: HeadlessDesktop, _ demo: TouchDemoClient) throws {
+    try checkTapPanPinch(desktop, demo)
+    try checkThirdFinger(desktop, demo)
+  }
+
+  /// A tap, a pan and a pinch on the fullscreen gestures scene, at the window's points.
+  func checkTapPanPinch(_ desktop: HeadlessDesktop, _ demo: TouchDemoClient) throws {
     // A tap at a known point: the board's tap, at that point of the window and the board.
     var start = demo.lines.count
     try desktop.tap(x: 300, y: 400)
@@ -65,7 +75,10 @@ struct TouchDemoShellTests {
       $0.kind == "action" && $0.id == "pinch" && $0.state == "ended"
     }
     #expect(pinchEnd.number("scale").map { abs($0 - 2) < 0.001 } == true, "\(pinchEnd)")
+  }
 
+  /// Two fingers panning on the fullscreen gestures scene, then a third: the shell's cancel.
+  func checkThirdFinger(_ desktop: HeadlessDesktop, _ demo: TouchDemoClient) throws {
     // A pan under way with two fingers, then a third: the compositor takes the sequence. Every
     // touch is cancelled, the pan is cancelled, nothing is a tap. KWin takes every such sequence;
     // GNOME Shell takes most (its gesture starts at the third finger's press, from the first
@@ -80,12 +93,14 @@ struct TouchDemoShellTests {
       lines.contains { $0.kind == "action" && $0.id == "pan" && $0.state == "cancelled" }
         && slots(lines, "touchesCancelled") == slots(lines, "touchesBegan")
     }
+    var start = demo.lines.count
     for attempt in 1...3 {
       start = demo.lines.count
       try desktop.drag(
         fingers: [((200, 300), (200, 315)), ((300, 300), (300, 315))], steps: 3, duration: 0.03, lift: false)
       try demo.waitFor("the two-finger pan changed", after: start) { line in
-        line.kind == "action" && line.id == "pan" && line.state == "changed" && line.number("touches") == 2
+        line.kind == "action" && line.id == "pan" && (line.state == "began" || line.state == "changed")
+          && line.number("touches") == 2
       }
       try desktop.down(2, x: 250, y: 500)
       try desktop.frame()
@@ -121,9 +136,12 @@ struct TouchDemoShellTests {
   /// touch-demo with its built-in scene in a window of 800 × 600 points, wherever the compositor
   /// places it: two taps land at its own window's points (inside it, exactly as far apart as on
   /// the screen). Then `screenshot` (the window alone in the shell).
-  func startWindow(_ desktop: HeadlessDesktop, screenshot: String) throws -> TouchDemoClient {
+  func startWindow(
+    _ desktop: HeadlessDesktop, screenshot: String, _ program: DemoProgram = .touchDemo
+  ) throws -> TouchDemoClient {
     try desktop.warmUp()
-    let window = try TouchDemoClient(desktop, arguments: ["--log"])
+    let window = try TouchDemoClient(
+      desktop, program: program.name, arguments: ["--log"], environment: program.environment)
     try window.waitFor("an 800 × 600 window, not fullscreen") {
       $0.kind == "window" && $0.members["fullscreen"] == .bool(false) && $0.number("width") == 800
     }
@@ -147,11 +165,16 @@ struct TouchDemoShellTests {
 
   /// Everything on one desktop: the window, then the fullscreen gestures scene over it (the
   /// covered window gets nothing of what follows).
-  func checkAll(_ desktop: HeadlessDesktop, screenshot: String) throws -> (TouchDemoClient, TouchDemoClient) {
-    let window = try startWindow(desktop, screenshot: screenshot)
-    let demo = try startFullscreen(desktop)
+  /// `cancel` checks how the app's touches are taken from it (by default the third finger).
+  func checkAll(
+    _ desktop: HeadlessDesktop, screenshot: String, _ program: DemoProgram = .touchDemo,
+    cancel: ((HeadlessDesktop, TouchDemoClient) throws -> Void)? = nil
+  ) throws -> (TouchDemoClient, TouchDemoClient) {
+    let window = try startWindow(desktop, screenshot: screenshot, program)
+    let demo = try startFullscreen(desktop, program)
     let covered = window.lines.count
-    try checkGestures(desktop, demo)
+    try checkTapPanPinch(desktop, demo)
+    try (cancel ?? checkThirdFinger)(desktop, demo)
     #expect(
       !window.lines(after: covered).contains { $0.kind == "touches" },
       "the covered window got: \(window.lines(after: covered))")
@@ -257,4 +280,12 @@ func expectPNG(_ path: String, width: Int, height: Int, sourceLocation: SourceLo
   let png = try PNGHeader(path: path)
   #expect(png.width == width && png.height == height, "\(png)", sourceLocation: sourceLocation)
   #expect(png.bytes > 4096, "a real picture, not an empty one", sourceLocation: sourceLocation)
+}
+
+/// A demo that prints touch-demo's lines: touch-demo itself, or a toolkit example.
+struct DemoProgram: Sendable {
+  var name: String
+  var environment: [String: String] = [:]
+
+  static let touchDemo = DemoProgram(name: "touch-demo")
 }

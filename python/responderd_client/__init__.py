@@ -79,6 +79,11 @@ class DaemonUnavailable(RuntimeError):
     @staticmethod
     def explain(error, activatable=True):
         """One line for a GLib.Error of the bus: why responderd is not there, and what to do."""
+        if os.path.exists("/.flatpak-info"):  # in a Flatpak sandbox: its bus proxy hides the name
+            return (
+                "responderd is not reachable from this sandbox: the app needs the permission "
+                "--talk-name=org.responderd.Daemon1 (its manifest's finish-args, or flatpak override)"
+            )
         if not activatable:
             return (
                 "responderd is not running on the session bus and cannot be started by D-Bus "
