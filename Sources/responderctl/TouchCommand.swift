@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ResponderTools
+import SystemCalls
 import TouchScenes
 
 /// `responderctl touch …`: touchscreen tools.
@@ -38,8 +39,8 @@ struct TouchReplayCommand: ParsableCommand {
 
   func run() throws {
     let recordingText = try read(recording)
-    let sceneText = try read(scene)
     do {
+      let sceneText = try readScene(scene)
       try TouchReplay.run(
         recording: recordingText, recordingFile: recording, scene: sceneText, sceneFile: scene
       ) { line in
@@ -49,6 +50,24 @@ struct TouchReplayCommand: ParsableCommand {
       FileHandle.standardError.write(Data("responderctl: \(error)\n".utf8))
       throw ExitCode(65)
     }
+  }
+
+  /// The scene file, at most `TouchScene.maximumFileSize` bytes of UTF-8 text.
+  private func readScene(_ path: String) throws -> String {
+    let bytes: [UInt8]
+    do {
+      bytes = try readRegularFile(path, maximumSize: TouchScene.maximumFileSize)
+    } catch let refusal as FileRefusal {
+      throw TouchScene.refused(path, reason: refusal.reason)
+    } catch {
+      FileHandle.standardError.write(Data("responderctl: \(path): cannot read the file (\(error))\n".utf8))
+      throw ExitCode(66)
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      FileHandle.standardError.write(Data("responderctl: \(path): not UTF-8 text\n".utf8))
+      throw ExitCode(65)
+    }
+    return text
   }
 
   private func read(_ path: String) throws -> String {

@@ -58,7 +58,13 @@ while let argument = arguments.popFirst() {
 var scene: TouchScene
 do {
   if let sceneFile {
-    scene = try TouchScene.parse(try readTextFile(sceneFile), file: sceneFile)
+    let bytes: [UInt8]
+    do {
+      bytes = try readRegularFile(sceneFile, maximumSize: TouchScene.maximumFileSize)
+    } catch let refusal as FileRefusal {
+      throw TouchScene.refused(sceneFile, reason: refusal.reason)
+    }
+    scene = try TouchScene.parse(String(decoding: bytes, as: UTF8.self), file: sceneFile)
   } else {
     scene = try TouchScene.parse(demoScene, file: "built-in scene")
   }
