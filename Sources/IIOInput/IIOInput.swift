@@ -336,10 +336,16 @@ public final class IIOInput {
     let deliver: (MotionSample) -> Void = { [weak self] sample in
       // Samples of a sensor kept open after the last want go to nobody, nor do those taken
       // before it was (last) wanted: scans left in the device's buffer from an earlier time.
-      guard let self, self.isWanted, sample.t >= self.deliverFrom - Self.staleSlack else { return }
+      // (Looked at while the first blocks are read, when such scans come: a clock that moves
+      // later is the sensor's own business.)
+      guard let self, self.isWanted else { return }
+      let fresh =
+        self.scheduler.now - self.deliverFrom > 0.5 || sample.t >= self.deliverFrom - Self.staleSlack
+      guard fresh else { return }
       for observer in self.sampleObservers { observer(sample) }
     }
-    deliverFrom = scheduler.now
+    // (Reopened at another rate, the same sensor goes on: what it delivers is not stale.)
+    if notify { deliverFrom = scheduler.now }
     let fail: (SystemError) -> Void = { [weak self] error in self?.failed(error) }
     var opened: Sensor?
     if useBuffer {
