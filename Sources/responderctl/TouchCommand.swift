@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import ResponderTools
 import SystemCalls
 import TouchScenes
@@ -38,46 +37,29 @@ struct TouchReplayCommand: ParsableCommand {
   var scene: String
 
   func run() throws {
-    let recordingText = try read(recording)
-    do {
-      let sceneText = try readScene(scene)
-      try TouchReplay.run(
-        recording: recordingText, recordingFile: recording, scene: sceneText, sceneFile: scene
-      ) { line in
-        print(line)
-      }
-    } catch let error as ToolInputError {
-      FileHandle.standardError.write(Data("responderctl: \(error)\n".utf8))
-      throw ExitCode(65)
+    // An unreadable file exits 66, one not understood 65 (`ResponderctlCommand.status(of:)`).
+    let recordingText = try readInputFile(recording)
+    let sceneText = try readSceneFile(scene)
+    try TouchReplay.run(
+      recording: recordingText, recordingFile: recording, scene: sceneText, sceneFile: scene
+    ) { line in
+      print(line)
     }
   }
 
-  /// The scene file, at most `TouchScene.maximumFileSize` bytes of UTF-8 text.
-  private func readScene(_ path: String) throws -> String {
+  /// The scene file, at most `TouchScene.maximumFileSize` bytes of UTF-8 text: a larger file, a
+  /// FIFO or a device is refused before it is read, as the config file is.
+  private func readSceneFile(_ path: String) throws -> String {
     let bytes: [UInt8]
     do {
       bytes = try readRegularFile(path, maximumSize: TouchScene.maximumFileSize)
     } catch let refusal as FileRefusal {
       throw TouchScene.refused(path, reason: refusal.reason)
     } catch {
-      FileHandle.standardError.write(Data("responderctl: \(path): cannot read the file (\(error))\n".utf8))
-      throw ExitCode(66)
+      throw ToolFileError(status: .noInput, description: "\(path): cannot read the file: \(error)")
     }
     guard let text = String(validating: bytes, as: UTF8.self) else {
-      FileHandle.standardError.write(Data("responderctl: \(path): not UTF-8 text\n".utf8))
-      throw ExitCode(65)
-    }
-    return text
-  }
-
-  private func read(_ path: String) throws -> String {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      FileHandle.standardError.write(Data("responderctl: \(path): cannot read the file\n".utf8))
-      throw ExitCode(66)
-    }
-    guard let text = String(data: data, encoding: .utf8) else {
-      FileHandle.standardError.write(Data("responderctl: \(path): not UTF-8 text\n".utf8))
-      throw ExitCode(65)
+      throw ToolFileError(status: .dataError, description: "\(path): not UTF-8 text")
     }
     return text
   }
@@ -121,18 +103,8 @@ struct TouchConvertCommand: ParsableCommand {
   }
 }
 
-/// Reads `path` as UTF-8 text, prints what `convert` makes of it; exit 66 when the file cannot be
-/// read, 65 when its content is refused (the reason on stderr).
+/// Reads `path` as UTF-8 text, prints what `convert` makes of it; an unreadable file exits 66, one
+/// not understood 65 (`ResponderctlCommand.status(of:)`).
 private func printConverted(_ path: String, _ convert: (String) throws -> String) throws {
-  guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
-  else {
-    FileHandle.standardError.write(Data("responderctl: \(path): cannot read the file as UTF-8 text\n".utf8))
-    throw ExitCode(66)
-  }
-  do {
-    print(try convert(text), terminator: "")
-  } catch let error as ToolInputError {
-    FileHandle.standardError.write(Data("responderctl: \(error)\n".utf8))
-    throw ExitCode(65)
-  }
+  print(try convert(try readInputFile(path)), terminator: "")
 }
