@@ -6,7 +6,7 @@ import EventTime
 
 /// The command line: `EndToEnd [--presses N] [--idle-seconds N] [--starts N] [--motion-seconds N]
 /// [--touch-sequences N] [--load-seconds N] [--load-tabs N] [--load-rate N] [--load-presses N]
-/// [--baseline-responderd PATH] [--only key,idle,startup,motion,touch,load,volume] [--raw FILE]`.
+/// [--baseline-responderd PATH] [--only key,idle,startup,motion,flap,touch,load,volume] [--raw FILE]`.
 struct Options {
   /// Presses per setup in the key → player measurement (at least 200 for the table).
   var presses = 200
@@ -25,7 +25,7 @@ struct Options {
   var loadPresses = 100
   /// Another responderd build measured in the load part too, first (before/after a change).
   var baselineResponderd: String?
-  var phases: Set<String> = ["key", "idle", "startup", "motion", "touch", "load", "volume"]
+  var phases: Set<String> = ["key", "idle", "startup", "motion", "flap", "touch", "load", "volume"]
   /// Where to write every key → player latency (CSV: setup, round, seconds), if anywhere.
   var rawPath: String?
 
@@ -33,7 +33,7 @@ struct Options {
     usage: EndToEnd [--presses N] [--idle-seconds N] [--starts N] [--motion-seconds N]
                     [--touch-sequences N] [--load-seconds N] [--load-tabs N] [--load-rate N]
                     [--load-presses N] [--baseline-responderd PATH]
-                    [--only key,idle,startup,motion,touch,load,volume] [--raw FILE]
+                    [--only key,idle,startup,motion,flap,touch,load,volume] [--raw FILE]
     Runs the end-to-end benchmarks of responderd against the peer setup (triggerhappy + playerctl,
     playerctld) in one run and prints a markdown table. Runs itself under umockdev-wrapper.
     """
@@ -69,10 +69,10 @@ struct Options {
       case "--raw": rawPath = try value()
       case "--only":
         let names = try value().split(separator: ",").map(String.init)
-        let known: Set<String> = ["key", "idle", "startup", "motion", "touch", "load", "volume"]
+        let known: Set<String> = ["key", "idle", "startup", "motion", "flap", "touch", "load", "volume"]
         for name in names where !known.contains(name) {
           throw OptionError(
-            "--only: unknown part '\(name)' (key, idle, startup, motion, touch, load, volume)")
+            "--only: unknown part '\(name)' (key, idle, startup, motion, flap, touch, load, volume)")
         }
         phases = Set(names)
       case "-h", "--help": throw OptionError(nil)

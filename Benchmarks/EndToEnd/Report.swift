@@ -17,6 +17,8 @@ struct Report {
   var idle: [IdleFigures] = []
   var startup: [StartupFigures] = []
   var motion: [MotionFigures] = []
+  /// A focus that flaps (SetActive), beside the reference of the same run.
+  var flap: [MotionFigures] = []
   var touch: [TouchFigures] = []
   var touchHeader = ""
   var load: LoadFigures?
@@ -217,6 +219,16 @@ struct Report {
       let worst = motion.filter { $0.name.hasPrefix("responderd") }.map(\.cpuPerSecond).max() ?? .nan
       goals.append(
         Goal(goal: "motion: ≤ 1 % of a core at 100 Hz", measured: percent(worst), met: worst <= 0.01))
+    }
+    if flap.count == 2 {
+      for figures in flap {
+        others.append(
+          "| motion: \(figures.name) | \(percent(figures.cpuPerSecond)) of a core, \(fixed(figures.wakeupsPerSecond, 1)) wake-ups/s (\(figures.detail)) |"
+        )
+      }
+      let cost = flap[1].cpuPerSecond
+      goals.append(
+        Goal(goal: "focus flapping at 100/s: ≤ 5 % of a core", measured: percent(cost), met: cost <= 0.05))
     }
     if !touch.isEmpty {
       for figures in touch {

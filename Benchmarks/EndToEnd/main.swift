@@ -10,6 +10,7 @@
 //   idle    - responderd, thd and playerctld sitting idle, from /proc;
 //   startup - process start → well-known name owned, responderd and playerctld;
 //   motion  - responderd's CPU while it samples the accelerometer at 100 Hz;
+//   flap    - responderd's CPU and log while an application's focus flaps (1000 SetActive at 100/s);
 //   touch   - the TouchFrame benchmark's per-frame cost;
 //   volume  - volume key → the sound server's change event: responderd (an owned headset, libpulse)
 //             vs thd + `pactl set-sink-volume` vs the floor, against a real PulseAudio (see Volume);
@@ -125,6 +126,9 @@ func runParts(_ options: Options, _ report: inout Report) throws {
   }
   if options.phases.contains("motion") {
     report.motion = try measureMotion(bench: bench, seconds: options.motionSeconds)
+  }
+  if options.phases.contains("flap") {
+    report.flap = try measureFlap(bench: bench, toggles: 1000, rate: 100)
   }
   if options.phases.contains("load") {
     if let baseline = options.baselineResponderd {

@@ -6,7 +6,10 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <spawn.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -45,25 +48,67 @@ double rsp_monotonic_now(void) {
 }
 
 int rsp_spawn(const char *file, char *const argv[], char *const envp[], pid_t *pid) {
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_t actions;
-  sigset_t empty, all;
-  sigemptyset(&empty);
+  // fork and exec, not posix_spawn: the child asks for the parent-death signal before it runs
+  // the program, which posix_spawn cannot do. Between fork and exec the child makes only
+  // async-signal-safe calls. A pipe closed by the exec says whether the exec failed (and why).
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) return errno;
+  pid_t parent = getpid();
+  sigset_t all, old;
   sigfillset(&all);
-  sigdelset(&all, SIGKILL);
-  sigdelset(&all, SIGSTOP);
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setsigmask(&attr, &empty);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  int rc = posix_spawnp(pid, file, &actions, &attr, argv, envp);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  return rc;
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pid_t child = fork();
+  if (child == 0) {
+    close(report[0]);
+    setpgid(0, 0);
+    // SIGTERM when the thread that started it ends, the parent killed (SIGKILL) included.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(127);  // the parent died before the prctl
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int signo = 1; signo < NSIG; signo++) {
+      if (signo != SIGKILL && signo != SIGSTOP) sigaction(signo, &dfl, NULL);
+    }
+    int null = open("/dev/null", O_RDONLY);
+    if (null > 0) {
+      dup2(null, 0);
+      close(null);
+    }
+    sigset_t empty;
+    sigemptyset(&empty);
+    sigprocmask(SIG_SETMASK, &empty, NULL);
+    execvpe(file, argv, envp);
+    int failure = errno;
+    ssize_t ignored = write(report[1], &failure, sizeof failure);
+    (void)ignored;
+    _exit(127);
+  }
+  int forkError = errno;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  close(report[1]);
+  if (child < 0) {
+    close(report[0]);
+    return forkError;
+  }
+  // Also from this side, so the group exists as soon as this returns (it fails harmlessly once
+  // the child has exec'd).
+  setpgid(child, child);
+  int failure = 0;
+  ssize_t n;
+  do {
+    n = read(report[0], &failure, sizeof failure);
+  } while (n < 0 && errno == EINTR);
+  close(report[0]);
+  if (n == (ssize_t)sizeof failure) {
+    waitpid(child, NULL, 0);
+    return failure;
+  }
+  *pid = child;
+  return 0;
 }
+
+int rsp_become_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
 int rsp_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 

@@ -97,14 +97,35 @@ public final class IIOInput {
     didSet { updateHotplug() }
   }
 
+  private var deviceObservers: [(_ action: String, _ id: String) -> Void] = []
+
+  /// Calls `observer` with each IIO device that udev says was added, removed, changed, bound or
+  /// unbound ("add", "iio:device1") while udev is watched: while the sensor is wanted or open, or
+  /// availability is observed (another sensor beside the accelerometer comes and goes there too).
+  public func addDeviceObserver(_ observer: @escaping (_ action: String, _ id: String) -> Void) {
+    deviceObservers.append(observer)
+  }
+
   /// For tests: an error each polled read answers instead of the sensor's value (nil: read it).
   var polledReadFault: (() -> Errno?)? {
     didSet { polled?.readFault = polledReadFault }
   }
 
   public private(set) var isWanted = false
-  /// The sensor being sampled, if any.
+  /// The sensor being sampled, if any (also while it is kept open after the last want: see
+  /// `release(keepingOpenFor:on:)`).
   public private(set) var sensor: Sensor?
+  /// Whether the sensor is open only because it is kept for a moment after the last want: its
+  /// samples go to nobody, and it closes when `keepOpenTimer` fires.
+  public var isKeptOpen: Bool { !isWanted && sensor != nil && keepOpenTimer != nil }
+  private var keepOpenTimer: ScheduledTimer?
+  /// Samples taken before this time (CLOCK_MONOTONIC) are not delivered: the sensor was opened
+  /// or wanted again then.
+  private var deliverFrom: Seconds = -.infinity
+  /// How much older than `deliverFrom` a sample may be and still be delivered: the first block
+  /// after opening may hold scans taken a moment before, and arrival times are spread back over
+  /// a block (too short for a shake).
+  static let staleSlack: Seconds = 0.25
 
   private var context: IIOContext?
   private var polled: PolledCapture?
@@ -128,8 +149,16 @@ public final class IIOInput {
     guard rate != samplingRate || blockDuration != self.blockDuration else { return }
     samplingRate = rate
     self.blockDuration = blockDuration
+    // A sensor kept open for nobody runs on as it is: it is reconfigured if wanted again.
+    guard isWanted else { return }
+    applySampling()
+  }
+
+  /// Reopens the open sensor when it does not run at `samplingRate` in blocks of `blockDuration`.
+  private func applySampling() {
     guard let sensor else { return }
-    let offered = sensor.availableRates.first { $0 >= rate - 1e-6 } ?? sensor.availableRates.last ?? rate
+    let offered =
+      sensor.availableRates.first { $0 >= samplingRate - 1e-6 } ?? sensor.availableRates.last ?? samplingRate
     let block = sensor.mode == "buffered" ? Self.blockSamples(rate: sensor.rate, duration: blockDuration) : 1
     guard abs(offered - sensor.rate) > 1e-6 || block != sensor.blockSamples else { return }
     logger.info(
@@ -177,21 +206,64 @@ public final class IIOInput {
   public func setWanted(_ wanted: Bool) {
     guard wanted != isWanted else {
       if wanted && sensor == nil { open() }
+      if !wanted && keepOpenTimer != nil {
+        // Kept open after the last want: closed now.
+        close(reason: "not wanted")
+        updateHotplug()
+      }
       return
     }
     isWanted = wanted
-    updateHotplug()
     if wanted {
-      open()
+      updateHotplug()
+      if let kept = sensor, keepOpenTimer != nil {
+        resume(kept)
+      } else {
+        open()
+      }
     } else {
+      // (A missing sensor is said once until one is found, however often it is wanted.)
       close(reason: "not wanted")
-      reportedMissing = false
+      updateHotplug()
     }
   }
 
-  /// Watches udev while sampling is wanted or availability is observed; not otherwise.
+  /// Not wanted any more, but the sensor stays open for `seconds` on `scheduler` (as
+  /// iio-sensor-proxy keeps a driver for a moment after its last claim): a want within that time
+  /// takes it as it is, with no new IIO context, so a focus that flaps does not reopen it each
+  /// time. Observers are told it closed (a shake under way is cancelled) and get no sample until
+  /// it is wanted again, then are told it opened (what was learnt from the samples before starts
+  /// afresh). Without a sensor open it closes at once, as `setWanted(false)`.
+  public func release(keepingOpenFor seconds: Seconds, on scheduler: any Scheduler) {
+    guard isWanted else { return }
+    guard seconds > 0, let kept = sensor else { return setWanted(false) }
+    isWanted = false
+    let now = self.scheduler.now
+    for observer in sensorObservers { observer(.closed(at: now)) }
+    keepOpenTimer?.cancel()
+    keepOpenTimer = scheduler.schedule(after: seconds) { [weak self] in
+      guard let self, !self.isWanted else { return }
+      self.keepOpenTimer = nil
+      self.logger.debug("iio: \(kept.id) not wanted again within \(formatSeconds(seconds)): closing it")
+      self.close(reason: "not wanted")
+      self.updateHotplug()
+    }
+  }
+
+  /// Takes the sensor kept open as it is: the samples go to the observers again.
+  private func resume(_ kept: Sensor) {
+    keepOpenTimer?.cancel()
+    keepOpenTimer = nil
+    logger.debug("iio: \(kept.id) wanted again while kept open: sampled as it is")
+    deliverFrom = scheduler.now
+    for observer in sensorObservers { observer(.opened(kept)) }
+    applySampling()
+  }
+
+  /// Watches udev while sampling is wanted (or the sensor kept open) or availability is
+  /// observed; not otherwise.
   private func updateHotplug() {
-    let needed = isWanted || onAvailabilityChange != nil
+    let needed = isWanted || sensor != nil || onAvailabilityChange != nil
     if needed, hotplug == nil {
       do {
         hotplug = try IIOHotplug(loop: loop) { [weak self] action, name in
@@ -209,6 +281,13 @@ public final class IIOInput {
   private func hotplugEvent(action: String, name: String) {
     if action == "add" || action == "remove" || action == "bind" || action == "unbind" {
       onAvailabilityChange?()
+    }
+    for observer in deviceObservers { observer(action, name) }
+    if !isWanted, let sensor, sensor.id == name, action == "remove" {
+      // Kept open for nobody, and gone: closed now.
+      close(reason: "removed")
+      updateHotplug()
+      return
     }
     guard isWanted else { return }
     if let sensor, sensor.id == name, action == "remove" {
@@ -255,9 +334,18 @@ public final class IIOInput {
     case .polled: useBuffer = false
     }
     let deliver: (MotionSample) -> Void = { [weak self] sample in
-      guard let self else { return }
+      // Samples of a sensor kept open after the last want go to nobody, nor do those taken
+      // before it was (last) wanted: scans left in the device's buffer from an earlier time.
+      // (Looked at while the first blocks are read, when such scans come: a clock that moves
+      // later is the sensor's own business.)
+      guard let self, self.isWanted else { return }
+      let fresh =
+        self.scheduler.now - self.deliverFrom > 0.5 || sample.t >= self.deliverFrom - Self.staleSlack
+      guard fresh else { return }
       for observer in self.sampleObservers { observer(sample) }
     }
+    // (Reopened at another rate, the same sensor goes on: what it delivers is not stale.)
+    if notify { deliverFrom = scheduler.now }
     let fail: (SystemError) -> Void = { [weak self] error in self?.failed(error) }
     var opened: Sensor?
     if useBuffer {
@@ -323,6 +411,10 @@ public final class IIOInput {
 
   private func close(reason: String, notify: Bool = true) {
     guard let closed = sensor else { return }
+    if notify {
+      keepOpenTimer?.cancel()
+      keepOpenTimer = nil
+    }
     polled?.stop()
     polled = nil
     buffered?.stop()

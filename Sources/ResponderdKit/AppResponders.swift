@@ -37,6 +37,8 @@ public final class AppResponder: OfferingResponder {
   public private(set) var isRemoved = false
   /// What it said of its window's focus (`SetActive`), as the latest claims left it.
   public internal(set) var focus = WindowFocus.undeclared
+  /// Its focus lines in the log: a bounded number however often its focus flaps.
+  var focusLines = LogRateLimit()
 
   /// The answers of its `CanBecomeFirstResponder`/`CanResignFirstResponder` properties, as last read.
   var canBecome = false

@@ -25,9 +25,25 @@ public final class MotionComponent: ServiceComponent {
   /// Who wants motion now; the other components record their demand here.
   public let interest: MotionInterest
 
-  /// A motion component whose interest follows `service`'s chain.
-  public init(service: Service) {
-    interest = MotionInterest(chain: service.chain, logger: service.logger)
+  /// How long the accelerometer stays open after the last want, on `keepOpenScheduler`: a want
+  /// again within this time (a window's focus that flaps) takes it as it is.
+  public let keepOpen: Seconds
+  private let keepOpenScheduler: any Scheduler
+  /// The accelerometer is kept open this long after the last want, by default (2 s).
+  public static let keepOpenAfterLastWant: Seconds = 2
+  /// The info lines of motion wanted and not wanted: a bounded number however often it flaps.
+  private var wantLines = LogRateLimit()
+
+  /// A motion component whose interest follows `service`'s chain; the accelerometer is kept open
+  /// `keepOpen` seconds after the last want, on `scheduler` (the service's when nil).
+  public init(
+    service: Service, keepOpen: Seconds = MotionComponent.keepOpenAfterLastWant,
+    scheduler: (any Scheduler)? = nil
+  ) {
+    interest = MotionInterest(
+      chain: service.chain, logger: service.logger, scheduler: scheduler ?? service.scheduler)
+    self.keepOpen = keepOpen
+    keepOpenScheduler = scheduler ?? service.scheduler
   }
 
   public func start(in service: Service) throws {
@@ -47,6 +63,16 @@ public final class MotionComponent: ServiceComponent {
     shake = input
     // After the detector's observer: a shake it began on this sample is known here.
     input.input.addSampleObserver { [weak self] sample in self?.checkProximity(at: sample.t) }
+    input.input.addSensorObserver { [weak self, unowned input] change in
+      guard let self else { return }
+      self.interest.accelerometer = self.accelerometerState
+      // Closed after it was kept open: the proximity sensor kept with it closes too.
+      if case .closed = change, input.input.sensor == nil, !self.proximityWanted {
+        self.setProximityWanted(false)
+      }
+    }
+    // The proximity sensor comes and goes as the accelerometer does (udev, while it is watched).
+    input.input.addDeviceObserver { [weak self] action, id in self?.proximityHotplug(action: action, id: id) }
     interest.addObserver { [weak self] _ in self?.refresh() }
     interest.addDemandObserver { [weak self] in self?.refresh() }
     refresh()
@@ -108,27 +134,66 @@ public final class MotionComponent: ServiceComponent {
     if rate == 0 { rate = forShakes ? service.config.motion.samplingRate : Self.orientationRate }
     let block = demand.streams > 0 ? 0 : IIOInput.Settings().blockDuration
     if reason != nil { shake.input.setSampling(rate: rate, blockDuration: block) }
+    // Kept open for a moment when the last want goes (not when shakes pause: the screen locked).
+    let keep = reason == nil && lastReason != nil && shakesPaused == nil && keepOpen > 0
     if reason != lastReason {
+      let line: String
       if let reason {
-        logger.info("iio: motion wanted by \(reason): sampling the accelerometer")
+        line =
+          shake.input.isKeptOpen
+          ? "iio: motion wanted by \(reason): sampling the accelerometer (still open)"
+          : "iio: motion wanted by \(reason): sampling the accelerometer"
       } else if lastReason != nil, let paused = shakesPaused {
-        logger.info("iio: shakes paused (\(paused)): accelerometer closed")
+        line = "iio: shakes paused (\(paused)): accelerometer closed"
+      } else if keep {
+        line =
+          "iio: no responder wants motion any more: accelerometer kept open \(formatSeconds(keepOpen, decimals: 1)) s, then closed"
       } else if lastReason != nil {
-        logger.info("iio: no responder wants motion any more: accelerometer closed")
+        line = "iio: no responder wants motion any more: accelerometer closed"
       } else {
-        logger.info("iio: no responder wants motion: accelerometer left closed")
+        line = "iio: no responder wants motion: accelerometer left closed"
       }
+      if let verdict = wantLines.check(at: keepOpenScheduler.now) { logger.info("\(verdict.text(line))") }
       lastReason = reason
     }
-    shake.setWanted(reason != nil)
+    if reason != nil {
+      shake.setWanted(true)
+    } else if keep {
+      shake.input.release(keepingOpenFor: keepOpen, on: keepOpenScheduler)
+    } else if shakesPaused != nil || !shake.input.isKeptOpen {
+      // (Kept open and asked again with nothing changed: it stays kept.)
+      shake.setWanted(false)
+    }
     if reason == nil { shake.input.setSampling(rate: rate, blockDuration: block) }
     setProximityWanted(forShakes && reason != nil)
+    interest.accelerometer = accelerometerState
+  }
+
+  /// What the accelerometer does now, as `responderctl status` says it ("the accelerometer is
+  /// …"): "sampled (…)", "kept open …" for a moment after the last want, "not there …", "closed: …"
+  /// with why.
+  public var accelerometerState: String {
+    guard let shake else { return "closed: motion is disabled in the config" }
+    if shake.input.isKeptOpen {
+      return "kept open for a moment after the last want (its samples go to nobody)"
+    }
+    if shake.input.isWanted {
+      guard let sensor = shake.input.sensor else { return "not there (waiting for one to appear)" }
+      return "sampled (\(sensor))"
+    }
+    if let paused = shakesPaused, interest.isWanted { return "closed: shakes are paused (\(paused))" }
+    return "closed: nobody wants motion"
   }
 
   // MARK: The proximity sensor
 
   /// The proximity sensor, open while shakes are wanted (nil otherwise, or when there is none).
   public private(set) var proximity: ProximitySensor?
+  /// Whether shakes are wanted, so a proximity sensor that appears is opened.
+  private var proximityWanted = false
+  /// The IIO devices were looked at for a proximity sensor since shakes are wanted (again looked
+  /// at only when one is plugged in).
+  private var proximityLookedFor = false
   /// When the proximity sensor was last read during a shake under way.
   private var lastProximityRead: Seconds = -.infinity
   /// How often the proximity sensor is read while a shake is under way (at most; on samples).
@@ -138,12 +203,20 @@ public final class MotionComponent: ServiceComponent {
   /// in a pocket does not undo. It is read when a shake begins and, while one is under way, on
   /// the accelerometer's samples at most every `proximityInterval`: no timer of its own.
   private func setProximityWanted(_ wanted: Bool) {
-    guard wanted != (proximity != nil) else { return }
+    proximityWanted = wanted
     guard wanted else {
-      logger.debug("iio: proximity sensor \(proximity?.id ?? "") closed")
-      proximity = nil
+      // Kept while the accelerometer is kept open: a want that flaps does not look for it (a new
+      // IIO context) each time. Closed with the accelerometer.
+      if shake?.input.isKeptOpen == true { return }
+      proximityLookedFor = false
+      guard let proximity else { return }
+      logger.debug("iio: proximity sensor \(proximity.id) closed")
+      self.proximity = nil
+      proximityReadFailed = false
       return
     }
+    guard proximity == nil, !proximityLookedFor else { return }
+    proximityLookedFor = true
     switch ProximitySensor.open() {
     case .sensor(let sensor):
       proximity = sensor
@@ -164,14 +237,45 @@ public final class MotionComponent: ServiceComponent {
   public var proximityReadsNear: Bool { readsNear() }
 
   /// Whether the proximity sensor reads near now (false without one; a failed read counts as far,
-  /// logged).
+  /// logged once per sensor). A sensor whose attribute is gone (unplugged, its driver unbound) is
+  /// closed: shakes go on without it until one appears again.
   private func readsNear() -> Bool {
     guard let proximity else { return false }
     do {
-      return try proximity.isNear()
+      let near = try proximity.isNear()
+      proximityReadFailed = false
+      return near
     } catch {
-      logger.notice("iio: proximity sensor \(proximity.id) could not be read (\(error)); taken as far")
+      let errno = (error as? SystemError)?.errno
+      if errno == .noSuchFileOrDirectory || errno == .operationNotSupportedByDevice
+        || errno == .noSuchAddressOrDevice
+      {
+        logger.notice("iio: proximity sensor \(proximity.id) is gone (\(error)): shakes go on without it")
+        self.proximity = nil
+      } else if !proximityReadFailed {
+        proximityReadFailed = true
+        logger.notice(
+          "iio: proximity sensor \(proximity.id) could not be read (\(error)); taken as far while it cannot (said once)"
+        )
+      }
       return false
+    }
+  }
+
+  /// A failed read of the proximity sensor was logged, and none has succeeded since.
+  private var proximityReadFailed = false
+
+  /// An IIO device came or went while udev is watched: the proximity sensor is closed when it
+  /// goes, and one that appears while shakes are wanted is opened.
+  private func proximityHotplug(action: String, id: String) {
+    if action == "remove" || action == "unbind", let proximity, proximity.id == id {
+      logger.notice(
+        "iio: proximity sensor \(proximity.id) (\(proximity.name)) removed: shakes go on without it")
+      self.proximity = nil
+      proximityReadFailed = false
+    } else if proximity == nil, action == "add" || action == "bind" {
+      proximityLookedFor = false
+      if proximityWanted { setProximityWanted(true) }
     }
   }
 

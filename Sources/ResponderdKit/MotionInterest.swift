@@ -1,3 +1,4 @@
+import EventTime
 import Logging
 
 /// Whether someone wants motion now, and what is asked of the accelerometer: a handler of the
@@ -28,16 +29,34 @@ public final class MotionInterest {
       demandChanged()
     }
   }
+  /// What the accelerometer does now ("sampled (…)", "closed: …"), as the motion component
+  /// last said; observers are told when it changes.
+  public var accelerometer = "closed: nobody wants motion" {
+    didSet {
+      guard accelerometer != oldValue else { return }
+      for observer in accelerometerObservers { observer() }
+    }
+  }
+  private var accelerometerObservers: [() -> Void] = []
+
+  /// Calls `observer` each time `accelerometer` changes.
+  public func addAccelerometerObserver(_ observer: @escaping () -> Void) {
+    accelerometerObservers.append(observer)
+  }
   private let chain: HandlerChain
   private let logger: Logger
+  private let scheduler: (any Scheduler)?
   private var observers: [(Bool) -> Void] = []
   private var demandObservers: [() -> Void] = []
+  /// The lines "motion: wanted" and "no longer wanted": a bounded number however often it flaps.
+  private var wantLines = LogRateLimit()
 
   /// Interest that follows `chain`'s handlers (each time they are set) and what the other
-  /// components record here.
-  public init(chain: HandlerChain, logger: Logger) {
+  /// components record here; `scheduler` is the clock of its log's rate limit (none without).
+  public init(chain: HandlerChain, logger: Logger, scheduler: (any Scheduler)? = nil) {
     self.chain = chain
     self.logger = logger
+    self.scheduler = scheduler
     chain.addObserver { [weak self] in self?.update() }
     update()
   }
@@ -73,7 +92,12 @@ public final class MotionInterest {
     guard wanted != isWanted else { return }
     isWanted = wanted
     // (Wanted by the chain, applications, streams or the touchscreen: the motion component says which.)
-    logger.info("motion: \(wanted ? "wanted" : "no longer wanted")")
+    let line = "motion: \(wanted ? "wanted" : "no longer wanted")"
+    if let scheduler {
+      if let verdict = wantLines.check(at: scheduler.now) { logger.info("\(verdict.text(line))") }
+    } else {
+      logger.info("\(line)")
+    }
     for observer in observers { observer(wanted) }
   }
 }

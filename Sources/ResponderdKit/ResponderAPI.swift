@@ -89,6 +89,11 @@ public final class ResponderAPI: ServiceComponent {
       try? self.object?.propertiesChanged(
         interface: ResponderBusAPI.daemonInterface, ["MotionInterest"], destinations: self.listeners)
     }
+    motionInterest?.addAccelerometerObserver { [weak self] in
+      guard let self else { return }
+      try? self.object?.propertiesChanged(
+        interface: ResponderBusAPI.daemonInterface, ["Accelerometer"], destinations: self.listeners)
+    }
     session?.addObserver { [weak self] _ in
       guard let self else { return }
       try? self.object?.propertiesChanged(
@@ -193,6 +198,13 @@ public final class ResponderAPI: ServiceComponent {
         ),
         DBusProperty("MotionInterest", get: { [weak self] in self?.motionInterest?.isWanted ?? false })
           .documented("Whether anything wants motion events now (the accelerometer is read only then)."),
+        DBusProperty(
+          "Accelerometer",
+          get: { [weak self] in self?.motionInterest?.accelerometer ?? "closed: motion is disabled" }
+        )
+        .documented(
+          "What the accelerometer does now: \"sampled (…)\" with the sensor and its rate, \"kept open …\" for a moment after the last want, \"not there …\" while wanted and missing, \"closed: …\" with why (nobody wants motion, shakes paused while the session is locked or inactive)."
+        ),
         DBusProperty(
           "Session", signature: "a{sv}", get: { [weak self] in self?.sessionValue() ?? .vardict([:]) }
         )
@@ -464,12 +476,16 @@ public final class ResponderAPI: ServiceComponent {
     checkOwner(call) { [weak self] app in
       guard let self, let registry = self.registry else { return }
       let before = app.focus
+      let now = self.service?.scheduler.now ?? 0
+      // Per application, at a bounded rate: one whose focus flaps fills no log.
       for other in registry.setActive(app, active) {
+        guard let verdict = other.focusLines.check(at: now) else { continue }
         self.logger.info(
-          "responders: \(other.name)'s window is inactive: \(app.name) says its window is active")
+          "\(verdict.text("responders: \(other.name)'s window is inactive: \(app.name) says its window is active"))"
+        )
       }
-      if app.focus != before {
-        self.logger.info("responders: \(app.name)'s window is \(app.focus.rawValue)")
+      if app.focus != before, let verdict = app.focusLines.check(at: now) {
+        self.logger.info("\(verdict.text("responders: \(app.name)'s window is \(app.focus.rawValue)"))")
       }
       guard active else { return call.reply([.bool(registry.firstResponder === app)]) }
       self.takeFirstResponder(app, whileActive: true) { call.reply([.bool($0)]) }

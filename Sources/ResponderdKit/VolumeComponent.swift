@@ -1,4 +1,5 @@
 import EvdevInput
+import EventTime
 import InputCodes
 import Logging
 import SoundServer
@@ -25,7 +26,17 @@ public final class VolumeComponent: ServiceComponent {
   public init(keys: KeysComponent? = nil, server: String? = nil) {
     self.keys = keys
     self.server = server
+    pressScheduler = nil
   }
+
+  /// For tests: the clock that times the presses against the server's answers (`scheduler`; the
+  /// loop's real time otherwise; libpulse's own timers always run on real time).
+  init(server: String?, pressScheduler: (any Scheduler)?) {
+    keys = nil
+    self.server = server
+    self.pressScheduler = pressScheduler
+  }
+  private let pressScheduler: (any Scheduler)?
 
   public func start(in service: Service) throws {
     self.service = service
@@ -51,7 +62,8 @@ public final class VolumeComponent: ServiceComponent {
     // connection (and libpulse) waits for the first volume key: a service whose volume keys are
     // never pressed never loads it.
     connection = SoundServerConnection(
-      loop: service.loop, server: server, step: settings.step, logger: service.logger)
+      loop: service.loop, scheduler: pressScheduler, server: server, step: settings.step,
+      logger: service.logger)
   }
 
   private var observing = false
@@ -86,13 +98,33 @@ public final class VolumeComponent: ServiceComponent {
     connection.start()
     // Published in the order of the presses (a press dropped at once comes after the earlier one
     // the server has not answered yet).
-    let ticket = order.reserve { [weak service] outcome in
-      service?.logger.debug("volume: \(keyName) on \(path): \(outcome)")
-      service?.publish(
-        KeyActionRecord(key: keyName, timestamp: timestamp, path: path, device: device, action: "\(outcome)"))
-      completion(outcome)
+    let ticket = order.reserve(
+      { [weak service] outcome in
+        service?.logger.debug("volume: \(keyName) on \(path): \(outcome)")
+        service?.publish(
+          KeyActionRecord(
+            key: keyName, timestamp: timestamp, path: path, device: device, action: "\(outcome)"))
+        // Shown as not answered yet: its own outcome comes later (`late`).
+        if case .unanswered = outcome { return }
+        completion(outcome)
+      },
+      late: { [weak service] outcome in
+        service?.logger.debug("volume: \(keyName) on \(path), answered late: \(outcome)")
+        service?.publish(
+          KeyActionRecord(
+            key: keyName, timestamp: timestamp, path: path, device: device,
+            action: "\(outcome) (answered late: the sound server had stopped answering)"))
+        completion(outcome)
+      })
+    connection.press(key, location: place) { [order] outcome in
+      // A press dropped because the server does not answer is shown at once, and so are the
+      // presses before it, as not answered yet: the monitor does not wait for the server.
+      if case .dropped = outcome {
+        order.deliverEarlier(
+          than: ticket, with: .unanswered(reason: "the sound server does not answer; applied if it does"))
+      }
+      order.fill(ticket, with: outcome)
     }
-    connection.press(key, location: place) { [order] outcome in order.fill(ticket, with: outcome) }
   }
 
   private func location(of devicePath: String, syspath: String) -> InputDeviceLocation {

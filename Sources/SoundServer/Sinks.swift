@@ -87,6 +87,9 @@ public enum VolumeOutcome: Sendable, Equatable, CustomStringConvertible {
   case failed(sink: String, reason: String)
   /// Not applied: the server has not answered the previous changes (stopped, frozen).
   case dropped(reason: String)
+  /// Not answered yet by a server that has stopped answering: applied if it answers again. What
+  /// `responderctl monitor` shows of such a press while the presses after it are dropped.
+  case unanswered(reason: String)
 
   /// A sink's volume and mute state.
   public struct Level: Sendable, Equatable, CustomStringConvertible {
@@ -108,6 +111,7 @@ public enum VolumeOutcome: Sendable, Equatable, CustomStringConvertible {
     case .noSink: return "the sound server has no sink"
     case .failed(let sink, let reason): return "sink '\(sink)': \(reason)"
     case .dropped(let reason): return "dropped: \(reason)"
+    case .unanswered(let reason): return "not answered yet: \(reason)"
     }
   }
 }

@@ -156,7 +156,7 @@ public final class SoundServerConnection {
       droppedPresses += 1
       if droppedPresses == 1 {
         logger.notice(
-          "sound: the sound server has not answered a volume change for \(Int((scheduler.now - oldest) * 1000)) ms: volume keys are dropped until it does (the first one since is kept for then)"
+          "sound: the sound server has not answered a volume change within \(Int((Self.answerLimit * 1000).rounded())) ms (the oldest was sent \(Int(((scheduler.now - oldest) * 1000).rounded())) ms ago): volume keys are dropped until it does (the first one since is kept for then)"
         )
       }
       return completion(.dropped(reason: "the sound server has not answered the previous change"))

@@ -160,8 +160,24 @@ public struct TouchScene: Equatable {
   public var viewControllers: [ControllerSpec] = []
   public var recognizers: [RecognizerSpec]
 
-  /// Reads a scene; errors name the file, line and column, the key and the problem.
+  /// The largest scene file read (4 MiB: about 90,000 views; the scenes of the examples are a
+  /// few KiB). Read with `readRegularFile(_:maximumSize:)`, so a larger file, a FIFO or a device is
+  /// refused before anything is read.
+  public static let maximumFileSize = 4 << 20
+
+  /// The error for a scene file that is not read (`reason`: why, as `FileRefusal` says it).
+  public static func refused(_ file: String, reason: String) -> ToolInputError {
+    ToolInputError(file: file, message: "not read as a scene: \(reason)")
+  }
+
+  /// Reads a scene; errors name the file, line and column, the key and the problem. Text longer
+  /// than `maximumFileSize` is refused as such, before it is parsed.
   public static func parse(_ text: String, file: String) throws -> TouchScene {
+    guard text.utf8.count <= maximumFileSize else {
+      throw refused(
+        file, reason: "it is \(text.utf8.count) bytes long, more than the \(maximumFileSize) a scene may have"
+      )
+    }
     let root: TouchSceneJSON.Node
     do {
       root = try TouchSceneJSON.parse(text)
@@ -271,6 +287,11 @@ public struct TouchScene: Equatable {
       try reader.finish()
       views.append(view)
     }
+    // Each view's ancestors are walked up to one already known to reach the window: every view
+    // is walked once, however deep the nesting.
+    var parents: [String: String] = [:]
+    for view in views { parents[view.id] = view.parent }
+    var reachesWindow: Set<String> = []
     for (index, view) in views.enumerated() {
       guard let parent = view.parent else { continue }
       let reader = try SceneObjectReader(node: viewNodes[view.id]!, path: "views[\(index)]", file: file)
@@ -278,22 +299,27 @@ public struct TouchScene: Equatable {
       guard viewNodes[parent] != nil else {
         throw reader.error(at: parentNode, "parent: no view '\(parent)' in the scene")
       }
+      var path: [String] = [view.id]
       var seen: Set<String> = [view.id]
       var current: String? = parent
-      while let ancestor = current {
+      while let ancestor = current, !reachesWindow.contains(ancestor) {
         guard seen.insert(ancestor).inserted else {
           throw reader.error(
             at: parentNode, "parent: '\(view.id)' would be inside itself (through '\(parent)')")
         }
-        current = views.first { $0.id == ancestor }?.parent
+        path.append(ancestor)
+        current = parents[ancestor]
       }
+      reachesWindow.formUnion(path)
     }
 
     var controllers: [ControllerSpec] = []
+    var controllerIDs: Set<String> = []
+    var controllerOfView: [String: String] = [:]
     for (index, node) in try top.array("viewControllers").enumerated() {
       var reader = try SceneObjectReader(node: node, path: "viewControllers[\(index)]", file: file)
       let id = try reader.requiredString("id")
-      guard viewNodes[id] == nil, !controllers.contains(where: { $0.id == id }) else {
+      guard viewNodes[id] == nil, controllerIDs.insert(id).inserted else {
         throw reader.error("duplicate id '\(id)' (views and view controllers share ids)")
       }
       guard let viewNode = reader.take("view") else { throw reader.error("missing key 'view'") }
@@ -301,9 +327,10 @@ public struct TouchScene: Equatable {
       guard viewNodes[viewID] != nil else {
         throw reader.error(at: viewNode, "view: no view '\(viewID)' in the scene")
       }
-      if let other = controllers.first(where: { $0.view == viewID }) {
-        throw reader.error(at: viewNode, "view: '\(viewID)' is already the view of '\(other.id)'")
+      if let other = controllerOfView[viewID] {
+        throw reader.error(at: viewNode, "view: '\(viewID)' is already the view of '\(other)'")
       }
+      controllerOfView[viewID] = id
       let performs = try reader.strings("performs")
       try reader.finish()
       controllers.append(ControllerSpec(id: id, view: viewID, performs: performs))

@@ -54,18 +54,27 @@ public enum TouchSceneJSON {
 
     init(bytes: [UInt8]) { self.bytes = bytes }
 
+    /// How far `column` has counted the characters of the line, and how many it found: each
+    /// byte of a line is counted once, however long the line (a whole scene may be one line).
+    var countedTo = 0
+    var countedCharacters = 0
+
+    /// The 1-based column of `index`, in characters (not bytes) from the start of the line.
     var column: Int {
-      // Count characters, not bytes, from the start of the line.
-      var count = 0
-      var i = lineStart
-      while i < index {
-        if bytes[i] & 0xC0 != 0x80 { count += 1 }
-        i += 1
+      mutating get {
+        if countedTo < lineStart {
+          countedTo = lineStart
+          countedCharacters = 0
+        }
+        while countedTo < index {
+          if bytes[countedTo] & 0xC0 != 0x80 { countedCharacters += 1 }
+          countedTo += 1
+        }
+        return countedCharacters + 1
       }
-      return count + 1
     }
 
-    func error(_ message: String) -> SyntaxError {
+    mutating func error(_ message: String) -> SyntaxError {
       SyntaxError(line: line, column: column, message: message)
     }
 
@@ -121,6 +130,7 @@ public enum TouchSceneJSON {
     mutating func object(depth: Int) throws -> Value {
       index += 1
       var members: [Member] = []
+      var keys: Set<String> = []
       skipSpace()
       if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
         index += 1
@@ -134,9 +144,18 @@ public enum TouchSceneJSON {
         let keyLine = line
         let keyColumn = column
         let key = try string()
-        if members.contains(where: { $0.key == key }) {
+        // A set once the object is large: a check per key stays constant, not the object's length.
+        let duplicate: Bool
+        if members.count < 16 {
+          duplicate = members.contains { $0.key == key }
+          if members.count == 15 && !duplicate { keys = Set(members.map(\.key)) }
+        } else {
+          duplicate = keys.contains(key)
+        }
+        if duplicate {
           throw SyntaxError(line: keyLine, column: keyColumn, message: "duplicate key '\(key)'")
         }
+        if members.count >= 15 { keys.insert(key) }
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
           throw error("expected ':' after key '\(key)', found \(describeCurrent())")

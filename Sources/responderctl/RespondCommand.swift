@@ -58,7 +58,9 @@ struct RespondCommand: ParsableCommand {
     let link = try DaemonLink.connect()
     let children = ChildProcesses(loop: link.loop)
     // The commands started end with this one (Ctrl-C, SIGTERM, responderd lost): each runs in a
-    // process group of its own, which a terminal's Ctrl-C does not reach.
+    // process group of its own, which a terminal's Ctrl-C does not reach; killed, the kernel
+    // ends them (their parent-death signal); what they leave behind is taken in and ended too.
+    children.adoptOrphans()
     defer { children.endAll() }
     let client: ResponderClient
     do {

@@ -28,6 +28,9 @@ struct StatusCommand: ParsableCommand {
     let config = properties["ConfigFile"]?.string ?? "?"
     let deadline = properties["Deadline"]?.double ?? 0
     let motion = properties["MotionInterest"]?.bool ?? false
+    // What the sensor does (an older daemon does not say: its interest stands for it).
+    let accelerometer =
+      properties["Accelerometer"]?.string ?? (motion ? "sampled" : "closed")
     let apps = chain.filter { $0.kind == "app" }
     let session = properties["Session"]?.dictionary ?? [:]
     let sessionState = session["state"]?.string ?? "unknown"
@@ -47,6 +50,7 @@ struct StatusCommand: ParsableCommand {
           ("deadline", .number(deadline)), ("firstResponder", firstJSON),
           ("applications", .number(Double(apps.count))),
           ("chain", .array(chain.map { .string($0.name) })), ("motionInterest", .bool(motion)),
+          ("accelerometer", .string(accelerometer)),
           (
             "session",
             .object([
@@ -83,9 +87,7 @@ struct StatusCommand: ParsableCommand {
     } else {
       output("session: \(description) (no logind session followed: taken as active and unlocked)")
     }
-    output(
-      "motion: "
-        + (motion ? "wanted (the accelerometer is sampled)" : "not wanted (the accelerometer is closed)"))
+    output("motion: " + (motion ? "wanted" : "not wanted") + "; the accelerometer is \(accelerometer)")
     if let devices {
       output(
         "input devices: \(devices.counts)"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ResponderTools
+import SystemCalls
 import TouchScenes
 
 /// `responderctl touch …`: touchscreen tools.
@@ -38,12 +39,29 @@ struct TouchReplayCommand: ParsableCommand {
   func run() throws {
     // An unreadable file exits 66, one not understood 65 (`ResponderctlCommand.status(of:)`).
     let recordingText = try readInputFile(recording)
-    let sceneText = try readInputFile(scene)
+    let sceneText = try readSceneFile(scene)
     try TouchReplay.run(
       recording: recordingText, recordingFile: recording, scene: sceneText, sceneFile: scene
     ) { line in
       print(line)
     }
+  }
+
+  /// The scene file, at most `TouchScene.maximumFileSize` bytes of UTF-8 text: a larger file, a
+  /// FIFO or a device is refused before it is read, as the config file is.
+  private func readSceneFile(_ path: String) throws -> String {
+    let bytes: [UInt8]
+    do {
+      bytes = try readRegularFile(path, maximumSize: TouchScene.maximumFileSize)
+    } catch let refusal as FileRefusal {
+      throw TouchScene.refused(path, reason: refusal.reason)
+    } catch {
+      throw ToolFileError(status: .noInput, description: "\(path): cannot read the file: \(error)")
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      throw ToolFileError(status: .dataError, description: "\(path): not UTF-8 text")
+    }
+    return text
   }
 }
 

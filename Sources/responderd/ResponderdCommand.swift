@@ -117,6 +117,9 @@ enum ResponderdCommand {
     let loop = try EventLoop()
     let service = Service(config: loaded, loop: loop, logger: logger)
     StandardComponents.add(to: service)
+    // The programs of [command] leave nothing behind when the daemon stops: what they start and
+    // abandon (a `setsid` program, say) becomes the daemon's child, ended with the others.
+    service.children.adoptOrphans()
     logger.info("responderd \(responderdVersion) starting (config: \(loaded.file))")
     try service.run()
     logger.info("responderd stopped")

@@ -40,7 +40,18 @@ let timings = options.flags.contains("--timings")
 
 let scene: TouchScene
 do {
-  scene = try options.scene(try options.sceneFile.map { try readTextFile($0) } ?? LiveScene.builtIn)
+  var text = LiveScene.builtIn
+  if let sceneFile = options.sceneFile {
+    // Refused before it is read when too big, as `touch replay --scene` does.
+    let bytes: [UInt8]
+    do {
+      bytes = try readRegularFile(sceneFile, maximumSize: TouchScene.maximumFileSize)
+    } catch let refusal as FileRefusal {
+      throw TouchScene.refused(sceneFile, reason: refusal.reason)
+    }
+    text = String(decoding: bytes, as: UTF8.self)
+  }
+  scene = try options.scene(text)
 } catch {
   fail("\(error)", status: 65)
 }

@@ -117,7 +117,8 @@ extension IIOInputDeviceTests {
   func daemonSamplesOnlyWhileWanted() throws {
     let bed = try Testbed()
     let loop = try EventLoop()
-    let (service, motion) = try motionOnlyService(chain: ["log"], loop: loop)
+    let time = VirtualScheduler(now: 0)
+    let (service, motion) = try motionOnlyService(chain: ["log"], loop: loop, keepOpenScheduler: time)
     let baseline = loop.registeredCount
     service.start()
     let input = try #require(motion.shake?.input)
@@ -131,6 +132,9 @@ extension IIOInputDeviceTests {
     #expect(input.sensor != nil)
     #expect(motion.wantedBy == "1 registered application")
     motion.interest.applications = 0
+    // Kept open for a moment after the last want (a focus that flaps), then closed.
+    #expect(input.isKeptOpen)
+    time.advance(by: MotionComponent.keepOpenAfterLastWant)
     #expect(input.sensor == nil)
     #expect(loop.registeredCount == baseline)
     #expect(bed.attribute("buffer/enable") == "0")

@@ -82,7 +82,9 @@ final class MotionRig {
     config.chain = chain
     harness = try LoopService(config: config, loop: loop, logger: log.logger, busAddress: bus.address)
     for handler in handlers { harness.service.handlerFactories[handler.name] = { _ in handler } }
-    motion = MotionComponent(service: harness.service)
+    // Closed at the last want: these tests are of streams and sessions (keeping the sensor open a
+    // moment is tested on virtual time, FlappingMotionDeviceTests).
+    motion = MotionComponent(service: harness.service, keepOpen: 0)
     api = MotionAPI(motion: motion, bus: harness.bus)
     let session = makeSession?(harness.bus, motion)
     if let session { harness.add(session) }
@@ -192,14 +194,15 @@ func drainRecords(_ fd: Int32) -> [[UInt8]] {
 
 /// A service with the motion component alone (no bus), `handlers` available to its chain; not
 /// started.
-func motionOnlyService(chain: [String], loop: EventLoop, handlers: [any Handler] = []) throws -> (
-  LoopService, MotionComponent
-) {
+func motionOnlyService(
+  chain: [String], loop: EventLoop, handlers: [any Handler] = [], logger: Logger = testLogger,
+  keepOpenScheduler: (any Scheduler)? = nil
+) throws -> (LoopService, MotionComponent) {
   var config = ResponderdConfig()
   config.chain = chain
-  let harness = try LoopService(config: config, loop: loop, logger: testLogger)
+  let harness = try LoopService(config: config, loop: loop, logger: logger)
   for handler in handlers { harness.service.handlerFactories[handler.name] = { _ in handler } }
-  let motion = MotionComponent(service: harness.service)
+  let motion = MotionComponent(service: harness.service, scheduler: keepOpenScheduler)
   harness.add(motion)
   return (harness, motion)
 }

@@ -55,7 +55,9 @@ extension IIOInputDeviceTests {
     try bed.addProximitySensor()
     let loop = try EventLoop()
     let recorder = PhaseRecorder()
-    let (service, motion) = try motionOnlyService(chain: ["log"], loop: loop, handlers: [recorder])
+    let time = VirtualScheduler(now: 0)
+    let (service, motion) = try motionOnlyService(
+      chain: ["log"], loop: loop, handlers: [recorder], keepOpenScheduler: time)
     service.start()
 
     // Nobody wants shakes: the proximity sensor is not open either.
@@ -64,6 +66,9 @@ extension IIOInputDeviceTests {
     let proximity = try #require(motion.proximity)
     #expect(proximity.id == "iio:device1" && proximity.name == "vcnl4040" && proximity.nearLevel == 200)
     motion.interest.applications = 0
+    // Kept with the accelerometer for a moment after the last want, then closed with it.
+    #expect(motion.proximity != nil)
+    time.advance(by: MotionComponent.keepOpenAfterLastWant)
     #expect(motion.proximity == nil)
     service.stop()
 

@@ -192,7 +192,8 @@ private func rotationService(_ config: ResponderdConfig, loop: EventLoop, logger
   LoopService, MotionComponent, MotionAPI, TouchGesturesComponent
 ) {
   let harness = try LoopService(config: config, loop: loop, logger: logger)
-  let motion = MotionComponent(service: harness.service)
+  // Closed at the last want (keeping it open a moment: FlappingMotionDeviceTests).
+  let motion = MotionComponent(service: harness.service, keepOpen: 0)
   let motionAPI = MotionAPI(motion: motion, bus: nil)
   let touch = TouchGesturesComponent(desktop: nil, motion: motion, motionAPI: motionAPI)
   for component: ServiceComponent in [motion, motionAPI, touch] { harness.add(component) }

@@ -349,6 +349,30 @@ let commandAndLog = """
         == "org.responderd.Daemon1.Error.NotOwner")
   }
 
+  /// A window whose focus flaps (200 changes as fast as the bus takes them) writes a bounded
+  /// number of log lines: its focus lines and the motion interest's, 5 of each kind a minute.
+  @Test func aFocusThatFlapsWritesABoundedLog() throws {
+    let fixture = try DaemonFixture(config: commandAndLog)
+    let app = try TestApp(fixture, path: "/test/Flapping")
+    let id = try app.register(["motion"])
+    #expect(try app.setActive(true))
+    for _ in 0..<100 {
+      _ = try app.setActive(false)
+      #expect(try app.setActive(true))
+    }
+    try fixture.waitFor("the fifth focus line") {
+      fixture.log.contains("\(appName(id))'s window is active (more like it within 60 s are not logged)")
+    }
+    let lines = fixture.log.split(separator: "\n")
+    let focusLines = lines.filter { $0.contains("\(appName(id))'s window is") }
+    #expect(focusLines.count == 5, "\(focusLines)")
+    #expect(focusLines.last?.hasSuffix("(more like it within 60 s are not logged)") == true)
+    #expect(lines.count { $0.hasSuffix("motion: wanted") || $0.hasSuffix("motion: no longer wanted") } <= 5)
+    #expect(
+      lines.count { $0.contains("iio: motion wanted by") || $0.contains("iio: no responder wants") } <= 5)
+    #expect(lines.count < 60, "\(lines.count) lines:\n\(lines.joined(separator: "\n"))")
+  }
+
   @Test func motionInterestFollowsRegistrations() throws {
     let fixture = try DaemonFixture(config: commandAndLog)
     let watcher = try DaemonWatcher(fixture)

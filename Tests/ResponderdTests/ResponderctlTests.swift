@@ -96,7 +96,7 @@ import Testing
         "applications: 2 registered",
         "chain: \(name) → \(otherName) → command → log → dropped",
         "session: active (no logind session followed: taken as active and unlocked)",
-        "motion: wanted (the accelerometer is sampled)",
+        "motion: wanted; the accelerometer is not there (waiting for one to appear)",
         "input devices: 0 owned, 0 shared, 0 left alone (responderctl devices says why)",
         "desktop: none handles media keys (GNOME, Phosh and KDE Plasma are detected on the session bus; say desktop-handles-media-keys = \"yes\" for sway or Hyprland key bindings): responderd reads the media keys of shared devices",
         "undo: off (the chain does not name the undo handler)",
@@ -256,6 +256,59 @@ import Testing
     let pid = try #require(Int32(try String(contentsOfFile: pidFile, encoding: .utf8).dropLast()))
     #expect(processIsRunning(pid))
     _ = try fixture.stopDaemon()
+    try fixture.waitFor("sleep (pid \(pid)) to end with the daemon") { !processIsRunning(pid) }
+  }
+
+  /// Killed (SIGKILL: no code of its own runs), respond leaves no command behind: the kernel
+  /// sends each its parent-death signal.
+  @Test func respondKilledEndsTheCommandsStillRunning() throws {
+    let fixture = try DaemonFixture(config: commandAndLog)
+    let respond = try RunningCommand(
+      [try responderctl(), "respond", "--events", "motion", "--", "sleep", "60"], fixture: fixture)
+    try respond.waitForOutput("registration") { $0.contains("is the first responder") }
+    _ = try fixture.send("motion", "motionShake", phase: "began")
+    try respond.waitForOutput("the command's pid") { $0.contains("→ sleep (pid ") }
+    let pid = try #require(
+      respond.output.firstMatch(of: /→ sleep \(pid (\d+)\)/).flatMap { Int32($0.1) })
+    #expect(processIsRunning(pid))
+
+    respond.process.signal(SIGKILL)
+    _ = try respond.waitForExit()
+    try fixture.waitFor("sleep (pid \(pid)) to end with the killed respond") { !processIsRunning(pid) }
+  }
+
+  /// The daemon killed (SIGKILL) while a `[command]` runs: the command ends too (its parent-death
+  /// signal). Stopped with SIGTERM while a command that left a program in a session of its own
+  /// (`setsid`) runs: that program ends too (the daemon took it in as subreaper).
+  @Test(arguments: [SIGKILL, SIGTERM])
+  func commandsEndHoweverTheDaemonEnds(_ signal: Int32) throws {
+    let pidFile = NSTemporaryDirectory() + "/responderd-command-\(UUID().uuidString).pid"
+    defer { unlink(pidFile) }
+    // SIGKILL: the command itself; SIGTERM: a program it leaves in a session of its own, whose
+    // parent (setsid's fork) is gone at once.
+    let command =
+      signal == SIGKILL
+      ? #"["sh", "-c", "echo $$ > \"$PID_FILE\"; exec sleep 60"]"#
+      : #"["setsid", "-f", "sh", "-c", "echo $$ > \"$PID_FILE\"; exec sleep 60"]"#
+    let fixture = try DaemonFixture(
+      config: """
+        chain = ["command"]
+        [command]
+        play = \(command)
+
+        """, environment: ["PID_FILE": pidFile])
+    #expect(try fixture.send("remoteControl", "play") == "command")
+    try fixture.waitFor("the command to start") {
+      (try? String(contentsOfFile: pidFile, encoding: .utf8))?.hasSuffix("\n") == true
+    }
+    let pid = try #require(Int32(try String(contentsOfFile: pidFile, encoding: .utf8).dropLast()))
+    #expect(processIsRunning(pid))
+    if signal == SIGTERM {
+      // Its own session: the daemon's process group signal cannot reach it.
+      #expect(getsid(pid) == pid)
+    }
+    fixture.daemon.signal(signal)
+    try fixture.waitFor("responderd to exit", timeout: 10) { !fixture.daemon.isRunning }
     try fixture.waitFor("sleep (pid \(pid)) to end with the daemon") { !processIsRunning(pid) }
   }
 

@@ -41,5 +41,19 @@ import Testing
     #expect(badStatus == 65)
     #expect(badOut.isEmpty)
     #expect(badErr == "responderctl: \(bad.path):2:12: views[0]: missing key 'frame'\n")
+
+    // A scene over the size cap (4 MiB of spaces) is refused before it is read, with the reason.
+    let huge = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "touch-replay-huge-\(getpid()).json")
+    let size = 4 << 20 + 1
+    try String(repeating: " ", count: size).write(to: huge, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: huge) }
+    let (hugeStatus, hugeOut, hugeErr) = try run(["touch", "replay", recording, "--scene", huge.path])
+    #expect(hugeStatus == 65)
+    #expect(hugeOut.isEmpty)
+    #expect(
+      hugeErr
+        == "responderctl: \(huge.path): not read as a scene: it is \(size) bytes long, more than the \(4 << 20) such a file may have\n"
+    )
   }
 }

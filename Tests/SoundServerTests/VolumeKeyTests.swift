@@ -5,9 +5,11 @@ import InputCodes
 import Logging
 import ResponderConfig
 import ResponderCore
-import ResponderdKit
+import ResponderdTestKit
 import SoundServer
 import Testing
+
+@testable import ResponderdKit
 
 #if canImport(Glibc)
   import Glibc
@@ -134,6 +136,52 @@ import Testing
     // It answers: presses count again.
     _ = try outcome(loop: loop) { connection.press(.up, completion: $0) }
     #expect(try server.level(of: "speakers") == (60, false))
+  }
+
+  /// The monitor (the published key actions) shows the presses made while the server is frozen
+  /// as they are made, in order: the one sent and the one kept as not answered yet, the others
+  /// dropped; the two answers come later, said to be late. The log gives the 100 ms limit.
+  @Test func theMonitorShowsPressesWhileTheServerIsFrozenAsTheyAreMade() throws {
+    let loop = try EventLoop()
+    let time = VirtualScheduler(now: 100)
+    let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
+    try server.start()
+    try server.pactlChecked(["set-sink-volume", "speakers", "40%"])
+    let lines = LogLines()
+    let volume = VolumeComponent(server: server.address, pressScheduler: time)
+    let harness = try LoopService(
+      config: try ResponderdConfig.parse("", file: "test.toml"), loop: loop, logger: keepingLogger(lines),
+      components: [volume])
+    harness.start()
+    defer { harness.stop() }
+    var actions: [String] = []
+    harness.service.addKeyActionObserver { actions.append($0.action) }
+    _ = try outcome(loop: loop) { volume.press(.up, devicePath: nil, timestamp: 1, completion: $0) }
+    #expect(actions == ["default sink 'speakers' 40% → 45%"])
+
+    try server.freeze()
+    for index in 0..<5 {
+      volume.press(.up, devicePath: nil, timestamp: 2 + Double(index))
+      time.advance(by: 0.2)
+    }
+    loop.runOnce(timeout: 0)
+    let waiting = "not answered yet: the sound server does not answer; applied if it does"
+    let dropped = "dropped: the sound server has not answered the previous change"
+    #expect(actions.dropFirst() == [waiting, waiting, dropped, dropped, dropped])
+    #expect(
+      lines.count(
+        "has not answered a volume change within 100 ms (the oldest was sent 400 ms ago): volume keys are dropped"
+      )
+        == 1)
+
+    server.signal(SIGCONT)
+    try wait("the two late answers", loop: loop) { actions.count == 8 }
+    let late = " (answered late: the sound server had stopped answering)"
+    #expect(
+      actions.suffix(2) == [
+        "default sink 'speakers' 45% → 50%" + late, "default sink 'speakers' 50% → 55%" + late,
+      ])
+    #expect(try server.level(of: "speakers") == (55, false))
   }
 
   @Test(arguments: SoundServerFixture.Kind.allCases)

@@ -24,9 +24,14 @@ int rsp_timerfd_arm_absolute(int fd, double seconds);
 double rsp_monotonic_now(void);
 
 /// Starts `file` (searched in PATH) with `argv` and `envp`, stdin from /dev/null, an empty signal
-/// mask and default signal actions (the loop's blocked signals are not inherited). Returns 0 and
-/// sets *pid, or an errno value (ENOENT when the program does not exist).
+/// mask and default signal actions (the loop's blocked signals are not inherited), in a process
+/// group of its own, with SIGTERM as its parent-death signal (sent when the calling thread ends,
+/// however the process ends). Returns 0 and sets *pid, or an errno value (ENOENT when the
+/// program does not exist).
 int rsp_spawn(const char *file, char *const argv[], char *const envp[], pid_t *pid);
+/// Makes this process the subreaper of its descendants (PR_SET_CHILD_SUBREAPER): an orphan among
+/// them becomes its child, not init's. 0, or -1 with errno.
+int rsp_become_subreaper(void);
 
 /// A pidfd for `pid` (readable when it exits), or -1.
 int rsp_pidfd_open(pid_t pid);
