@@ -330,15 +330,6 @@ public final class HeadlessDesktop {
         stderr: .file(directory + "/pipewire.log"))
       children.append(pipewire)
       try waitFor("PipeWire's socket", timeout: 20) { access(directory + "/xdg/pipewire-0", F_OK) == 0 }
-      if compositor == .gnomeShell && options.accessibility && sessionBusAddress != nil {
-        // GNOME Shell's notification server is the gjs helper it D-Bus-activates
-        // (org.gnome.Shell.Notifications, which owns org.freedesktop.Notifications); a test's own
-        // bus activates nothing of the system's, so it runs here as activation would run it.
-        let helper = try ChildProcess(
-          ["/usr/bin/gjs", "/usr/share/gnome-shell/org.gnome.Shell.Notifications"], environment: base,
-          inheritEnvironment: false, stdout: .null, stderr: .file(directory + "/notifications.log"))
-        children.append(helper)
-      }
       let program = compositor == .mutter ? "mutter" : "gnome-shell"
       let wm = try ChildProcess(
         [program, "--headless", "--wayland", "--no-x11", "--virtual-monitor", "\(width)x\(height)"],
@@ -354,6 +345,16 @@ public final class HeadlessDesktop {
           && (compositor == .mutter || Self.tail(logPath).contains("GNOME Shell started"))
       }
       guard wm.isRunning else { throw TestSupportError("\(program) died at start:\n\(Self.tail(logPath))") }
+      if compositor == .gnomeShell && options.accessibility && sessionBusAddress != nil {
+        // GNOME Shell's notification server is the gjs helper it D-Bus-activates at start
+        // (org.gnome.Shell.Notifications, which owns org.freedesktop.Notifications); a test's own
+        // bus activates nothing of the system's, so it runs here as activation would run it: once
+        // org.gnome.Shell is owned (the helper quits at once when it is not).
+        let helper = try ChildProcess(
+          ["/usr/bin/gjs", "/usr/share/gnome-shell/org.gnome.Shell.Notifications"], environment: base,
+          inheritEnvironment: false, stdout: .null, stderr: .file(directory + "/notifications.log"))
+        children.append(helper)
+      }
     case .kwin:
       base["XDG_CURRENT_DESKTOP"] = "KDE"
       base["KDE_FULL_SESSION"] = "true"
