@@ -125,6 +125,17 @@ let package = Package(
       name: "SessionWatcher",
       dependencies: ["DBus", "EventTime", .product(name: "Logging", package: "swift-log")],
       swiftSettings: strict),
+    // The focus on the accessibility bus (AT-SPI): which widget has it, its role and states.
+    .target(
+      name: "AccessibilityWatch",
+      dependencies: ["DBus", "EventTime", .product(name: "Logging", package: "swift-log")],
+      swiftSettings: strict),
+    // The undo and redo chords, and only they, through the compositor (GNOME's RemoteDesktop,
+    // KWin's fake input, wlroots' virtual keyboard).
+    .target(
+      name: "KeySender",
+      dependencies: ["DBus", "EventTime", .product(name: "Logging", package: "swift-log")],
+      swiftSettings: strict),
     .target(
       name: "EvdevInput",
       dependencies: [
@@ -166,7 +177,7 @@ let package = Package(
       dependencies: [
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
         "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderInterfaces", "SoundServer",
-        "DesktopWatch", "SessionWatcher", "ShellGestures",
+        "DesktopWatch", "SessionWatcher", "ShellGestures", "AccessibilityWatch", "KeySender",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -372,7 +383,7 @@ let package = Package(
         "EventTime", "TouchDispatch",
         "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore",
         "EventLoop", "RemoteControl", "ResponderdTestKit", "SystemCalls", "Motion", "InputCodes",
-        "ShellGestures",
+        "ShellGestures", "AccessibilityWatch", "KeySender", "SessionWatcher",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -437,8 +448,9 @@ let package = Package(
     .target(
       name: "ResponderdTestKit",
       dependencies: [
-        "DBus", "EventLoop", "EventTime", "ResponderConfig", "ResponderCore", "ResponderdKit",
-        .product(name: "Logging", package: "swift-log"),
+        "AccessibilityWatch", "DBus", "EventLoop", "EventTime", "KeySender", "ResponderConfig",
+        "ResponderCore",
+        "ResponderdKit", .product(name: "Logging", package: "swift-log"),
       ],
       path: "Tests/ResponderdTestKit",
       swiftSettings: strict),

@@ -8,10 +8,11 @@ import SystemCalls
 public struct ResponderdConfig {
   /// The file it was read from ("built-in defaults" when none).
   public var file = "built-in defaults"
-  /// The handlers after the first responder, in order (`chain = ["mpris", "command", "log"]`).
-  public var chain: [String] = ["mpris", "command", "log"]
+  /// The handlers after the first responder, in order
+  /// (`chain = ["mpris", "command", "log", "undo"]`).
+  public var chain: [String] = ["mpris", "command", "log", "undo"]
   /// The handlers the chain may name.
-  public static let knownHandlers = ["mpris", "command", "log"]
+  public static let knownHandlers = ["mpris", "command", "log", "undo"]
   /// Settings of the responder applications registered over D-Bus.
   public var responders = ResponderSettings()
   /// The `command` handler.
@@ -32,6 +33,8 @@ public struct ResponderdConfig {
   public var touchLine = 0
   /// Volume keys of owned devices, sent to the sound server.
   public var volume = VolumeSettings()
+  /// The `undo` handler: shake to undo in the focused text field.
+  public var undo = UndoSettings()
 
   public init() {}
 
@@ -106,6 +109,7 @@ public struct ResponderdConfig {
     config.touch = try TouchGesturesConfig(touch)
     config.touchLine = touch.line(of: "width")
     config.volume = try VolumeSettings(try root.section("volume"))
+    config.undo = try UndoSettings(try root.section("undo"))
     try root.finish()
     return config
   }

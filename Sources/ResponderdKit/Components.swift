@@ -21,6 +21,8 @@ public struct StandardComponents {
   public let motionAPI: MotionAPI
   /// Whole-screen touch gestures.
   public let touchGestures: TouchGesturesComponent
+  /// Shake to undo in the focused text field (the `undo` handler).
+  public let undo: UndoComponent
 
   /// Makes the standard components of `service`, wired to one another.
   public init(service: Service, bus: BusComponent = BusComponent()) {
@@ -34,13 +36,15 @@ public struct StandardComponents {
     session = SessionComponent(sessionBus: bus, keys: keys, touchGestures: touchGestures, motion: motion)
     responderAPI = ResponderAPI(bus: bus, session: session, motionInterest: motion.interest)
     mpris = MPRISComponent(service: service, bus: bus)
+    undo = UndoComponent(service: service, bus: bus, session: session, motion: motion, keys: keys)
   }
 
   /// The order they start in: the bus first (the others attach to it as it connects); the session
   /// before the inputs (they wait for logind's first answer); the keys before the components that
-  /// follow their devices; the motion component before those that read its accelerometer.
+  /// follow their devices; the motion component before those that read its accelerometer (the
+  /// undo follows whether it is open).
   public var startOrder: [ServiceComponent] {
-    [bus, session, responderAPI, mpris, keys, volume, desktop, motion, motionAPI, touchGestures]
+    [bus, session, responderAPI, mpris, keys, volume, desktop, motion, motionAPI, touchGestures, undo]
   }
 
   /// Makes them and adds them to `service`, in `startOrder`.

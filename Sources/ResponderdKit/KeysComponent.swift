@@ -34,6 +34,13 @@ public final class KeysComponent: ServiceComponent {
   private var publishing = false
   /// Lines the devices report adds for every device (other components: what the desktop does).
   public var reportNotes: [String] = []
+  private var reportNoteSources: [() -> [String]] = []
+
+  /// Adds lines the devices report (and `responderctl status`) shows after `reportNotes`, read
+  /// each time the report is asked for (the `undo` handler's state).
+  public func addReportNoteSource(_ source: @escaping () -> [String]) {
+    reportNoteSources.append(source)
+  }
 
   private let bus: BusComponent?
 
@@ -72,7 +79,8 @@ public final class KeysComponent: ServiceComponent {
   public var report: DevicesReport {
     DevicesReport(
       devices: deviceStatuses.map(DevicesReport.Device.init), keysEnabled: enabled,
-      suspended: input?.isSuspended ?? suspendedBeforeStart, notes: reportNotes)
+      suspended: input?.isSuspended ?? suspendedBeforeStart,
+      notes: reportNotes + reportNoteSources.flatMap { $0() })
   }
 
   /// The user's session went inactive: every input device is released (ungrabbed) and closed, and

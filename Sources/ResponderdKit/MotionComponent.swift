@@ -159,6 +159,10 @@ public final class MotionComponent: ServiceComponent {
     }
   }
 
+  /// Whether the proximity sensor reads near now (false without one, or while it is closed: it is
+  /// open while shakes are wanted; a failed read counts as far, logged).
+  public var proximityReadsNear: Bool { readsNear() }
+
   /// Whether the proximity sensor reads near now (false without one; a failed read counts as far,
   /// logged).
   private func readsNear() -> Bool {

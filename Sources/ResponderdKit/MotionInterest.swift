@@ -57,6 +57,12 @@ public final class MotionInterest {
     demandObservers.append(observer)
   }
 
+  /// A handler's `wantedEventTypes` changed (the `undo` handler's, when a way to send keys or to
+  /// ask appears or goes): `isWanted` is brought up to date.
+  public func handlersChanged() {
+    update()
+  }
+
   private func demandChanged() {
     update()
     for observer in demandObservers { observer() }

@@ -1,0 +1,424 @@
+import DBus
+import EventTime
+import Logging
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The names of the accessibility bus (AT-SPI) the watch uses, and no others.
+public enum AccessibilityNames {
+  /// The launcher of the accessibility bus, on the session bus (at-spi-bus-launcher).
+  public static let launcher = "org.a11y.Bus"
+  public static let launcherPath = "/org/a11y/bus"
+  public static let launcherInterface = "org.a11y.Bus"
+  /// The registry on the accessibility bus (at-spi2-registryd): applications emit the events a
+  /// listener registered there, and only those.
+  public static let registry = "org.a11y.atspi.Registry"
+  public static let registryPath = "/org/a11y/atspi/registry"
+  public static let registryInterface = "org.a11y.atspi.Registry"
+  /// The signals of an accessible's state changes (`StateChanged`, first argument the state).
+  public static let objectEvents = "org.a11y.atspi.Event.Object"
+  /// An accessible's role and states.
+  public static let accessible = "org.a11y.atspi.Accessible"
+  /// The one event the watch registers for.
+  public static let focusEvent = "object:state-changed:focused"
+}
+
+/// AT-SPI's role numbers (`AtspiRole`) the shake-to-undo gates know.
+public enum AccessibleRole {
+  public static let passwordText: UInt32 = 40
+  public static let terminal: UInt32 = 60
+  public static let text: UInt32 = 61
+  public static let paragraph: UInt32 = 73
+  public static let entry: UInt32 = 79
+  public static let documentFrame: UInt32 = 82
+  public static let section: UInt32 = 85
+  public static let documentText: UInt32 = 94
+  public static let documentWeb: UInt32 = 95
+
+  /// The role's name as AT-SPI spells it (`GetRoleName`), "role N" for the others.
+  public static func name(_ role: UInt32) -> String {
+    switch role {
+    case passwordText: "password text"
+    case terminal: "terminal"
+    case text: "text"
+    case paragraph: "paragraph"
+    case entry: "entry"
+    case documentFrame: "document frame"
+    case section: "section"
+    case documentText: "document text"
+    case documentWeb: "document web"
+    default: "role \(role)"
+    }
+  }
+
+  /// The roles whose editable accessibles hold text a user types: GTK's and Qt's text views and
+  /// entries, LibreOffice's paragraphs and documents, a web page's editable regions.
+  public static let textRoles: Set<UInt32> = [
+    text, paragraph, entry, documentFrame, section, documentText, documentWeb,
+  ]
+}
+
+/// AT-SPI's state numbers (`AtspiStateType`): bits of `GetState`'s two 32-bit words.
+public enum AccessibleState {
+  public static let editable: UInt32 = 7
+  public static let focused: UInt32 = 12
+  public static let readOnly: UInt32 = 43
+
+  /// The state's name, "state N" for the others.
+  public static func name(_ state: UInt32) -> String {
+    switch state {
+    case editable: "EDITABLE"
+    case focused: "FOCUSED"
+    case readOnly: "READ_ONLY"
+    default: "state \(state)"
+    }
+  }
+}
+
+/// An accessible on the accessibility bus: its application's bus name and its object path.
+public struct AccessibleReference: Hashable, Sendable, CustomStringConvertible {
+  public var application: String
+  public var path: String
+
+  public init(application: String, path: String) {
+    self.application = application
+    self.path = path
+  }
+
+  public var description: String { "\(application) \(path)" }
+}
+
+/// The focused widget as the watch read it: its role and states, nothing else.
+public struct FocusedWidget: Equatable, Sendable, CustomStringConvertible {
+  public var reference: AccessibleReference
+  /// AT-SPI's role number (`AccessibleRole`).
+  public var role: UInt32
+  /// The state numbers set (`AccessibleState`).
+  public var states: Set<UInt32>
+
+  public init(reference: AccessibleReference, role: UInt32, states: Set<UInt32>) {
+    self.reference = reference
+    self.role = role
+    self.states = states
+  }
+
+  /// Reads `GetState`'s two words (bit n of word n/32).
+  public static func states(fromWords words: [UInt32]) -> Set<UInt32> {
+    var states = Set<UInt32>()
+    for (index, word) in words.prefix(2).enumerated() {
+      for bit in 0..<32 where word & (1 << UInt32(bit)) != 0 { states.insert(UInt32(index * 32 + bit)) }
+    }
+    return states
+  }
+
+  /// The two words `GetState` answers for `states`.
+  public static func words(of states: Set<UInt32>) -> [UInt32] {
+    var words: [UInt32] = [0, 0]
+    for state in states where state < 64 { words[Int(state / 32)] |= 1 << (state % 32) }
+    return words
+  }
+
+  public var isEditable: Bool { states.contains(AccessibleState.editable) }
+  public var isFocused: Bool { states.contains(AccessibleState.focused) }
+
+  /// "text, EDITABLE FOCUSED" (the states the gates read).
+  public var description: String {
+    let known = [AccessibleState.editable, AccessibleState.focused, AccessibleState.readOnly]
+    let names = known.filter(states.contains).map(AccessibleState.name)
+    return "\(AccessibleRole.name(role))\(names.isEmpty ? "" : ", " + names.joined(separator: " "))"
+  }
+}
+
+/// Why the focused widget could not be read.
+public enum FocusReadError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The watch is not following an accessibility bus (with why).
+  case notFollowing(String)
+  /// No focus event was seen since the watch started (or the focused widget lost the focus).
+  case noFocus
+  /// The application did not answer within the deadline.
+  case noAnswer(application: String, seconds: Seconds)
+  /// The application answered with an error or something else than a role and states.
+  case failed(String)
+
+  public var description: String {
+    switch self {
+    case .notFollowing(let why): "the accessibility bus is not followed (\(why))"
+    case .noFocus: "no focused widget is known on the accessibility bus"
+    case .noAnswer(let application, let seconds):
+      "the focused application (\(application)) did not say its role and state within \(Int((seconds * 1000).rounded())) ms"
+    case .failed(let message): "the focused widget's role and state could not be read (\(message))"
+    }
+  }
+}
+
+/// What has the focus, from the accessibility bus: what the shake-to-undo handler asks. The
+/// watch follows the focus through signals; the role and states are read when asked.
+public protocol AccessibilityFocusSource: AnyObject {
+  /// Whether it follows an accessibility bus now.
+  var isFollowing: Bool { get }
+  /// One line for `responderctl status`: following, waiting for the bus, stopped.
+  var statusText: String { get }
+  /// The focused accessible, as the last focus signals left it (nil: none known).
+  var focused: AccessibleReference? { get }
+  /// Starts following the focus (the bus may come later).
+  func start()
+  /// Stops following it and closes the accessibility bus connection.
+  func stop()
+  /// Reads the focused accessible's role and states, each call bounded by `deadline`: `done`
+  /// runs once, later, on the loop.
+  func readFocus(deadline: Seconds, _ done: @escaping (Result<FocusedWidget, FocusReadError>) -> Void)
+}
+
+/// Follows the focus on the accessibility bus (AT-SPI), the bus screen readers use.
+///
+/// The bus's address comes from `org.a11y.Bus.GetAddress` on the session bus, asked each time the
+/// launcher appears; the watch registers for `object:state-changed:focused` with the registry
+/// (applications emit no event nobody registered for) and follows `StateChanged` "focused"
+/// through a match rule: nothing is polled. When the accessibility bus or its launcher goes away,
+/// the focus is forgotten and the watch waits for the launcher to appear again.
+///
+/// It reads nothing but the focused accessible's role (`GetRole`) and states (`GetState`), each
+/// with a deadline, so that an application that never answers stalls nothing.
+public final class AccessibilityWatch: AccessibilityFocusSource {
+  /// A connection to an accessibility bus at an address, and how to close it.
+  public typealias Connect = (_ address: String) throws -> (bus: any MessageBus, close: () -> Void)
+
+  public private(set) var focused: AccessibleReference?
+  public private(set) var statusText = "not started"
+  public var isFollowing: Bool { link != nil }
+
+  private let sessionBus: any MessageBus
+  private let connect: Connect
+  private let uid: UInt32
+  private var logger: Logger
+  private var launcherWatch: DBusSubscription?
+  private var launcherOwner: String?
+  private var addressQuery: DBusPendingCall?
+  private var link: Link?
+  private var started = false
+
+  /// One accessibility bus connection and what was subscribed on it.
+  private final class Link {
+    let bus: any MessageBus
+    let close: () -> Void
+    var subscriptions: [DBusSubscription] = []
+    init(bus: any MessageBus, close: @escaping () -> Void) {
+      self.bus = bus
+      self.close = close
+    }
+  }
+
+  /// A watch that finds the accessibility bus through `sessionBus` and connects with `connect`;
+  /// only a launcher running as `uid` (the service's user) is believed.
+  public init(
+    sessionBus: any MessageBus, uid: UInt32 = getuid(), logger: Logger = Logger(label: "responderd"),
+    connect: @escaping Connect
+  ) {
+    self.sessionBus = sessionBus
+    self.uid = uid
+    self.logger = logger
+    self.connect = connect
+  }
+
+  public func start() {
+    guard !started else { return }
+    started = true
+    statusText = "waiting for the accessibility bus (org.a11y.Bus on the session bus)"
+    launcherWatch = sessionBus.watchNameOwner(
+      AccessibilityNames.launcher, runningAs: uid,
+      refused: { [weak self] owner, ownerUID in
+        self?.logger.notice(
+          "undo: \(owner) owns org.a11y.Bus as uid \(ownerUID.map(String.init) ?? "?"), not as uid \(self?.uid ?? 0): not followed"
+        )
+      }
+    ) { [weak self] owner in self?.launcherChanged(owner) }
+  }
+
+  public func stop() {
+    guard started else { return }
+    started = false
+    launcherWatch?.cancel()
+    launcherWatch = nil
+    launcherOwner = nil
+    drop(reason: "stopped")
+    statusText = "not started"
+  }
+
+  private func launcherChanged(_ owner: String?) {
+    guard started, owner != launcherOwner else { return }
+    launcherOwner = owner
+    drop(reason: owner == nil ? "the accessibility bus launcher left" : "the launcher was replaced")
+    guard let owner else {
+      statusText = "waiting for the accessibility bus (org.a11y.Bus is not on the session bus)"
+      return
+    }
+    askAddress(of: owner)
+  }
+
+  private func askAddress(of owner: String) {
+    addressQuery?.cancel()
+    addressQuery = sessionBus.call(
+      destination: owner, path: AccessibilityNames.launcherPath,
+      interface: AccessibilityNames.launcherInterface,
+      method: "GetAddress", timeout: 2
+    ) { [weak self] result in
+      guard let self, self.started, self.launcherOwner == owner else { return }
+      self.addressQuery = nil
+      switch result {
+      case .success(let values):
+        guard let address = values.first?.string, !address.isEmpty else {
+          self.statusText = "org.a11y.Bus gave no address"
+          return
+        }
+        self.open(address)
+      case .failure(let error):
+        self.statusText = "org.a11y.Bus did not give its address (\(error.message))"
+        self.logger.notice("undo: \(self.statusText)")
+      }
+    }
+  }
+
+  private func open(_ address: String) {
+    let made: (bus: any MessageBus, close: () -> Void)
+    do {
+      made = try connect(address)
+    } catch {
+      statusText = "cannot connect to the accessibility bus at \(address) (\(error))"
+      logger.notice("undo: \(statusText)")
+      return
+    }
+    let link = Link(bus: made.bus, close: made.close)
+    self.link = link
+    let bus = made.bus
+    var rule = DBusMatchRule(
+      kind: .signal, interface: AccessibilityNames.objectEvents, member: "StateChanged")
+    rule.arguments[0] = "focused"
+    link.subscriptions.append(
+      bus.subscribe(rule) { [weak self] message in self?.stateChanged(message) })
+    // An application that leaves takes its focus with it.
+    link.subscriptions.append(
+      bus.onNameOwnerChanged { [weak self] change in
+        guard let self, change.newOwner == nil, self.focused?.application == change.name else { return }
+        self.focused = nil
+      })
+    bus.addObserver { [weak self, weak link] event in
+      guard let self, let link, self.link === link else { return }
+      switch event {
+      case .connected: self.register(on: bus)
+      case .disconnected(let error):
+        self.drop(reason: "the accessibility bus went away (\(error.message))")
+        self.statusText = "the accessibility bus went away; waiting for it to come back"
+        // The launcher may have started a new bus: ask it again (once; else wait for its name).
+        if let owner = self.launcherOwner { self.askAddress(of: owner) }
+      default: break
+      }
+    }
+    if bus.isConnected { register(on: bus) }
+    statusText = "following the focus on the accessibility bus"
+    logger.info("undo: following the focus on the accessibility bus")
+  }
+
+  /// Asks the registry for the focus events (applications emit only registered events).
+  private func register(on bus: any MessageBus) {
+    bus.call(
+      destination: AccessibilityNames.registry, path: AccessibilityNames.registryPath,
+      interface: AccessibilityNames.registryInterface, method: "RegisterEvent",
+      arguments: [.string(AccessibilityNames.focusEvent), [String]().dbusValue, .string("")], timeout: 2
+    ) { [weak self] result in
+      if case .failure(let error) = result {
+        self?.logger.notice(
+          "undo: the accessibility registry did not take the focus event (\(error.message)); toolkits that emit it anyway are followed"
+        )
+      }
+    }
+  }
+
+  private func drop(reason: String) {
+    addressQuery?.cancel()
+    addressQuery = nil
+    focused = nil
+    guard let link else { return }
+    self.link = nil
+    for subscription in link.subscriptions { subscription.cancel() }
+    link.close()
+    logger.info("undo: not following the accessibility bus any more: \(reason)")
+  }
+
+  /// `StateChanged("focused", 1 or 0, …)` of an accessible.
+  private func stateChanged(_ message: DBusMessage) {
+    let arguments = message.arguments
+    guard arguments.count >= 2, arguments[0].string == "focused", let sender = message.sender,
+      let path = message.path
+    else { return }
+    let reference = AccessibleReference(application: sender, path: path)
+    if arguments[1].int32 == 1 {
+      focused = reference
+    } else if focused == reference {
+      focused = nil
+    }
+  }
+
+  public func readFocus(
+    deadline: Seconds, _ done: @escaping (Result<FocusedWidget, FocusReadError>) -> Void
+  ) {
+    let scheduler = sessionBus.scheduler
+    guard let link else {
+      let why = statusText
+      scheduler.schedule(after: 0) { done(.failure(.notFollowing(why))) }
+      return
+    }
+    guard let reference = focused else {
+      scheduler.schedule(after: 0) { done(.failure(.noFocus)) }
+      return
+    }
+    var role: Result<UInt32, FocusReadError>?
+    var states: Result<Set<UInt32>, FocusReadError>?
+    var finished = false
+    let finish = {
+      guard !finished, let role, let states else { return }
+      finished = true
+      switch (role, states) {
+      case (.success(let role), .success(let states)):
+        done(.success(FocusedWidget(reference: reference, role: role, states: states)))
+      case (.failure(let error), _), (_, .failure(let error)):
+        done(.failure(error))
+      }
+    }
+    func failure(_ error: DBusError) -> FocusReadError {
+      error.name == DBusError.Name.noReply
+        ? .noAnswer(application: reference.application, seconds: deadline) : .failed(error.message)
+    }
+    link.bus.call(
+      destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
+      method: "GetRole", timeout: deadline
+    ) { result in
+      switch result {
+      case .success(let values):
+        if let value = values.first?.uint32 {
+          role = .success(value)
+        } else {
+          role = .failure(.failed("GetRole answered '\(values.signature)'"))
+        }
+      case .failure(let error): role = .failure(failure(error))
+      }
+      finish()
+    }
+    link.bus.call(
+      destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
+      method: "GetState", timeout: deadline
+    ) { result in
+      switch result {
+      case .success(let values):
+        if let words = values.first?.elements?.compactMap(\.uint32), words.count == 2 {
+          states = .success(FocusedWidget.states(fromWords: words))
+        } else {
+          states = .failure(.failed("GetState answered '\(values.signature)'"))
+        }
+      case .failure(let error): states = .failure(failure(error))
+      }
+      finish()
+    }
+  }
+}

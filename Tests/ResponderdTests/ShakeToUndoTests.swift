@@ -1,0 +1,415 @@
+import AccessibilityWatch
+import DBus
+import EventTime
+import KeySender
+import ResponderConfig
+import ResponderCore
+import ResponderdKit
+import ResponderdTestKit
+import SessionWatcher
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The built-in `undo` handler on the in-memory buses and virtual time: the real accessibility
+/// watch on an accessibility bus in memory, the real notification question with a notification
+/// server on the session bus, the chords recorded by a fake compositor API.
+@Suite struct ShakeToUndoTests: InMemoryServiceSuite {
+  let harness: InMemoryService
+  let accessibility: InMemoryAccessibility
+  let notifications: InMemoryNotificationServer
+  let keys: FakeKeySender
+  let watch: AccessibilityWatch
+  let undo: UndoComponent
+  let editor: InMemoryAccessibility.Application
+  let textView: String
+  let proximity = Proximity()
+
+  final class Proximity {
+    var near = false
+  }
+
+  static let config = """
+    chain = ["log", "undo"]
+    [undo]
+    question-timeout = 5
+    """
+
+  init(config: String = Self.config, keysState: KeySenderState = .ready(api: "fake compositor API")) throws {
+    harness = try InMemoryService(config: config)
+    accessibility = try InMemoryAccessibility(sessionBus: harness.bus)
+    notifications = try InMemoryNotificationServer(bus: harness.bus)
+    keys = FakeKeySender(scheduler: harness.time, state: keysState)
+    watch = AccessibilityWatch(sessionBus: harness.bus.connect(), logger: harness.service.logger) {
+      [accessibility] address in try accessibility.connect(address)
+    }
+    let session = SessionComponent(
+      systemBus: nil, identity: .current(), sessionBus: harness.busComponent, keys: nil, touchGestures: nil,
+      motion: nil)
+    undo = UndoComponent(
+      service: harness.service, bus: harness.busComponent, session: session, motion: nil, keys: nil,
+      focus: watch,
+      keySender: keys, proximityNear: { [proximity] in proximity.near })
+    harness.add(session)
+    harness.add(undo)
+    editor = accessibility.application()
+    textView = try editor.add(role: AccessibleRole.text, states: [AccessibleState.editable])
+    harness.start()
+    try editor.focus(textView)
+    settle()
+  }
+
+  /// A shake as the motion component posts it (began, then ended a moment later).
+  func shake(source: String = "iio:iio:device0") {
+    service.application.post(Event.motion(.motionShake, timestamp: time.now, source: source), phase: .began)
+    time.advance(by: 0.5)
+    service.application.post(Event.motion(.motionShake, timestamp: time.now, source: source), phase: .ended)
+    time.advance(by: 0.5)
+  }
+
+  var lastHandlers: [String?] { records().suffix(2).map(\.handledBy) }
+
+  /// The editor's focus moves from its text view to `path` (the signals delivered).
+  func moveFocus(to path: String, in app: InMemoryAccessibility.Application? = nil) throws {
+    try editor.blur(textView)
+    try (app ?? editor).focus(path)
+    settle()
+  }
+
+  @Test func undoAsksThenSendsCtrlZ() throws {
+    #expect(watch.isFollowing)
+    #expect(accessibility.registeredEvents == [AccessibilityNames.focusEvent])
+    shake()
+    #expect(lastHandlers == ["undo", "undo"])
+    #expect(notifications.open.map(\.summary) == ["Undo Typing"])
+    #expect(notifications.open.first?.actions == ["cancel", "Cancel", "undo", "Undo"])
+    #expect(keys.sent.isEmpty)
+    try notifications.press("undo")
+    time.advance(by: 0.1)
+    #expect(keys.sent == [.undo])
+    #expect(notifications.open.isEmpty)
+    #expect(undo.notes.last?.contains("Undo: sent Ctrl+Z to \(editor.name)") == true)
+  }
+
+  @Test func theNextShakeOffersRedo() throws {
+    shake()
+    try notifications.press("undo")
+    time.advance(by: 0.1)
+    shake()
+    #expect(notifications.open.map(\.summary) == ["Redo Typing"])
+    #expect(notifications.open.first?.actions == ["cancel", "Cancel", "redo", "Redo"])
+    try notifications.press("redo")
+    time.advance(by: 0.1)
+    #expect(keys.sent == [.undo, .redo])
+    // After the redo, an undo again.
+    shake()
+    #expect(notifications.open.map(\.summary) == ["Undo Typing"])
+  }
+
+  @Test func redoIsOfferedInTheFieldUndoneOnly() throws {
+    shake()
+    try notifications.press("undo")
+    time.advance(by: 0.1)
+    let other = try editor.add(role: AccessibleRole.entry, states: [AccessibleState.editable])
+    try moveFocus(to: other)
+    shake()
+    #expect(notifications.open.map(\.summary) == ["Undo Typing"])
+  }
+
+  @Test func cancelSendsNothing() throws {
+    shake()
+    try notifications.press("cancel")
+    time.advance(by: 0.1)
+    #expect(keys.sent.isEmpty)
+    #expect(undo.notes.last?.hasSuffix("Cancel: nothing sent") == true)
+    // Dismissed (closed without a button) is no answer either.
+    shake()
+    try notifications.dismiss()
+    time.advance(by: 0.1)
+    #expect(keys.sent.isEmpty)
+    #expect(notifications.notifications.count == 2)
+  }
+
+  @Test func theQuestionExpires() throws {
+    shake()
+    #expect(notifications.open.count == 1)
+    time.advance(by: 4)
+    #expect(notifications.open.count == 1)
+    time.advance(by: 1)
+    #expect(notifications.open.isEmpty)
+    #expect(undo.notes.last?.contains("expired unanswered after 5 s") == true)
+    // A press on a closed question sends nothing.
+    try notifications.press("undo")
+    time.advance(by: 0.1)
+    #expect(keys.sent.isEmpty)
+  }
+
+  @Test func aSecondShakeWhileAskingDoesNothingMore() throws {
+    shake()
+    shake()
+    shake()
+    #expect(notifications.notifications.count == 1)
+    #expect(lastHandlers == ["undo", "undo"])
+    try notifications.press("undo")
+    time.advance(by: 0.1)
+    #expect(keys.sent == [.undo])
+  }
+
+  @Test func aCancelledShakeAsksNothing() {
+    service.application.post(Event.motion(.motionShake, timestamp: time.now, source: "iio"), phase: .began)
+    time.advance(by: 0.5)
+    service.application.post(
+      Event.motion(.motionShake, timestamp: time.now, source: "iio"), phase: .cancelled)
+    time.advance(by: 0.5)
+    #expect(notifications.notifications.isEmpty)
+  }
+
+  // MARK: Gates
+
+  func expectNoQuestion(_ reason: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    shake()
+    #expect(notifications.notifications.isEmpty, sourceLocation: sourceLocation)
+    #expect(keys.sent.isEmpty, sourceLocation: sourceLocation)
+    #expect(records().suffix(2).allSatisfy { $0.handledBy == nil }, sourceLocation: sourceLocation)
+    #expect(
+      undo.notes.last?.contains(reason) == true, "\(undo.notes) \(log.text)", sourceLocation: sourceLocation)
+  }
+
+  @Test func notInATerminal() throws {
+    let terminal = try editor.add(role: AccessibleRole.terminal, states: [])
+    try moveFocus(to: terminal)
+    expectNoQuestion("a terminal has the focus")
+  }
+
+  @Test func notInATerminalClaimingEditableText() throws {
+    let terminal = try editor.add(role: AccessibleRole.terminal, states: [AccessibleState.editable])
+    try moveFocus(to: terminal)
+    expectNoQuestion("a terminal has the focus")
+  }
+
+  @Test func notInAPasswordField() throws {
+    let password = try editor.add(role: AccessibleRole.passwordText, states: [AccessibleState.editable])
+    try moveFocus(to: password)
+    expectNoQuestion("a password field has the focus")
+  }
+
+  @Test func notInTextThatIsNotEditable() throws {
+    let label = try editor.add(role: AccessibleRole.text, states: [AccessibleState.readOnly])
+    try moveFocus(to: label)
+    expectNoQuestion("the focused text is not editable")
+  }
+
+  @Test func notOnAButton() throws {
+    let button = try editor.add(role: 43, states: [AccessibleState.editable])
+    try moveFocus(to: button)
+    expectNoQuestion("the focused widget is not text (role 43")
+  }
+
+  @Test func notWithoutAFocus() throws {
+    try editor.blur(textView)
+    settle()
+    expectNoQuestion("no focused widget is known")
+  }
+
+  @Test func notWhileTheProximitySensorReadsNear() {
+    proximity.near = true
+    expectNoQuestion("the proximity sensor reads near")
+  }
+
+  @Test func notWhileTheScreenIsLocked() throws {
+    let saver = try ScreenSaver(bus: bus)
+    try saver.setActive(true)
+    settle()
+    expectNoQuestion("the screen is locked")
+    // Nor is the accessibility bus followed while locked.
+    #expect(!watch.isFollowing)
+    try saver.setActive(false)
+    settle()
+    #expect(watch.isFollowing)
+  }
+
+  @Test func aFocusedApplicationThatNeverAnswers() throws {
+    editor.hangs = true
+    let before = time.now
+    service.application.post(Event.motion(.motionShake, timestamp: time.now, source: "iio"), phase: .began)
+    time.advance(by: 0.2)
+    #expect(records().isEmpty, "\(log.text)")
+    time.advance(by: 0.1)
+    // Decided at the deadline (0.3 s): the chain went on, no question.
+    #expect(records().map(\.handledBy) == [nil])
+    #expect(time.now - before < 0.31)
+    #expect(undo.notes.last?.contains("did not say its role and state within 300 ms") == true)
+    // Another event is not held up beyond that.
+    service.application.post(Event.motion(.motionShake, timestamp: time.now, source: "iio"), phase: .ended)
+    settle()
+    #expect(records().count == 2)
+    #expect(notifications.notifications.isEmpty)
+  }
+
+  @Test func aRegisteredApplicationGetsItsShakeFirst() throws {
+    let api = ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil)
+    try api.start(in: service)
+    settle()
+    let app = try BusApp(on: bus)
+    let id = app.daemonCall("RegisterResponder", [.objectPath(app.path), ["motion"].dbusValue])
+    settle()
+    let number = try #require(try id()?.get().first?.uint32)
+    _ = app.daemonCall("BecomeFirstResponder", [.uint32(number)])
+    settle()
+    shake()
+    #expect(app.received == ["motionShake", "motionShake"])
+    #expect(notifications.notifications.isEmpty)
+    // When it does not take it, the undo asks.
+    app.answer = { _ in false }
+    shake()
+    #expect(notifications.open.map(\.summary) == ["Undo Typing"])
+  }
+
+  @Test func aSentShakeReachesItAsADetectedOneDoes() throws {
+    let api = ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil)
+    try api.start(in: service)
+    settle()
+    let tool = try BusApp(on: bus)
+    let began = tool.daemonCall("SendEvent", ["motion", "motionShake", "began"])
+    time.advance(by: 0.1)
+    let ended = tool.daemonCall("SendEvent", ["motion", "motionShake", "ended"])
+    time.advance(by: 0.1)
+    #expect(try began()?.get() == ["undo"])
+    #expect(try ended()?.get() == ["undo"])
+    #expect(notifications.open.map(\.summary) == ["Undo Typing"])
+  }
+
+  @Test func theAccessibilityBusGoesAwayAndComesBack() throws {
+    accessibility.quit()
+    settle()
+    #expect(!watch.isFollowing)
+    expectNoQuestion("the accessibility bus is not followed")
+    try accessibility.launch()
+    settle()
+    #expect(watch.isFollowing)
+    #expect(accessibility.registeredEvents == [AccessibilityNames.focusEvent, AccessibilityNames.focusEvent])
+    // The applications on the new bus announce their focus again.
+    let app = accessibility.application()
+    let field = try app.add(role: AccessibleRole.text, states: [AccessibleState.editable])
+    try app.focus(field)
+    settle()
+    shake()
+    #expect(notifications.open.map(\.summary) == ["Undo Typing"])
+  }
+
+  @Test func theFocusedApplicationQuits() throws {
+    editor.connection.leave()
+    settle()
+    #expect(watch.focused == nil)
+    expectNoQuestion("no focused widget is known")
+  }
+
+  @Test func theFocusMovesToATerminalBeforeUndo() throws {
+    shake()
+    let terminal = try editor.add(role: AccessibleRole.terminal, states: [])
+    try moveFocus(to: terminal)
+    settle()
+    try notifications.press("undo")
+    time.advance(by: 0.1)
+    #expect(keys.sent.isEmpty)
+    #expect(undo.notes.last?.contains("the focus moved to another widget: nothing sent") == true)
+  }
+
+  @Test func theKeyAPIRefuses() throws {
+    keys.refusal = KeySendError("org.gnome.Mutter.RemoteDesktop refused a session: Access denied")
+    shake()
+    try notifications.press("undo")
+    time.advance(by: 0.1)
+    #expect(keys.sent.isEmpty)
+    #expect(
+      undo.notes.last?.contains("the keys were not sent: org.gnome.Mutter.RemoteDesktop refused a session")
+        == true)
+    // Nothing else broke: the next shake asks again.
+    keys.refusal = nil
+    shake()
+    try notifications.press("undo")
+    time.advance(by: 0.1)
+    #expect(keys.sent == [.undo])
+  }
+
+  @Test func theKeyAPIGoes() throws {
+    keys.state = .unavailable(reason: "GNOME's org.gnome.Mutter.RemoteDesktop is not on the session bus")
+    settle()
+    #expect(!watch.isFollowing)
+    #expect(
+      undo.notes.first?.contains(
+        "keys: none: GNOME's org.gnome.Mutter.RemoteDesktop is not on the session bus") == true)
+    expectNoQuestion("no way to send keys")
+    #expect(service.chain.wants(.motion) == false)
+    keys.state = .ready(api: "fake compositor API")
+    settle()
+    #expect(service.chain.wants(.motion))
+    #expect(watch.isFollowing)
+  }
+
+  @Test func noNotificationServer() throws {
+    notifications.connection.leave()
+    settle()
+    #expect(
+      undo.notes.first?.contains("question: none: no notification server owns org.freedesktop.Notifications")
+        == true)
+    #expect(!watch.isFollowing)
+    expectNoQuestion("nowhere to ask")
+  }
+
+  @Test func aServerWithoutButtons() throws {
+    notifications.connection.leave()
+    settle()
+    let plain = try InMemoryNotificationServer(bus: bus)
+    plain.capabilities = ["body"]
+    settle()
+    #expect(undo.notes.first?.contains("shows no buttons") == true)
+    shake()
+    #expect(plain.notifications.isEmpty)
+  }
+
+  @Test func theStatusNamesTheWay() {
+    let line = undo.notes.first ?? ""
+    #expect(line.hasPrefix("undo: on (shake to undo in the focused text field); keys: fake compositor API;"))
+    #expect(line.contains("question: org.freedesktop.Notifications (gnome-shell 43.9)"))
+    #expect(line.contains("focus: following the focus on the accessibility bus"))
+  }
+
+  @Test func turnedOff() throws {
+    let off = try ShakeToUndoTests(config: "chain = [\"log\", \"undo\"]\n[undo]\nenabled = false\n")
+    #expect(off.undo.notes == ["undo: off ([undo] enabled = false): a shake nobody takes does nothing"])
+    #expect(!off.watch.isFollowing)
+    #expect(off.service.chain.wants(.motion) == false)
+    off.shake()
+    #expect(off.notifications.notifications.isEmpty)
+    #expect(off.records().allSatisfy { $0.handledBy == nil })
+  }
+
+  /// GNOME's screen saver on the session bus.
+  final class ScreenSaver {
+    let connection: InMemoryBusConnection
+    private var active = false
+    private var object: DBusExportedObject?
+
+    init(bus: InMemoryBus) throws {
+      connection = bus.connect()
+      object = try connection.export(
+        path: "/org/gnome/ScreenSaver",
+        interfaces: [
+          DBusInterface(
+            "org.gnome.ScreenSaver",
+            methods: [DBusMethod("GetActive", out: "b") { [unowned self] _ in [.bool(self.active)] }],
+            signals: [DBusSignalInfo("ActiveChanged", signature: "b")])
+        ])
+      connection.requestName("org.gnome.ScreenSaver")
+    }
+
+    func setActive(_ active: Bool) throws {
+      self.active = active
+      try object?.emit(
+        interface: "org.gnome.ScreenSaver", signal: "ActiveChanged", arguments: [.bool(active)])
+    }
+  }
+}
