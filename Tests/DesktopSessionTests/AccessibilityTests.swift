@@ -31,7 +31,7 @@ private let keyZ: UInt16 = 44
 /// through the compositor is read back as a screen reader reads it, the focused widget's role says
 /// a text field from a terminal, and a notification's buttons are found on the bus and tapped
 /// through the shell.
-@Suite("Real headless desktops: the accessibility bus, real apps, notifications")
+@Suite("Real headless desktops: the accessibility bus, real apps, notifications", .serialized)
 struct AccessibilityTests {
   @Test(
     "GNOME Shell: text typed in GNOME Text Editor read back, Ctrl+Z undoes it; kgx is a terminal, not editable; a notification's Undo tapped through the shell",
@@ -145,6 +145,9 @@ private func tapUndoInANotification(
     ], timeout: 10)
   let id = try #require(reply.first?.uint32, sourceLocation: sourceLocation)
   let undo = try reader.waitForButton("Undo", in: server)
+  if let directory = getenv("RESPONDERD_SCREENSHOTS").map({ String(cString: $0) }) {
+    try desktop.screenshot(to: directory + "/undo-typing-notification-\(server).png")
+  }
   let cancel = try #require(try reader.button("Cancel", in: server), sourceLocation: sourceLocation)
   #expect(
     undo.y == cancel.y && undo.x > cancel.x, "Cancel left of Undo: \(cancel) \(undo)",
