@@ -37,7 +37,7 @@ public final class DaemonFixture {
   /// The daemon's environment besides the session bus: `DBUS_SYSTEM_BUS_ADDRESS` (no system bus
   /// unless a test gives one, so that no test follows the machine's own logind) and what the test
   /// adds.
-  public let environment: [String: String]
+  public private(set) var environment: [String: String]
 
   /// With `systemBus`, the daemon follows logind on that bus (a `MockLogind`'s address).
   public init(
@@ -90,11 +90,13 @@ public final class DaemonFixture {
       ).first?.string ?? ""
   }
 
-  /// Starts a new daemon after `stopDaemon()` (its log starts afresh).
-  public func startDaemonAgain(timeout: Double = 10) throws {
+  /// Starts a new daemon after `stopDaemon()` (its log starts afresh), with `environment` added
+  /// to its own (a desktop's `WAYLAND_DISPLAY` and `XDG_RUNTIME_DIR`, started after the daemon).
+  public func startDaemonAgain(timeout: Double = 10, environment extra: [String: String] = [:]) throws {
     source?.remove()
     source = nil
     log = ""
+    environment.merge(extra) { $1 }
     daemon = try Self.startDaemon(configPath: configPath, bus: bus, environment: environment)
     try watchDaemon(timeout: timeout)
   }

@@ -51,7 +51,38 @@ public final class HeadlessDesktop {
     case phosh = "Phosh"
   }
 
+  /// What a desktop runs beside its compositor, when a test asks for it.
+  public struct Options: Sendable {
+    /// The accessibility bus (AT-SPI: `at-spi-bus-launcher`, started before any client) with
+    /// `toolkit-accessibility` on (GSettings from a keyfile), and no `NO_AT_BRIDGE`: the shell and
+    /// the apps publish their widgets there, as for a screen reader (`AccessibilityReader` reads
+    /// it). GNOME Shell also gets its notification server (`org.freedesktop.Notifications`, served
+    /// by the gjs helper `org.gnome.Shell.Notifications` the shell D-Bus-activates at start; on a
+    /// test's own bus, which activates nothing, the desktop starts it; needs Debian's `gjs`).
+    public var accessibility: Bool
+    /// KWin only: its check of which client may use a restricted protocol (`org_kde_kwin_fake_input`)
+    /// stays on. A client gets such a protocol only when a desktop file whose `Exec` is that
+    /// client's executable names it in `X-KDE-Wayland-Interfaces` (see `applications`); the kit's
+    /// own injector gets one of its own. Without it the check is off
+    /// (`KWIN_WAYLAND_NO_PERMISSION_CHECKS=1`).
+    public var permissionChecks: Bool
+    /// Desktop files (file name to contents) installed in the desktop's
+    /// `$XDG_DATA_HOME/applications` before the compositor starts (KDE's service cache is built
+    /// from them for KWin).
+    public var applications: [String: String]
+
+    public init(
+      accessibility: Bool = false, permissionChecks: Bool = false, applications: [String: String] = [:]
+    ) {
+      self.accessibility = accessibility
+      self.permissionChecks = permissionChecks
+      self.applications = applications
+    }
+  }
+
   public let compositor: Compositor
+  /// What runs beside the compositor.
+  public let options: Options
   /// The monitor's size in pixels (touch coordinates are monitor pixels).
   public let width: Int
   public let height: Int
@@ -93,11 +124,11 @@ public final class HeadlessDesktop {
   /// and the overview it starts in is closed.
   public static func gnomeShell(
     width: Int = 1280, height: Int = 800, scale: Int = 1, loop: EventLoop? = nil,
-    sessionBusAddress: String? = nil
+    sessionBusAddress: String? = nil, options: Options = Options()
   ) throws -> HeadlessDesktop {
     try HeadlessDesktop(
       .gnomeShell, width: width, height: height, scale: scale, loop: loop,
-      sessionBusAddress: sessionBusAddress)
+      sessionBusAddress: sessionBusAddress, options: options)
   }
 
   /// mutter 43 alone (same flags): no shell, no gestures: every touch reaches the client.
@@ -113,10 +144,11 @@ public final class HeadlessDesktop {
   /// kglobalaccel; its 3-finger touch gesture).
   public static func kwin(
     width: Int = 1280, height: Int = 800, scale: Int = 1, loop: EventLoop? = nil,
-    sessionBusAddress: String? = nil
+    sessionBusAddress: String? = nil, options: Options = Options()
   ) throws -> HeadlessDesktop {
     try HeadlessDesktop(
-      .kwin, width: width, height: height, scale: scale, loop: loop, sessionBusAddress: sessionBusAddress)
+      .kwin, width: width, height: height, scale: scale, loop: loop, sessionBusAddress: sessionBusAddress,
+      options: options)
   }
 
   /// phoc 0.24 with phosh 0.24 (`phosh -U`: unlocked), on a phone's output: 720 × 1440 pixels at
@@ -153,9 +185,10 @@ public final class HeadlessDesktop {
   /// the scale, as with mutter).
   public init(
     _ compositor: Compositor, width: Int = 1280, height: Int = 800, scale: Int = 1, loop: EventLoop? = nil,
-    sessionBusAddress: String? = nil
+    sessionBusAddress: String? = nil, options: Options = Options()
   ) throws {
     self.compositor = compositor
+    self.options = options
     self.width = width
     self.height = height
     self.scale = scale
@@ -176,10 +209,27 @@ public final class HeadlessDesktop {
     base["XDG_RUNTIME_DIR"] = directory + "/xdg"
     base["XDG_SESSION_TYPE"] = "wayland"
     base["WAYLAND_DISPLAY"] = "wayland-0"
-    base["NO_AT_BRIDGE"] = "1"
-    base["GSETTINGS_BACKEND"] = "memory"
     mkdir(directory + "/xdg", 0o700)
     mkdir(directory + "/home", 0o700)
+    if options.accessibility {
+      // GSettings from a keyfile, so that the shell, the bus launcher and the apps start with
+      // toolkit-accessibility on (org.a11y.Status.IsEnabled reads it).
+      for folder in ["/home/.config", "/home/.config/glib-2.0", "/home/.config/glib-2.0/settings"] {
+        mkdir(directory + folder, 0o700)
+      }
+      try writeTextFile(
+        directory + "/home/.config/glib-2.0/settings/keyfile",
+        "[org/gnome/desktop/interface]\ntoolkit-accessibility=true\n"
+          // No key repeat: a key typed through a loaded desktop may reach the app late enough
+          // after its press for the app to repeat it ("hhello").
+          + "[org/gnome/desktop/peripherals/keyboard]\nrepeat=false\n")
+      // KWin's own setting of the same.
+      try writeTextFile(directory + "/home/.config/kcminputrc", "[Keyboard]\nKeyRepeat=nothing\n")
+      base["GSETTINGS_BACKEND"] = "keyfile"
+    } else {
+      base["NO_AT_BRIDGE"] = "1"
+      base["GSETTINGS_BACKEND"] = "memory"
+    }
     // No "Screen Lock disabled" banner over the top centre.
     for folder in ["/home/.local", "/home/.local/share", "/home/.local/share/gnome-shell"] {
       mkdir(directory + folder, 0o700)
@@ -199,6 +249,20 @@ public final class HeadlessDesktop {
         </logicalmonitor></configuration></monitors>
 
         """)
+    }
+    var applications = options.applications
+    if compositor == .kwin && options.permissionChecks {
+      // The kit's injector is granted fake input the way any client is: by a desktop file.
+      let injector = try WaylandHelper.path(of: "kwin_fake_input")
+      applications["responderd-test-kwin-fake-input.desktop"] =
+        "[Desktop Entry]\nType=Application\nName=Test input injector\nNoDisplay=true\nExec=\(injector)\n"
+        + "X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input\n"
+    }
+    if !applications.isEmpty {
+      for folder in ["/home/.local/share/applications"] { mkdir(directory + folder, 0o700) }
+      for (name, contents) in applications {
+        try writeTextFile(directory + "/home/.local/share/applications/" + name, contents)
+      }
     }
 
     var children: [ChildProcess] = []
@@ -232,6 +296,21 @@ public final class HeadlessDesktop {
     let connection = try DBusConnection(address: sessionAddress, loop: eventLoop)
     sessionBus = connection
     try connection.waitUntilConnected(timeout: 10)
+    if options.accessibility {
+      // Before any client: a toolkit looks for the accessibility bus once, when it starts.
+      let launcher = try ChildProcess(
+        ["/usr/libexec/at-spi-bus-launcher", "--launch-immediately"], environment: base,
+        inheritEnvironment: false, stdout: .null, stderr: .file(directory + "/atspi.log"))
+      children.append(launcher)
+      var a11yOwner: String?
+      let watch = connection.watchNameOwner("org.a11y.Bus") { a11yOwner = $0 }
+      defer { watch.cancel() }
+      guard eventLoop.run(until: { a11yOwner != nil || !launcher.isRunning }, timeout: 20), launcher.isRunning
+      else {
+        throw TestSupportError(
+          "at-spi-bus-launcher did not own org.a11y.Bus within 20 s: \(Self.tail(directory + "/atspi.log"))")
+      }
+    }
 
     func waitFor(_ what: String, timeout: Double, _ condition: () -> Bool) throws {
       guard eventLoop.run(until: condition, timeout: timeout) else {
@@ -290,6 +369,16 @@ public final class HeadlessDesktop {
           && (compositor == .mutter || Self.tail(logPath).contains("GNOME Shell started"))
       }
       guard wm.isRunning else { throw TestSupportError("\(program) died at start:\n\(Self.tail(logPath))") }
+      if compositor == .gnomeShell && options.accessibility && sessionBusAddress != nil {
+        // GNOME Shell's notification server is the gjs helper it D-Bus-activates at start
+        // (org.gnome.Shell.Notifications, which owns org.freedesktop.Notifications); a test's own
+        // bus activates nothing of the system's, so it runs here as activation would run it: once
+        // org.gnome.Shell is owned (the helper quits at once when it is not).
+        let helper = try ChildProcess(
+          ["/usr/bin/gjs", "/usr/share/gnome-shell/org.gnome.Shell.Notifications"], environment: base,
+          inheritEnvironment: false, stdout: .null, stderr: .file(directory + "/notifications.log"))
+        children.append(helper)
+      }
     case .kwin:
       base["XDG_CURRENT_DESKTOP"] = "KDE"
       base["KDE_FULL_SESSION"] = "true"
@@ -301,8 +390,16 @@ public final class HeadlessDesktop {
       let copy = directory + "/kwin_wayland"
       let copied = try ChildProcess.runSeparately(["cp", "/usr/bin/kwin_wayland", copy], timeout: 30)
       guard copied.status == 0 else { throw TestSupportError("cp kwin_wayland: \(copied.stderr)") }
+      if !applications.isEmpty {
+        // KWin finds a client's desktop file through KDE's service cache (ksycoca).
+        let built = try ChildProcess.runSeparately(
+          ["kbuildsycoca5", "--noincremental"], environment: base, timeout: 60)
+        guard built.status == 0 else { throw TestSupportError("kbuildsycoca5 failed: \(built.stderr)") }
+      }
       var kwinEnvironment = base
-      kwinEnvironment["KWIN_WAYLAND_NO_PERMISSION_CHECKS"] = "1"
+      if !options.permissionChecks {
+        kwinEnvironment["KWIN_WAYLAND_NO_PERMISSION_CHECKS"] = "1"
+      }
       kwinEnvironment["KWIN_SCREENSHOT_NO_PERMISSION_CHECKS"] = "1"
       kwinEnvironment["QT_QPA_PLATFORM"] = nil
       let wm = try ChildProcess(
