@@ -129,7 +129,8 @@ extension MessageBus {
   /// `limits` (see `DBusMessage.readProperties`): the others are named, never decoded.
   public func getAllProperties(
     interface: String, path: String, destination: String, timeout: Seconds = 25, limits: DBusDecodingLimits,
-    wanted: @escaping (_ name: String) -> Bool, reply: @escaping (Result<DBusPropertyValues, DBusError>) -> Void
+    wanted: @escaping (_ name: String) -> Bool,
+    reply: @escaping (Result<DBusPropertyValues, DBusError>) -> Void
   ) {
     let message: DBusMessage
     do {
@@ -144,7 +145,8 @@ extension MessageBus {
       reply(
         result.flatMap { answer in
           guard let values = answer.readProperties(limits: limits, wanted: wanted) else {
-            return .failure(DBusError(DBusError.Name.invalidSignature, "GetAll returned '\(answer.signature)'"))
+            return .failure(
+              DBusError(DBusError.Name.invalidSignature, "GetAll returned '\(answer.signature)'"))
           }
           return .success(values)
         })

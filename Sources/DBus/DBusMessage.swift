@@ -544,20 +544,41 @@ public final class DBusMessage: CustomStringConvertible {
           if let key, let value { entries.append((key: key, value: value)) }
           dbus_message_iter_next(&sub)
         }
-        return .dict(keySignature: String(inner.prefix(1)), valueSignature: String(inner.dropFirst()), entries)
+        return .dict(
+          keySignature: String(inner.prefix(1)), valueSignature: String(inner.dropFirst()), entries)
       }
       var elements: [DBusValue] = []
+      // Numbers (bytes, integers, doubles) are bounded by their size, as strings are, and not
+      // counted as values: 1 MiB of bytes is one buffer, not a million strings.
+      let size = Self.fixedSize(dbus_message_iter_get_element_type(&iter))
+      let most =
+        size.map { max(limits.maximumEntries, limits.maximumStringBytes / $0) } ?? limits.maximumEntries
       while !deepEnough, dbus_message_iter_get_arg_type(&sub) != CDBUS_TYPE_INVALID {
-        guard elements.count < limits.maximumEntries else {
+        guard elements.count < most else {
           cut = true
           break
         }
-        if let value = readValue(&sub, within: limits, depth: depth + 1, cut: &cut) { elements.append(value) }
+        if size != nil, let value = read(&sub) {
+          elements.append(value)
+        } else if let value = readValue(&sub, within: limits, depth: depth + 1, cut: &cut) {
+          elements.append(value)
+        }
         dbus_message_iter_next(&sub)
       }
       return .array(elementSignature: element, elements)
     default:
       return read(&iter)
+    }
+  }
+
+  /// The size in bytes of a fixed-size basic type (nil for strings, containers, descriptors).
+  private static func fixedSize(_ type: Int32) -> Int? {
+    switch type {
+    case CDBUS_TYPE_BYTE: 1
+    case CDBUS_TYPE_INT16, CDBUS_TYPE_UINT16: 2
+    case CDBUS_TYPE_BOOLEAN, CDBUS_TYPE_INT32, CDBUS_TYPE_UINT32: 4
+    case CDBUS_TYPE_INT64, CDBUS_TYPE_UINT64, CDBUS_TYPE_DOUBLE: 8
+    default: nil
     }
   }
 

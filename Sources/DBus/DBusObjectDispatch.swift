@@ -111,7 +111,9 @@ package final class DBusObjectTable {
   /// Whether the arguments of `message` stay within `DBusDecodingLimits.methodCall` (then read);
   /// refuses the call otherwise, without decoding more than the limits.
   private func withinLimits(_ send: Send, _ message: DBusMessage) -> Bool {
-    guard !message.signature.isEmpty, !message.arguments(within: .methodCall).exceededLimits else { return true }
+    guard !message.signature.isEmpty, message.arguments(within: .methodCall).exceededLimits else {
+      return true
+    }
     let limits = DBusDecodingLimits.methodCall
     answer(
       send, message,
@@ -123,7 +125,9 @@ package final class DBusObjectTable {
 
   private func handlePropertiesCall(_ send: Send, _ message: DBusMessage, object: DBusExportedObject) {
     let expected = ["Get": "ss", "GetAll": "s", "Set": "ssv"][message.member ?? ""]
-    if let expected, message.signature != expected { return wrongArguments(send, message, expected: expected) }
+    if let expected, message.signature != expected {
+      return wrongArguments(send, message, expected: expected)
+    }
     guard expected == nil || withinLimits(send, message) else { return }
     let arguments = expected == nil ? [] : message.arguments
     func lookup(_ interfaceName: String) -> DBusInterface? {

@@ -427,7 +427,8 @@ public final class PlayerTracker {
     let selectionChanged = selector.signal(sender, kind: kind, status: newStatus, at: now)
     if !change.unread.isEmpty, !proxy, selector.selectedID == sender,
       let full = message.readPropertiesChanged(
-        limits: MPRISPlayer.decodingLimits, wanted: { _, name in MPRISPlayer.playerPropertyNames.contains(name) })
+        limits: MPRISPlayer.decodingLimits,
+        wanted: { _, name in MPRISPlayer.playerPropertyNames.contains(name) })
     {
       // Selected by this very signal: its values are the newest. A chatty player sends the same
       // properties each time: nothing is left unread then, and nothing to ask it.

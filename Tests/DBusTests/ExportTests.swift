@@ -147,22 +147,26 @@ final class PlayerModel {
         model.interface(),
         DBusInterface(
           "org.responderd.Test.Sink",
-          methods: [DBusMethod("Take", in: "aas") { call in
-            taken.append(call.arguments.first?.elements?.count ?? -1)
-            return []
-          }]),
+          methods: [
+            DBusMethod("Take", in: "aas") { call in
+              taken.append(call.arguments.first?.elements?.count ?? -1)
+              return []
+            }
+          ]),
       ])
     let name = fixture.server.uniqueName!
     func take(_ value: DBusValue, interface: String = "org.responderd.Test.Sink", method: String = "Take")
       throws -> Result<[DBusValue], DBusError>
     {
-      try callResult(fixture.client, destination: name, path: path, interface: interface, method: method, [value])
+      try callResult(
+        fixture.client, destination: name, path: path, interface: interface, method: method, [value])
     }
     let limits = DBusDecodingLimits.methodCall
     let small = DBusValue.array(elementSignature: "as", [["a", "b"].dbusValue])
     #expect(try take(small).get() == [])
     let tooMany = DBusValue.array(
-      elementSignature: "as", [.array(elementSignature: "s", Array(repeating: "x", count: limits.maximumEntries + 1))])
+      elementSignature: "as",
+      [.array(elementSignature: "s", Array(repeating: "x", count: limits.maximumEntries + 1))])
     let tooLong = DBusValue.array(
       elementSignature: "as", [[String(repeating: "y", count: limits.maximumStringBytes + 1)].dbusValue])
     let tooMuch = DBusValue.array(
@@ -180,7 +184,8 @@ final class PlayerModel {
     var deep = DBusValue.array(elementSignature: "s", ["d"])
     for _ in 0..<limits.maximumDepth { deep = .array(elementSignature: deep.signature, [deep]) }
     let set = try callResult(
-      fixture.client, destination: name, path: path, interface: "org.freedesktop.DBus.Properties", method: "Set",
+      fixture.client, destination: name, path: path, interface: "org.freedesktop.DBus.Properties",
+      method: "Set",
       [.string(interfaceName), "Volume", .variant(deep)])
     guard case .failure(let error) = set else {
       Issue.record("a Set beyond the limits succeeded")

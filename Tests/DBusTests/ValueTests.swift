@@ -224,7 +224,10 @@ let sampleValues: [DBusValue] = [
     #expect(values[2] == ["0", "1", "2"].dbusValue)
     #expect(values[3].dictionary?.count == 3)
     // Two levels of containers kept; the third is there, empty.
-    #expect(values[4] == .array(elementSignature: "aas", [.array(elementSignature: "as", [])]))
+    #expect(
+      values[4]
+        == .array(
+          elementSignature: "aas", [.array(elementSignature: "as", [.array(elementSignature: "s", [])])]))
     #expect(values[5] == .objectPath("/"))
     for value in values { try value.validate() }
 
@@ -238,7 +241,8 @@ let sampleValues: [DBusValue] = [
     let change = try DBusMessage.signal(
       path: "/a", interface: "org.freedesktop.DBus.Properties", name: "PropertiesChanged",
       arguments: [
-        .string("x.Y"), .vardict(Dictionary(uniqueKeysWithValues: (0..<1000).map { ("p\($0)", .string(long)) })),
+        .string("x.Y"),
+        .vardict(Dictionary(uniqueKeysWithValues: (0..<1000).map { ("p\($0)", .string(long)) })),
         (0..<1000).map { "i\($0)" }.dbusValue,
       ])
     var asked = 0
