@@ -53,7 +53,7 @@ func measureMotion(bench: Bench, seconds: Double) throws -> [MotionFigures] {
       # EndToEnd: the accelerometer sampled at 100 Hz (a shake command makes the chain want motion).
       chain = ["command", "log"]
       [command]
-      shakeBegan = ["true"]
+      motionBegan = ["true"]
       [keys]
       enabled = false
       [motion]

@@ -74,7 +74,7 @@ let loop = try EventLoop()
 var logger = Logger(label: "MotionStreams")
 logger.logLevel = .warning
 let config = try ResponderdConfig.parse(
-  "chain = [\"command\"]\n[command]\nshakeBegan = [\"true\"]\n[motion]\nsampling-rate = 100\n",
+  "chain = [\"command\"]\n[command]\nmotionBegan = [\"true\"]\n[motion]\nsampling-rate = 100\n",
   file: "bench.toml")
 let service = Service(config: config, loop: loop, logger: logger)
 let busComponent = BusComponent(address: bus.address)

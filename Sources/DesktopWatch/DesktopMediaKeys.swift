@@ -11,7 +11,9 @@ import Logging
 public enum DesktopMediaKeysHandler: Hashable, Sendable, CustomStringConvertible {
   /// GNOME's gsd-media-keys (`org.gnome.SettingsDaemon.MediaKeys`), in a GNOME session.
   case gnome
-  /// gsd-media-keys in a Phosh session (Phosh owns `sm.puri.Phosh` and runs the same daemon).
+  /// gsd-media-keys in a Phosh session: phosh takes no media key itself; it grabs the keys for
+  /// gsd-media-keys (`org.gnome.Shell`'s `GrabAccelerators`, as GNOME Shell does) and gsd calls
+  /// MPRIS (read in phosh 0.24's source and seen with the real phosh 0.24).
   case phosh
   /// KDE Plasma: the `mediacontrol` component registered with kglobalaccel.
   case kdePlasma
@@ -28,9 +30,10 @@ public enum DesktopMediaKeysHandler: Hashable, Sendable, CustomStringConvertible
 
 /// A desktop shell with touch gestures of its own, found by the name it owns on the session bus.
 public enum DesktopShell: Hashable, Sendable, CustomStringConvertible {
-  /// GNOME Shell (`org.gnome.Shell`).
+  /// GNOME Shell (`org.gnome.Shell`, its `ShellVersion` without "phosh").
   case gnome
-  /// Phosh (`sm.puri.Phosh`).
+  /// Phosh: it owns `org.gnome.Shell` too (since 0.21), its `ShellVersion` saying so
+  /// ("43 (phosh 0.24.0)"); or `sm.puri.Phosh`.
   case phosh
   /// KWin (`org.kde.KWin`), KDE Plasma's compositor.
   case kwin
@@ -38,7 +41,7 @@ public enum DesktopShell: Hashable, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .gnome: "GNOME Shell (org.gnome.Shell)"
-    case .phosh: "Phosh (sm.puri.Phosh)"
+    case .phosh: "Phosh (org.gnome.Shell, ShellVersion \"… (phosh …)\")"
     case .kwin: "KWin (org.kde.KWin)"
     }
   }
@@ -48,10 +51,13 @@ public enum DesktopShell: Hashable, Sendable, CustomStringConvertible {
 public enum DesktopNames {
   /// Owned by gsd-media-keys (GNOME, Phosh).
   public static let gnomeMediaKeys = "org.gnome.SettingsDaemon.MediaKeys"
-  /// Owned by Phosh, the shell of Linux phones and tablets.
+  /// A name of Phosh, the shell of Linux phones and tablets (phosh itself owns `org.gnome.Shell`).
   public static let phosh = "sm.puri.Phosh"
-  /// Owned by GNOME Shell.
+  /// Owned by GNOME Shell, and by Phosh.
   public static let gnomeShell = "org.gnome.Shell"
+  /// The object, interface and property of its version ("43.9"; phosh: "43 (phosh 0.24.0)").
+  public static let gnomeShellPath = "/org/gnome/Shell"
+  public static let shellVersion = "ShellVersion"
   /// Owned by KWin.
   public static let kwin = "org.kde.KWin"
   /// KDE's global shortcut daemon.
@@ -65,7 +71,9 @@ public enum DesktopNames {
 
 /// Watches the session bus for a desktop that handles media keys: GNOME and Phosh
 /// (gsd-media-keys owns its name), KDE Plasma (kglobalaccel lists the `mediacontrol` component);
-/// and for the desktop shell (`shell`: GNOME Shell, Phosh, KWin, by the names they own).
+/// and for the desktop shell (`shell`: GNOME Shell, Phosh, KWin, by the names they own; GNOME
+/// Shell and Phosh both own `org.gnome.Shell`, told apart by its `ShellVersion`, read once per
+/// owner).
 ///
 /// Nothing is polled: names are followed through `NameOwnerChanged`; kglobalaccel's component
 /// list is read when its owner appears, after each of its signals (a shortcut changed), and at
@@ -85,6 +93,15 @@ public final class DesktopMediaKeysWatcher {
   /// The desktop shell on the bus, nil when none of those known runs.
   public private(set) var shell: DesktopShell?
   private var gnomeShellOwner: String?
+  /// `org.gnome.Shell`'s `ShellVersion` ("43.9", "43 (phosh 0.24.0)"); nil while unknown.
+  public private(set) var shellVersion: String?
+  /// Whether the owner's version was asked and answered (or failed); the shell is not reported
+  /// before.
+  private var shellVersionRead = false
+  private var versionQuery = 0
+  /// The phosh version the shell observers were last told of (a phosh of another release
+  /// replacing the one running is a change).
+  private var reportedPhoshVersion: String?
   private var kwinOwner: String?
   private var shellObservers: [(DesktopShell?) -> Void] = []
   private let logger: Logger
@@ -132,8 +149,13 @@ public final class DesktopMediaKeysWatcher {
     subscriptions.append(
       connection.watchNameOwner(DesktopNames.gnomeShell, runningAs: uid, refused: refused) {
         [weak self] owner in
-        self?.gnomeShellOwner = owner
-        self?.update()
+        guard let self else { return }
+        self.gnomeShellOwner = owner
+        self.shellVersion = nil
+        self.shellVersionRead = false
+        self.versionQuery += 1
+        if owner != nil { self.readShellVersion() }
+        self.update()
       })
     subscriptions.append(
       connection.watchNameOwner(DesktopNames.kwin, runningAs: uid, refused: refused) { [weak self] owner in
@@ -165,6 +187,9 @@ public final class DesktopMediaKeysWatcher {
     gsdOwner = nil
     phoshOwner = nil
     gnomeShellOwner = nil
+    shellVersion = nil
+    shellVersionRead = false
+    versionQuery += 1
     kwinOwner = nil
     kglobalaccelOwner = nil
     hasMediacontrol = false
@@ -179,6 +204,40 @@ public final class DesktopMediaKeysWatcher {
   public func recheck() {
     guard kglobalaccelOwner != nil, !hasMediacontrol else { return }
     readComponents()
+  }
+
+  /// The phosh release on the bus ("0.24.0"), from `ShellVersion`; nil when the shell is not phosh
+  /// or does not say.
+  public var phoshVersion: String? {
+    guard gnomeShellOwner != nil, let version = shellVersion else { return nil }
+    let marker = "(phosh "
+    var rest = Substring(version)
+    while !rest.isEmpty {
+      if rest.hasPrefix(marker) {
+        return String(rest.dropFirst(marker.count).prefix { $0 != ")" && $0 != " " })
+      }
+      rest = rest.dropFirst()
+    }
+    return nil
+  }
+
+  /// Asks the owner of `org.gnome.Shell` for its `ShellVersion`.
+  private func readShellVersion() {
+    guard let connection, let owner = gnomeShellOwner else { return }
+    let query = versionQuery
+    connection.getProperty(
+      DesktopNames.shellVersion, interface: DesktopNames.gnomeShell, path: DesktopNames.gnomeShellPath,
+      destination: owner, timeout: 5
+    ) { [weak self] result in
+      guard let self, self.versionQuery == query else { return }
+      switch result {
+      case .success(let value): self.shellVersion = value.string
+      case .failure(let error):
+        self.logger.notice("desktop: cannot read org.gnome.Shell's ShellVersion: \(error.message)")
+      }
+      self.shellVersionRead = true
+      self.update()
+    }
   }
 
   /// Asks kglobalaccel for its components (`allComponents`, an array of object paths).
@@ -204,15 +263,20 @@ public final class DesktopMediaKeysWatcher {
   }
 
   private func update() {
+    // Until the owner of org.gnome.Shell said which shell it is, nothing changes.
+    if gnomeShellOwner != nil && !shellVersionRead && phoshOwner == nil { return }
+    let isPhosh = phoshOwner != nil || phoshVersion != nil
     let shellNow: DesktopShell? =
-      phoshOwner != nil ? .phosh : gnomeShellOwner != nil ? .gnome : kwinOwner != nil ? .kwin : nil
-    if shellNow != shell {
+      isPhosh ? .phosh : gnomeShellOwner != nil ? .gnome : kwinOwner != nil ? .kwin : nil
+    let versionNow = shellNow == .phosh ? phoshVersion : nil
+    if shellNow != shell || versionNow != reportedPhoshVersion {
       shell = shellNow
+      reportedPhoshVersion = versionNow
       for observer in shellObservers { observer(shellNow) }
     }
     let now: DesktopMediaKeysHandler?
     if gsdOwner != nil {
-      now = phoshOwner != nil ? .phosh : .gnome
+      now = isPhosh ? .phosh : .gnome
     } else if kglobalaccelOwner != nil && hasMediacontrol {
       now = .kdePlasma
     } else {

@@ -197,7 +197,7 @@ extension PlayersReport {
     for player in players {
       var line = player.state == .selected ? "* " : "  "
       line += "\(player.name) (\(player.uniqueName))"
-      line += " \(player.status ?? "-")"
+      if let status = player.status { line += " \(status)" }
       if let title = player.title {
         line += " \"\(Self.shortened(title))\"" + (player.artist.map { " by \(Self.shortened($0))" } ?? "")
       }

@@ -12,7 +12,7 @@ public struct ShakeSettings: Equatable, Sendable {
     /// A lighter shake is enough (four swings of 0.8 g, shorter, less strong between peaks). Still
     /// turns down single strokes, sitting down and standing up, lying down, bumps and taps; takes
     /// some steps with the device in a trouser pocket for shakes (about 4 an hour), and a jolty
-    /// stair descent now and then (Benchmarks/ShakeAccuracy, docs/motion.md).
+    /// stair descent now and then (Benchmarks/ShakeAccuracy, docs/motion-research.md).
     case light
     /// The default: a shake back and forth along one direction, at least four swings of 1 g in a
     /// row (there and back twice), strong for half the time. Also turns down single strokes (a

@@ -114,6 +114,11 @@ public struct ResponderdConfig {
   /// else the system default `/etc/xdg/responderd/config.toml` (or another `$XDG_CONFIG_DIRS`
   /// entry); nil when there is none (the built-in defaults apply).
   public static func defaultPath() -> String? {
+    searchedPaths().first(where: fileExists)
+  }
+
+  /// The places `defaultPath()` looks at, in order.
+  public static func searchedPaths() -> [String] {
     var candidates: [String] = []
     if let home = environment("XDG_CONFIG_HOME"), !home.isEmpty {
       candidates.append("\(home)/responderd/config.toml")
@@ -122,7 +127,7 @@ public struct ResponderdConfig {
     }
     let dirs = environment("XDG_CONFIG_DIRS").flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/xdg"
     for dir in dirs.split(separator: ":") { candidates.append("\(dir)/responderd/config.toml") }
-    return candidates.first(where: fileExists)
+    return candidates
   }
 }
 

@@ -203,7 +203,7 @@ func shown(_ text: some StringProtocol) -> String {
 /// The closest word to `word` among `candidates` when it is close enough to be a typo. A typo is
 /// at most 3 edits away, so only candidates within 3 characters of its length are measured, and
 /// a word longer than any candidate by more than that costs nothing (a 50 MB key took 13 s).
-func suggestion(for word: String, among candidates: [String]) -> String? {
+public func suggestion(for word: String, among candidates: [String]) -> String? {
   let near = suggestionCandidates(for: word, among: candidates)
   guard !near.isEmpty else { return nil }
   let lowercasedWord = word.lowercased()

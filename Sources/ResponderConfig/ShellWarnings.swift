@@ -25,8 +25,11 @@ extension ResponderdConfig {
     switch touch.shell {
     case .profile(let profile): return [profile]
     case .auto:
-      if let named = currentDesktop.flatMap(ShellProfile.named(currentDesktop:)) { return [named] }
-      return [.gnome, .kde, .phosh]
+      // The desktop's name does not say which phosh release runs: both of its profiles.
+      if let named = currentDesktop.flatMap(ShellProfile.named(currentDesktop:)) {
+        return named == .phosh ? [.phosh034, .phosh] : [named]
+      }
+      return [.gnome, .kde, .phosh034, .phosh]
     }
   }
 

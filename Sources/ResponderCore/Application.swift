@@ -246,7 +246,7 @@ open class Application: Responder {
       type: event.type, subtype: event.subtype, motionPhase: trace.motionPhase,
       timestamp: event.timestamp, source: event.source,
       receivedBy: trace.receivedBy.map(\.responderName), handledBy: handler,
-      dropReason: handler == nil ? (trace.dropReason ?? "end of chain") : nil)
+      dropReason: handler == nil ? (trace.dropReason ?? DispatchRecord.unhandled) : nil)
   }
 
   private func publish(_ record: DispatchRecord) {

@@ -133,10 +133,13 @@ public struct DispatchRecord: Sendable, CustomStringConvertible {
     self.dropReason = dropReason
   }
 
+  /// Why an event is dropped when no responder took it, in every output (send, monitor, log).
+  public static let unhandled = "no responder handled it"
+
   public var wasDropped: Bool { handledBy == nil }
   public var description: String {
     let kind = motionPhase.map { "\(type)/\(subtype)/\($0)" } ?? "\(type)/\(subtype)"
-    let who = handledBy.map { "handled by \($0)" } ?? "dropped (\(dropReason ?? "end of chain"))"
+    let who = handledBy.map { "handled by \($0)" } ?? "dropped (\(dropReason ?? Self.unhandled))"
     let path = receivedBy.isEmpty ? "" : " via \(receivedBy.joined(separator: " → "))"
     return "\(kind) at \(timestamp): \(who)\(path)"
   }

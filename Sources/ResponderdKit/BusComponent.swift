@@ -75,12 +75,17 @@ public final class BusComponent: ServiceComponent {
         self.logger.warning("bus: lost the name \(name) to another connection")
       }
     }
-    connection.requestName(Self.daemonName) { [weak self] result in
+    connection.requestName(Self.daemonName) { [weak self, weak service] result in
       switch result {
       case .success(let outcome) where outcome.isOwner:
         break  // logged at .nameAcquired, after every reconnection too
       case .success:
-        self?.logger.error("bus: \(Self.daemonName) is owned by another responderd; not taking it over")
+        // One responderd per session, as other single-instance daemons: the one running serves.
+        let bus = (self?.address).map { $0.isEmpty ? "" : " on \($0)" } ?? ""
+        self?.logger.critical(
+          "bus: another responderd already owns \(Self.daemonName)\(bus): exiting (responderctl status tells about it)"
+        )
+        service?.stopRunning(exitCode: 1)
       case .failure(let error):
         self?.logger.error("bus: cannot own \(Self.daemonName): \(error.message)")
       }

@@ -8,7 +8,7 @@ import ResponderCore
 /// without waiting for it, with RESPONDERD_EVENT_TYPE, _SUBTYPE, _TIMESTAMP (and _PHASE for
 /// motion) in its environment. It handles the events it has a command for; a program that cannot
 /// be started is logged once and the event moves on. It takes the event types it has commands
-/// for (motion only with a `shake…` command, so that it asks for the accelerometer only then).
+/// for (motion only with a `motion…` command, so that it asks for the accelerometer only then).
 public final class CommandHandler: Handler {
   public let name = "command"
   public let eventTypes: Set<EventType>
@@ -23,7 +23,7 @@ public final class CommandHandler: Handler {
     self.logger = logger
     var types = Set<EventType>()
     for key in settings.commands.keys {
-      types.insert(key.hasPrefix("shake") ? .motion : .remoteControl)
+      types.insert(key.hasPrefix("motion") ? .motion : .remoteControl)
     }
     eventTypes = types
   }

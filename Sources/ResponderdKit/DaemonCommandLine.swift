@@ -11,12 +11,15 @@ import ResponderCore
 public struct DaemonCommandLine: Equatable, Sendable {
   /// `--config FILE`: read the config from this file instead of the default places.
   public var config: String?
-  /// `--check-config FILE`: check a config file, print what is wrong, and exit.
+  /// `--check-config [FILE]`: check a config file, print what is wrong, and exit.
   public var checkConfig: String?
+  /// `--check-config` was given (without a FILE: the file the service would load is checked).
+  public var checkConfigRequested = false
   /// `--log-level LEVEL`: overrides the config's.
   public var logLevel: String?
-  /// `--user USER`: whom to run as when started as root.
-  public var user = "nobody"
+  /// `--user USER`: when started as root, the user whose session to serve (run as that user, on
+  /// that user's session bus). Nil: started as root, responderd refuses to run (no bus it could use).
+  public var user: String?
   /// `--allow-root`: stay root when started as root (test containers only).
   public var allowRoot = false
 
@@ -51,17 +54,20 @@ public struct DaemonCommandLine: Equatable, Sendable {
   /// The options that take a value: name, value name, help.
   private static let valueOptions: [(name: String, value: String, help: String)] = [
     ("--config", "<config>", "Read the config from this file instead of the default places."),
-    ("--check-config", "<check-config>", "Check a config file, print what is wrong, and exit."),
+    (
+      "--check-config", "<check-config>",
+      "Check a config file (default: the one the service would load), print what is wrong, and exit."
+    ),
     (
       "--log-level", "<log-level>",
       "Log level (trace, debug, info, notice, warning, error); overrides the config."
     ),
-    ("--user", "<user>", "When started as root: the user to run as (default: nobody)."),
+    ("--user", "<user>", "When started as root: serve this user's session (run as it, on its bus)."),
   ]
 
   /// The usage line.
   public static let usage =
-    "responderd [--config <config>] [--check-config <check-config>] [--log-level <log-level>] [--user <user>] [--allow-root]"
+    "responderd [--config <config>] [--check-config [<check-config>]] [--log-level <log-level>] [--user <user>] [--allow-root]"
 
   /// `responderd --help`.
   public static let help = """
@@ -77,16 +83,19 @@ public struct DaemonCommandLine: Equatable, Sendable {
     OPTIONS:
       --config <config>       Read the config from this file instead of the default
                               places.
-      --check-config <check-config>
-                              Check a config file, print what is wrong, and exit.
+      --check-config [<check-config>]
+                              Check a config file (default: the one the service
+                              would load), print what is wrong, and exit.
       --log-level <log-level> Log level (trace, debug, info, notice, warning,
                               error); overrides the config.
-      --user <user>           When started as root: the user to run as (default:
-                              nobody).
+      --user <user>           When started as root: serve this user's session (run
+                              as it, on its bus).
       --allow-root            Stay root when started as root (test harnesses in
                               containers only; never in a session).
       --version               Show the version.
       -h, --help              Show help information.
+
+    \(ExitCodes.helpText)
 
     """
 
@@ -139,6 +148,16 @@ public struct DaemonCommandLine: Equatable, Sendable {
         result.allowRoot = true
         continue
       }
+      if name == "--check-config" {
+        result.checkConfigRequested = true
+        if let attached {
+          result.checkConfig = attached
+        } else if index < arguments.count, !arguments[index].hasPrefix("-") {
+          result.checkConfig = arguments[index]
+          index += 1
+        }
+        continue
+      }
       guard let option = valueOptions.first(where: { $0.name == name }) else {
         throw UsageError(message: "Unknown option '\(name)'")
       }
@@ -185,7 +204,7 @@ public struct DaemonCommandLine: Equatable, Sendable {
       '--config[Read the config from this file instead of the default places.]:config:_files' \\
       '--check-config[Check a config file, print what is wrong, and exit.]:check-config:_files' \\
       '--log-level[Log level; overrides the config.]:log-level:(trace debug info notice warning error critical)' \\
-      '--user[When started as root: the user to run as (default: nobody).]:user:_users' \\
+      '--user[When started as root: serve the session of this user.]:user:_users' \\
       '--allow-root[Stay root when started as root (test harnesses in containers only).]' \\
       '--version[Show the version.]' \\
       '(-h --help)'{-h,--help}'[Show help information.]'
@@ -197,7 +216,7 @@ public struct DaemonCommandLine: Equatable, Sendable {
     complete -c responderd -l config -r -F -d 'Read the config from this file instead of the default places.'
     complete -c responderd -l check-config -r -F -d 'Check a config file, print what is wrong, and exit.'
     complete -c responderd -l log-level -x -a 'trace debug info notice warning error critical' -d 'Log level; overrides the config.'
-    complete -c responderd -l user -x -a '(__fish_complete_users)' -d 'When started as root: the user to run as.'
+    complete -c responderd -l user -x -a '(__fish_complete_users)' -d 'When started as root: serve the session of this user.'
     complete -c responderd -l allow-root -d 'Stay root when started as root (test harnesses in containers only).'
     complete -c responderd -l version -d 'Show the version.'
     complete -c responderd -s h -l help -d 'Show help information.'

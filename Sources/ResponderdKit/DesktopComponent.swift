@@ -72,7 +72,7 @@ public final class DesktopComponent: ServiceComponent {
     }
     watcher.addShellObserver { [weak self] shell in
       guard let self, self.shellSetting == .auto else { return }
-      self.applyShell(Self.profile(of: shell))
+      self.applyShell(Self.profile(of: shell, phoshVersion: self.watcher.phoshVersion))
     }
     bus?.withConnection { [weak self, weak bus] connection in
       self?.watcher.attach(to: connection)
@@ -116,11 +116,12 @@ public final class DesktopComponent: ServiceComponent {
   private var notes: [String] { reportsShell ? [note, shellNote] : [note] }
 
   /// The shell profile of the shell found on the session bus (GNOME Shell is taken to be 40 or
-  /// later: say `shell = "gnome-3"` for 3.36 and 3.38).
-  static func profile(of shell: DesktopShell?) -> ShellProfile {
+  /// later: say `shell = "gnome-3"` for 3.36 and 3.38; phosh's profile is its release's, the
+  /// newest when it does not say).
+  static func profile(of shell: DesktopShell?, phoshVersion: String? = nil) -> ShellProfile {
     switch shell {
     case .gnome: .gnome
-    case .phosh: .phosh
+    case .phosh: .phosh(version: phoshVersion)
     case .kwin: .kde
     case nil: .none
     }

@@ -561,7 +561,7 @@ public final class ResponderAPI: ServiceComponent {
       guard let parsed = EventSubtype(name: subtypeName), parsed.eventType == .remoteControl else {
         let valid = EventSubtype.remoteControlSubtypes.map(\.name).joined(separator: ", ")
         return call.reply(
-          error: .invalidArgs("unknown remote-control subtype '\(subtypeName.loggable)'; one of: \(valid)"))
+          error: .invalidArgs("unknown remoteControl subtype '\(subtypeName.loggable)'; one of: \(valid)"))
       }
       guard phaseName.isEmpty else {
         return call.reply(error: .invalidArgs("a phase is for motion events only; give '' for remoteControl"))
@@ -601,8 +601,11 @@ public final class ResponderAPI: ServiceComponent {
   // MARK: Dispatches
 
   private func published(_ record: DispatchRecord) {
+    // The chain as `responderctl chain` lists it: the core's application object, last in every
+    // chain (as UIApplication), is no responder a user registered or configured.
+    let receivedBy = record.receivedBy.filter { $0 != service?.application.responderName }
     var details: [String: DBusValue] = [
-      "source": .string(record.source), "receivedBy": record.receivedBy.dbusValue,
+      "source": .string(record.source), "receivedBy": receivedBy.dbusValue,
     ]
     if let phase = record.motionPhase { details["phase"] = .string(phase.rawValue) }
     if let reason = record.dropReason { details["dropReason"] = .string(reason) }

@@ -40,6 +40,8 @@ public final class Service {
   /// daemon's own user only): dispatched events and the keys of owned devices are sent to them
   /// alone (unicast), never broadcast on a bus that other users may share.
   public internal(set) var eventWatchers: [String] = []
+  /// What `run()` ends with: 0, or the code given to `stopRunning(exitCode:)`.
+  public private(set) var exitCode: Int32 = 0
   private var dispatchObservers: [(DispatchRecord) -> Void] = []
   private var keyActionObservers: [(KeyActionRecord) -> Void] = []
   private var deviceEventFilters: [(Event) -> String?] = []
@@ -167,6 +169,13 @@ public final class Service {
     start()
     loop.run()
     stop()
+  }
+
+  /// Makes `run()` return with `exitCode` (the service cannot go on: another responderd owns its
+  /// name).
+  public func stopRunning(exitCode: Int32) {
+    self.exitCode = exitCode
+    loop.stop()
   }
 
   /// Stops every component, the last added first: each closes its descriptors and connection,

@@ -201,12 +201,12 @@ public final class ShellGestureFilter: ContactFrameFilter {
       }
       lastDown = time
       return others.count + 1 >= ShellProfile.KWin.fingers ? .thirdFinger : nil
-    case .phosh:
+    case .phosh, .phosh034:
       if point.y < ShellProfile.Phosh.topBarHeight {
         held.insert(key)
         return .bar(.top)
       }
-      if point.y >= geometry.screen.height - ShellProfile.Phosh.homeBarHeight {
+      if point.y >= geometry.screen.height - profile.phoshHomeBarHeight {
         held.insert(key)
         return .bar(.bottom)
       }

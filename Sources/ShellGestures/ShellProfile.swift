@@ -17,8 +17,11 @@ public enum ShellProfile: String, CaseIterable, Sendable, CustomStringConvertibl
   case gnome3 = "gnome-3"
   /// KDE Plasma (KWin 5.27, 6): a third finger landing soon after the one before and near another.
   case kde
-  /// Phosh: touches landing on its top bar or its home bar.
+  /// Phosh 0.35 and later: touches landing on its top bar or its 15 px home bar.
   case phosh
+  /// Phosh 0.34 and earlier (Debian 12 has 0.24): touches landing on its top bar or its 40 px home
+  /// button bar.
+  case phosh034 = "phosh-0.34"
   /// Hyprland with `gestures:workspace_swipe_touch` on: a touch landing in a side edge's band.
   case hyprlandTouch = "hyprland-touch"
   /// A shell that takes nothing on a touchscreen (sway, a bare session).
@@ -30,7 +33,8 @@ public enum ShellProfile: String, CaseIterable, Sendable, CustomStringConvertibl
     case .gnome: "GNOME Shell 40+"
     case .gnome3: "GNOME Shell 3.36–3.38"
     case .kde: "KDE Plasma (KWin)"
-    case .phosh: "Phosh"
+    case .phosh: "Phosh 0.35+"
+    case .phosh034: "Phosh 0.34 and earlier"
     case .hyprlandTouch: "Hyprland (workspace_swipe_touch)"
     case .none: "no shell gestures"
     }
@@ -44,8 +48,8 @@ public enum ShellProfile: String, CaseIterable, Sendable, CustomStringConvertibl
     case .gnome3: "every touch sequence that reaches \(GNOME.swipeFingers3) fingers"
     case .kde:
       "a touch sequence whose third finger lands within \(Int(KWin.landingInterval * 1000)) ms of the one before and within \(Int(KWin.landingDistance)) mm of another"
-    case .phosh:
-      "the touches landing on its top bar (\(Int(Phosh.topBarHeight)) px) and its home bar (\(Int(Phosh.homeBarHeight)) px)"
+    case .phosh, .phosh034:
+      "the touches landing on its top bar (\(Int(Phosh.topBarHeight)) px) and its home bar (\(Int(phoshHomeBarHeight)) px)"
     case .hyprlandTouch:
       "the touches landing within \(Int(Hyprland.edgeBand)) px of a side edge, and those landing during the workspace swipe they begin"
     case .none: "nothing"
@@ -83,12 +87,12 @@ public enum ShellProfile: String, CaseIterable, Sendable, CustomStringConvertibl
           edge: .top, width: GNOME.edgeThreshold, takes: "a drag starting",
           purpose: "over a fullscreen window, to leave fullscreen"),
       ]
-    case .phosh:
+    case .phosh, .phosh034:
       [
         ShellEdgeBand(
           edge: .top, width: Phosh.topBarHeight, takes: "every touch landing", purpose: "its top bar"),
         ShellEdgeBand(
-          edge: .bottom, width: Phosh.homeBarHeight, takes: "every touch landing", purpose: "its home bar"),
+          edge: .bottom, width: phoshHomeBarHeight, takes: "every touch landing", purpose: "its home bar"),
       ]
     case .hyprlandTouch:
       [
@@ -113,6 +117,24 @@ public enum ShellProfile: String, CaseIterable, Sendable, CustomStringConvertibl
       }
     }
     return nil
+  }
+
+  /// The profile of the phosh release `version` ("0.24.0", as phosh reports it in
+  /// `org.gnome.Shell`'s `ShellVersion`: "43 (phosh 0.24.0)"); the newest when it cannot be read.
+  public static func phosh(version: String?) -> ShellProfile {
+    let numbers = (version ?? "").split(separator: ".").map { Int($0) }
+    guard numbers.count >= 2, let major = numbers[0], let minor = numbers[1] else { return .phosh }
+    let first = Phosh.homeBarRelease
+    return (major, minor) < (first.major, first.minor) ? .phosh034 : .phosh
+  }
+
+  /// The height of phosh's bottom bar in this profile (0 for the other shells).
+  public var phoshHomeBarHeight: Double {
+    switch self {
+    case .phosh: Phosh.homeBarHeight
+    case .phosh034: Phosh.homeButtonHeight
+    default: 0
+    }
   }
 
   /// GNOME Shell's figures (js/ui/swipeTracker.js, js/ui/edgeDragAction.js, mutter's
@@ -147,10 +169,22 @@ public enum ShellProfile: String, CaseIterable, Sendable, CustomStringConvertibl
     public static let fallbackSize = Size(width: 190, height: 100)
   }
 
-  /// Phosh's figures (src/top-panel.h, src/home.h).
+  /// Phosh's figures, in logical pixels, from its sources (src/top-panel.h, src/home.h). Those of
+  /// 0.24.0 (Debian 12) were also checked against the real phoc 0.24 and phosh 0.24, headless
+  /// (the project's phosh tests); those of 0.35 and later were read from the sources only.
   public enum Phosh {
+    /// The top bar: `PHOSH_TOP_PANEL_HEIGHT` 32 in 0.24.0 (`PHOSH_TOP_BAR_HEIGHT` later, still
+    /// 32). Checked live on 0.24.0: a touch landing above it is phosh's, one landing below it the
+    /// app's.
     public static let topBarHeight: Double = 32
+    /// The home bar from 0.35.0 on: `PHOSH_HOME_BAR_HEIGHT` 15 (read from the source of 0.35.0
+    /// and later, not checked live).
     public static let homeBarHeight: Double = 15
+    /// The home button bar up to 0.34: `PHOSH_HOME_BUTTON_HEIGHT` 40 in 0.24.0, also the bottom
+    /// of the area phoc gives a maximized window. Checked live on 0.24.0.
+    public static let homeButtonHeight: Double = 40
+    /// The first release with the 15 px home bar (0.35.0).
+    public static let homeBarRelease = (major: 0, minor: 35)
   }
 
   /// Hyprland's figures (src/managers/input/Touch.cpp with the default config).

@@ -31,7 +31,7 @@ struct ChainCommand: ParsableCommand {
       return
     }
     let nameWidth = max(4, chain.map(\.name.count).max() ?? 0) + 2
-    let eventsWidth = max(6, chain.map { $0.eventTypes.joined(separator: ", ").count }.max() ?? 0) + 2
+    let eventsWidth = max(6, chain.map(\.events.count).max() ?? 0) + 2
     output("  " + padded("NAME", nameWidth) + padded("KIND", 9) + padded("EVENTS", eventsWidth) + "OWNER")
     for entry in chain {
       let owner =
@@ -39,10 +39,15 @@ struct ChainCommand: ParsableCommand {
         .compactMap { $0 }.joined(separator: " ")
       let line =
         (entry.isFirstResponder ? "* " : "  ") + padded(entry.name, nameWidth) + padded(entry.kind, 9)
-        + padded(entry.eventTypes.joined(separator: ", "), eventsWidth) + owner
+        + padded(entry.events, eventsWidth) + owner
       output(String(line.reversed().drop { $0 == " " }.reversed()))
     }
     output("  (end of chain: dropped)")
     if chain.contains(where: \.isFirstResponder) { output("* first responder") }
   }
+}
+
+extension ChainEntry {
+  /// The EVENTS column: the types it takes, or "none" (a `command` handler with no command).
+  var events: String { eventTypes.isEmpty ? "none" : eventTypes.joined(separator: ", ") }
 }

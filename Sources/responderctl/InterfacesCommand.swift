@@ -33,7 +33,7 @@ struct InterfacesCommand: ParsableCommand {
     if let output {
       for interface in interfaces {
         let file = "\(output)/\(interface.name).xml"
-        try writeTextFile(file, interface.interfaceFile)
+        try writeOutputFile(file, interface.interfaceFile)
         print(file)
       }
     }

@@ -33,24 +33,16 @@ struct KeysReplayCommand: ParsableCommand {
   var config: String?
 
   func run() throws {
-    let settings: ResponderdConfig
-    do {
-      settings = try config.map { try ResponderdConfig.load(path: $0) } ?? ResponderdConfig()
-    } catch {
-      writeText("responderctl: \(error)\n", to: .standardError)
-      throw ExitCode(78)
+    // A refused config exits 78, an unreadable file 66, a recording not understood 65
+    // (`ResponderctlCommand.status(of:)`).
+    let settings = try config.map { try ResponderdConfig.load(path: $0) } ?? ResponderdConfig()
+    let text = try readInputFile(file)
+    let result = try KeysReplay.run(text: text, file: file, settings: settings.keys.settings)
+    if result.profile.isIgnored {
+      writeText(
+        "responderctl: '\(result.identity.name)' is ignored by a device rule: no events\n",
+        to: .standardError)
     }
-    do {
-      let result = try KeysReplay.run(path: file, settings: settings.keys.settings)
-      if result.profile.isIgnored {
-        writeText(
-          "responderctl: '\(result.identity.name)' is ignored by a device rule: no events\n",
-          to: .standardError)
-      }
-      for line in result.jsonLines { print(line) }
-    } catch {
-      writeText("responderctl: \(error)\n", to: .standardError)
-      throw ExitCode(65)  // EX_DATAERR
-    }
+    for line in result.jsonLines { print(line) }
   }
 }

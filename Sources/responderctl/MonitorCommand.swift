@@ -118,7 +118,8 @@ struct MonitorCommand: ParsableCommand {
   static func textLine(_ event: DispatchedEvent) -> String {
     let subtype = event.phase.map { "\(event.subtype) \($0)" } ?? event.subtype
     let outcome =
-      event.handledBy.map { "handled by \($0)" } ?? "dropped (\(event.dropReason ?? "nobody handled it"))"
+      event.handledBy.map { "handled by \($0)" }
+      ?? "dropped (\(event.dropReason ?? DispatchRecord.unhandled))"
     return WallClock.now().local + "  " + padded(event.type, 14) + padded(subtype, 22) + outcome
   }
 

@@ -50,11 +50,11 @@ struct MotionAnalyzeCommand: ParsableCommand {
       }
       settings = ShakeSettings(sensitivity: level)
     }
-    let samples = try MotionTrace.parse(try readTextFile(file), file: file)
+    let samples = try MotionTrace.parse(try readInputFile(file), file: file)
     let analysis = MotionAnalysis(samples: samples, settings: settings)
     for line in analysis.jsonLines { print(line) }
     if let plot {
-      try writeTextFile(plot, MotionPlot(analysis: analysis, title: file).svg())
+      try writeOutputFile(plot, MotionPlot(analysis: analysis, title: file).svg())
     }
   }
 }

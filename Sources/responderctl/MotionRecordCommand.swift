@@ -71,7 +71,9 @@ struct MotionRecordCommand: ParsableCommand {
       guard !started else { return }
       started = true
       sink.write(
-        "# responderd stream (org.responderd.Motion1): \(kind) every \(formatNumber(interval, decimals: 4)) s\n"
+        "# responderd stream (org.responderd.Motion1): \(kind) every \(formatNumber(interval, decimals: 4)) s, "
+          + "m/s² with the sensor's signs (lying face up reads z = +9.8; `motion watch` prints g with "
+          + "Core Motion's, z = -1, unless --units m/s2)\n"
           + (deviceMotion ? MotionTrace.deviceMotionHeader : MotionTrace.header) + "\n")
     }
     try readMotionStream(deviceMotion: deviceMotion, interval: interval, seconds: duration) { sample in
@@ -134,7 +136,7 @@ private final class TraceSink {
         FilePath(path), .writeOnly, options: [.create, .truncate, .closeOnExec],
         permissions: [.ownerReadWrite, .groupRead, .otherRead])
     } catch {
-      throw failure("cannot create \(path): \(error)")
+      throw failure("cannot create \(path): \(error)", code: ExitCodes.cannotCreate.rawValue)
     }
     ownsDescriptor = true
   }

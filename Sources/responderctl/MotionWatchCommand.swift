@@ -1,6 +1,7 @@
 import ArgumentParser
 import DBus
 import EventLoop
+import Motion
 import ResponderClient
 import ResponderTools
 import TouchScenes
@@ -15,14 +16,24 @@ struct MotionWatchCommand: ParsableCommand {
     commandName: "watch",
     abstract: "Print accelerometer (or device-motion) samples from the running responderd, live.",
     discussion: """
-      Asks responderd for a stream (org.responderd.Motion1) and prints one line per sample: the \
-      timestamp (CLOCK_MONOTONIC seconds) and x y z in g, Core Motion's axes and signs (lying face \
-      up reads 0 0 -1); with --device-motion, gravity then user acceleration. Stops after --count \
-      samples, --seconds, or Ctrl-C.
+      Asks responderd for a stream (org.responderd.Motion1) and prints a header line (# …), then \
+      one line per sample: the timestamp (CLOCK_MONOTONIC seconds) and x y z in g, Core Motion's \
+      axes and signs (lying face up reads 0 0 -1); with --units m/s2, in m/s² with the sensor's \
+      signs (face up reads z = +9.8), as `motion record` writes them. With --device-motion, \
+      gravity then user acceleration. Stops after --count samples, --seconds, or Ctrl-C.
       """)
+
+  /// What `--units` takes.
+  enum Units: String, ExpressibleByArgument, CaseIterable {
+    case g
+    case metresPerSecondSquared = "m/s2"
+  }
 
   @Option(help: "Seconds between samples.")
   var interval: Double = 0.1
+
+  @Option(help: "g with Core Motion's signs (face up: z = -1), or m/s2 with the sensor's (z = +9.8).")
+  var units: Units = .g
 
   @Flag(help: "Device motion (gravity and user acceleration) instead of the raw accelerometer.")
   var deviceMotion = false
@@ -44,7 +55,17 @@ struct MotionWatchCommand: ParsableCommand {
 
   func run() throws {
     var received = 0
-    func number(_ value: Double) -> String { formatNumber(value, decimals: 6) }
+    // The sensor's m/s² are Core Motion's g times -9.80665 (its signs are the other way round).
+    let scale = units == .g ? 1 : -standardGravity
+    func number(_ value: Double) -> String { formatNumber(value * scale + 0, decimals: 6) }
+    if !json {
+      let kind = deviceMotion ? "t gravity(x y z) user(x y z)" : "t x y z"
+      let what =
+        units == .g
+        ? "g with Core Motion's signs (lying face up reads z = -1); --units m/s2 for the sensor's, as motion record"
+        : "m/s² with the sensor's signs (lying face up reads z = +9.8), as motion record writes"
+      output("# \(kind) every \(formatNumber(interval, decimals: 4)) s: \(what)")
+    }
     try readMotionStream(deviceMotion: deviceMotion, interval: interval, seconds: seconds) { sample in
       // Samples read together arrive together: none after the count.
       if let count, received >= count { return false }

@@ -26,7 +26,7 @@ struct RespondCommand: ParsableCommand {
 
   @Option(
     name: .long,
-    help: "The event types to take, comma-separated: motion, remote-control (default: motion).")
+    help: "The event types to take, comma-separated: motion, remoteControl.")
   var events = "motion"
 
   @Flag(name: .customLong("no-first-responder"), help: "Stay in the chain without becoming first responder.")
@@ -40,11 +40,11 @@ struct RespondCommand: ParsableCommand {
     for name in events.split(separator: ",") {
       let trimmed = name.trimmingSpaces
       guard let type = EventType(name: trimmed), ResponderBusAPI.registrableEventTypes.contains(type) else {
-        throw ValidationError("unknown event type '\(trimmed)' in --events; use motion and/or remote-control")
+        throw ValidationError("unknown event type '\(trimmed)' in --events; use motion and/or remoteControl")
       }
       types.insert(type)
     }
-    guard !types.isEmpty else { throw ValidationError("--events is empty; use motion and/or remote-control") }
+    guard !types.isEmpty else { throw ValidationError("--events is empty; use motion and/or remoteControl") }
     return types
   }
 

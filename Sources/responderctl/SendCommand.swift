@@ -3,6 +3,7 @@ import DBus
 import ResponderClient
 import ResponderCore
 import ResponderTools
+import ResponderdKit
 import TouchScenes
 
 /// `responderctl send`: injects an event through responderd.
@@ -10,15 +11,17 @@ struct SendCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "send",
     abstract: "Inject an event through responderd and print who handled it.",
+    discussion: "Exits with 1 when no responder handled the event (as playerctl does when no player acted).",
     subcommands: [SendRemoteControlCommand.self, SendMotionCommand.self])
 }
 
-/// `responderctl send remote-control SUBTYPE`.
+/// `responderctl send remoteControl SUBTYPE` (also `remote-control`).
 struct SendRemoteControlCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "remote-control",
-    abstract: "Send a remote-control event: "
-      + EventSubtype.remoteControlSubtypes.map(\.name).joined(separator: ", ") + ".")
+    commandName: "remoteControl",
+    abstract: "Send a remoteControl event: "
+      + EventSubtype.remoteControlSubtypes.map(\.name).joined(separator: ", ") + ".",
+    aliases: ["remote-control"])
 
   @Argument(help: "The subtype (nextTrack, next-track or remoteControlNextTrack).")
   var subtype: String
@@ -29,7 +32,7 @@ struct SendRemoteControlCommand: ParsableCommand {
   func validate() throws {
     guard let parsed = EventSubtype(name: subtype), parsed.eventType == .remoteControl else {
       throw ValidationError(
-        "unknown remote-control subtype '\(subtype)'; one of: "
+        "unknown remoteControl subtype '\(subtype)'; one of: "
           + EventSubtype.remoteControlSubtypes.map(\.name).joined(separator: ", "))
     }
   }
@@ -63,7 +66,7 @@ struct SendMotionCommand: ParsableCommand {
   }
 }
 
-/// Sends through `SendEvent` and prints the outcome.
+/// Sends through `SendEvent` and prints the outcome; exits with 1 when no responder handled it.
 private func sendEvent(type: String, subtype: String, phase: String?, json: Bool) throws {
   let link = try DaemonLink.connect(json: json)
   let reply = try link.call("SendEvent", [.string(type), .string(subtype), .string(phase ?? "")])
@@ -76,6 +79,7 @@ private func sendEvent(type: String, subtype: String, phase: String?, json: Bool
   } else {
     let what = [type, subtype, phase].compactMap { $0 }.joined(separator: " ")
     output(
-      "\(what): " + (handledBy.isEmpty ? "dropped (no responder handled it)" : "handled by \(handledBy)"))
+      "\(what): " + (handledBy.isEmpty ? "dropped (\(DispatchRecord.unhandled))" : "handled by \(handledBy)"))
   }
+  if handledBy.isEmpty { throw ExitCode(ExitCodes.failure.rawValue) }
 }

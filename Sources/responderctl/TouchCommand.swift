@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import ResponderTools
 import TouchScenes
 
@@ -37,30 +36,14 @@ struct TouchReplayCommand: ParsableCommand {
   var scene: String
 
   func run() throws {
-    let recordingText = try read(recording)
-    let sceneText = try read(scene)
-    do {
-      try TouchReplay.run(
-        recording: recordingText, recordingFile: recording, scene: sceneText, sceneFile: scene
-      ) { line in
-        print(line)
-      }
-    } catch let error as ToolInputError {
-      FileHandle.standardError.write(Data("responderctl: \(error)\n".utf8))
-      throw ExitCode(65)
+    // An unreadable file exits 66, one not understood 65 (`ResponderctlCommand.status(of:)`).
+    let recordingText = try readInputFile(recording)
+    let sceneText = try readInputFile(scene)
+    try TouchReplay.run(
+      recording: recordingText, recordingFile: recording, scene: sceneText, sceneFile: scene
+    ) { line in
+      print(line)
     }
-  }
-
-  private func read(_ path: String) throws -> String {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      FileHandle.standardError.write(Data("responderctl: \(path): cannot read the file\n".utf8))
-      throw ExitCode(66)
-    }
-    guard let text = String(data: data, encoding: .utf8) else {
-      FileHandle.standardError.write(Data("responderctl: \(path): not UTF-8 text\n".utf8))
-      throw ExitCode(65)
-    }
-    return text
   }
 }
 
@@ -102,18 +85,8 @@ struct TouchConvertCommand: ParsableCommand {
   }
 }
 
-/// Reads `path` as UTF-8 text, prints what `convert` makes of it; exit 66 when the file cannot be
-/// read, 65 when its content is refused (the reason on stderr).
+/// Reads `path` as UTF-8 text, prints what `convert` makes of it; an unreadable file exits 66, one
+/// not understood 65 (`ResponderctlCommand.status(of:)`).
 private func printConverted(_ path: String, _ convert: (String) throws -> String) throws {
-  guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
-  else {
-    FileHandle.standardError.write(Data("responderctl: \(path): cannot read the file as UTF-8 text\n".utf8))
-    throw ExitCode(66)
-  }
-  do {
-    print(try convert(text), terminator: "")
-  } catch let error as ToolInputError {
-    FileHandle.standardError.write(Data("responderctl: \(error)\n".utf8))
-    throw ExitCode(65)
-  }
+  print(try convert(try readInputFile(path)), terminator: "")
 }

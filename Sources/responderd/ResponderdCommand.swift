@@ -44,7 +44,18 @@ enum ResponderdCommand {
 
   /// Runs the service (or checks a config); returns the exit code.
   static func run(_ options: DaemonCommandLine) throws -> Int32 {
-    if let path = options.checkConfig {
+    if options.checkConfigRequested {
+      // As `sshd -t`: without a FILE, the file the service would load (--config, else the default
+      // places), and it says which.
+      guard let path = options.checkConfig ?? options.config ?? ResponderdConfig.defaultPath() else {
+        writeText(
+          "no config file (\(ResponderdConfig.searchedPaths().joined(separator: ", ")) do not exist): the service would run on the built-in defaults\n",
+          to: .standardOutput)
+        return 0
+      }
+      if options.checkConfig == nil {
+        writeText("checking \(path), the file the service would load\n", to: .standardOutput)
+      }
       do {
         let loaded = try ResponderdConfig.load(path: path)
         // Rules a desktop shell takes are accepted (the service starts), with a warning each.
@@ -80,16 +91,27 @@ enum ResponderdCommand {
 
     if geteuid() == 0 && options.allowRoot {
       logger.warning("running as root because of --allow-root: meant for test containers only")
-    } else if geteuid() == 0 {
+    } else if geteuid() == 0, let user = options.user {
       do {
-        try dropPrivileges(to: options.user)
-        logger.warning(
-          "started as root: now running as '\(options.user)' (uid \(getuid())); responderd is meant to run as the session user (systemctl --user)"
-        )
+        try dropPrivileges(to: user)
       } catch {
-        logger.critical("started as root and could not drop privileges: \(error)")
+        logger.critical("started as root and could not become '\(user)': \(error)")
         return 77  // EX_NOPERM
       }
+      // Root's bus is not the user's: the user's own, where `systemctl --user` would run it.
+      let runtime = "/run/user/\(getuid())"
+      setenv("XDG_RUNTIME_DIR", runtime, 1)
+      setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=\(runtime)/bus", 1)
+      logger.warning(
+        "started as root: now running as '\(user)' (uid \(getuid())) on its session bus; responderd is meant to run as the session user (systemctl --user)"
+      )
+    } else if geteuid() == 0 {
+      // Dropped to a user with no session, it would wait for a bus that never comes; as root it
+      // would serve root's, which no desktop session uses.
+      writeText(
+        "responderd: started as root: a user's responderd cannot reach root's session bus, and root's serves no desktop; run it as your session user (systemctl --user start responderd), or as root with --user NAME (NAME's session) or --allow-root (test containers only)\n",
+        to: .standardError)
+      return 77  // EX_NOPERM
     }
 
     let loop = try EventLoop()
@@ -98,6 +120,6 @@ enum ResponderdCommand {
     logger.info("responderd \(responderdVersion) starting (config: \(loaded.file))")
     try service.run()
     logger.info("responderd stopped")
-    return 0
+    return service.exitCode
   }
 }

@@ -100,6 +100,50 @@ import Testing
     #expect(seen.values == [.gnome, .phosh, nil])
   }
 
+  /// A program owning `org.gnome.Shell` that says its `ShellVersion`.
+  func shell(version: String) throws -> InMemoryBusConnection {
+    let connection = bus.connect()
+    try connection.export(
+      path: DesktopNames.gnomeShellPath,
+      interfaces: [
+        DBusInterface(
+          DesktopNames.gnomeShell, properties: [DBusProperty(DesktopNames.shellVersion, get: { version })])
+      ])
+    connection.requestName(DesktopNames.gnomeShell)
+    return connection
+  }
+
+  /// phosh owns `org.gnome.Shell` (since 0.21) and says so in its `ShellVersion`, as the real
+  /// phosh 0.24 does ("43 (phosh 0.24.0)"); GNOME Shell says "43.9".
+  @Test func phoshIsToldFromGNOMEShellByItsVersion() throws {
+    var shells: [DesktopShell?] = []
+    watcher.addShellObserver { shells.append($0) }
+    watcher.attach(to: responderd)
+    let phosh = try shell(version: "43 (phosh 0.24.0)")
+    time.advance(by: 0)
+    let gsd = bus.connect()
+    gsd.requestName(DesktopNames.gnomeMediaKeys)
+    time.advance(by: 0)
+    #expect(watcher.shell == .phosh)
+    #expect(watcher.phoshVersion == "0.24.0")
+    #expect(watcher.found == .phosh)
+    phosh.leave()
+    time.advance(by: 0)
+    let gnome = try shell(version: "43.9")
+    time.advance(by: 0)
+    #expect(watcher.shell == .gnome)
+    #expect(watcher.phoshVersion == nil)
+    #expect(watcher.found == .gnome)
+    gnome.leave()
+    time.advance(by: 0)
+    _ = try shell(version: "48 (phosh 0.49.0)")
+    time.advance(by: 0)
+    #expect(watcher.phoshVersion == "0.49.0")
+    #expect(shells == [.phosh, nil, .gnome, nil, .phosh])
+    // gsd-media-keys stayed: Phosh's, then (alone, or with GNOME Shell) GNOME's, then Phosh's.
+    #expect(seen.values == [.phosh, .gnome, .phosh])
+  }
+
   @Test func aDesktopAlreadyRunningIsFoundAtAttach() {
     let gsd = bus.connect()
     gsd.requestName(DesktopNames.gnomeMediaKeys)

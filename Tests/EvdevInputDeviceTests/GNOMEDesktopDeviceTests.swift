@@ -22,6 +22,13 @@ private let gnomeMissing: String? = {
   }
   return HeadlessDesktop.missing(.gnomeShell)
 }()
+private let phoshMissing: String? = {
+  if access(gsdMediaKeys, X_OK) != 0 {
+    return
+      "\(gsdMediaKeys) is not installed (apt-get install gnome-settings-daemon): the phosh test is skipped"
+  }
+  return HeadlessDesktop.missing(.phosh)
+}()
 
 extension EvdevInputDeviceTests {
   /// One press, one action with the desktop users run (docs/design.md#one-press-one-action): a
@@ -38,13 +45,27 @@ extension EvdevInputDeviceTests {
       "each press acts once: headset play/pause, a KEY_MEDIA double click, the keyboard's play/pause, a first responder"
     )
     func onePressOneAction() throws {
+      try onePressOneAction(on: .gnomeShell, desktopName: "GNOME (gsd-media-keys)")
+    }
+
+    /// The same on Phosh: phoc 0.24 and phosh 0.24, which takes no media key itself and grabs them
+    /// for gsd-media-keys (`org.gnome.Shell`'s `GrabAccelerators`); responderd finds phosh by its
+    /// `ShellVersion`, not as GNOME Shell. Keys reach phoc through its virtual keyboard.
+    @Test(
+      "phosh: each press acts once beside phosh and gsd-media-keys",
+      .enabled(if: phoshMissing == nil, Comment(rawValue: phoshMissing ?? "")))
+    func onePressOneActionOnPhosh() throws {
+      try onePressOneAction(on: .phosh, desktopName: "Phosh (gsd-media-keys)")
+    }
+
+    func onePressOneAction(on compositor: HeadlessDesktop.Compositor, desktopName: String) throws {
       let tb = try Testbed()
       let headsetHandler = try tb.handler("headset")
       let keyboardHandler = try tb.handler("keyboard-consumer")
       let headset = try tb.add("headset", handler: headsetHandler)
       let keyboard = try tb.add("keyboard-consumer", handler: keyboardHandler)
       let fixture = try DaemonFixture(config: "chain = [\"mpris\"]\n")
-      let session = try GNOMESession(bus: fixture.bus, loop: fixture.loop)
+      let session = try GNOMESession(compositor, bus: fixture.bus, loop: fixture.loop)
       defer { session.stop() }
       let calls = try session.startMonitor()
       let mpv = try session.startPlayer(connection: fixture.connection)
@@ -58,12 +79,12 @@ extension EvdevInputDeviceTests {
       var devices = ""
       try fixture.waitFor("responderd to find gsd-media-keys", timeout: 10) {
         devices = (try? fixture.run([responderctl, "devices"]).output) ?? ""
-        return devices.contains("desktop: GNOME (gsd-media-keys) handles media keys")
+        return devices.contains("desktop: \(desktopName) handles media keys")
       }
       let lines = devices.split(separator: "\n").map(String.init)
       #expect(
         lines.first
-          == "desktop: GNOME (gsd-media-keys) handles media keys: shared devices (keyboards, remotes, devices another program holds) are left to it, so that one press makes one action; owned devices stay responderd's",
+          == "desktop: \(desktopName) handles media keys: shared devices (keyboards, remotes, devices another program holds) are left to it, so that one press makes one action; owned devices stay responderd's",
         "\(devices)")
       #expect(
         lines.contains(
@@ -71,14 +92,14 @@ extension EvdevInputDeviceTests {
         ))
       #expect(
         lines.contains(
-          "           shared with the desktop, which handles media keys itself (GNOME (gsd-media-keys)): not read, its keys are the desktop's (not a headset-class device)"
+          "           shared with the desktop, which handles media keys itself (\(desktopName)): not read, its keys are the desktop's (not a headset-class device)"
         ), "\(devices)")
       #expect(
         lines.contains(
           "owned      /dev/input/event7  Logitech USB Headset H340 Consumer Control (0003:046d:0a38, usb-0000:00:14.0-2/input3)"
         ))
       let status = try fixture.run([responderctl, "status"]).output
-      #expect(status.contains("\ndesktop: GNOME (gsd-media-keys) handles media keys"), "\(status)")
+      #expect(status.contains("\ndesktop: \(desktopName) handles media keys"), "\(status)")
 
       /// A key as the kernel delivers it: to responderd through the device, and to the compositor
       /// (the shell, then gsd) only while no program holds the device.
@@ -333,9 +354,12 @@ final class GNOMESession {
   private var source: IOSource?
   private let players: PlayerHarness
 
-  init(bus: PrivateBus, loop: EventLoop) throws {
-    desktop = try HeadlessDesktop.gnomeShell(loop: loop, sessionBusAddress: bus.address)
-    print("GNOME Shell ready for input in \(desktop.startSeconds) s")
+  init(_ compositor: HeadlessDesktop.Compositor = .gnomeShell, bus: PrivateBus, loop: EventLoop) throws {
+    desktop =
+      compositor == .phosh
+      ? try HeadlessDesktop.phosh(loop: loop, sessionBusAddress: bus.address)
+      : try HeadlessDesktop.gnomeShell(loop: loop, sessionBusAddress: bus.address)
+    print("\(compositor.rawValue) ready for input in \(desktop.startSeconds) s")
     directory = desktop.directory + "/gnome"
     for folder in ["", "/data", "/data/applications", "/config"] { mkdir(directory + folder, 0o700) }
     try writeTextFile(

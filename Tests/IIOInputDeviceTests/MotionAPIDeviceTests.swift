@@ -364,6 +364,28 @@ extension IIOInputDeviceTests {
     _ = daemon.loop.run(until: { daemon.api.streamCount == 0 }, timeout: 2)
     #expect(daemon.api.streamCount == 0)
 
+    // Text: a header that says the units; --units m/s2 gives the sensor's, as motion record.
+    let sensorUnits = try ChildProcess(
+      [responderctl, "motion", "watch", "--interval", "0.05", "--count", "3", "--units", "m/s2"],
+      environment: daemon.bus.environment, stdout: .capture, stderr: .capture)
+    var plain = ""
+    daemon.feed(
+      rate: 100, duration: 1,
+      each: {
+        sensorUnits.readAvailable()
+        plain += sensorUnits.takeBufferedOutput()
+      })
+    _ = try sensorUnits.waitForExit(timeout: 5)
+    plain += try sensorUnits.readToEnd(timeout: 2)
+    let plainLines = plain.split(separator: "\n")
+    #expect(
+      plainLines.first
+        == "# t x y z every 0.05 s: m/s² with the sensor's signs (lying face up reads z = +9.8), as motion record writes",
+      "\(plain)")
+    #expect(
+      plainLines.count == 4 && plainLines.dropFirst().allSatisfy { $0.hasSuffix(" 9.802386") }, "\(plain)")
+    _ = daemon.loop.run(until: { daemon.api.streamCount == 0 }, timeout: 2)
+
     // A client killed mid-stream.
     let victim = try ChildProcess(
       [responderctl, "motion", "watch", "--interval", "0.01"], environment: daemon.bus.environment,
@@ -550,7 +572,9 @@ extension IIOInputDeviceTests {
 
     let text = try readTextFile(file)
     #expect(
-      text.hasPrefix("# responderd stream (org.responderd.Motion1): accelerometer every 0.02 s\nt,x,y,z\n"),
+      text.hasPrefix(
+        "# responderd stream (org.responderd.Motion1): accelerometer every 0.02 s, m/s² with the sensor's signs (lying face up reads z = +9.8; `motion watch` prints g with Core Motion's, z = -1, unless --units m/s2)\nt,x,y,z\n"
+      ),
       "\(text.prefix(200))")
     #expect(text.hasSuffix("\n"), "the last line complete")
     let samples = try MotionTrace.parse(text, file: file)

@@ -74,11 +74,13 @@ private func daemonProperty(_ fixture: DaemonFixture, _ name: String) throws -> 
 }
 
 /// Why the GNOME Shell test cannot run here, nil when it can.
-private let shellTestMissing: String? =
-  HeadlessDesktop.missing(.gnomeShell)
-  ?? (access("/usr/lib/x86_64-linux-gnu/girepository-1.0/Gtk-4.0.typelib", R_OK) == 0
+private let shellTestMissing: String? = HeadlessDesktop.missing(.gnomeShell) ?? gtk4Missing
+
+/// Why the GTK editor cannot run here, nil when it can.
+private let gtk4Missing: String? =
+  access("/usr/lib/x86_64-linux-gnu/girepository-1.0/Gtk-4.0.typelib", R_OK) == 0
     || access("/usr/lib/aarch64-linux-gnu/girepository-1.0/Gtk-4.0.typelib", R_OK) == 0
-    ? nil : "GTK 4's typelib is not installed (gir1.2-gtk-4.0): the GTK editor cannot run")
+  ? nil : "GTK 4's typelib is not installed (gir1.2-gtk-4.0): the GTK editor cannot run"
 
 /// Shake to undo in a real app (issue 35): the real responderd (a process, on the emulated
 /// accelerometer and proximity sensor), the real headless GNOME Shell 43 on its session bus, two
@@ -158,5 +160,67 @@ extension IIOInputDeviceTests {
     }
     #expect(left.count("question") == 1 && right.count("question") == 0)
     #expect(left.text == "alpha beta" && right.text == "gamma delta")
+  }
+}
+
+/// Why the phosh test cannot run here, nil when it can.
+private let phoshTestMissing: String? = HeadlessDesktop.missing(.phosh) ?? gtk4Missing
+
+/// Shake to undo on a phone: the real responderd on the emulated accelerometer, the real phoc 0.24
+/// and phosh 0.24 (headless) on its session bus, two GTK 4 example editors (phoc maximizes each
+/// between phosh's bars), keys typed through `zwp_virtual_keyboard_v1` (as squeekboard types).
+extension IIOInputDeviceTests {
+  @Test(
+    "phosh: a shake goes to the editor phoc activates, and to the one behind once it closes",
+    .enabled(if: phoshTestMissing == nil, "\(phoshTestMissing ?? "")"))
+  func shakeToUndoOnPhosh() throws {
+    let bed = try Testbed()
+    let fixture = try DaemonFixture(config: "chain = [\"log\"]\n[responders]\ndeadline = 1\n")
+    let desktop = try HeadlessDesktop.phosh(loop: fixture.loop, sessionBusAddress: fixture.bus.address)
+    defer { desktop.stop() }
+    try desktop.warmUp()
+
+    let left = try EditorWindow(desktop, title: "Left", arguments: [])
+    try desktop.type("alpha beta")
+    try left.waitFor("the typed text") { $0.text == "alpha beta" }
+    // Right opens over Left: phoc activates it.
+    let right = try EditorWindow(desktop, title: "Right", arguments: [])
+    try left.waitFor("its window to be inactive") { !$0.isActive }
+    try desktop.type("gamma delta")
+    try right.waitFor("the typed text") { $0.text == "gamma delta" }
+    #expect(left.text == "alpha beta")
+    func appFocus() -> [String]? {
+      (try? daemonProperty(fixture, "Chain").elements)?.compactMap(\.dictionary)
+        .filter { $0["kind"]?.string == "app" }
+        .sorted { ($0["id"]?.uint32 ?? 0) < ($1["id"]?.uint32 ?? 0) }
+        .map { $0["focus"]?.string ?? "" }
+    }
+    try fixture.waitFor("responderd to know Right's window is the active one") {
+      appFocus() == ["inactive", "active"] && (try? daemonProperty(fixture, "MotionInterest")) == .bool(true)
+    }
+
+    // A shake: the question, in Right only; Undo tapped where the editor says its button is (the
+    // window is at y = 32 points, 2 pixels a point).
+    feedShake(bed, on: fixture.loop, duration: 1.2)
+    try right.waitFor("the undo question") { $0.count("question") == 1 }
+    #expect(left.count("question") == 0)
+    if let directory = ProcessInfo.processInfo.environment["RESPONDERD_SCREENSHOTS"] {
+      try desktop.screenshot(to: directory + "/shake-to-undo-phosh.png")
+    }
+    let question = try #require(right.events.last { $0["event"] as? String == "question" })
+    let undo = try #require(question["undo"] as? [Int])
+    try desktop.tap(x: Double(undo[0] * 2), y: Double((32 + undo[1]) * 2))
+    try right.waitFor("the undo") { $0.count("undo") == 1 }
+    let undone = right.text ?? ""
+    #expect(undone != "gamma delta" && "gamma delta".hasPrefix(undone), "\(undone)")
+    #expect(left.text == "alpha beta" && left.count("undo") == 0)
+
+    // Right closes: phoc activates Left, responderd follows, and the next shake is Left's.
+    right.client.process.terminate(grace: 5)
+    try left.waitFor("its window to be active again") { $0.isActive }
+    try fixture.waitFor("responderd to know Left's window is the active one") { appFocus() == ["active"] }
+    feedShake(bed, on: fixture.loop, duration: 1.2)
+    try left.waitFor("the undo question") { $0.count("question") == 1 }
+    #expect(right.count("question") == 1)
   }
 }

@@ -393,7 +393,7 @@ struct PlayerBusTests {
       lines.contains { $0.hasPrefix("  \(a.shortName) (\(a.uniqueName)) Paused \"one.ogg\" — candidate") })
     let own = s.busConnection.uniqueName ?? "?"
     #expect(
-      lines.contains { $0.hasPrefix("  responderd (\(own)) - — responderd itself (never controlled)") },
+      lines.contains { $0.hasPrefix("  responderd (\(own)) — responderd itself (never controlled)") },
       "\(text.output)")
 
     let json = try s.run([responderctl, "players", "--json"])

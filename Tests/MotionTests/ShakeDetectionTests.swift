@@ -253,7 +253,7 @@ struct ShakeNegativeTests {
       name: "steps felt at the thigh: a slow turn, a heel strike and its rebound (1.5 g, 1.5 g, 4 g, 2 g)",
       // From the default 50 Hz up. At 25 Hz and below a heel strike of 0.11 s is two or three
       // samples, spread by the sensor's filter, and the swings' lengths can no longer be told apart:
-      // some steps pass, as with real thigh recordings resampled (docs/motion.md).
+      // some steps pass, as with real thigh recordings resampled (docs/motion-research.md).
       seconds: 12, lowestRate: 50),
     Scenario(name: "fast stroke with a rebound (3 g, 3 g, 1.3 g)", seconds: 5),
     Scenario(name: "fast stroke with two rebounds (2.5 g, 2.5 g, 1.2 g, 0.6 g)", seconds: 5),

@@ -89,6 +89,33 @@ import Testing
     ) { try ResponderdConfig.parse("[responders]\nevent-deadline = 0\n", file: "r.toml") }
   }
 
+  /// `[command]` keys are spelled as everywhere else (`togglePlayPause`, `motionBegan`); the other
+  /// spellings (`toggle-play-pause`, the older `shakeBegan`) are taken as the same event.
+  @Test func commandKeysTakeTheOneSpellingAndTheOthers() throws {
+    let config = try ResponderdConfig.parse(
+      "[command]\nmotionBegan = [\"a\"]\nshakeEnded = [\"b\"]\ntoggle-play-pause = [\"c\"]\n"
+        + "remoteControlNextTrack = [\"d\"]\n",
+      file: "c.toml")
+    #expect(
+      config.command.commands == [
+        "motionBegan": ["a"], "motionEnded": ["b"], "togglePlayPause": ["c"], "nextTrack": ["d"],
+      ])
+    #expect(
+      throws: ConfigError(
+        file: "c.toml", line: 3, key: "command.shakeBegan",
+        message: "'shakeBegan' in [command] is 'motionBegan' again: give each event once")
+    ) {
+      try ResponderdConfig.parse("[command]\nmotionBegan = [\"a\"]\nshakeBegan = [\"b\"]\n", file: "c.toml")
+    }
+    #expect(
+      throws: ConfigError(
+        file: "c.toml", line: 2, key: "command.motionBegun",
+        message:
+          "unknown event 'motionBegun' in [command] (did you mean 'motionBegan'?); one of: play, pause, stop, togglePlayPause, nextTrack, previousTrack, beginSeekingBackward, endSeekingBackward, beginSeekingForward, endSeekingForward, motionBegan, motionEnded, motionCancelled, or a KEY_ name of an owned device's key"
+      )
+    ) { try ResponderdConfig.parse("[command]\nmotionBegun = [\"a\"]\n", file: "c.toml") }
+  }
+
   @Test func unknownKeyNamesFileLineAndANearMiss() {
     let text = "chain = [\"log\"]\n\n[responders]\ndeadlin = 0.2\n"
     #expect(

@@ -30,7 +30,7 @@ import Testing
     } catch {
       #expect(
         "\(error)"
-          == "c.toml:2: 'touch.shell' must be one of 'auto', 'gnome', 'gnome-3', 'kde', 'phosh', 'hyprland-touch', 'none', not 'gnom' (did you mean 'gnome'?)"
+          == "c.toml:2: 'touch.shell' must be one of 'auto', 'gnome', 'gnome-3', 'kde', 'phosh', 'phosh-0.34', 'hyprland-touch', 'none', not 'gnom' (did you mean 'gnome'?)"
       )
     }
   }
@@ -87,7 +87,7 @@ import Testing
   @Test func phoshBarsAndHyprlandEdges() throws {
     #expect(
       try config(edge("top")).shellWarnings(for: [.phosh]).map(\.message) == [
-        "gesture 'drawer' (edge-swipe from the top edge): Phosh takes every touch landing within 32 px of the top edge (its top bar), so this rule acts there only when it starts 32 to 40 px from the edge (edge-width)"
+        "gesture 'drawer' (edge-swipe from the top edge): Phosh 0.35+ takes every touch landing within 32 px of the top edge (its top bar), so this rule acts there only when it starts 32 to 40 px from the edge (edge-width)"
       ])
     #expect(try config(edge("bottom")).shellWarnings(for: [.phosh]).count == 1)
     #expect(try config(edge("left")).shellWarnings(for: [.phosh]).isEmpty)
@@ -110,8 +110,9 @@ import Testing
   @Test func shellsChecked() throws {
     let auto = try config(swipe(fingers: 3))
     #expect(auto.shellProfilesToCheck(currentDesktop: "GNOME") == [.gnome])
-    #expect(auto.shellProfilesToCheck(currentDesktop: "sway") == [.gnome, .kde, .phosh])
-    #expect(auto.shellProfilesToCheck(currentDesktop: nil) == [.gnome, .kde, .phosh])
+    #expect(auto.shellProfilesToCheck(currentDesktop: "sway") == [.gnome, .kde, .phosh034, .phosh])
+    #expect(auto.shellProfilesToCheck(currentDesktop: nil) == [.gnome, .kde, .phosh034, .phosh])
+    #expect(auto.shellProfilesToCheck(currentDesktop: "Phosh:GNOME") == [.phosh034, .phosh])
     #expect(auto.shellWarnings(for: auto.shellProfilesToCheck(currentDesktop: nil)).count == 2)
     let fixed = try config(swipe(fingers: 3), touch: "width = 1280\nheight = 800\nshell = \"none\"\n")
     #expect(fixed.shellProfilesToCheck(currentDesktop: "GNOME") == [ShellProfile.none])

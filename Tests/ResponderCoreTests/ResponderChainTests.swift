@@ -77,7 +77,7 @@ final class Node: Responder {
     let record = records()[0]
     #expect(record.wasDropped)
     #expect(record.receivedBy == ["first", "second", "application"])
-    #expect(record.dropReason == "end of chain")
+    #expect(record.dropReason == "no responder handled it")
   }
 
   @Test func remoteControlEventsNeedBeginReceiving() {

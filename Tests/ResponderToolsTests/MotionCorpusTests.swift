@@ -114,7 +114,7 @@ private let pocketCorpus: MotionCorpus = {
 @Suite("Pocket and hand corpus")
 struct PocketCorpusTests {
   /// At the recordings' own rates (50 Hz for the Pixel, 100 Hz for the Samsungs). Resampled to
-  /// 50 Hz, one step in 29 minutes passes for a shake (docs/motion.md).
+  /// 50 Hz, one step in 29 minutes passes for a shake (docs/motion-research.md).
   @Test("No shake from a phone in a trouser pocket, walking or being put in and taken out")
   func noShakeInAPocket() throws {
     var minutes = 0.0
@@ -132,7 +132,7 @@ struct PocketCorpusTests {
   }
 
   /// Real shakes by hand, 1–15 s; the ones missed start at the first sample (the recording began
-  /// mid-shake) or are short second bursts after a long shake (see docs/motion.md).
+  /// mid-shake) or are short second bursts after a long shake (see docs/motion-research.md).
   @Test("Real hand shakes are found: at least 37 of 43")
   func realShakesFound() throws {
     var found = 0
@@ -153,7 +153,7 @@ struct PocketCorpusTests {
 /// A hand-held controller (Wii Remote, 100 Hz; Tests/Fixtures/Motion/wiimote, see its README)
 /// shaken deliberately (71 clips, 0.4–3.9 s) and moved once (picked up, moved left, right, up or
 /// down; 273 clips), the held-out clips included. Measured, not tuned on: the floors are the
-/// detector's figures when the recordings were added (docs/motion.md). The recordings carry no
+/// detector's figures when the recordings were added (docs/motion-research.md). The recordings carry no
 /// licence and may be kept outside the repository: `RESPONDERD_WIIMOTE_CORPUS` names their
 /// directory (default: Tests/Fixtures/Motion/wiimote); without them the suite is skipped.
 private let wiimoteDirectory = motionFixtures("wiimote", overriddenBy: "RESPONDERD_WIIMOTE_CORPUS")
@@ -218,7 +218,7 @@ struct ControllerCorpusTests {
 /// see its README), the held-out recordings included. The traces are rebuilt by its `convert.py`
 /// (22 MB, not kept): `RESPONDERD_DAPHNET_CORPUS` names their directory (default:
 /// Tests/Fixtures/Motion/daphnet); without them the suite is skipped. The ceilings are the
-/// detector's figures (docs/motion.md): what is left sits where a freeze of gait starts or ends,
+/// detector's figures (docs/motion-research.md): what is left sits where a freeze of gait starts or ends,
 /// or in a burst of the whole body trembling.
 private let daphnetDirectory = motionFixtures("daphnet", overriddenBy: "RESPONDERD_DAPHNET_CORPUS")
 
@@ -269,7 +269,7 @@ struct ThighCorpusTests {
 /// going down stairs and falls are no shake. One committed clip of each is always run; the whole
 /// corpus, rebuilt by its `convert.py` (70 MB, not kept), where `RESPONDERD_UMAFALL_CORPUS` says
 /// (default: Tests/Fixtures/Motion/umafall), is skipped without it. The ceilings are the detector's
-/// figures (docs/motion.md), held-out recordings included.
+/// figures (docs/motion-research.md), held-out recordings included.
 private let umafallDirectory = motionFixtures("umafall", overriddenBy: "RESPONDERD_UMAFALL_CORPUS")
 
 private let umafallCorpusPresent = FileManager.default.isReadableFile(

@@ -53,7 +53,7 @@ import Testing
   @Test func shakesRunTheirPhaseCommand() throws {
     let out = FileManager.default.temporaryDirectory.appendingPathComponent("cmd-\(UUID().uuidString)")
     let (service, _, records) = try service(
-      "chain = [\"command\"]\n[command]\nshakeEnded = [\"sh\", \"-c\", \"echo $RESPONDERD_EVENT_PHASE > \(out.path)\"]\n"
+      "chain = [\"command\"]\n[command]\nmotionEnded = [\"sh\", \"-c\", \"echo $RESPONDERD_EVENT_PHASE > \(out.path)\"]\n"
     )
     service.application.post(.motion(timestamp: 1), phase: .began)
     service.application.post(.motion(timestamp: 2), phase: .ended)

@@ -26,7 +26,7 @@ import Testing
   @Test func noArgumentsRunWithTheDefaults() throws {
     let defaults = try options([])
     #expect(defaults == Line())
-    #expect(defaults.user == "nobody")
+    #expect(defaults.user == nil)
     #expect(!defaults.allowRoot)
     #expect(defaults.config == nil && defaults.checkConfig == nil && defaults.logLevel == nil)
   }
@@ -93,7 +93,7 @@ import Testing
     #expect(
       unknown.text == """
         Error: Unknown option '--bogus'
-        Usage: responderd [--config <config>] [--check-config <check-config>] [--log-level <log-level>] [--user <user>] [--allow-root]
+        Usage: responderd [--config <config>] [--check-config [<check-config>]] [--log-level <log-level>] [--user <user>] [--allow-root]
           See 'responderd --help' for more information.
 
         """)
@@ -114,7 +114,7 @@ import Testing
 
   @Test func helpNamesEveryOptionAndTheDefaultConfigPlaces() {
     for option in [
-      "--config <config>", "--check-config <check-config>", "--log-level <log-level>", "--user <user>",
+      "--config <config>", "--check-config [<check-config>]", "--log-level <log-level>", "--user <user>",
     ] {
       #expect(Line.help.contains(option))
     }

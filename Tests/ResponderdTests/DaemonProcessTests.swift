@@ -67,6 +67,9 @@ final class DaemonProcess {
   }
 }
 
+/// `--allow-root` when the tests run as root (a container): responderd refuses root without it.
+var asRoot: [String] { geteuid() == 0 ? ["--allow-root"] : [] }
+
 struct TimeoutError: Error, CustomStringConvertible {
   var what: String
   var output: String
@@ -81,7 +84,7 @@ struct TimeoutError: Error, CustomStringConvertible {
   }
 
   @Test func startsWithNoDevicesAndNoBusSaysWhatItLacksAndStopsOnSIGTERM() throws {
-    let daemon = try DaemonProcess(builtExecutable("responderd"), [], environment: try bareEnvironment())
+    let daemon = try DaemonProcess(builtExecutable("responderd"), asRoot, environment: try bareEnvironment())
     try daemon.waitForOutput(timeout: 10) { $0.contains("bus: no session bus") }
     #expect(daemon.isRunning)
     let text = daemon.text
@@ -90,6 +93,35 @@ struct TimeoutError: Error, CustomStringConvertible {
     daemon.terminate()
     #expect(try daemon.waitForExit(timeout: 10) == 0)
     #expect(daemon.text.contains("stopped"))
+  }
+
+  /// Started as root with no --user, it could reach no session bus a desktop uses: one line says
+  /// why and what to do, and it exits 77 (it dropped to `nobody` and waited for ever).
+  @Test(.enabled(if: geteuid() == 0, "runs as root only"))
+  func asRootWithoutAUserItSaysWhyInOneLineAndExits() throws {
+    let daemon = try DaemonProcess(builtExecutable("responderd"), [], environment: try bareEnvironment())
+    #expect(try daemon.waitForExit(timeout: 10) == 77)
+    let lines = daemon.text.split(separator: "\n")
+    #expect(lines.count == 1, "\(daemon.text)")
+    #expect(lines.first?.hasPrefix("responderd: started as root: ") == true)
+    #expect(daemon.text.contains("cannot reach root's session bus"))
+    #expect(daemon.text.contains("systemctl --user start responderd"))
+    #expect(daemon.text.contains("--user NAME"))
+  }
+
+  /// As root with --user: it runs as that user, on that user's session bus (not root's).
+  @Test(.enabled(if: geteuid() == 0, "runs as root only"))
+  func asRootWithAUserItServesThatUsersBus() throws {
+    var environment = try bareEnvironment()
+    environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/run/user/0/bus"
+    let daemon = try DaemonProcess(
+      builtExecutable("responderd"), ["--user", "nobody"], environment: environment)
+    try daemon.waitForOutput(timeout: 10) { $0.contains("bus: no session bus found") }
+    let uid = getpwnam("nobody").map { $0.pointee.pw_uid } ?? 65534
+    #expect(daemon.text.contains("now running as 'nobody' (uid \(uid)) on its session bus"))
+    #expect(daemon.text.contains("no session bus found at unix:path=/run/user/\(uid)/bus"))
+    daemon.terminate()
+    #expect(try daemon.waitForExit(timeout: 10) == 0)
   }
 
   @Test func checkConfigNamesFileLineAndKey() throws {
@@ -101,6 +133,31 @@ struct TimeoutError: Error, CustomStringConvertible {
       builtExecutable("responderd"), ["--check-config", file.path], environment: try bareEnvironment())
     #expect(try check.waitForExit(timeout: 10) != 0)
     #expect(check.text.contains("\(file.path):3: unknown key 'levle' in [logging] (did you mean 'level'?)"))
+  }
+
+  /// `--check-config` without a file checks the one the service would load and names it (as
+  /// `sshd -t`); with none, it says the built-in defaults apply.
+  @Test func checkConfigWithoutAFileChecksTheOneTheServiceWouldLoad() throws {
+    var environment = try bareEnvironment()
+    environment["XDG_CONFIG_DIRS"] = "/nonexistent"
+    let home = environment["XDG_CONFIG_HOME"]!
+    let none = try DaemonProcess(builtExecutable("responderd"), ["--check-config"], environment: environment)
+    #expect(try none.waitForExit(timeout: 10) == 0)
+    #expect(
+      none.text
+        == "no config file (\(home)/responderd/config.toml, /nonexistent/responderd/config.toml do not exist): the service would run on the built-in defaults\n"
+    )
+    let dir = URL(fileURLWithPath: home).appendingPathComponent("responderd")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let file = dir.appendingPathComponent("config.toml").path
+    try "chain = [\"log\"]\n".write(toFile: file, atomically: true, encoding: .utf8)
+    let good = try DaemonProcess(builtExecutable("responderd"), ["--check-config"], environment: environment)
+    #expect(try good.waitForExit(timeout: 10) == 0)
+    #expect(good.text == "checking \(file), the file the service would load\n\(file): OK (chain: log)\n")
+    try "chain = \"log\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+    let bad = try DaemonProcess(builtExecutable("responderd"), ["--check-config"], environment: environment)
+    #expect(try bad.waitForExit(timeout: 10) == 78)
+    #expect(bad.text.contains("\(file):1: 'chain' must be an array of strings, not a string"))
   }
 
   /// A three-finger rule on GNOME: `--check-config` warns (file, line, shell, reason) and accepts
@@ -180,6 +237,29 @@ struct TimeoutError: Error, CustomStringConvertible {
   }
 }
 
+@Suite(.serialized) struct DaemonSecondInstanceTests {
+  /// A second responderd on a bus where one owns the name says so in one line and exits 1; the
+  /// first runs on.
+  @Test func aSecondInstanceExitsNonZeroWithOneLine() throws {
+    let bus = try PrivateBus()
+    defer { bus.stop() }
+    var environment = ["PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": "/nonexistent", "HOME": "/nonexistent"]
+    environment.merge(bus.environment) { $1 }
+    let first = try DaemonProcess(builtExecutable("responderd"), asRoot, environment: environment)
+    try first.waitForOutput(timeout: 10) { $0.contains("bus: owns org.responderd.Daemon1") }
+    let second = try DaemonProcess(builtExecutable("responderd"), asRoot, environment: environment)
+    #expect(try second.waitForExit(timeout: 10) == 1)
+    let refusals = second.text.split(separator: "\n").filter { $0.contains("another responderd") }
+    #expect(refusals.count == 1, "\(second.text)")
+    #expect(
+      refusals.first?.contains(
+        "bus: another responderd already owns org.responderd.Daemon1 on \(bus.address): exiting") == true)
+    #expect(first.isRunning)
+    first.terminate()
+    #expect(try first.waitForExit(timeout: 10) == 0)
+  }
+}
+
 @Suite struct DaemonSignalTests {
   /// `responderd 2>&1 | head -n 1` killed it with SIGPIPE at its second log line (issue 16).
   /// Here the reader of its stderr goes away after the first line; SIGHUP, SIGUSR1 and SIGUSR2
@@ -188,7 +268,7 @@ struct TimeoutError: Error, CustomStringConvertible {
     let config = FileManager.default.temporaryDirectory.appendingPathComponent("rsp-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
     let daemon = try ChildProcess(
-      [builtExecutable("responderd").path],
+      [builtExecutable("responderd").path] + asRoot,
       environment: [
         "PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": config.path, "XDG_RUNTIME_DIR": "/nonexistent",
       ], inheritEnvironment: false, stdout: .capture, stderr: .capture)
@@ -214,7 +294,7 @@ struct TimeoutError: Error, CustomStringConvertible {
     let file = dir.appendingPathComponent("config.toml")
     try "chain = [\"log\"]\n".write(to: file, atomically: true, encoding: .utf8)
     let daemon = try DaemonProcess(
-      builtExecutable("responderd"), [],
+      builtExecutable("responderd"), asRoot,
       environment: ["PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": home.path, "XDG_RUNTIME_DIR": "/nonexistent"])
     try daemon.waitForOutput(timeout: 10) { $0.contains("bus: no session bus") }
     daemon.child.signal(SIGHUP)

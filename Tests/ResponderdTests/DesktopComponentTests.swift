@@ -117,6 +117,36 @@ import Testing
     #expect(seen == [.gnome, .phosh, .gnome, .none, .kde])
   }
 
+  /// phosh owns `org.gnome.Shell` and names its release in `ShellVersion`: 0.24 (Debian 12) has
+  /// the 40 px home button bar, 0.35 and later the 15 px home bar.
+  @Test func phoshProfileFollowsItsRelease() throws {
+    let (service, keys, desktop) = try service("auto")
+    defer { service.stop() }
+    func phosh(_ version: String) throws -> InMemoryBusConnection {
+      let connection = bus.connect()
+      try connection.export(
+        path: DesktopNames.gnomeShellPath,
+        interfaces: [
+          DBusInterface(
+            DesktopNames.gnomeShell, properties: [DBusProperty(DesktopNames.shellVersion, get: { version })])
+        ])
+      connection.requestName(DesktopNames.gnomeShell)
+      return connection
+    }
+    let old = try phosh("43 (phosh 0.24.0)")
+    time.advance(by: 0)
+    #expect(desktop.shellProfile == .phosh034)
+    #expect(
+      keys.report.notes.last
+        == "touch: shell profile phosh-0.34 (Phosh 0.34 and earlier, found on the session bus): the shell takes the touches landing on its top bar (32 px) and its home bar (40 px): no gesture rule acts on those"
+    )
+    old.leave()
+    _ = try phosh("48 (phosh 0.49.0)")
+    time.advance(by: 0)
+    #expect(desktop.shellProfile == .phosh)
+    #expect(keys.report.notes.last?.contains("its home bar (15 px)") == true)
+  }
+
   /// A configured shell is kept whatever the bus says.
   @Test func configuredShellProfile() throws {
     let gsd = bus.connect()

@@ -75,6 +75,22 @@ import Testing
     }
   }
 
+  /// The pages are for users and contributors, not a record of the project's issues; the motion
+  /// page is for users (the research has a page of its own).
+  @Test func noPageNamesAnIssueAndTheMotionPageIsShort() throws {
+    for page in try Self.pages() where page != "NEWS.md" {
+      let text = try Self.read(page)
+      for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let mentions =
+          line.firstMatch(of: /(?i)\bissues? [0-9]/) != nil
+          || line.firstMatch(of: /(^|[\s(])#[0-9]/) != nil
+        #expect(!mentions, "\(page):\(number + 1): \(line)")
+      }
+    }
+    let motion = try Self.read("docs/motion.md").split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(motion.count < 200, "docs/motion.md has \(motion.count) lines")
+  }
+
   @Test func theAnchorsOfHeadingsFollowGitHub() throws {
     let page = try MarkdownPage(
       """

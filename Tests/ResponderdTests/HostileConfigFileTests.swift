@@ -75,7 +75,7 @@ import Testing
     let file = dir.appendingPathComponent("config.toml").path
     try "chain = [\"log\"]\n".write(toFile: file, atomically: true, encoding: .utf8)
     let daemon = try DaemonProcess(
-      builtExecutable("responderd"), [], environment: environment(configHome: home.path))
+      builtExecutable("responderd"), asRoot, environment: environment(configHome: home.path))
     try daemon.waitForOutput(timeout: 10) { $0.contains("bus: no session bus") }
 
     try FileManager.default.removeItem(atPath: file)
@@ -120,7 +120,7 @@ import Testing
     // The service itself: it logs before its loop runs, then runs (its loop takes SIGTERM through
     // a signalfd, so the signal is blocked once it listens), and stops cleanly.
     let service = try ChildProcess(
-      [builtExecutable("responderd").path, "--config", good], environment: environment(),
+      [builtExecutable("responderd").path, "--config", good] + asRoot, environment: environment(),
       inheritEnvironment: false, stdout: .closedPipe, stderr: .closedPipe)
     let deadline = monotonicNow() + 10
     while service.isRunning, !blocksSIGTERM(service.pid) {

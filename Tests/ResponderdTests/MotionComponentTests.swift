@@ -35,7 +35,7 @@ struct MotionComponentTests {
     }
     #expect(!command([:]).wantedEventTypes.contains(.motion))
     #expect(!command(["nextTrack": ["mpc", "next"]]).wantedEventTypes.contains(.motion))
-    #expect(command(["shakeBegan": ["notify-send", "shake"]]).wantedEventTypes.contains(.motion))
+    #expect(command(["motionBegan": ["notify-send", "shake"]]).wantedEventTypes.contains(.motion))
   }
 
   @Test("Other handlers: by their event types, or by saying so")

@@ -27,7 +27,7 @@ import Testing
     logOnly.start()
     #expect(!logOnlyInterest.isWanted, "log takes motion events but does not ask for them")
     let (shake, shakeInterest) = try service(
-      "chain = [\"command\", \"log\"]\n[command]\nshakeBegan = [\"true\"]\n", bus: bus, loop: loop)
+      "chain = [\"command\", \"log\"]\n[command]\nmotionBegan = [\"true\"]\n", bus: bus, loop: loop)
     shake.start()
     #expect(shakeInterest.isWanted)
   }

@@ -1,5 +1,6 @@
 import DBus
 import DBusTestSupport
+import EventLoop
 import Foundation
 import ResponderClient
 import Testing
@@ -185,6 +186,133 @@ import Testing
     #expect(try send(fixture, "motion", "motionShake", "began") == "")
     #expect(ChildProcess.exitedSuccessfully(try stop(app)))
     #expect(try app.readLine(timeout: 5) == nil, "no other shake was received")
+  }
+
+  /// The Python app of the apps page, as a user runs it from a checkout: register, become first
+  /// responder, print each event.
+  static let appScript = """
+    import sys; sys.path.insert(0, "\(package)")
+    from responderd_client import GLib, Responder, run_until_signalled
+    app = Responder("/org/example/App", ["remoteControl"], lambda event: print("event", event, flush=True) or True)
+    app.on_registered = lambda id: print("registered", id, flush=True)
+    print("register:", app.register(), flush=True)
+    app.become_first_responder()
+    print("ready:", flush=True)
+    run_until_signalled(GLib.MainLoop(), app.close)
+    """
+
+  /// The pid of the owner of responderd's name on `bus` (nil when there is none).
+  func daemonPID(on bus: PrivateBus) throws -> pid_t? {
+    let reply = try ChildProcess.runSeparately(
+      [
+        "dbus-send", "--bus=\(bus.address)", "--print-reply", "--dest=org.freedesktop.DBus",
+        "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID",
+        "string:\(ResponderBusAPI.daemonName)",
+      ])
+    return reply.stdout.split(separator: " ").last.flatMap {
+      pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+  }
+
+  /// `register()` with responderd not running starts it through the package's activation file
+  /// (GetNameOwner alone never activates: it raised NameHasNoOwner).
+  @Test func registerStartsTheDaemonByDBusActivation() throws {
+    let bus = try PrivateBus(start: false)
+    defer { bus.stop() }
+    let config = bus.directory + "/config.toml"
+    try "chain = [\"log\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
+    // The package's file, its Exec= at the built daemon (with this test's config).
+    let packaged = try String(
+      contentsOfFile: "\(Self.package)/../packaging/dbus/org.responderd.Daemon1.service", encoding: .utf8)
+    #expect(packaged.contains("\nExec=/usr/bin/responderd\n"))
+    let exec = ([builtExecutable("responderd").path, "--config", config] + asRoot).joined(separator: " ")
+    try FileManager.default.createDirectory(atPath: bus.servicesDirectory, withIntermediateDirectories: true)
+    try packaged.replacingOccurrences(of: "\nExec=/usr/bin/responderd\n", with: "\nExec=\(exec)\n").write(
+      toFile: bus.servicesDirectory + "/org.responderd.Daemon1.service", atomically: true, encoding: .utf8)
+    try bus.start()
+    #expect(try daemonPID(on: bus) == nil, "not running before the app")
+
+    let app = try ChildProcess(
+      ["/usr/bin/python3", "-c", Self.appScript], environment: bus.environment, stdout: .capture,
+      stderr: .capture)
+    var pid: pid_t?
+    defer {
+      // The activated daemon is the bus's child: stop it and wait until it is gone.
+      if let pid = pid ?? (try? daemonPID(on: bus)) {
+        kill(pid, SIGTERM)
+        let deadline = monotonicNow() + 10
+        while kill(pid, 0) == 0 && monotonicNow() < deadline { usleep(10_000) }  // bounded polling
+      }
+    }
+    #expect(try app.readLine(timeout: 20) == "registered 1")
+    #expect(try app.readLine(timeout: 5) == "register: 1")
+    #expect(try app.readLine(timeout: 5) == "ready:")
+    pid = try daemonPID(on: bus)
+    #expect(pid != nil, "register() started responderd")
+    let connection = try bus.connect(loop: try EventLoop())
+    let handled =
+      try daemonCall(connection, "SendEvent", [.string("remoteControl"), .string("pause"), .string("")])
+      .get().first?.string ?? ""
+    #expect(handled.hasSuffix("#1"), "\(handled)")
+    #expect(try app.readLine(timeout: 5) == "event remoteControl/pause")
+    #expect(ChildProcess.exitedSuccessfully(try stop(app)))
+  }
+
+  /// No activation file (a source checkout) and no daemon: `register()` says so in one line and
+  /// the app registers, and becomes first responder, once responderd starts.
+  @Test func registerWaitsForADaemonThatCannotBeActivated() throws {
+    let bus = try PrivateBus()
+    defer { bus.stop() }
+    let app = try ChildProcess(
+      ["/usr/bin/python3", "-c", Self.appScript], environment: bus.environment, stdout: .capture,
+      stderr: .capture)
+    // Its stderr (one line) comes first: stdout and stderr share the pipe.
+    #expect(
+      try app.readLine(timeout: 10)?.hasPrefix(
+        "responder: responderd is not running on the session bus and cannot be started by D-Bus activation")
+        == true)
+    #expect(try app.readLine(timeout: 5) == "register: None")
+    #expect(try app.readLine(timeout: 5) == "ready:")
+    var environment = ["PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": "/nonexistent", "HOME": "/nonexistent"]
+    environment.merge(bus.environment) { $1 }
+    let daemon = try DaemonProcess(builtExecutable("responderd"), asRoot, environment: environment)
+    #expect(try app.readLine(timeout: 10) == "registered 1")
+    try daemon.waitForOutput(timeout: 10) { $0.contains("is first responder") }
+    let connection = try bus.connect(loop: try EventLoop())
+    let handled =
+      try daemonCall(connection, "SendEvent", [.string("remoteControl"), .string("play"), .string("")])
+      .get().first?.string ?? ""
+    #expect(handled.hasSuffix("#1"), "\(handled)")
+    #expect(try app.readLine(timeout: 5) == "event remoteControl/play")
+    #expect(ChildProcess.exitedSuccessfully(try stop(app)))
+    daemon.terminate()
+    #expect(try daemon.waitForExit(timeout: 10) == 0)
+  }
+
+  /// The apps page's `shake.py`, copied from the page as written and run as the page says for a
+  /// clone (`PYTHONPATH=python /usr/bin/python3 shake.py` at the top of the clone).
+  @Test func theAppsPagesSnippetRunsAsWrittenFromACheckout() throws {
+    let page = try String(contentsOfFile: "\(Self.package)/../docs/apps.md", encoding: .utf8)
+    let start = try #require(page.range(of: "`shake.py`:\n\n```python\n"))
+    let end = try #require(page.range(of: "```\n", range: start.upperBound..<page.endIndex))
+    let snippet = String(page[start.upperBound..<end.lowerBound])
+    #expect(page.contains("`PYTHONPATH=python /usr/bin/python3 shake.py` from the top of the clone"))
+    let fixture = try DaemonFixture()
+    let file = fixture.bus.directory + "/shake.py"
+    try snippet.write(toFile: file, atomically: true, encoding: .utf8)
+    let root = URL(fileURLWithPath: Self.package).deletingLastPathComponent().path
+    var environment = fixture.bus.environment
+    environment["PYTHONPATH"] = "python"
+    let app = try ChildProcess(
+      ["/bin/sh", "-c", "cd \"$1\" && exec /usr/bin/python3 \"$2\"", "sh", root, file],
+      environment: environment, stdout: .capture, stderr: .capture)
+    #expect(try app.readLine(timeout: 10) == "ready: shake the device")
+    #expect(try send(fixture, "motion", "motionShake", "began").hasPrefix("shake#"))
+    #expect(try app.readLine(timeout: 5) == "shake began")
+    #expect(try send(fixture, "motion", "motionShake", "ended").hasPrefix("shake#"))
+    #expect(try app.readLine(timeout: 5) == "shake ended")
+    #expect(ChildProcess.exitedSuccessfully(try stop(app)))
+    try fixture.waitFor("shake.py to unregister") { fixture.log.contains("removed: unregistered") }
   }
 
   func firstResponder(_ fixture: DaemonFixture) throws -> UInt32 {

@@ -12,17 +12,32 @@ import Testing
 
   @Test func sendPrintsWhoHandledTheEvent() throws {
     let fixture = try DaemonFixture(config: commandAndLog)
-    let next = try fixture.run([try responderctl(), "send", "remote-control", "next-track"])
-    #expect(next.exitCode == 0)
-    #expect(next.output == "remoteControl nextTrack: handled by command\n")
-    let pause = try fixture.run([try responderctl(), "send", "remote-control", "pause", "--json"])
+    // The spelling of everything else (remoteControl, togglePlayPause), and the others.
+    for (type, subtype) in [
+      ("remoteControl", "nextTrack"), ("remote-control", "next-track"),
+      ("remoteControl", "remoteControlNextTrack"),
+    ] {
+      let next = try fixture.run([try responderctl(), "send", type, subtype])
+      #expect(next.exitCode == 0, "\(type) \(subtype)")
+      #expect(next.output == "remoteControl nextTrack: handled by command\n")
+    }
+    // Nobody handled it: exit 1, as playerctl when no player acted.
+    let pause = try fixture.run([try responderctl(), "send", "remoteControl", "pause", "--json"])
+    #expect(pause.exitCode == 1)
     #expect(pause.output == "{\"type\": \"remoteControl\", \"subtype\": \"pause\", \"handledBy\": null}\n")
     let shake = try fixture.run([try responderctl(), "send", "motion", "began"])
+    #expect(shake.exitCode == 1)
     #expect(shake.output == "motion motionShake began: dropped (no responder handled it)\n")
 
-    let bad = try fixture.run([try responderctl(), "send", "remote-control", "louder"])
+    let bad = try fixture.run([try responderctl(), "send", "remoteControl", "louder"])
     #expect(bad.exitCode == 64)
-    #expect(bad.output.contains("unknown remote-control subtype 'louder'; one of: play, pause, stop"))
+    #expect(bad.output.contains("unknown remoteControl subtype 'louder'; one of: play, pause, stop"))
+    let typo = try fixture.run([try responderctl(), "send", "remoteControll", "pause"])
+    #expect(typo.exitCode == 64)
+    #expect(
+      typo.output.contains(
+        "responderctl: unknown command 'send remoteControll' (did you mean 'remoteControl'?); one of: remoteControl, motion"
+      ), "\(typo.output)")
     let badPhase = try fixture.run([try responderctl(), "send", "motion", "sideways"])
     #expect(badPhase.exitCode == 64)
     #expect(badPhase.output.contains("unknown motion phase 'sideways'; one of: began, ended, cancelled"))
@@ -107,6 +122,15 @@ import Testing
     #expect(focusEntries.map { $0["focus"] as? String } == ["active", nil, nil, nil])
   }
 
+  /// A `command` handler with no command takes no event: the EVENTS column says "none".
+  @Test func chainSaysNoneForAHandlerThatTakesNoEvent() throws {
+    let fixture = try DaemonFixture(config: "chain = [\"command\", \"log\"]\n")
+    let chain = try fixture.run([try responderctl(), "chain"]).output.split(separator: "\n")
+    #expect(
+      chain.contains { $0.hasPrefix("  command ") && $0.contains(" handler ") && $0.hasSuffix(" none") },
+      "\(chain)")
+  }
+
   @Test func monitorJSONPrintsOneObjectPerDispatchedEvent() throws {
     let fixture = try DaemonFixture(config: commandAndLog)
     let shaker = try TestApp(fixture, path: "/test/Shaker") { $0.phase == .began ? .handled : .notHandled }
@@ -130,12 +154,13 @@ import Testing
     #expect(objects.map { $0["subtype"] as? String } == ["nextTrack", "pause", "motionShake", "motionShake"])
     #expect(objects.map { $0["phase"] as? String } == [nil, nil, "began", "cancelled"])
     #expect(objects[0]["handledBy"] as? String == "command")
-    #expect(objects[1]["handledBy"] is NSNull && objects[1]["dropReason"] as? String == "end of chain")
+    #expect(
+      objects[1]["handledBy"] is NSNull && objects[1]["dropReason"] as? String == "no responder handled it")
     #expect(objects[2]["handledBy"] as? String == appName(shakerID))
     #expect(objects[3]["handledBy"] is NSNull)
     // Responders that do not take an event's type pass it on at once (and are listed).
-    #expect(objects[1]["receivedBy"] as? [String] == [appName(shakerID), "command", "log", "application"])
-    #expect(objects[3]["receivedBy"] as? [String] == [appName(shakerID), "command", "log", "application"])
+    #expect(objects[1]["receivedBy"] as? [String] == [appName(shakerID), "command", "log"])
+    #expect(objects[3]["receivedBy"] as? [String] == [appName(shakerID), "command", "log"])
     let timestamps = objects.compactMap { $0["timestamp"] as? Double }
     #expect(timestamps.count == 4 && timestamps == timestamps.sorted())
     #expect(abs(timestamps[0] - monotonicNow()) < 10, "seconds since boot, like the daemon's clock")
@@ -160,7 +185,8 @@ import Testing
     #expect(
       events[0].wholeMatch(of: /\d\d:\d\d:\d\d\.\d{3}  remoteControl nextTrack +handled by command/) != nil)
     #expect(
-      events[1].wholeMatch(of: /\d\d:\d\d:\d\d\.\d{3}  motion +motionShake ended +dropped \(end of chain\)/)
+      events[1].wholeMatch(
+        of: /\d\d:\d\d:\d\d\.\d{3}  motion +motionShake ended +dropped \(no responder handled it\)/)
         != nil)
   }
 

@@ -222,6 +222,31 @@ private func p(_ x: Double, _ y: Double) -> Point { Point(x: x, y: y) }
     }
   }
 
+  /// Phosh 0.34 and earlier (0.24 in Debian 12): a 40 px home button bar. The real phosh 0.24
+  /// gives the app the touches from y = 32 to y = 680 (exclusive) on this screen.
+  @Test func homeButtonBarOfPhosh034() {
+    for (y, passed) in [
+      (0.0, false), (31.75, false), (32, true), (360, true), (679.75, true), (680, false), (719, false),
+    ] {
+      let fingers = Fingers(.phosh034, screen: Self.phone)
+      #expect((fingers.frame(1.00, [0: p(180, y)]) == [0]) == passed, "a touch at y = \(y)")
+    }
+    #expect(ShellProfile.phosh034.edgeBands.map(\.width) == [32, 40])
+    #expect(ShellProfile.phosh.edgeBands.map(\.width) == [32, 15])
+  }
+
+  /// The profile follows the phosh release: the home bar shrank to 15 px in 0.35.0.
+  @Test func profileOfARelease() {
+    #expect(ShellProfile.phosh(version: "0.24.0") == .phosh034)
+    #expect(ShellProfile.phosh(version: "0.34.1") == .phosh034)
+    #expect(ShellProfile.phosh(version: "0.35.0") == .phosh)
+    #expect(ShellProfile.phosh(version: "0.49.0") == .phosh)
+    #expect(ShellProfile.phosh(version: "1.0") == .phosh)
+    #expect(ShellProfile.phosh(version: nil) == .phosh)
+    #expect(ShellProfile.phosh(version: "unknown") == .phosh)
+    #expect(ShellProfile(rawValue: "phosh-0.34") == .phosh034)
+  }
+
   /// A finger on a bar takes nothing from a finger elsewhere.
   @Test func otherFingersStayTheApplications() {
     let fingers = Fingers(.phosh, screen: Self.phone)

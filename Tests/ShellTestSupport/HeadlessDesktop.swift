@@ -8,9 +8,9 @@ import SystemPackage
   import Glibc
 #endif
 
-/// A real Wayland desktop for one test (or one suite): GNOME Shell 43, mutter 43 or KWin 5.27,
-/// headless, software-rendered, on private buses, with input injected as the compositor gets it
-/// from a device.
+/// A real Wayland desktop for one test (or one suite): GNOME Shell 43, mutter 43, KWin 5.27 or
+/// phoc 0.24 with phosh 0.24, headless, software-rendered, on private buses, with input injected
+/// as the compositor gets it from a device.
 ///
 /// ```swift
 /// let desktop = try HeadlessDesktop.gnomeShell()
@@ -30,6 +30,10 @@ import SystemPackage
 /// capability (exec of the original fails where CAP_SYS_RESOURCE is not in the bounding set),
 /// with `KWIN_WAYLAND_NO_PERMISSION_CHECKS=1` so that the fake-input protocol is offered.
 ///
+/// phoc and phosh run from `phosh-session.py` (`Tests/Fixtures/wayland`): touches come from an
+/// emulated evdev touchscreen of its own (umockdev) through libinput, the path a phone's panel
+/// takes; keys from a `zwp_virtual_keyboard_v1` client, as from squeekboard.
+///
 /// Nothing of the test's umockdev (`LD_PRELOAD` of libumockdev-preload, `UMOCKDEV_DIR`) reaches
 /// the desktop's processes: under `umockdev-wrapper` the emulated devices stay the test's, and the
 /// desktop sees only the injected input.
@@ -43,6 +47,8 @@ public final class HeadlessDesktop {
     case gnomeShell = "GNOME Shell"
     case mutter
     case kwin = "KWin"
+    /// phoc 0.24 (wlroots 0.15) with the phosh 0.24 shell.
+    case phosh = "Phosh"
   }
 
   public let compositor: Compositor
@@ -73,8 +79,12 @@ public final class HeadlessDesktop {
 
   private var children: [ChildProcess] = []
   private var injector: Injector?
+  /// phosh: the virtual keyboard, started at the first key.
+  private var keyboard: Injector?
   private let marker: String
   private var stopped = false
+  /// Screenshots taken for `screenShare`.
+  private var shots = 0
 
   // MARK: Starting
 
@@ -109,6 +119,16 @@ public final class HeadlessDesktop {
       .kwin, width: width, height: height, scale: scale, loop: loop, sessionBusAddress: sessionBusAddress)
   }
 
+  /// phoc 0.24 with phosh 0.24 (`phosh -U`: unlocked), on a phone's output: 720 × 1440 pixels at
+  /// scale 2 by default (360 × 720 points), touches from an emulated touchscreen.
+  public static func phosh(
+    width: Int = 720, height: Int = 1440, scale: Int = 2, loop: EventLoop? = nil,
+    sessionBusAddress: String? = nil
+  ) throws -> HeadlessDesktop {
+    try HeadlessDesktop(
+      .phosh, width: width, height: height, scale: scale, loop: loop, sessionBusAddress: sessionBusAddress)
+  }
+
   /// Whether `compositor` can run here; nil when it can, else why not (for `.enabled(if:)`).
   public static func missing(_ compositor: Compositor) -> String? {
     var programs = ["/usr/bin/dbus-daemon", "/usr/bin/wayland-scanner", "/usr/bin/cc"]
@@ -116,6 +136,8 @@ public final class HeadlessDesktop {
     case .gnomeShell: programs += ["/usr/bin/gnome-shell", "/usr/bin/pipewire", "/usr/bin/python3"]
     case .mutter: programs += ["/usr/bin/mutter", "/usr/bin/pipewire", "/usr/bin/python3"]
     case .kwin: programs += ["/usr/bin/kwin_wayland"]
+    case .phosh:
+      programs += ["/usr/bin/phoc", "/usr/libexec/phosh", "/usr/bin/umockdev-wrapper", "/usr/bin/python3"]
     }
     for program in programs where access(program, X_OK) != 0 {
       return "\(program) is not installed (scripts/deps test): the \(compositor.rawValue) tests are skipped"
@@ -220,6 +242,8 @@ public final class HeadlessDesktop {
     }
     let logPath = directory + "/wm.log"
 
+    /// phosh: the session's own process injects the touches.
+    var sessionInjector: Injector?
     switch compositor {
     case .gnomeShell, .mutter:
       base["XDG_SESSION_ID"] = "c1"
@@ -298,9 +322,36 @@ public final class HeadlessDesktop {
         return kwinOwner != nil && access(directory + "/xdg/wayland-0", F_OK) == 0
       }
       guard wm.isRunning else { throw TestSupportError("kwin_wayland died at start:\n\(Self.tail(logPath))") }
+    case .phosh:
+      base["XDG_CURRENT_DESKTOP"] = "Phosh:GNOME"
+      // The shim phoc needs beside umockdev 0.17 and libseat 0.7 (see phoc_shim.c), built here.
+      let shim = try ChildProcess.runSeparately(
+        [
+          "cc", "-O1", "-Wall", "-shared", "-fPIC", "-o", directory + "/phoc_shim.so",
+          Self.fixture("phoc_shim.c"), "-ldl",
+        ],
+        timeout: 60)
+      guard shim.status == 0 else { throw TestSupportError("cc phoc_shim.c: \(shim.stderr)") }
+      let fifo = directory + "/inject.in"
+      guard mkfifo(fifo, 0o600) == 0 else { throw TestSupportError("mkfifo \(fifo): errno \(errno)") }
+      let session = try ChildProcess(
+        [
+          "/usr/bin/python3", Self.fixture("phosh-session.py"), directory, fifo, "--size",
+          "\(width)x\(height)",
+          "--scale", "\(scale)",
+        ], environment: base, inheritEnvironment: false, stdout: .capture,
+        stderr: .file(directory + "/session.log"))
+      children.append(session)
+      guard let line = try session.readLine(timeout: 90), line == "ready" else {
+        throw TestSupportError(
+          "phoc and phosh did not start: \(Self.tail(directory + "/session.log"))\nwm.log:\n\(Self.tail(logPath))\nphosh.log:\n\(Self.tail(directory + "/phosh.log"))"
+        )
+      }
+      sessionInjector = try Injector(process: session, fifo: fifo, name: "phosh-session.py")
     }
     environment = base
     self.children = children
+    injector = sessionInjector
     startSeconds = monotonicNow() - started
     cleanup = nil
     if compositor == .gnomeShell {
@@ -316,6 +367,7 @@ public final class HeadlessDesktop {
     guard !stopped else { return }
     stopped = true
     injector = nil
+    keyboard = nil
     sessionBus.close()
     Self.kill(marked: marker, children: children)
     children.removeAll()
@@ -356,15 +408,23 @@ public final class HeadlessDesktop {
     try inject("motion \(slot) \(injected(x)) \(injected(y))")
   }
 
-  /// A monitor pixel coordinate as the injector takes it: KWin's fake input takes points.
+  /// A monitor pixel coordinate as the injector takes it: KWin's fake input takes points (phosh's
+  /// touchscreen, like mutter's, pixels).
   private func injected(_ pixel: Double) -> Double { compositor == .kwin ? pixel / Double(scale) : pixel }
   /// Touch up of `slot`.
   public func up(_ slot: Int) throws { try inject("up \(slot)") }
-  /// The end of a touch frame (KWin; mutter ends a frame with each event).
+  /// The end of a touch frame (KWin, phosh: one evdev frame; mutter ends a frame with each event).
   public func frame() throws { try inject("frame") }
 
   /// A key by its evdev code (linux/input-event-codes.h: 164 is KEY_PLAYPAUSE), pressed or released.
-  public func key(_ code: UInt16, pressed: Bool) throws { try inject("key \(code) \(pressed ? 1 : 0)") }
+  public func key(_ code: UInt16, pressed: Bool) throws {
+    guard compositor == .phosh else {
+      try inject("key \(code) \(pressed ? 1 : 0)")
+      return
+    }
+    if keyboard == nil { keyboard = try Injector(keyboardOf: self) }
+    _ = try keyboard?.send("key \(code) \(pressed ? 1 : 0)")
+  }
 
   /// A press and a release of the key `code`.
   public func press(_ code: UInt16) throws {
@@ -451,6 +511,12 @@ public final class HeadlessDesktop {
   /// Call once before the events that count (before the client maps, ideally), then wait until
   /// the client has touch (`TouchProbe.waitForSeat`).
   public func warmUp() throws {
+    // phosh: the touchscreen is there from the start; the virtual keyboard is made here (the seat
+    // offers a keyboard from then on, and phoc activates windows with it).
+    if compositor == .phosh {
+      if keyboard == nil { keyboard = try Injector(keyboardOf: self) }
+      return
+    }
     // KWin's fake devices exist from the injector's connection: starting it is enough.
     try inject(compositor == .kwin ? "sync" : "warmup")
   }
@@ -459,9 +525,16 @@ public final class HeadlessDesktop {
 
   /// A PNG of the compositor's output at `path`: GNOME Shell and mutter through
   /// org.gnome.Shell.Screenshot (GNOME Shell only: mutter has no screenshot API), KWin through
-  /// org.kde.KWin.ScreenShot2.
+  /// org.kde.KWin.ScreenShot2, phosh through its org.gnome.Shell.Screenshot (wlr-screencopy; the
+  /// picture is in points: 360 × 720 for 720 × 1440 pixels at scale 2).
   public func screenshot(to path: String) throws {
     switch compositor {
+    case .phosh:
+      let reply = try sessionBus.callAndWait(
+        destination: "org.gnome.Shell.Screenshot", path: "/org/gnome/Shell/Screenshot",
+        interface: "org.gnome.Shell.Screenshot", method: "Screenshot",
+        arguments: [.bool(false), .bool(false), .string(path)], timeout: 30)
+      guard reply.first?.bool == true else { throw TestSupportError("phosh's Screenshot failed: \(reply)") }
     case .gnomeShell: try inject("screenshot \(path)")
     case .mutter: throw TestSupportError("mutter alone has no screenshot API")
     case .kwin:
@@ -471,6 +544,21 @@ public final class HeadlessDesktop {
         throw TestSupportError("KWin's ScreenShot2 failed: \(result.stdout) \(result.stderr)")
       }
     }
+  }
+
+  /// The share of the screen (0 to 1) in the colour `rgb` (0xRRGGBB, each channel within 8), from
+  /// a screenshot: how much of it a window of a known plain colour covers (`TouchProbe` fills its
+  /// window with `TouchProbe.colour`). phosh's overview shows the window as a small thumbnail.
+  public func screenShare(inColour rgb: UInt32) throws -> Double {
+    let path = directory + "/share-\(shots).png"
+    shots += 1
+    try screenshot(to: path)
+    let result = try ChildProcess.runSeparately(
+      ["/usr/bin/python3", fixture("colour-share.py"), path, String(rgb, radix: 16)], timeout: 60)
+    guard result.status == 0,
+      let share = Double(result.stdout.split(whereSeparator: \.isWhitespace).first ?? "")
+    else { throw TestSupportError("colour-share.py \(path): \(result.stdout) \(result.stderr)") }
+    return share
   }
 
   /// GNOME Shell's overview is open (org.gnome.Shell's OverviewActive).
@@ -637,6 +725,30 @@ final class Injector {
     guard let line = try process.readLine(timeout: 60), line.hasPrefix("ready") else {
       throw TestSupportError(
         "\(name) did not start: \(HeadlessDesktop.tail(desktop.directory + "/inject.err"))")
+    }
+  }
+
+  /// The injector of a process already started and ready (phosh-session.py, which started phoc and
+  /// phosh), reading `fifo`.
+  init(process: ChildProcess, fifo path: String, name: String) throws {
+    fifo = try systemCall("open") { try FileDescriptor.open(path, .readWrite, options: .closeOnExec) }
+    self.process = process
+    self.name = name
+  }
+
+  /// phosh's keyboard: `phoc_virtual_keyboard` (zwp_virtual_keyboard_v1), ready once the seat
+  /// offers its keyboard.
+  init(keyboardOf desktop: HeadlessDesktop) throws {
+    let path = desktop.directory + "/keyboard.in"
+    guard mkfifo(path, 0o600) == 0 else { throw TestSupportError("mkfifo \(path): errno \(errno)") }
+    fifo = try systemCall("open") { try FileDescriptor.open(path, .readWrite, options: .closeOnExec) }
+    name = "phoc_virtual_keyboard"
+    process = try desktop.start(
+      [try WaylandHelper.path(of: name), path], stdout: .capture,
+      stderr: .file(desktop.directory + "/keyboard.err"))
+    guard let line = try process.readLine(timeout: 30), line == "ready" else {
+      throw TestSupportError(
+        "\(name) did not start: \(HeadlessDesktop.tail(desktop.directory + "/keyboard.err"))")
     }
   }
 

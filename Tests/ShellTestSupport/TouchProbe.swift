@@ -26,6 +26,9 @@ public final class TouchProbe {
     try waitFor("its window to be configured") { $0.contains { $0.hasPrefix("configure ") } }
   }
 
+  /// The colour its window is filled with (0xRRGGBB).
+  public static let colour: UInt32 = 0x3366aa
+
   /// The touch lines (`touch ...`) so far.
   public var touches: [String] { lines.filter { $0.hasPrefix("touch ") } }
 

@@ -8,9 +8,12 @@
         return False                # not handled: on up the chain (the media player)
 
     app = Responder("/org/example/App", ["remoteControl"], on_event)
-    app.register()
+    app.register()                  # starts responderd if needed (D-Bus activation)
     app.become_first_responder()
     GLib.MainLoop().run()
+
+In a source checkout, put the package on the path first:
+`sys.path.insert(0, "/path/to/responderd/python")` (or run with PYTHONPATH=python).
 
 An app with a window makes shakes follow its focus with one call (GTK 4 or 3, or any GObject with
 an `is-active` property): `app.follow_focus(window)`. Shakes then come to it only while its window
@@ -68,6 +71,21 @@ def interface_file(name):
 def interface_info(name):
     with open(interface_file(name), encoding="utf-8") as file:
         return Gio.DBusNodeInfo.new_for_xml(file.read()).lookup_interface(name)
+
+
+class DaemonUnavailable(RuntimeError):
+    """responderd is not running on the session bus and could not be started."""
+
+    @staticmethod
+    def explain(error, activatable=True):
+        """One line for a GLib.Error of the bus: why responderd is not there, and what to do."""
+        if not activatable:
+            return (
+                "responderd is not running on the session bus and cannot be started by D-Bus "
+                "activation (no org.responderd.Daemon1.service installed): start it with "
+                "`systemctl --user start responderd`, or `scripts/run` in a source checkout"
+            )
+        return f"responderd is not running on the session bus: {error.message}"
 
 
 class Event:
@@ -142,14 +160,14 @@ class Responder:
     # -- calls to responderd ------------------------------------------------------------------
 
     def _call(self, method, signature, arguments, reply_type, destination=None, path=DAEMON_PATH,
-              interface=DAEMON_INTERFACE):
+              interface=DAEMON_INTERFACE, timeout=5000):
         """Calls responderd and waits for the reply while the main context keeps serving: responderd
         reads this object's properties before it answers BecomeFirstResponder/ResignFirstResponder."""
         result = []
         self.connection.call(
             destination or self._daemon or DAEMON_NAME, path, interface, method,
             GLib.Variant(signature, arguments) if signature else None,
-            GLib.VariantType(reply_type), Gio.DBusCallFlags.NONE, 5000, None,
+            GLib.VariantType(reply_type), Gio.DBusCallFlags.NONE, timeout, None,
             lambda connection, task: result.append(task),
         )
         context = GLib.MainContext.default()
@@ -157,16 +175,30 @@ class Responder:
             context.iteration(True)
         return self.connection.call_finish(result[0]).unpack()
 
-    def register(self):
-        """Registers with responderd; returns the id. Kept: after a restart of responderd the
-        responder registers again (and becomes first responder again when it was)."""
+    def register(self, wait=True):
+        """Registers with responderd; returns the id. When responderd is not running, the call
+        starts it (D-Bus activation: the package's org.responderd.Daemon1.service). When it cannot
+        be started (no activation file, as in a source checkout), `wait=True` prints one line and
+        returns None: the responder registers when responderd appears (`on_registered` is called
+        then); `wait=False` raises `DaemonUnavailable` instead. Kept: after a restart of responderd
+        the responder registers again (and becomes first responder again when it was)."""
         self._wants_registration = True
         self._registering = True
+        activatable = True
         try:
-            (self._daemon,) = self._call(
-                "GetNameOwner", "(s)", (DAEMON_NAME,), "(s)", destination="org.freedesktop.DBus",
-                path="/org/freedesktop/DBus", interface="org.freedesktop.DBus",
-            )
+            try:
+                activatable = self._start_daemon()
+                (self._daemon,) = self._call(
+                    "GetNameOwner", "(s)", (DAEMON_NAME,), "(s)", destination="org.freedesktop.DBus",
+                    path="/org/freedesktop/DBus", interface="org.freedesktop.DBus",
+                )
+            except GLib.Error as error:
+                reason = DaemonUnavailable.explain(error, activatable)
+                if not wait:
+                    self._wants_registration = False
+                    raise DaemonUnavailable(reason) from None
+                print(f"responder: {reason}; registering when it starts", file=sys.stderr, flush=True)
+                return None
             (self.id,) = self._call("RegisterResponder", "(oas)", (self.path, self.event_types), "(u)")
             (deadline,) = self._call(
                 "Get", "(ss)", (DAEMON_INTERFACE, "Deadline"), "(v)", interface="org.freedesktop.DBus.Properties"
@@ -179,6 +211,22 @@ class Responder:
         if self._active is not None:
             self._send_active()
         return self.id
+
+    def _start_daemon(self):
+        """Starts responderd by D-Bus activation when it is not running; False when the bus has no
+        activation file for it (it may still be running, started by hand)."""
+        # GetNameOwner never activates a service; StartServiceByName does (1: started, 2: it was
+        # running). The activated responderd owns its name before the bus answers.
+        try:
+            self._call(
+                "StartServiceByName", "(su)", (DAEMON_NAME, 0), "(u)", destination="org.freedesktop.DBus",
+                path="/org/freedesktop/DBus", interface="org.freedesktop.DBus", timeout=30000,
+            )
+        except GLib.Error as error:
+            if Gio.DBusError.get_remote_error(error) != "org.freedesktop.DBus.Error.ServiceUnknown":
+                raise
+            return False
+        return True
 
     def follow_focus(self, window):
         """Makes shakes follow `window`'s focus: responderd is told each time the window becomes
@@ -225,8 +273,11 @@ class Responder:
         )
 
     def become_first_responder(self):
-        """Asks to become first responder; True when responderd accepted."""
+        """Asks to become first responder; True when responderd accepted. Before the registration
+        (responderd not running yet): False, and it becomes first responder once registered."""
         self._wants_first_responder = True
+        if self.id is None:
+            return False
         (accepted,) = self._call("BecomeFirstResponder", "(u)", (self.id,), "(b)")
         self._set_first_responder(accepted or self.is_first_responder)
         return accepted

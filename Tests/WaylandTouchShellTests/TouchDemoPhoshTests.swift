@@ -1,0 +1,94 @@
+import ShellTestSupport
+import Testing
+import TouchDemoTestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// touch-demo on the real phoc 0.24 and phosh 0.24 (headless): touches from an emulated evdev
+/// touchscreen through libinput, as on a phone. phoc maximizes the window below phosh's 32 point
+/// top bar and above its 40 point home bar: 360 × 648 points at y = 32 on a 720 × 1440 pixel
+/// output at scale 2, so a touch at pixel (x, y) lands at window point (x / 2, y / 2 − 32).
+extension TouchDemoShellTests {
+  @Test(
+    "phosh at scale 2: taps, pan and pinch at window points; drags from the top bar and the home bar never reach the app",
+    .enabled(
+      if: HeadlessDesktop.missing(.phosh) == nil, Comment(rawValue: HeadlessDesktop.missing(.phosh) ?? "")),
+    .timeLimit(.minutes(3)))
+  func phosh() throws {
+    let desktop = try HeadlessDesktop.phosh()
+    defer { desktop.stop() }
+    print("phoc and phosh ready for input in \(desktop.startSeconds) s")
+    let demo = try TouchDemoClient(desktop, arguments: ["--scene", Self.scene("phone.json"), "--log"])
+    try demo.waitFor("the window maximized between the bars, 360 × 648 points at scale 2") {
+      $0.kind == "window" && $0.number("width") == 360 && $0.number("height") == 648
+        && $0.number("scale") == 2
+    }
+    try demo.tapUntilTouched(at: (600, 1200))
+
+    // A tap between pixels: the board's tap, at its window point.
+    var start = demo.lines.count
+    try desktop.tap(x: 301, y: 400.5)
+    try demo.waitFor("the tap's action", after: start) { $0.kind == "action" && $0.id == "tap" }
+    let began = demo.lines(after: start).first { $0.method == "touchesBegan" }
+    #expect(began?.string("view") == "board", "\(demo.lines(after: start))")
+    #expect(
+      began?.touches == [.init(slot: 0, phase: "began", x: 150.5, y: 168.25)], "\(String(describing: began))")
+
+    // A pan of 150 × 100 pixels: 75 × 50 points.
+    start = demo.lines.count
+    try desktop.swipe(fingers: [(200, 300)], dx: 150, dy: 100, steps: 20, duration: 0.3)
+    let panEnd = try demo.waitFor("the pan's last action", after: start) {
+      $0.kind == "action" && $0.id == "pan" && $0.state == "ended"
+    }
+    #expect(panEnd.numbers("translation") == [75, 50], "\(panEnd)")
+
+    // A pinch on the square: two fingers 100 points apart spread to 200: scale 2.
+    start = demo.lines.count
+    try desktop.drag(
+      fingers: [((260, 1000), (160, 1000)), ((460, 1000), (560, 1000))], steps: 20, duration: 0.4)
+    let pinchEnd = try demo.waitFor("the pinch's last action", after: start) {
+      $0.kind == "action" && $0.id == "pinch" && $0.state == "ended"
+    }
+    #expect(pinchEnd.number("scale").map { abs($0 - 2) < 0.001 } == true, "\(pinchEnd)")
+    // RESPONDERD_DOCS_SCREENSHOT=/absolute/path.png keeps the picture (docs/images/touch-demo-phosh.png).
+    let shot =
+      getenv("RESPONDERD_DOCS_SCREENSHOT").map { String(cString: $0) } ?? desktop.directory
+      + "/touch-demo.png"
+    try desktop.screenshot(to: shot)
+    try expectPNG(shot, width: 360, height: 720)
+
+    // phosh's panels are black: its quick settings and its overview cover most of the screen with
+    // black, the app and the bars leave 10 % of it black.
+    func phoshCovers() throws -> Bool { try desktop.screenShare(inColour: 0x000000) > 0.5 }
+    func appShown() throws -> Bool { try desktop.screenShare(inColour: 0x000000) < 0.2 }
+
+    // A drag down from the top bar (point y = 10) opens phosh's quick settings; a drag up from
+    // their handle (point y = 603) closes them. Neither reaches the app (wlroots 0.15 has no
+    // wl_touch.cancel: a touch that starts on phosh's panels is phosh's alone). A tap on the app
+    // afterwards is the first touch it gets.
+    start = demo.lines.count
+    try desktop.drag(fingers: [((360, 20), (360, 1000))], steps: 20, duration: 0.4)
+    try desktop.waitFor("phosh's quick settings to open") { (try? phoshCovers()) == true }
+    try desktop.drag(fingers: [((360, 1206), (360, 100))], steps: 20, duration: 0.3)
+    try desktop.waitFor("phosh's quick settings to close") { (try? appShown()) == true }
+    try demo.tapUntilTouched(at: (600, 1200))
+    let afterTopBar = demo.lines(after: start).filter { $0.kind == "touches" }
+    #expect(
+      afterTopBar.first?.touches == [.init(slot: 0, phase: "began", x: 300, y: 568)], "\(afterTopBar)")
+
+    // A swipe up from the home bar (point y = 712, within its 40 points) opens the overview and
+    // never reaches the app; a tap on the app's thumbnail there (points 105 to 254 across, 76 to
+    // 343 down) brings it back. Then a tap on the app is the first touch it gets.
+    start = demo.lines.count
+    try desktop.drag(fingers: [((360, 1424), (360, 500))], steps: 20, duration: 0.4)
+    try desktop.waitFor("phosh's overview to open") { (try? phoshCovers()) == true }
+    try desktop.tap(x: 360, y: 400)
+    try desktop.waitFor("the overview to close") { (try? appShown()) == true }
+    try demo.tapUntilTouched(at: (600, 1200))
+    let afterHomeBar = demo.lines(after: start).filter { $0.kind == "touches" }
+    #expect(
+      afterHomeBar.first?.touches == [.init(slot: 0, phase: "began", x: 300, y: 568)], "\(afterHomeBar)")
+  }
+}
