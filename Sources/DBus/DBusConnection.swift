@@ -59,8 +59,7 @@ public final class DBusConnection: MessageBus {
   private var handledSinceHeapCheck = 0
   private var heapCheck: ScheduledTimer?
   /// After this many messages, the heap is looked at `heapCheckDelay` later: what a burst left
-  /// free is given back (a flood of 20,000 odd calls left 65 MB resident otherwise). No timer
-  /// runs while the bus is quiet.
+  /// free is given back. No timer runs while the bus is quiet.
   static let messagesBeforeHeapCheck = 2000
   static let heapCheckDelay: Seconds = 2
   var pendingCalls: [ObjectIdentifier: DBusPendingCall] = [:]
@@ -295,10 +294,18 @@ public final class DBusConnection: MessageBus {
   private func noteHandled() {
     handledSinceHeapCheck += 1
     guard handledSinceHeapCheck >= Self.messagesBeforeHeapCheck, heapCheck == nil else { return }
+    armHeapCheck()
+  }
+
+  /// Looks at the heap `heapCheckDelay` from now, and once more after that when messages came
+  /// meanwhile (so that the end of a burst is looked at too).
+  private func armHeapCheck() {
+    handledSinceHeapCheck = 0
     heapCheck = scheduler.schedule(after: Self.heapCheckDelay) { [weak self] in
-      self?.heapCheck = nil
-      self?.handledSinceHeapCheck = 0
+      guard let self else { return }
+      self.heapCheck = nil
       _ = cdbus_release_free_heap(1 << 20)
+      if self.handledSinceHeapCheck > 0 { self.armHeapCheck() }
     }
   }
 
