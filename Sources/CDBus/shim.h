@@ -2,6 +2,7 @@
 #define RESPONDERD_CDBUS_SHIM_H
 
 #include <dbus/dbus.h>
+#include <malloc.h>
 #include <errno.h>
 #include <stdint.h>
 
@@ -36,6 +37,14 @@ static inline dbus_bool_t cdbus_append_fixed(DBusMessageIter *iter, int type, DB
 /// Appends a string, object path or signature.
 static inline dbus_bool_t cdbus_append_string(DBusMessageIter *iter, int type, const char *value) {
   return dbus_message_iter_append_basic(iter, type, &value);
+}
+
+/// Gives the heap's free memory back to the system when more than `threshold` bytes of it are
+/// free (a flood of messages leaves the heap grown and fragmented); returns whether it did.
+static inline int cdbus_release_free_heap(size_t threshold) {
+  struct mallinfo2 info = mallinfo2();
+  if (info.fordblks <= threshold) return 0;
+  return malloc_trim(0);
 }
 
 /// Reads the basic value at the iterator (for a unix fd, a new descriptor the caller owns).

@@ -125,6 +125,34 @@ extension MessageBus {
     }
   }
 
+  /// Reads the properties of an interface of a remote object that `wanted` accepts, within
+  /// `limits` (see `DBusMessage.readProperties`): the others are named, never decoded.
+  public func getAllProperties(
+    interface: String, path: String, destination: String, timeout: Seconds = 25, limits: DBusDecodingLimits,
+    wanted: @escaping (_ name: String) -> Bool,
+    reply: @escaping (Result<DBusPropertyValues, DBusError>) -> Void
+  ) {
+    let message: DBusMessage
+    do {
+      message = try DBusMessage.methodCall(
+        destination: destination, path: path, interface: "org.freedesktop.DBus.Properties", method: "GetAll",
+        arguments: [.string(interface)])
+    } catch {
+      scheduler.schedule(after: 0) { reply(.failure(error)) }
+      return
+    }
+    call(message, timeout: timeout) { result in
+      reply(
+        result.flatMap { answer in
+          guard let values = answer.readProperties(limits: limits, wanted: wanted) else {
+            return .failure(
+              DBusError(DBusError.Name.invalidSignature, "GetAll returned '\(answer.signature)'"))
+          }
+          return .success(values)
+        })
+    }
+  }
+
   /// Sets a property of a remote object (`value` is wrapped in a variant here).
   public func setProperty(
     _ name: String, to value: DBusValue, interface: String, path: String, destination: String,

@@ -55,6 +55,13 @@ public final class DBusConnection: MessageBus {
   private var inbox: [InboxItem] = []
   private var dispatchScheduled = false
   private var processingInbox = false
+  /// Messages handled since the heap was last looked at, and the look scheduled after a burst.
+  private var handledSinceHeapCheck = 0
+  private var heapCheck: ScheduledTimer?
+  /// After this many messages, the heap is looked at `heapCheckDelay` later: what a burst left
+  /// free is given back. No timer runs while the bus is quiet.
+  static let messagesBeforeHeapCheck = 2000
+  static let heapCheckDelay: Seconds = 2
   var pendingCalls: [ObjectIdentifier: DBusPendingCall] = [:]
   let subscriptions = DBusSubscriptionTable()
   var ownedNames: [OwnedName] = []
@@ -144,6 +151,8 @@ public final class DBusConnection: MessageBus {
     reconnector = nil
     tearDownLink()
     state = .closed
+    heapCheck?.cancel()
+    heapCheck = nil
     failPendingCalls(DBusError.disconnected("connection closed"))
     // Drop everything that may hold the owner (and so this connection) in a cycle.
     subscriptions.cancelAll()
@@ -282,7 +291,26 @@ public final class DBusConnection: MessageBus {
     }
   }
 
+  private func noteHandled() {
+    handledSinceHeapCheck += 1
+    guard handledSinceHeapCheck >= Self.messagesBeforeHeapCheck, heapCheck == nil else { return }
+    armHeapCheck()
+  }
+
+  /// Looks at the heap `heapCheckDelay` from now, and once more after that when messages came
+  /// meanwhile (so that the end of a burst is looked at too).
+  private func armHeapCheck() {
+    handledSinceHeapCheck = 0
+    heapCheck = scheduler.schedule(after: Self.heapCheckDelay) { [weak self] in
+      guard let self else { return }
+      self.heapCheck = nil
+      _ = cdbus_release_free_heap(1 << 20)
+      if self.handledSinceHeapCheck > 0 { self.armHeapCheck() }
+    }
+  }
+
   private func handle(_ message: DBusMessage) {
+    noteHandled()
     switch message.kind {
     case .signal:
       if message.isSignal(interface: "org.freedesktop.DBus.Local", member: "Disconnected"),

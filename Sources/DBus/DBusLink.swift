@@ -31,6 +31,9 @@ final class DBusLink {
     self.loop = loop
     self.scheduler = scheduler
     dbus_connection_set_exit_on_disconnect(raw, 0)
+    // Messages read ahead of their dispatch: 8 MiB at most (libdbus's default is 63 MiB), then
+    // the socket waits; a flood is held by the bus, not in this process.
+    dbus_connection_set_max_received_size(raw, Self.maximumReadAhead)
     let me = Unmanaged.passUnretained(self).toOpaque()
     _ = dbus_connection_add_filter(raw, dbusLinkFilter, me, nil)
     dbus_connection_set_dispatch_status_function(raw, dbusLinkDispatchStatus, me, nil)
@@ -41,6 +44,9 @@ final class DBusLink {
   }
 
   deinit { close() }
+
+  /// The most bytes of messages read from the socket and not yet dispatched.
+  static let maximumReadAhead = 8 << 20
 
   /// Closes the socket and detaches every callback; safe to call more than once.
   func close() {

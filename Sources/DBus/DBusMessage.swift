@@ -29,6 +29,8 @@ public final class DBusMessage: CustomStringConvertible {
 
   let raw: OpaquePointer
   private var cachedArguments: [DBusValue]?
+  /// How many more values the bounded read under way may decode (`maximumValues`).
+  private var valuesLeft = Int.max
   /// The descriptors reading the arguments made (libdbus hands out a duplicate each time).
   private var readDescriptors: [Int32] = []
 
@@ -243,36 +245,107 @@ public final class DBusMessage: CustomStringConvertible {
   ///
   /// A chatty player (a browser tab) sends its Metadata several times a second: a reader
   /// interested in one property does not pay for decoding the others.
+  ///
+  /// With `limits`, the values read are cut to them, and so are the lists of names (unread,
+  /// invalidated); `exceededLimits` then says whether anything was left out.
   public func readPropertiesChanged(
-    wanted: (_ interface: String, _ name: String) -> Bool
+    limits: DBusDecodingLimits? = nil, wanted: (_ interface: String, _ name: String) -> Bool
   ) -> DBusPropertiesChange? {
     guard dbus_message_has_signature(raw, "sa{sv}as") != 0 else { return nil }
     var iter = DBusMessageIter()
     guard dbus_message_iter_init(raw, &iter) != 0 else { return nil }
     var change = DBusPropertiesChange(interface: Self.readString(&iter))
     dbus_message_iter_next(&iter)
-    var entries = DBusMessageIter()
-    dbus_message_iter_recurse(&iter, &entries)
-    while dbus_message_iter_get_arg_type(&entries) == CDBUS_TYPE_DICT_ENTRY {
-      var entry = DBusMessageIter()
-      dbus_message_iter_recurse(&entries, &entry)
-      let name = Self.readString(&entry)
-      if wanted(change.interface, name) {
-        dbus_message_iter_next(&entry)
-        if let value = read(&entry) { change.changed[name] = value.unwrapped }
-      } else {
-        change.unread.append(name)
-      }
-      dbus_message_iter_next(&entries)
+    readPropertyDictionary(&iter, limits: limits, wanted: { wanted(change.interface, $0) }) { name, value in
+      if let value { change.changed[name] = value } else { change.unread.append(name) }
+    } exceeded: {
+      change.exceededLimits = true
     }
     dbus_message_iter_next(&iter)
     var names = DBusMessageIter()
     dbus_message_iter_recurse(&iter, &names)
+    let most = limits?.maximumEntries ?? Int.max
     while dbus_message_iter_get_arg_type(&names) == CDBUS_TYPE_STRING {
-      change.invalidated.append(Self.readString(&names))
+      guard change.invalidated.count < most else {
+        change.exceededLimits = true
+        break
+      }
+      change.invalidated.append(Self.readString(&names, limits: limits, cut: &change.exceededLimits))
       dbus_message_iter_next(&names)
     }
     return change
+  }
+
+  /// The properties of a `GetAll` reply (`a{sv}`), read as `readPropertiesChanged` reads a
+  /// signal's: only the values `wanted` accepts, within `limits`. Nil when the signature is not
+  /// `a{sv}`.
+  public func readProperties(
+    limits: DBusDecodingLimits? = nil, wanted: (_ name: String) -> Bool
+  ) -> DBusPropertyValues? {
+    guard dbus_message_has_signature(raw, "a{sv}") != 0 else { return nil }
+    var iter = DBusMessageIter()
+    guard dbus_message_iter_init(raw, &iter) != 0 else { return nil }
+    var result = DBusPropertyValues()
+    readPropertyDictionary(&iter, limits: limits, wanted: wanted) { name, value in
+      if let value { result.values[name] = value } else { result.unread.append(name) }
+    } exceeded: {
+      result.exceededLimits = true
+    }
+    return result
+  }
+
+  /// Reads the `a{sv}` at `iter`: each name, and the value (variant removed) of those `wanted`
+  /// accepts (nil for the others); at most `limits.maximumEntries` of them.
+  private func readPropertyDictionary(
+    _ iter: inout DBusMessageIter, limits: DBusDecodingLimits?, wanted: (String) -> Bool,
+    each: (String, DBusValue?) -> Void, exceeded: () -> Void
+  ) {
+    var entries = DBusMessageIter()
+    dbus_message_iter_recurse(&iter, &entries)
+    var count = 0
+    var cut = false
+    valuesLeft = limits?.maximumValues ?? .max
+    while dbus_message_iter_get_arg_type(&entries) == CDBUS_TYPE_DICT_ENTRY {
+      if let limits, count == limits.maximumEntries {
+        cut = true
+        break
+      }
+      count += 1
+      var entry = DBusMessageIter()
+      dbus_message_iter_recurse(&entries, &entry)
+      let name = Self.readString(&entry, limits: limits, cut: &cut)
+      if wanted(name) {
+        dbus_message_iter_next(&entry)
+        if let limits {
+          var variant = DBusMessageIter()
+          dbus_message_iter_recurse(&entry, &variant)
+          if let value = readValue(&variant, within: limits, depth: 0, cut: &cut) { each(name, value) }
+        } else if let value = read(&entry) {
+          each(name, value.unwrapped)
+        }
+      } else {
+        each(name, nil)
+      }
+      dbus_message_iter_next(&entries)
+    }
+    if cut { exceeded() }
+  }
+
+  /// The arguments, each read within `limits`; `exceededLimits` says whether anything was left
+  /// out (when nothing was, they are what `arguments` returns from then on). For a message whose size nobody vouches for: a 400,000-element
+  /// array costs the 64 elements kept, not 400,000 strings.
+  public func arguments(within limits: DBusDecodingLimits) -> (values: [DBusValue], exceededLimits: Bool) {
+    var values: [DBusValue] = []
+    var cut = false
+    valuesLeft = limits.maximumValues
+    var iter = DBusMessageIter()
+    if dbus_message_iter_init(raw, &iter) != 0 {
+      repeat {
+        if let value = readValue(&iter, within: limits, depth: 0, cut: &cut) { values.append(value) }
+      } while dbus_message_iter_next(&iter) != 0
+    }
+    if !cut { cachedArguments = values }
+    return (values, cut)
   }
 
   public var description: String {
@@ -415,6 +488,116 @@ public final class DBusMessage: CustomStringConvertible {
     }
   }
 
+  /// Reads the value at `iter` within `limits` (`depth` levels of containers above it): strings
+  /// cut at a character with "…", arrays and dicts to their first `maximumEntries` elements, and
+  /// emptied below `maximumDepth`; sets `cut` when anything was left out.
+  private func readValue(
+    _ iter: inout DBusMessageIter, within limits: DBusDecodingLimits, depth: Int, cut: inout Bool
+  ) -> DBusValue? {
+    guard valuesLeft > 0 else {
+      cut = true
+      return nil
+    }
+    valuesLeft -= 1
+    switch dbus_message_iter_get_arg_type(&iter) {
+    case CDBUS_TYPE_STRING:
+      return .string(Self.readString(&iter, limits: limits, cut: &cut))
+    case CDBUS_TYPE_OBJECT_PATH:
+      var tooLong = false
+      let path = Self.readString(&iter, limits: limits, cut: &tooLong)
+      cut = cut || tooLong
+      return .objectPath(tooLong ? "/" : path)
+    case CDBUS_TYPE_VARIANT:
+      var sub = DBusMessageIter()
+      dbus_message_iter_recurse(&iter, &sub)
+      return readValue(&sub, within: limits, depth: depth + 1, cut: &cut).map { .variant($0) }
+    case CDBUS_TYPE_STRUCT:
+      var sub = DBusMessageIter()
+      dbus_message_iter_recurse(&iter, &sub)
+      var fields: [DBusValue] = []
+      while dbus_message_iter_get_arg_type(&sub) != CDBUS_TYPE_INVALID {
+        if let value = readValue(&sub, within: limits, depth: depth + 1, cut: &cut) { fields.append(value) }
+        dbus_message_iter_next(&sub)
+      }
+      return .structure(fields)
+    case CDBUS_TYPE_ARRAY:
+      let element = String(Self.currentSignature(&iter).dropFirst())
+      let isDict = dbus_message_iter_get_element_type(&iter) == CDBUS_TYPE_DICT_ENTRY
+      var sub = DBusMessageIter()
+      dbus_message_iter_recurse(&iter, &sub)
+      let hasElements = dbus_message_iter_get_arg_type(&sub) != CDBUS_TYPE_INVALID
+      let deepEnough = depth >= limits.maximumDepth
+      if deepEnough && hasElements { cut = true }
+      if isDict {
+        let inner = element.dropFirst().dropLast()
+        var entries: [(key: DBusValue, value: DBusValue)] = []
+        while !deepEnough, dbus_message_iter_get_arg_type(&sub) == CDBUS_TYPE_DICT_ENTRY {
+          guard entries.count < limits.maximumEntries else {
+            cut = true
+            break
+          }
+          var pair = DBusMessageIter()
+          dbus_message_iter_recurse(&sub, &pair)
+          let key = readValue(&pair, within: limits, depth: depth + 1, cut: &cut)
+          dbus_message_iter_next(&pair)
+          let value = readValue(&pair, within: limits, depth: depth + 1, cut: &cut)
+          if let key, let value { entries.append((key: key, value: value)) }
+          dbus_message_iter_next(&sub)
+        }
+        return .dict(
+          keySignature: String(inner.prefix(1)), valueSignature: String(inner.dropFirst()), entries)
+      }
+      var elements: [DBusValue] = []
+      // Numbers (bytes, integers, doubles) are bounded by their size, as strings are, and not
+      // counted as values: 1 MiB of bytes is one buffer, not a million strings.
+      let size = Self.fixedSize(dbus_message_iter_get_element_type(&iter))
+      let most =
+        size.map { max(limits.maximumEntries, limits.maximumStringBytes / $0) } ?? limits.maximumEntries
+      while !deepEnough, dbus_message_iter_get_arg_type(&sub) != CDBUS_TYPE_INVALID {
+        guard elements.count < most else {
+          cut = true
+          break
+        }
+        if size != nil, let value = read(&sub) {
+          elements.append(value)
+        } else if let value = readValue(&sub, within: limits, depth: depth + 1, cut: &cut) {
+          elements.append(value)
+        }
+        dbus_message_iter_next(&sub)
+      }
+      return .array(elementSignature: element, elements)
+    default:
+      return read(&iter)
+    }
+  }
+
+  /// The size in bytes of a fixed-size basic type (nil for strings, containers, descriptors).
+  private static func fixedSize(_ type: Int32) -> Int? {
+    switch type {
+    case CDBUS_TYPE_BYTE: 1
+    case CDBUS_TYPE_INT16, CDBUS_TYPE_UINT16: 2
+    case CDBUS_TYPE_BOOLEAN, CDBUS_TYPE_INT32, CDBUS_TYPE_UINT32: 4
+    case CDBUS_TYPE_INT64, CDBUS_TYPE_UINT64, CDBUS_TYPE_DOUBLE: 8
+    default: nil
+    }
+  }
+
+  /// The string at `iter`, cut to `limits.maximumStringBytes` (at a character, "…" added; `cut`
+  /// set) without reading further than that.
+  private static func readString(
+    _ iter: inout DBusMessageIter, limits: DBusDecodingLimits?, cut: inout Bool
+  ) -> String {
+    guard let limits else { return readString(&iter) }
+    guard let pointer = cdbus_get_basic(&iter).str else { return "" }
+    let most = limits.maximumStringBytes
+    let length = strnlen(pointer, most + 1)
+    guard length > most else { return String(cString: pointer) }
+    cut = true
+    return pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
+      DBusDecodingLimits.shortened(UnsafeBufferPointer(start: $0, count: length), to: most)
+    }
+  }
+
   /// Reads every value inside the container at `iter`.
   private func readAll(_ iter: inout DBusMessageIter) -> [DBusValue] {
     var sub = DBusMessageIter()
@@ -448,6 +631,8 @@ public struct DBusPropertiesChange: Sendable, Equatable {
   public var unread: [String] = []
   /// The properties that changed without their value.
   public var invalidated: [String] = []
+  /// Whether something was left out to stay within the reader's limits.
+  public var exceededLimits = false
 
   public init(
     interface: String, changed: [String: DBusValue] = [:], unread: [String] = [], invalidated: [String] = []
@@ -456,6 +641,54 @@ public struct DBusPropertiesChange: Sendable, Equatable {
     self.changed = changed
     self.unread = unread
     self.invalidated = invalidated
+  }
+}
+
+/// The properties of a `GetAll` reply (`DBusMessage.readProperties`).
+public struct DBusPropertyValues: Sendable, Equatable {
+  /// The properties whose values were read (variants removed).
+  public var values: [String: DBusValue] = [:]
+  /// The properties whose values were not read (not wanted), in message order.
+  public var unread: [String] = []
+  /// Whether something was left out to stay within the reader's limits.
+  public var exceededLimits = false
+
+  public init(values: [String: DBusValue] = [:], unread: [String] = [], exceededLimits: Bool = false) {
+    self.values = values
+    self.unread = unread
+    self.exceededLimits = exceededLimits
+  }
+}
+
+/// How much of a message a reader decodes, whatever its sender put in: the most elements of an
+/// array or entries of a dict, the longest string (in UTF-8 bytes), the deepest nesting of
+/// containers. What lies beyond is never decoded (never copied out of the message).
+public struct DBusDecodingLimits: Sendable, Equatable {
+  public var maximumEntries: Int
+  public var maximumStringBytes: Int
+  public var maximumDepth: Int
+  /// The most values decoded in all (containers and what they hold).
+  public var maximumValues: Int
+
+  public init(maximumEntries: Int, maximumStringBytes: Int, maximumDepth: Int, maximumValues: Int = .max) {
+    self.maximumEntries = maximumEntries
+    self.maximumStringBytes = max(maximumStringBytes, 8)
+    self.maximumDepth = maximumDepth
+    self.maximumValues = maximumValues
+  }
+
+  /// What one incoming method call may bring in: its arguments are refused beyond (a caller
+  /// flooding a daemon with 20,000 random calls of random signatures made it decode them all).
+  public static let methodCall = DBusDecodingLimits(
+    maximumEntries: 16384, maximumStringBytes: 1 << 20, maximumDepth: 8, maximumValues: 65536)
+
+  /// The first `most` bytes of `bytes` at most, as text: cut at a character boundary, with "…"
+  /// in the room left.
+  static func shortened(_ bytes: UnsafeBufferPointer<UInt8>, to most: Int) -> String {
+    // Room for "…" (3 bytes); not in the middle of a character (a UTF-8 continuation byte).
+    var end = min(bytes.count, most - 3)
+    while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }
+    return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self) + "…"
   }
 }
 

@@ -104,11 +104,32 @@ package final class DBusObjectTable {
     guard message.signature == method.inSignature else {
       return wrongArguments(send, message, expected: method.inSignature)
     }
+    guard withinLimits(send, message) else { return }
     method.handler(DBusMethodCall(message: message, outSignature: method.outSignature, send: send))
   }
 
+  /// Whether the arguments of `message` stay within `DBusDecodingLimits.methodCall` (then read);
+  /// refuses the call otherwise, without decoding more than the limits.
+  private func withinLimits(_ send: Send, _ message: DBusMessage) -> Bool {
+    guard !message.signature.isEmpty, message.arguments(within: .methodCall).exceededLimits else {
+      return true
+    }
+    let limits = DBusDecodingLimits.methodCall
+    answer(
+      send, message,
+      error: .invalidArgs(
+        "the arguments exceed what one call may bring: \(limits.maximumEntries) elements per array, \(limits.maximumValues) values, strings of \(limits.maximumStringBytes) bytes, \(limits.maximumDepth) levels of containers"
+      ))
+    return false
+  }
+
   private func handlePropertiesCall(_ send: Send, _ message: DBusMessage, object: DBusExportedObject) {
-    let arguments = message.arguments
+    let expected = ["Get": "ss", "GetAll": "s", "Set": "ssv"][message.member ?? ""]
+    if let expected, message.signature != expected {
+      return wrongArguments(send, message, expected: expected)
+    }
+    guard expected == nil || withinLimits(send, message) else { return }
+    let arguments = expected == nil ? [] : message.arguments
     func lookup(_ interfaceName: String) -> DBusInterface? {
       guard let interface = object.interface(interfaceName) else {
         if DBusIntrospection.standardInterfaces.contains(interfaceName) {

@@ -76,10 +76,16 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
       guard message.stringArgument(at: index) == expected else { return false }
     }
     if let arg0Namespace {
-      guard let name = message.stringArgument(at: 0),
-        name == arg0Namespace
-          || (name.hasPrefix(arg0Namespace) && name.dropFirst(arg0Namespace.count).first == ".")
-      else { return false }
+      // Compared as bytes, without walking characters (every PropertiesChanged comes this way).
+      guard let name = message.stringArgument(at: 0) else { return false }
+      let bytes = name.utf8
+      let prefix = arg0Namespace.utf8
+      guard bytes.starts(with: prefix) else { return false }
+      if bytes.count != prefix.count,
+        bytes[bytes.index(bytes.startIndex, offsetBy: prefix.count)] != UInt8(ascii: ".")
+      {
+        return false
+      }
     }
     return true
   }

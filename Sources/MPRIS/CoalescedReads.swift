@@ -7,6 +7,11 @@ import EventTime
 final class CoalescedReads {
   /// The shortest time between the starts of two reads of one player.
   static let interval: Seconds = 0.25
+  /// The same for a player whose properties exceed what responderd decodes: each read brings
+  /// the whole message in (a 4 MB title, 4 times a second, is 16 MB/s to receive and validate).
+  static let oversizedInterval: Seconds = 10
+  /// Players read at `oversizedInterval`.
+  private var slow: Set<String> = []
 
   private let scheduler: Scheduler
   /// When the last read of each player began.
@@ -38,7 +43,11 @@ final class CoalescedReads {
     wanted.remove(id)
     reads[id] = nil
     lastStarted[id] = nil
+    slow.remove(id)
   }
+
+  /// Reads `id` no more often than `oversizedInterval` from now on.
+  func slowDown(_ id: String) { slow.insert(id) }
 
   /// Forgets every player.
   func forgetAll() {
@@ -47,8 +56,9 @@ final class CoalescedReads {
 
   private func start(_ id: String) {
     let now = scheduler.now
-    if let last = lastStarted[id], now - last < Self.interval {
-      timers[id] = scheduler.schedule(at: last + Self.interval) { [weak self] in
+    let interval = slow.contains(id) ? Self.oversizedInterval : Self.interval
+    if let last = lastStarted[id], now - last < interval {
+      timers[id] = scheduler.schedule(at: last + interval) { [weak self] in
         self?.timers[id] = nil
         self?.begin(id)
       }

@@ -19,6 +19,8 @@ public struct MPRISPlayer: Sendable {
   public internal(set) var unreadProperties: Set<String> = []
   /// The property names of its last PropertiesChanged and the activity kind made of them.
   var lastSignal: (names: [String], kind: String)?
+  /// Whether it sent more than `decodingLimits` lets through (said once in the log).
+  var exceededLimits = false
   /// The last known position (µs) and when it was known, for extrapolation while playing
   /// (players do not signal Position changes, only jumps through `Seeked`).
   var positionSample: (position: Int64, at: Seconds)?
@@ -120,6 +122,19 @@ extension MPRISPlayer {
     }
     return result
   }
+
+  /// What is decoded of a player's properties: the same bounds as `kept`, applied while reading
+  /// the message, so that what lies beyond them is never decoded (a 4 MB title or a
+  /// 400,000-entry `xesam:artist` costs what is kept of it).
+  public static let decodingLimits = DBusDecodingLimits(
+    maximumEntries: maximumEntries, maximumStringBytes: maximumStringBytes, maximumDepth: maximumDepth)
+
+  /// The `org.mpris.MediaPlayer2.Player` properties responderd reads (the interface's own): a
+  /// player's other properties are never decoded.
+  public static let playerPropertyNames: Set<String> = [
+    "PlaybackStatus", "LoopStatus", "Rate", "Shuffle", "Metadata", "Volume", "Position", "MinimumRate",
+    "MaximumRate", "CanGoNext", "CanGoPrevious", "CanPlay", "CanPause", "CanSeek", "CanControl",
+  ]
 
   /// The most properties, array elements or dict entries kept.
   public static let maximumEntries = 64

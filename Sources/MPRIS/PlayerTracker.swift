@@ -322,14 +322,16 @@ public final class PlayerTracker {
     if batch != nil { listingPending += 1 }
     let timeout = max(settings.callDeadline, 2)
     connection.getAllProperties(
-      interface: MPRISNames.rootInterface, path: MPRISNames.objectPath, destination: id, timeout: timeout
+      interface: MPRISNames.rootInterface, path: MPRISNames.objectPath, destination: id, timeout: timeout,
+      limits: MPRISPlayer.decodingLimits, wanted: { _ in true }
     ) { [weak self] result in
-      guard let self, var player = self.players[id], let values = try? result.get() else { return }
-      player.rootProperties = MPRISPlayer.kept(values)
-      self.players[id] = player
+      guard let self, self.players[id] != nil, let read = try? result.get() else { return }
+      self.players[id]!.rootProperties = MPRISPlayer.kept(read.values)
+      if read.exceededLimits { self.exceededLimits(id) }
     }
     connection.getAllProperties(
-      interface: MPRISNames.playerInterface, path: MPRISNames.objectPath, destination: id, timeout: timeout
+      interface: MPRISNames.playerInterface, path: MPRISNames.objectPath, destination: id, timeout: timeout,
+      limits: MPRISPlayer.decodingLimits, wanted: MPRISPlayer.playerPropertyNames.contains
     ) { [weak self] result in
       guard let self else { return }
       let inBatch = batch != nil && batch == self.listing
@@ -337,12 +339,14 @@ public final class PlayerTracker {
       guard var player = self.players[id] else { return }
       let now = self.scheduler.now
       switch result {
-      case .success(let values):
+      case .success(let read):
+        let values = read.values
         player.playerProperties = MPRISPlayer.kept(values)
         // Newer than any signal left unread while it was loading.
         player.unreadProperties.removeAll()
         if let position = values["Position"]?.int64 { player.setPosition(position, at: now) }
         self.players[id] = player
+        if read.exceededLimits { self.exceededLimits(id) }
         self.notify(.properties(player: id, names: Set(values.keys)))
         if inBatch {
           self.listingLoaded.append((id, player.playbackStatus))
@@ -369,7 +373,22 @@ public final class PlayerTracker {
   /// Whether a changed property is worth decoding: every one of the selected player; of the
   /// others, what the selection looks at (and the rare changes of the root interface).
   private static func wants(selected: Bool, interface: String, name: String) -> Bool {
-    selected || interface != MPRISNames.playerInterface || name == "PlaybackStatus"
+    guard interface == MPRISNames.playerInterface else { return true }
+    return selected ? MPRISPlayer.playerPropertyNames.contains(name) : name == "PlaybackStatus"
+  }
+
+  /// Player `id` sent more than responderd decodes (`MPRISPlayer.decodingLimits`): said once in
+  /// the log, and its invalidated properties are read again at most every
+  /// `CoalescedReads.oversizedInterval` (each read brings the whole message in, cut or not).
+  private func exceededLimits(_ id: String) {
+    guard players[id] != nil else { return }
+    rereads.slowDown(id)
+    guard !players[id]!.exceededLimits else { return }
+    players[id]!.exceededLimits = true
+    let limits = MPRISPlayer.decodingLimits
+    logger.notice(
+      "players: \(players[id].map(displayName) ?? id) (\(id)) sends properties larger than responderd reads (\(limits.maximumEntries) entries, \(limits.maximumStringBytes)-byte strings, \(limits.maximumDepth) levels): the rest is left out, and its changes are read again every \(formatSeconds(CoalescedReads.oversizedInterval, decimals: 0)) s at most"
+    )
   }
 
   private func propertiesChanged(_ message: DBusMessage) {
@@ -377,10 +396,19 @@ public final class PlayerTracker {
     let proxy = isProxy(sender)
     let selected = selector.selectedID == sender
     guard
-      let change = message.readPropertiesChanged(wanted: { interface, name in
-        !proxy && Self.wants(selected: selected, interface: interface, name: name)
-      })
+      var change = message.readPropertiesChanged(
+        limits: MPRISPlayer.decodingLimits,
+        wanted: { interface, name in
+          !proxy && Self.wants(selected: selected, interface: interface, name: name)
+        })
     else { return }
+    if change.interface == MPRISNames.playerInterface,
+      change.unread.contains(where: { !MPRISPlayer.playerPropertyNames.contains($0) })
+    {
+      // Not a property responderd reads: never read again either.
+      change.unread.removeAll { !MPRISPlayer.playerPropertyNames.contains($0) }
+    }
+    if change.exceededLimits { exceededLimits(sender) }
     let now = scheduler.now
     var newStatus: PlaybackStatus?
     // Changed in place (a copy would copy its property dictionaries, for every signal).
@@ -398,14 +426,17 @@ public final class PlayerTracker {
     let wasUnresponsive = selector.players[sender]?.unresponsiveReason != nil
     let selectionChanged = selector.signal(sender, kind: kind, status: newStatus, at: now)
     if !change.unread.isEmpty, !proxy, selector.selectedID == sender,
-      let full = message.readPropertiesChanged(wanted: { _, _ in true })
+      let full = message.readPropertiesChanged(
+        limits: MPRISPlayer.decodingLimits,
+        wanted: { _, name in MPRISPlayer.playerPropertyNames.contains(name) })
     {
       // Selected by this very signal: its values are the newest. A chatty player sends the same
       // properties each time: nothing is left unread then, and nothing to ask it.
       players[sender]!.mergePlayerProperties(full.changed, at: now)
       players[sender]!.noteRead(full.changed.keys, unread: [])
     }
-    if change.interface == MPRISNames.playerInterface {
+    if change.interface == MPRISNames.playerInterface, !change.changed.isEmpty {
+      // Nothing read, nothing to tell (a chatty player's signals, a player only invalidating).
       notify(.properties(player: sender, names: Set(change.changed.keys)))
     }
     if selectionChanged { notify(.selection) }
@@ -488,11 +519,15 @@ public final class PlayerTracker {
     reading[id] = done.map { [$0] } ?? []
     connection.getAllProperties(
       interface: MPRISNames.playerInterface, path: MPRISNames.objectPath, destination: id,
-      timeout: timeout ?? max(settings.callDeadline, 2)
+      timeout: timeout ?? max(settings.callDeadline, 2), limits: MPRISPlayer.decodingLimits,
+      wanted: MPRISPlayer.playerPropertyNames.contains
     ) { [weak self] result in
       guard let self, let waiting = self.reading.removeValue(forKey: id) else { return }
       defer { for callback in waiting { callback() } }
-      guard var player = self.players[id], let values = try? result.get() else { return }
+      guard self.players[id] != nil, let read = try? result.get() else { return }
+      if read.exceededLimits { self.exceededLimits(id) }
+      guard var player = self.players[id] else { return }
+      let values = read.values
       let now = self.scheduler.now
       let wasOutdated = player.hasUnreadChanges
       player.mergePlayerProperties(values, at: now)

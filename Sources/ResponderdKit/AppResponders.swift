@@ -105,11 +105,30 @@ public final class AppResponder: OfferingResponder {
     let deadline = registry.deadline
     // Cut short by what is left of the event's time: not this application's fault then.
     let timeout = min(deadline, left)
-    pendingCall = connection.call(
+    // The event waits `timeout` for the answer (the timer); the call itself waits longer, so that
+    // a late answer still says the application answers events again.
+    var deadlineTimer: ScheduledTimer?
+    var expired = false
+    var answered = false
+    var thisCall: DBusPendingCall?
+    let call = connection.call(
       destination: busName, path: path, interface: ResponderBusAPI.responderInterface, method: method,
-      arguments: [.string(event.subtype.name), .double(event.timestamp)], timeout: timeout
+      arguments: [.string(event.subtype.name), .double(event.timestamp)],
+      timeout: max(timeout, AppResponderRegistry.lateAnswerWindow)
     ) { [weak self] result in
       guard let self else { return decision.resolve(handled: false) }
+      guard !expired else {
+        // Past the deadline: the event went on; an answer now means it answers events again.
+        if case .success(let values) = result, values.count == 1, case .bool = values[0] {
+          self.registry.answeredEvent(self.busName)
+        } else if case .failure(let error) = result, error.name == DBusError.Name.noReply {
+          self.registry.lateAnswerWindowPassed(thisCall, of: self.busName)
+        }
+        return
+      }
+      answered = true
+      deadlineTimer?.cancel()
+      deadlineTimer = nil
       self.pendingCall = nil
       self.pendingDecision = nil
       switch result {
@@ -119,22 +138,33 @@ public final class AppResponder: OfferingResponder {
           return decision.resolve(handled: false)
         }
         self.failuresInARow = 0
+        self.registry.answeredEvent(self.busName)
         decision.resolve(handled: handled)
       case .failure(let error):
-        let late = error.name == DBusError.Name.noReply
-        if late, timeout < deadline {
-          self.registry.logger.debug(
-            "responders: \(self.name): no answer to \(method) within what was left of the event's time")
-          return decision.resolve(handled: false)
-        }
-        let reason =
-          late
-          ? "no answer to \(method) within \(formatMilliseconds(deadline))"
-          : "\(method) failed: \(error.name.loggable): \(error.message.loggable)"
-        self.noteFailure(reason)
-        if late { self.registry.markHung(self.busName, by: self) }
+        self.noteFailure("\(method) failed: \(error.name.loggable): \(error.message.loggable)")
         decision.resolve(handled: false)
       }
+    }
+    guard !answered else { return }
+    thisCall = call
+    pendingCall = call
+    deadlineTimer = registry.scheduler.schedule(after: timeout) { [weak self] in
+      expired = true
+      deadlineTimer = nil
+      guard let self else { return decision.resolve(handled: false) }
+      if self.pendingCall === call {
+        self.pendingCall = nil
+        self.pendingDecision = nil
+      }
+      self.registry.keepLateCall(call, of: self.busName)
+      if timeout < deadline {
+        self.registry.logger.debug(
+          "responders: \(self.name): no answer to \(method) within what was left of the event's time")
+        return decision.resolve(handled: false)
+      }
+      self.noteFailure("no answer to \(method) within \(formatMilliseconds(deadline))")
+      self.registry.markHung(self.busName, by: self)
+      decision.resolve(handled: false)
     }
   }
 
@@ -190,7 +220,7 @@ final class AppResponderRegistry {
   /// How long one event may spend with the applications in all (`[responders] event-deadline`).
   let eventDeadline: Double
   let logger: Logger
-  private let scheduler: Scheduler
+  let scheduler: Scheduler
   /// Whether a process is stopped (SIGSTOP, a debugger): `/proc/PID/stat` (`isProcessStopped`).
   let processIsStopped: (UInt32) -> Bool = isProcessStopped
   /// The event going through the applications now (one at a time: the application's queue waits
@@ -209,6 +239,19 @@ final class AppResponderRegistry {
   private var hung = Set<String>()
   /// The `Peer.Ping` on its way to each hung connection, asking whether it answers again.
   private var probes: [String: DBusPendingCall] = [:]
+  /// Deadlines each connection missed in a row (an answered event starts it again).
+  private var missesInARow: [String: Int] = [:]
+  /// Connections that answer `Peer.Ping` but missed `missesBeforePingIsNotEnough` events in a
+  /// row: passed over until they answer an event again (a late answer), however they answer pings.
+  private var answerPingNotEvents = Set<String>()
+  /// The event calls past their deadline still waiting for a late answer, by connection.
+  private var lateCalls: [String: [DBusPendingCall]] = [:]
+  /// Missed deadlines in a row after which a `Peer.Ping` answer no longer brings a connection
+  /// back: its library answers, its handler does not.
+  static let missesBeforePingIsNotEnough = 3
+  /// How long a call to an application waits for a late answer after its deadline (the bus's
+  /// usual reply timeout).
+  static let lateAnswerWindow: Seconds = 25
   /// How many registered applications take motion events now: those whose window is inactive
   /// (`SetActive(false)`) do not count until it is active again.
   var motionApplications: Int {
@@ -295,11 +338,56 @@ final class AppResponderRegistry {
   /// Whether `busName` missed a deadline and has not answered since.
   func isHung(_ busName: String) -> Bool { hung.contains(busName) }
 
+  /// Why the registrations of `busName` are passed over now (nil when they are not): for the
+  /// `Chain` property.
+  func passedOverReason(_ busName: String) -> String? {
+    guard hung.contains(busName) else { return nil }
+    if answerPingNotEvents.contains(busName) {
+      return
+        "missed \(missesInARow[busName] ?? 0) events in a row and answers Ping, not events: passed over until it answers an event again"
+    }
+    return "missed a deadline: passed over until it answers again"
+  }
+
+  /// `busName` answered an event (in time or late): it takes events again.
+  func answeredEvent(_ busName: String) {
+    missesInARow[busName] = nil
+    answerPingNotEvents.remove(busName)
+    for call in lateCalls.removeValue(forKey: busName) ?? [] { call.cancel() }
+    guard hung.remove(busName) != nil else { return }
+    probes.removeValue(forKey: busName)?.cancel()
+    logger.notice("responders: \(busName.loggable) answers events again: its registrations take events again")
+    changed()
+  }
+
+  /// A call past its deadline got no late answer either. When it was the last one of a
+  /// connection passed over for answering Ping and not events, the next event tries it once
+  /// more (one deadline per `lateAnswerWindow` at most, not one per event): it may run again.
+  func lateAnswerWindowPassed(_ call: DBusPendingCall?, of busName: String) {
+    lateCalls[busName]?.removeAll { $0 === call || $0.isFinished }
+    guard answerPingNotEvents.contains(busName), lateCalls[busName]?.isEmpty ?? true else { return }
+    lateCalls[busName] = nil
+    answerPingNotEvents.remove(busName)
+    hung.remove(busName)
+    logger.debug("responders: \(busName.loggable): the next event tries it again")
+    changed()
+  }
+
+  /// Keeps a call past its deadline waiting for a late answer (a few at most per connection:
+  /// a connection that missed one is passed over until it answers again).
+  func keepLateCall(_ call: DBusPendingCall, of busName: String) {
+    guard !call.isFinished else { return }
+    lateCalls[busName, default: []].removeAll { $0.isFinished }
+    lateCalls[busName, default: []].append(call)
+  }
+
   /// `busName` missed a deadline (answering `app`): its registrations are passed over until it
   /// answers a `Peer.Ping`, sent now (a stopped process answers it once it runs again) and, if it
   /// missed that one too, again the next time an event passes it over.
   func markHung(_ busName: String, by app: AppResponder) {
+    missesInARow[busName, default: 0] += 1
     guard hung.insert(busName).inserted else { return }
+    defer { changed() }
     // A stopped process answers on none of its connections: one fault, not one per connection
     // (50 connections of one stopped process held each event 50 deadlines).
     if let pid = app.pid, processIsStopped(pid) {
@@ -321,7 +409,9 @@ final class AppResponderRegistry {
   /// Asks a hung connection whether it answers again (one ask at a time, with the bus's usual
   /// 25 s deadline; no timer of its own).
   func probe(_ busName: String) {
-    guard hung.contains(busName), probes[busName] == nil, let connection else { return }
+    guard hung.contains(busName), !answerPingNotEvents.contains(busName), probes[busName] == nil,
+      let connection
+    else { return }
     probes[busName] = connection.call(
       destination: busName, path: "/", interface: "org.freedesktop.DBus.Peer", method: "Ping", timeout: 25
     ) { [weak self] result in
@@ -329,9 +419,20 @@ final class AppResponderRegistry {
       self.probes[busName] = nil
       // Still hung: asked again at the next event that passes it over.
       if case .failure(let error) = result, error.name == DBusError.Name.noReply { return }
+      let misses = self.missesInARow[busName] ?? 0
+      if misses >= Self.missesBeforePingIsNotEnough {
+        // Its library answers, its handler does not: a ping says nothing of the next event.
+        self.answerPingNotEvents.insert(busName)
+        self.logger.notice(
+          "responders: \(busName.loggable) answers Ping but missed \(misses) events in a row: its registrations are passed over until it answers an event again"
+        )
+        self.changed()
+        return
+      }
       // Any answer (a reply, or an error from the application itself) means it runs again.
       self.hung.remove(busName)
       self.logger.notice("responders: \(busName.loggable) answers again: its registrations take events again")
+      self.changed()
     }
   }
 
@@ -402,6 +503,9 @@ final class AppResponderRegistry {
       registrations[app.busName] = nil
       hung.remove(app.busName)
       probes.removeValue(forKey: app.busName)?.cancel()
+      missesInARow[app.busName] = nil
+      answerPingNotEvents.remove(app.busName)
+      for call in lateCalls.removeValue(forKey: app.busName) ?? [] { call.cancel() }
     }
     app.markRemoved(successor: successor)
     logger.info("responders: \(app.name) (\(app.busName.loggable) \(app.path.loggable)) removed: \(reason)")
@@ -418,6 +522,8 @@ final class AppResponderRegistry {
     for app in apps { app.dropPendingCall() }
     for probe in probes.values { probe.cancel() }
     probes.removeAll()
+    for call in lateCalls.values.joined() { call.cancel() }
+    lateCalls.removeAll()
   }
 
   /// Removes every application registered by `busName`.

@@ -194,7 +194,7 @@ public final class ResponderAPI: ServiceComponent {
           get: { [weak self] in self?.chainValue() ?? .array(elementSignature: "a{sv}", []) }
         )
         .documented(
-          "The responder chain in order: registered applications (name, kind \"app\", id, busName, path, eventTypes, firstResponder, focus: \"undeclared\", \"active\" or \"inactive\" as SetActive left it), then the built-in handlers (name, kind \"handler\", eventTypes). Changes are announced as invalidated: read it again."
+          "The responder chain in order: registered applications (name, kind \"app\", id, busName, path, eventTypes, firstResponder, focus: \"undeclared\", \"active\" or \"inactive\" as SetActive left it, and passedOver: why its events pass it by, while its connection missed its deadlines), then the built-in handlers (name, kind \"handler\", eventTypes). Changes are announced as invalidated: read it again."
         ),
         DBusProperty("MotionInterest", get: { [weak self] in self?.motionInterest?.isWanted ?? false })
           .documented("Whether anything wants motion events now (the accelerometer is read only then)."),
@@ -265,12 +265,13 @@ public final class ResponderAPI: ServiceComponent {
     var entries: [DBusValue] = []
     let first = registry?.firstResponder
     for app in registry?.order ?? [] {
-      entries.append(
-        .vardict([
-          "name": .string(app.name), "kind": "app", "id": .uint32(app.id), "busName": .string(app.busName),
-          "path": .objectPath(app.path), "eventTypes": Self.names(app.eventTypes),
-          "firstResponder": .bool(app === first), "focus": .string(app.focus.rawValue),
-        ]))
+      var entry: [String: DBusValue] = [
+        "name": .string(app.name), "kind": "app", "id": .uint32(app.id), "busName": .string(app.busName),
+        "path": .objectPath(app.path), "eventTypes": Self.names(app.eventTypes),
+        "firstResponder": .bool(app === first), "focus": .string(app.focus.rawValue),
+      ]
+      if let reason = registry?.passedOverReason(app.busName) { entry["passedOver"] = .string(reason) }
+      entries.append(.vardict(entry))
     }
     for responder in service?.chain.responders ?? [] {
       entries.append(

@@ -11,7 +11,8 @@ struct ChainCommand: ParsableCommand {
       + "(most recently registered first), then the built-in handlers in config order.",
     discussion: "An event goes down the chain until someone handles it; at the end it is dropped. "
       + "Applications and handlers only see the event types they take. An application that follows "
-      + "its window's focus shows (window active) or (window inactive): an inactive one gets no shake.")
+      + "its window's focus shows (window active) or (window inactive): an inactive one gets no shake. "
+      + "An application whose connection missed its deadlines says so, and why its events pass it by.")
 
   @Flag(name: .long, help: "One JSON object instead of text.")
   var json = false
@@ -34,8 +35,8 @@ struct ChainCommand: ParsableCommand {
     output("  " + padded("NAME", nameWidth) + padded("KIND", 9) + padded("EVENTS", eventsWidth) + "OWNER")
     for entry in chain {
       let owner =
-        [entry.busName, entry.path, entry.focus.map { "(window \($0))" }].compactMap { $0 }.joined(
-          separator: " ")
+        [entry.busName, entry.path, entry.focus.map { "(window \($0))" }, entry.passedOver.map { "(\($0))" }]
+        .compactMap { $0 }.joined(separator: " ")
       let line =
         (entry.isFirstResponder ? "* " : "  ") + padded(entry.name, nameWidth) + padded(entry.kind, 9)
         + padded(entry.events, eventsWidth) + owner

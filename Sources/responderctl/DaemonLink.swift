@@ -123,6 +123,8 @@ struct ChainEntry {
   var isFirstResponder: Bool
   /// What the app said of its window (`SetActive`): "active" or "inactive"; nil when it never said.
   var focus: String?
+  /// Why its events pass it by now (its connection missed its deadlines); nil when they do not.
+  var passedOver: String?
 
   init(_ dictionary: [String: DBusValue]) {
     name = dictionary["name"]?.string ?? "?"
@@ -133,6 +135,7 @@ struct ChainEntry {
     eventTypes = dictionary["eventTypes"]?.stringArray ?? []
     isFirstResponder = dictionary["firstResponder"]?.bool ?? false
     focus = dictionary["focus"]?.string.flatMap { $0 == "undeclared" ? nil : $0 }
+    passedOver = dictionary["passedOver"]?.string
   }
 
   static func list(_ value: DBusValue?) -> [ChainEntry] {
@@ -147,6 +150,7 @@ struct ChainEntry {
     fields.append(("eventTypes", .array(eventTypes.map(JSON.string))))
     if kind == "app" { fields.append(("firstResponder", .bool(isFirstResponder))) }
     if let focus { fields.append(("focus", .string(focus))) }
+    if let passedOver { fields.append(("passedOver", .string(passedOver))) }
     return .object(fields)
   }
 }

@@ -135,6 +135,66 @@ final class PlayerModel {
     #expect(try properties("GetAll", ["org.freedesktop.DBus.Introspectable"]).get() == [.vardict([:])])
   }
 
+  /// A flood of odd calls grew the daemon to 134 MB: what one call may bring in is bounded
+  /// (elements per array, values, string bytes, nesting), checked before any handler runs.
+  @Test func aCallBringingMoreThanTheLimitsIsRefusedBeforeItsHandlerRuns() throws {
+    let fixture = try BusFixture()
+    let model = PlayerModel()
+    var taken: [Int] = []
+    try fixture.server.export(
+      path: path,
+      interfaces: [
+        model.interface(),
+        DBusInterface(
+          "org.responderd.Test.Sink",
+          methods: [
+            DBusMethod("Take", in: "aas") { call in
+              taken.append(call.arguments.first?.elements?.count ?? -1)
+              return []
+            }
+          ]),
+      ])
+    let name = fixture.server.uniqueName!
+    func take(_ value: DBusValue, interface: String = "org.responderd.Test.Sink", method: String = "Take")
+      throws -> Result<[DBusValue], DBusError>
+    {
+      try callResult(
+        fixture.client, destination: name, path: path, interface: interface, method: method, [value])
+    }
+    let limits = DBusDecodingLimits.methodCall
+    let small = DBusValue.array(elementSignature: "as", [["a", "b"].dbusValue])
+    #expect(try take(small).get() == [])
+    let tooMany = DBusValue.array(
+      elementSignature: "as",
+      [.array(elementSignature: "s", Array(repeating: "x", count: limits.maximumEntries + 1))])
+    let tooLong = DBusValue.array(
+      elementSignature: "as", [[String(repeating: "y", count: limits.maximumStringBytes + 1)].dbusValue])
+    let tooMuch = DBusValue.array(
+      elementSignature: "as", Array(repeating: Array(repeating: "z", count: 10_000).dbusValue, count: 7))
+    for value in [tooMany, tooLong, tooMuch] {
+      guard case .failure(let error) = try take(value) else {
+        Issue.record("a call beyond the limits was taken")
+        continue
+      }
+      #expect(error.name == DBusError.Name.invalidArgs)
+      #expect(error.message.contains("exceed what one call may bring"), "\(error.message)")
+    }
+    #expect(taken == [1])
+    // Properties.Set too, with a value too deep.
+    var deep = DBusValue.array(elementSignature: "s", ["d"])
+    for _ in 0..<limits.maximumDepth { deep = .array(elementSignature: deep.signature, [deep]) }
+    let set = try callResult(
+      fixture.client, destination: name, path: path, interface: "org.freedesktop.DBus.Properties",
+      method: "Set",
+      [.string(interfaceName), "Volume", .variant(deep)])
+    guard case .failure(let error) = set else {
+      Issue.record("a Set beyond the limits succeeded")
+      return
+    }
+    #expect(error.message.contains("exceed what one call may bring"), "\(error.message)")
+    #expect(model.volume == 0.5)
+  }
+
   @Test func propertiesChangedReachesAnotherConnection() throws {
     let fixture = try BusFixture()
     let model = PlayerModel()

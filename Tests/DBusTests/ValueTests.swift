@@ -203,6 +203,57 @@ let sampleValues: [DBusValue] = [
       arguments: [.string("x.Y")])
     #expect(other.readPropertiesChanged { _, _ in true } == nil)
   }
+
+  @Test func valuesAreReadWithinLimitsAndWhatIsCutIsSaid() throws {
+    let limits = DBusDecodingLimits(maximumEntries: 3, maximumStringBytes: 10, maximumDepth: 2)
+    // "é" is 2 bytes: the cut never splits it.
+    let long = String(repeating: "é", count: 100)
+    let message = try DBusMessage.signal(
+      path: "/a", interface: "a.B", name: "C",
+      arguments: [
+        .string(long), .string("short"), (0..<1000).map { "\($0)" }.dbusValue,
+        .vardict(["a": .int32(1), "b": .int32(2), "c": .int32(3), "d": .int32(4)]),
+        .array(elementSignature: "aas", [.array(elementSignature: "as", [["deep"].dbusValue])]),
+        .objectPath("/" + String(repeating: "p", count: 50)),
+      ])
+    let (values, exceeded) = message.arguments(within: limits)
+    #expect(exceeded)
+    #expect(values.count == 6)
+    #expect(values[0] == .string("ééé…"))
+    #expect(values[1] == .string("short"))
+    #expect(values[2] == ["0", "1", "2"].dbusValue)
+    #expect(values[3].dictionary?.count == 3)
+    // Two levels of containers kept; the third is there, empty.
+    #expect(
+      values[4]
+        == .array(
+          elementSignature: "aas", [.array(elementSignature: "as", [.array(elementSignature: "s", [])])]))
+    #expect(values[5] == .objectPath("/"))
+    for value in values { try value.validate() }
+
+    let small = try DBusMessage.signal(
+      path: "/a", interface: "a.B", name: "C", arguments: [.string("fits"), ["a", "b"].dbusValue])
+    let read = small.arguments(within: limits)
+    #expect(!read.exceededLimits)
+    #expect(read.values == small.arguments)
+
+    // A signal's dictionary of 1000 properties: the first 3 are looked at, no more.
+    let change = try DBusMessage.signal(
+      path: "/a", interface: "org.freedesktop.DBus.Properties", name: "PropertiesChanged",
+      arguments: [
+        .string("x.Y"),
+        .vardict(Dictionary(uniqueKeysWithValues: (0..<1000).map { ("p\($0)", .string(long)) })),
+        (0..<1000).map { "i\($0)" }.dbusValue,
+      ])
+    var asked = 0
+    let cut = try #require(
+      change.readPropertiesChanged(limits: limits) { _, _ in
+        asked += 1
+        return true
+      })
+    #expect(asked == 3 && cut.changed.count == 3 && cut.invalidated.count == 3 && cut.exceededLimits)
+    #expect(cut.changed.values.allSatisfy { $0 == .string("ééé…") })
+  }
 }
 
 /// The bytes of a file of the repository (`path` relative to its root).

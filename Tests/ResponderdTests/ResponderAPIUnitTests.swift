@@ -131,6 +131,57 @@ final class BusApp {
     #expect(hung.received == ["nextTrack", "play"])
   }
 
+  /// An application whose event handler hangs while its D-Bus library still answers `Peer.Ping`
+  /// cost every press the deadline for as long as it hung: after a few misses in a row its
+  /// pings no longer bring it back; an answer to an event does, and `Chain` says which it is.
+  @Test func anApplicationThatAnswersPingButNotEventsIsPassedOverUntilItAnswersAnEvent() throws {
+    let app = try BusApp(on: bus) { _ in nil }
+    try register(app)
+    func chainEntry() throws -> [String: DBusValue] {
+      var chain: DBusValue?
+      app.connection.getProperty(
+        "Chain", interface: ResponderBusAPI.daemonInterface, path: ResponderBusAPI.daemonPath,
+        destination: ResponderBusAPI.daemonName
+      ) { chain = try? $0.get() }
+      settle()
+      return try #require(chain?.elements?.first?.dictionary)
+    }
+    for _ in 0..<10 {
+      post(.remoteControlNextTrack)
+      time.advance(by: 0.5)
+    }
+    // Three events waited for it (the deadline each); the seven after passed it over at once.
+    #expect(app.received.count == 3, "\(app.received)")
+    #expect(records().count == 10 && records().allSatisfy { $0.handledBy == "log" })
+    #expect(log.text.contains("answers Ping but missed 3 events in a row"))
+    let passedOver = try chainEntry()["passedOver"]?.string
+    #expect(passedOver?.contains("answers Ping, not events") == true, "\(String(describing: passedOver))")
+
+    // It answers an event at last (late): it takes events again.
+    app.answer = { _ in true }
+    app.held.last?.reply([.bool(false)])
+    settle()
+    #expect(try chainEntry()["passedOver"] == nil)
+    post(.remoteControlPlay)
+    settle()
+    #expect(app.received.last == "play")
+    #expect(records().last?.handledBy != "log")
+
+    // Hung again, and silent for good: one event in 25 s tries it, not every event.
+    app.answer = { _ in nil }
+    for _ in 0..<10 {
+      post(.remoteControlNextTrack)
+      time.advance(by: 0.5)
+    }
+    #expect(app.received.count == 7, "\(app.received)")
+    time.advance(by: 25)
+    for _ in 0..<10 {
+      post(.remoteControlNextTrack)
+      time.advance(by: 0.5)
+    }
+    #expect(app.received.count == 8, "\(app.received)")
+  }
+
   /// 50 registrations on one stopped connection made every event wait 50 deadlines (issue 16):
   /// a connection that missed one deadline is passed over for all its registrations until it
   /// answers again, and one connection may register 16 responders at most.
