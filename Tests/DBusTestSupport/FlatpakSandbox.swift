@@ -84,9 +84,15 @@ public final class FlatpakSandbox {
         }
       }
     }
+    // The checkout stays readable where it is, as a Flatpak's own files are in /app: a clone
+    // under /tmp or /run (as CI may make) would otherwise be hidden by their new tmpfs.
+    var checkout: [String] = []
+    let path = String(String(#filePath).split(separator: "/Tests/DBusTestSupport/").first ?? "")
+    if path.hasPrefix("/tmp/") || path.hasPrefix("/run/") { checkout = ["--ro-bind", path, path] }
     return ["/usr/bin/bwrap"] + root + [
       "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run",
     ]
+      + checkout
       + hidden.flatMap { ["--tmpfs", $0] }
       + [
         "--bind", socketPath, "/run/flatpak/bus", "--ro-bind", infoPath, "/.flatpak-info", "--unshare-pid",

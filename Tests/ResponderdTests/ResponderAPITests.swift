@@ -282,7 +282,8 @@ let commandAndLog = """
     respond.process.signal(SIGCONT)
     // Running again, it answers the ping the daemon sent when it missed the deadline.
     try fixture.waitFor("the daemon to hear it again", timeout: 10) {
-      fixture.log.contains("answers again: its registrations take events again")
+      // Its late answer to the event or its answer to the ping: either brings it back.
+      fixture.log.contains("its registrations take events again")
     }
     let handler = try fixture.send("remoteControl", "nextTrack")
     #expect(handler.hasPrefix("responderctl#"), "\(handler)\n\(fixture.log)")
