@@ -326,7 +326,8 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     bus.addObserver { [weak self, weak link] event in
       guard let self, let link, self.link === link else { return }
       switch event {
-      case .connected: self.register(on: bus)
+      // `link.bus`, not `bus`: the bus keeps this observer, which must not keep the bus.
+      case .connected: self.register(on: link.bus)
       case .disconnected(let error):
         self.drop(reason: "the accessibility bus went away (\(error.message))")
         self.statusText = "the accessibility bus went away; waiting for it to come back"
