@@ -556,7 +556,7 @@ for (name, module, library) in [("touch-demo-gtk", "CGtk4", "gtk4"), ("touch-dem
       name: name,
       dependencies: [
         .target(name: module), "EventTime", "ResponderCore", "SystemCalls", "TouchDispatch", "TouchScenes",
-      ],
+      ] + (name == "touch-demo-sdl" ? ["CWaylandClient"] : []),
       path: "examples/\(name)", swiftSettings: strict + [.unsafeFlags(importer)],
       linkerSettings: [.unsafeFlags(linker)]),
   ]
