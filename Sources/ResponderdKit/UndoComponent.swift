@@ -12,8 +12,8 @@ import WaylandKeys
 
 /// Shake to undo in every application (`[undo]`, the `undo` handler): the focus on the
 /// accessibility bus (`AccessibilityWatch`), the chords' way to the compositor (`KeySender`:
-/// GNOME's RemoteDesktop, or `WaylandKeys`: KWin's fake input, whichever the desktop that runs
-/// offers) and the question (a notification with actions).
+/// GNOME's RemoteDesktop or wlroots' virtual keyboard; `WaylandKeys`: KWin's fake input;
+/// whichever the desktop that runs offers) and the question (a notification with actions).
 ///
 /// The accessibility bus is followed only while shakes are wanted for the undo: the feature on,
 /// a way to send keys and to ask, the session in front and unlocked, and the accelerometer open
@@ -112,6 +112,7 @@ public final class UndoComponent: ServiceComponent {
         if let display = getenv("WAYLAND_DISPLAY"), display.pointee != 0 {
           senders.append(KWinFakeInputSender(loop: service.loop, logger: self.logger))
         }
+        senders.append(VirtualKeyboardSender(scheduler: service.scheduler, logger: self.logger))
         self.parts.keys = FirstReadyKeySender(senders, noneReason: "no compositor API to send keys")
       }
       if self.parts.focus == nil {
