@@ -105,7 +105,10 @@ public final class UndoComponent: ServiceComponent {
       }
       if self.parts.keys == nil {
         self.parts.keys = FirstReadyKeySender(
-          [MutterRemoteDesktopSender(bus: connection, uid: uid, logger: self.logger)],
+          [
+            MutterRemoteDesktopSender(bus: connection, uid: uid, logger: self.logger),
+            VirtualKeyboardSender(scheduler: service.scheduler, logger: self.logger),
+          ],
           noneReason: "no compositor API to send keys")
       }
       if self.parts.focus == nil {

@@ -250,6 +250,41 @@ import Testing
     expectNoQuestion("no focused widget is known")
   }
 
+  @Test func aWindowThatOpensWithItsTextFocused() throws {
+    // GTK 4.8 announces no focus (nor the activation) of a window that opens with its text
+    // focused: the active window is found by its state, and searched for its deepest FOCUSED
+    // widget through VISIBLE ones (a hidden page's focused terminal is not entered).
+    try editor.blur(textView)
+    let gtk = accessibility.application()
+    let window = try gtk.add(role: 23, states: [AccessibleState.active, AccessibleState.visible])
+    let hidden = try gtk.add(role: 39, states: [], parent: window)
+    try gtk.add(role: AccessibleRole.terminal, states: [AccessibleState.focused], parent: hidden)
+    let box = try gtk.add(role: 39, states: [AccessibleState.visible], parent: window)
+    try gtk.add(
+      role: AccessibleRole.text,
+      states: [AccessibleState.editable, AccessibleState.focused, AccessibleState.visible], parent: box)
+    settle()
+    shake()
+    #expect(notifications.open.map(\.summary) == ["Undo Typing"], "\(undo.notes) \(log.text)")
+    try notifications.press("undo")
+    time.advance(by: 0.1)
+    #expect(keys.sent == [.undo])
+    #expect(undo.notes.last?.contains("sent Ctrl+Z to \(gtk.name)") == true, "\(undo.notes)")
+  }
+
+  @Test func anActiveWindowWhoseTextAnnouncedNothing() throws {
+    // The editor's text view announced its focus; another application's window then said it
+    // became active, its text focused without a word: that window is searched first.
+    let gtk = accessibility.application()
+    let window = try gtk.add(role: 23, states: [AccessibleState.active, AccessibleState.visible])
+    try gtk.add(
+      role: AccessibleRole.terminal, states: [AccessibleState.focused, AccessibleState.visible],
+      parent: window)
+    try gtk.activate(window)
+    settle()
+    expectNoQuestion("a terminal has the focus")
+  }
+
   @Test func notWhileTheProximitySensorReadsNear() {
     proximity.near = true
     expectNoQuestion("the proximity sensor reads near")
