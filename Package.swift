@@ -155,6 +155,15 @@ let package = Package(
         "CVirtualKeyboard", "DBus", "EventTime", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
+    // The same chords through a Wayland compositor's own keyboard API (KWin's fake input).
+    .target(
+      name: "WaylandKeys",
+      dependencies: [
+        "CWaylandClient", "EventLoop", "EventTime", "KeySender",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
+      swiftSettings: strict),
     .target(
       name: "EvdevInput",
       dependencies: [
@@ -197,7 +206,7 @@ let package = Package(
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
         "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderInterfaces", "SoundServer",
         "DesktopWatch", "SessionWatcher", "ShellGestures", "AccessibilityWatch", "KeySender",
-        .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        "WaylandKeys", .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
