@@ -18,6 +18,16 @@ func pkgConfig(_ arguments: String) -> [String]? {
 }
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
+/// The release daemon's link of libdbus from its static library (libdbus-1-dev's libdbus-1.a, when
+/// installed): the linker takes the archive wherever it would take libdbus-1.so, so the daemon
+/// does not load libdbus-1.so.3 with libsystemd and six more libraries at start (CDBusStatic
+/// answers the archive's two libsystemd calls). Empty without the archive: linked as usual.
+let staticDBus: [String] = {
+  guard let libdir = pkgConfig("--variable=libdir dbus-1")?.first, access("\(libdir)/libdbus-1.a", R_OK) == 0
+  else { return [] }
+  return ["-Xlinker", "--remap-inputs=*/libdbus-1.so=\(libdir)/libdbus-1.a"]
+}()
+
 let package = Package(
   name: "responderd",
   platforms: [.macOS(.v14)],
@@ -47,6 +57,8 @@ let package = Package(
   targets: [
     // System libraries (module.modulemap + shim.h).
     .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+    // The two libsystemd calls of libdbus-1.a, for the release daemon that links libdbus in.
+    .target(name: "CDBusStatic"),
     .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
     // dlopen of a C library at the first call of one of its functions (for CIIO and CPulse).
     .target(name: "CLibraryLoader"),
@@ -237,7 +249,7 @@ let package = Package(
       // No swift-argument-parser here: it brings Foundation (DaemonCommandLine parses by hand).
       dependencies: [
         "ResponderdKit", "ResponderConfig", "EventLoop", .product(name: "Logging", package: "swift-log"),
-        "SystemCalls",
+        "SystemCalls", "CDBusStatic",
       ],
       exclude: ["link"],
       swiftSettings: strict,
@@ -245,7 +257,8 @@ let package = Package(
       // static Swift runtime's link flags ask for it; the dynamic linker then searches the daemon's
       // 7,700 symbols); packed relative relocations (lld; glibc 2.36) instead of 26,000 RELA entries
       // read at start; the functions the daemon runs placed together (link/responderd.order, from
-      // scripts/order-file); libstdc++ linked in, not loaded (link/libstdc++.so).
+      // scripts/order-file); libstdc++ linked in, not loaded (link/libstdc++.so); libdbus linked in,
+      // not loaded with libsystemd and six more libraries (`staticDBus`, CDBusStatic).
       linkerSettings: [
         .unsafeFlags(
           [
@@ -254,7 +267,7 @@ let package = Package(
             "-Xlinker",
             "--symbol-ordering-file=\(Context.packageDirectory)/Sources/responderd/link/responderd.order",
             "-Xlinker", "--no-warn-symbol-ordering",
-          ], .when(configuration: .release))
+          ] + staticDBus, .when(configuration: .release))
       ]),
     .executableTarget(
       name: "responderctl",
