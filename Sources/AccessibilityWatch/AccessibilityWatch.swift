@@ -188,10 +188,10 @@ public protocol AccessibilityFocusSource: AnyObject {
 /// through a match rule: nothing is polled. When the accessibility bus or its launcher goes away,
 /// the focus is forgotten and the watch waits for the launcher to appear again.
 ///
-/// An application whose widget had the focus before the watch started (GTK 4.8 announces no
-/// focus for a window that opens with its text focused) is found when asked: the active window
-/// (the last that said it became active, else the one whose state says ACTIVE) is searched for its
-/// deepest FOCUSED descendant, entering only VISIBLE or SHOWING accessibles.
+/// When asked, the window whose state says ACTIVE is looked up too: the focus is its
+/// application's. One that announced no focus (GTK 4.8 says nothing for a window that opens with
+/// its text focused) has that window searched for its deepest FOCUSED descendant, entering only
+/// VISIBLE or SHOWING accessibles.
 ///
 /// It reads nothing but accessibles' roles (`GetRole`), states (`GetState`) and, for that search,
 /// children (`GetChildren`): never a name or a text. Each call has a deadline, so that an
@@ -217,7 +217,7 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
   private var recency: [String] = []
   /// The application whose window said it became active last (StateChanged "active").
   private var activeApplication: String? { activeWindow?.application }
-  /// The window that said it became active last, or that a search found active.
+  /// The window that said it became active last.
   private var activeWindow: AccessibleReference?
   public private(set) var statusText = "not started"
   public var isFollowing: Bool { link != nil }
@@ -445,38 +445,47 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
       case .failure: false
       }
     }
-    // What the applications announced, the active window's first; then a search of the active
-    // window (found by its state when none said it became active since the watch started). An
-    // active window whose application announced nothing is searched first.
-    let announced = Array(applicationOrder.prefix(Self.applicationLimit))
-    if let window = activeWindow, stacks[window.application]?.isEmpty != false {
-      Self.searchFocused(in: window, on: bus, deadline: deadline, scheduler: scheduler) { [weak self] found in
-        guard !settled(found), let self, self.link === link else { return answer(found) }
-        self.read(announced[...], on: bus, deadline: deadline, firstFailure: nil) { read in
-          if case .failure(.noFocus) = read { return answer(found) }
-          answer(read)
-        }
+    // At once: what the applications announced (the one whose window said it became active
+    // first), and which window says it is ACTIVE now. A focused widget announced by the active
+    // window's application is the answer; else that application's own, else a search of its
+    // window. (A notification's button says it took the focus when tapped, while the keyboard
+    // focus stays in the application's window.)
+    let order = Array(applicationOrder.prefix(Self.applicationLimit))
+    var announced: Result<FocusedWidget, FocusReadError>?
+    var window: AccessibleReference??
+    let both = { [weak self] in
+      guard let announced, let window else { return }
+      guard let window, let self, self.link === link else { return answer(announced) }
+      switch announced {
+      case .success(let widget) where widget.isFocused && widget.reference.application == window.application:
+        return answer(announced)
+      case .failure(.noAnswer(let application, _)) where application == window.application:
+        return answer(announced)
+      default: break
       }
-      return
-    }
-    read(announced[...], on: bus, deadline: deadline, firstFailure: nil) { [weak self] read in
-      guard !settled(read), let self, self.link === link else { return answer(read) }
-      self.findActiveWindow(on: bus, deadline: deadline) { window in
-        guard let window else { return answer(read) }
+      self.read([window.application], on: bus, deadline: deadline, firstFailure: nil) { own in
+        if settled(own) { return answer(own) }
         Self.searchFocused(in: window, on: bus, deadline: deadline, scheduler: scheduler) { found in
-          if case .failure(.noFocus) = found { return answer(read) }
-          answer(found)
+          if settled(found) { return answer(found) }
+          answer(settled(announced) ? announced : own)
         }
       }
+    }
+    read(order[...], on: bus, deadline: deadline, firstFailure: nil) { result in
+      announced = result
+      both()
+    }
+    findActiveWindow(on: bus, deadline: deadline) { found in
+      window = .some(found)
+      both()
     }
   }
 
-  /// The active window: the last that said so, else the first window of an application on the
-  /// bus whose state says ACTIVE (remembered until a window says otherwise); nil when none does.
+  /// The active window: a window of an application on the bus whose state says ACTIVE (the one
+  /// that said it became active last when several do); nil when none does.
   private func findActiveWindow(
     on bus: any MessageBus, deadline: Seconds, _ done: @escaping (AccessibleReference?) -> Void
   ) {
-    if let activeWindow { return done(activeWindow) }
     let desktop = AccessibleReference(
       application: AccessibilityNames.registry, path: AccessibilityNames.rootPath)
     Self.children(of: desktop, on: bus, deadline: deadline) { applications in
@@ -496,9 +505,8 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
             Self.states(of: window, on: bus, deadline: deadline) { collect(try? $0.get()) }
           }
         ) { [weak self] states in
-          let active = zip(windows, states).first { $0.1?.contains(AccessibleState.active) == true }?.0
-          if let active, let self, self.activeWindow == nil { self.activeWindow = active }
-          done(active)
+          let active = zip(windows, states).filter { $0.1?.contains(AccessibleState.active) == true }.map(\.0)
+          done(active.first { $0 == self?.activeWindow } ?? active.first)
         }
       }
     }
