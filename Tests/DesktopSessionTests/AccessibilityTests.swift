@@ -83,10 +83,10 @@ struct AccessibilityTests {
   @Test(
     "KWin with its permission check on: the kit's injector gets fake input from its desktop file, a copy without one does not; text typed in KWrite read back",
     .enabled(if: kwinMissing == nil, Comment(rawValue: kwinMissing ?? "")),
-    // Run from a fresh clone under /tmp, KWrite never took the focus (the accessibility bus said
-    // none, 60 s); from the same commit under /work it passes in 20 s. Off until that is
-    // understood: a CI clone may be anywhere.
-    .disabled("KWrite takes no focus when the checkout is under /tmp; cause not found yet"),
+    // About every other run (from /work as from /tmp: not the checkout's path), KWrite started
+    // before plasmashell never has a focused widget on the accessibility bus (60 s), even after a
+    // tap on its window, with or without kactivitymanagerd started first. Off until understood.
+    .disabled("KWrite started before plasmashell gets no focus in about half the runs; cause not found yet"),
     .timeLimit(.minutes(5)))
   func kwin() throws {
     let desktop = try HeadlessDesktop.kwin(options: .init(accessibility: true, permissionChecks: true))

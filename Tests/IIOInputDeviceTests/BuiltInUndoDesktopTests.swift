@@ -221,6 +221,34 @@ extension IIOInputDeviceTests {
   }
 }
 
+extension IIOInputDeviceTests {
+  @Test(
+    "KWin, its permission check on, no desktop file for the daemon: no fake input; status says why and the accelerometer is not opened for the undo",
+    .enabled(if: kwinMissing == nil, "\(kwinMissing ?? "")"), .timeLimit(.minutes(4)))
+  func builtInUndoInKWinWithoutItsGrant() throws {
+    let fixture = try DaemonFixture(config: undoConfig)
+    let desktop = try HeadlessDesktop.kwin(
+      loop: fixture.loop, sessionBusAddress: fixture.bus.address,
+      options: .init(accessibility: true, permissionChecks: true))
+    defer { desktop.stop() }
+    try fixture.stopDaemon()
+    try fixture.startDaemonAgain(environment: [
+      "WAYLAND_DISPLAY": "wayland-0", "XDG_RUNTIME_DIR": desktop.directory + "/xdg",
+      "XDG_CURRENT_DESKTOP": "KDE",
+    ])
+    try fixture.waitFor("the daemon to ask KWin", timeout: 20) {
+      fixture.log.contains("does not offer org_kde_kwin_fake_input")
+    }
+    let status = try fixture.run([BuiltProducts.path(of: "responderctl"), "status"])
+    #expect(
+      status.output.contains("keys: none:")
+        && status.output.contains("does not offer org_kde_kwin_fake_input to this program"),
+      "\(status.output)")
+    // With no way to send keys the undo wants no shake: the accelerometer is not opened for it.
+    #expect(!fixture.log.contains("motion wanted by undo"), "\(fixture.log)")
+  }
+}
+
 /// What `find` finds (the question's button, the undone text); when it fails, the error quotes
 /// what the daemon said about undo.
 private func question<Found>(_ fixture: DaemonFixture, _ find: () throws -> Found) throws -> Found {
