@@ -167,8 +167,8 @@ public protocol AccessibilityFocusSource: AnyObject {
   func start()
   /// Stops following it and closes the accessibility bus connection.
   func stop()
-  /// Reads the focused accessible's role and states, each call bounded by `deadline`: `done`
-  /// runs once, later, on the loop.
+  /// Reads the focused accessible's role and states, the whole read bounded by `deadline`
+  /// however many applications are asked: `done` runs once, later, on the loop.
   func readFocus(deadline: Seconds, _ done: @escaping (Result<FocusedWidget, FocusReadError>) -> Void)
 }
 
@@ -421,33 +421,42 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
       scheduler.schedule(after: 0) { done(.failure(.noFocus)) }
       return
     }
-    read(applications[...], on: link.bus, deadline: deadline, firstFailure: nil, done)
+    let end = scheduler.now + deadline
+    read(applications[...], on: link.bus, deadline: deadline, end: end, firstFailure: nil, done)
   }
 
   /// Reads the candidates of the first of `applications`; the first whose candidates say one of
-  /// them is focused gives the answer, else the next is read.
+  /// them is focused gives the answer, else the next is read, with what is left of `deadline`
+  /// (it bounds the whole read, however many applications do not answer: `end`, on the clock of
+  /// the session bus's scheduler).
   private func read(
-    _ applications: ArraySlice<String>, on bus: any MessageBus, deadline: Seconds,
+    _ applications: ArraySlice<String>, on bus: any MessageBus, deadline: Seconds, end: Seconds,
     firstFailure: Result<FocusedWidget, FocusReadError>?,
     _ done: @escaping (Result<FocusedWidget, FocusReadError>) -> Void
   ) {
     guard let application = applications.first else {
       return done(firstFailure ?? .failure(.noFocus))
     }
+    let left = end - bus.scheduler.now
+    guard left > 0 else {
+      return done(firstFailure ?? .failure(.noAnswer(application: application, seconds: deadline)))
+    }
     let candidates = Array((stacks[application] ?? []).suffix(Self.candidateLimit).reversed())
     guard !candidates.isEmpty else {
-      return read(applications.dropFirst(), on: bus, deadline: deadline, firstFailure: firstFailure, done)
+      return read(
+        applications.dropFirst(), on: bus, deadline: deadline, end: end, firstFailure: firstFailure, done)
     }
     var results: [Result<FocusedWidget, FocusReadError>?] = Array(repeating: nil, count: candidates.count)
     for (index, reference) in candidates.enumerated() {
-      Self.read(reference, on: bus, deadline: deadline) { [weak self] result in
+      Self.read(reference, on: bus, deadline: left, reportedDeadline: deadline) { [weak self] result in
         results[index] = result
         guard results.allSatisfy({ $0 != nil }) else { return }
         let chosen = Self.choose(results.compactMap { $0 })
         if case .success(let widget) = chosen, widget.isFocused { return done(chosen) }
         guard let self else { return done(chosen) }
         self.read(
-          applications.dropFirst(), on: bus, deadline: deadline, firstFailure: firstFailure ?? chosen, done)
+          applications.dropFirst(), on: bus, deadline: deadline, end: end,
+          firstFailure: firstFailure ?? chosen, done)
       }
     }
   }
@@ -479,9 +488,11 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     return .success(focused.first ?? newest)
   }
 
-  /// Reads one accessible's role and states, each call bounded by `deadline`.
+  /// Reads one accessible's role and states, each call bounded by `deadline` (errors name
+  /// `reportedDeadline`, the whole read's, when given).
   static func read(
     _ reference: AccessibleReference, on bus: any MessageBus, deadline: Seconds,
+    reportedDeadline: Seconds? = nil,
     _ done: @escaping (Result<FocusedWidget, FocusReadError>) -> Void
   ) {
     var role: Result<UInt32, FocusReadError>?
@@ -499,7 +510,8 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     }
     func failure(_ error: DBusError) -> FocusReadError {
       error.name == DBusError.Name.noReply
-        ? .noAnswer(application: reference.application, seconds: deadline) : .failed(error.message)
+        ? .noAnswer(application: reference.application, seconds: reportedDeadline ?? deadline)
+        : .failed(error.message)
     }
     bus.call(
       destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
