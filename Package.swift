@@ -55,6 +55,8 @@ let package = Package(
     // libpulse (libpulse-dev's headers; the sound server's client library: PulseAudio, PipeWire's
     // pipewire-pulse), loaded with dlopen at the first volume key.
     .target(name: "CPulse", dependencies: ["CLibraryLoader"]),
+    // wlroots' virtual keyboard, for the undo chords (libwayland-client loaded on first use).
+    .target(name: "CVirtualKeyboard", dependencies: ["CLibraryLoader"]),
     .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
     // System calls as swift-system makes them: one error type naming the call and the file, and
     // whole-file reads and writes (for the adapters, the config and the tools).
@@ -145,10 +147,22 @@ let package = Package(
       name: "AccessibilityWatch",
       dependencies: ["DBus", "EventTime", .product(name: "Logging", package: "swift-log")],
       swiftSettings: strict),
-    // The undo and redo chords, and only they, through the compositor (GNOME's RemoteDesktop).
+    // The undo and redo chords, and only they, through the compositor (GNOME's RemoteDesktop,
+    // wlroots' virtual keyboard).
     .target(
       name: "KeySender",
-      dependencies: ["DBus", "EventTime", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "CVirtualKeyboard", "DBus", "EventTime", .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+    // The same chords through a Wayland compositor's own keyboard API (KWin's fake input).
+    .target(
+      name: "WaylandKeys",
+      dependencies: [
+        "CWaylandClient", "EventLoop", "EventTime", "KeySender",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "SystemPackage", package: "swift-system"),
+      ],
       swiftSettings: strict),
     .target(
       name: "EvdevInput",
@@ -192,7 +206,7 @@ let package = Package(
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
         "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderInterfaces", "SoundServer",
         "DesktopWatch", "SessionWatcher", "ShellGestures", "AccessibilityWatch", "KeySender",
-        .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        "WaylandKeys", .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
@@ -441,7 +455,7 @@ let package = Package(
     // The kit against the real desktops: a Wayland client's touches, the shells' gestures.
     .testTarget(
       name: "DesktopSessionTests",
-      dependencies: ["ShellTestSupport", "DBusTestSupport", "EventLoop", "SystemCalls"],
+      dependencies: ["ShellTestSupport", "DBusTestSupport", "EventLoop", "SystemCalls", "KeySender"],
       swiftSettings: strict),
     // touch-demo as a client of a headless desktop, its JSON lines read (tests and the benchmark).
     .target(
@@ -556,7 +570,7 @@ for (name, module, library) in [("touch-demo-gtk", "CGtk4", "gtk4"), ("touch-dem
       name: name,
       dependencies: [
         .target(name: module), "EventTime", "ResponderCore", "SystemCalls", "TouchDispatch", "TouchScenes",
-      ],
+      ] + (name == "touch-demo-sdl" ? ["CWaylandClient"] : []),
       path: "examples/\(name)", swiftSettings: strict + [.unsafeFlags(importer)],
       linkerSettings: [.unsafeFlags(linker)]),
   ]

@@ -112,14 +112,23 @@ let vehicleDirectory = optionalCorpus(
   option: "vehicle", variable: "RESPONDERD_VEHICLE_CORPUS", folder: "vehicle", marker: "corpus.tsv",
   name: "vehicle corpus")
 
+/// Steps felt at the lower back and the thigh of people with Parkinson's disease walking
+/// (Daphnet; rebuilt by its convert.py, not kept).
+let daphnetDirectory = optionalCorpus(
+  option: "daphnet", variable: "RESPONDERD_DAPHNET_CORPUS", folder: "daphnet", marker: "corpus.tsv",
+  name: "Daphnet corpus")
+
 let corpusDirectories: [String] = {
   let given = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--") }
   if !given.isEmpty { return Array(given) }
   var path = #filePath
   for _ in 0..<3 { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
-  return [path + "/Tests/Fixtures/Motion/real", path + "/Tests/Fixtures/Motion/pocket"]
+  return [
+    path + "/Tests/Fixtures/Motion/real", path + "/Tests/Fixtures/Motion/pocket",
+    path + "/Tests/Fixtures/Motion/stairs",
+  ]
     + (controllerDirectory.map { [$0] } ?? []) + (vigorousDirectory.map { [$0] } ?? [])
-    + (vehicleDirectory.map { [$0] } ?? [])
+    + (vehicleDirectory.map { [$0] } ?? []) + (daphnetDirectory.map { [$0] } ?? [])
 }()
 
 func load() throws -> [Trace] {
@@ -445,6 +454,10 @@ func count(_ score: Score, _ keys: [String]) -> (count: Int, hours: Double) {
   print("")
 }
 
+if CommandLine.arguments.contains("--loso") {
+  leaveOneSourceOut(traces, candidates: tuningCandidates)
+  exit(0)
+}
 if !CommandLine.arguments.contains("--cost") {
   report("Tuning recordings", traces.filter { !$0.heldOut })
   report("Held-out recordings (not looked at while tuning)", traces.filter(\.heldOut))

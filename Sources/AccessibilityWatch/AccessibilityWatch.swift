@@ -17,6 +17,8 @@ public enum AccessibilityNames {
   public static let registry = "org.a11y.atspi.Registry"
   public static let registryPath = "/org/a11y/atspi/registry"
   public static let registryInterface = "org.a11y.atspi.Registry"
+  /// The desktop: the registry's root accessible, whose children are the applications' roots.
+  public static let rootPath = "/org/a11y/atspi/accessible/root"
   /// The signals of an accessible's state changes (`StateChanged`, first argument the state).
   public static let objectEvents = "org.a11y.atspi.Event.Object"
   /// An accessible's role and states.
@@ -63,15 +65,21 @@ public enum AccessibleRole {
 
 /// AT-SPI's state numbers (`AtspiStateType`): bits of `GetState`'s two 32-bit words.
 public enum AccessibleState {
+  public static let active: UInt32 = 1
   public static let editable: UInt32 = 7
   public static let focused: UInt32 = 12
+  public static let showing: UInt32 = 25
+  public static let visible: UInt32 = 30
   public static let readOnly: UInt32 = 43
 
   /// The state's name, "state N" for the others.
   public static func name(_ state: UInt32) -> String {
     switch state {
+    case active: "ACTIVE"
     case editable: "EDITABLE"
     case focused: "FOCUSED"
+    case showing: "SHOWING"
+    case visible: "VISIBLE"
     case readOnly: "READ_ONLY"
     default: "state \(state)"
     }
@@ -167,8 +175,8 @@ public protocol AccessibilityFocusSource: AnyObject {
   func start()
   /// Stops following it and closes the accessibility bus connection.
   func stop()
-  /// Reads the focused accessible's role and states, the whole read bounded by `deadline`
-  /// however many applications are asked: `done` runs once, later, on the loop.
+  /// Reads the focused accessible's role and states, each call bounded by `deadline`: `done`
+  /// runs once, later, on the loop.
   func readFocus(deadline: Seconds, _ done: @escaping (Result<FocusedWidget, FocusReadError>) -> Void)
 }
 
@@ -180,8 +188,14 @@ public protocol AccessibilityFocusSource: AnyObject {
 /// through a match rule: nothing is polled. When the accessibility bus or its launcher goes away,
 /// the focus is forgotten and the watch waits for the launcher to appear again.
 ///
-/// It reads nothing but the focused accessible's role (`GetRole`) and states (`GetState`), each
-/// with a deadline, so that an application that never answers stalls nothing.
+/// When asked, the window whose state says ACTIVE is looked up too: the focus is its
+/// application's. One that announced no focus (GTK 4.8 says nothing for a window that opens with
+/// its text focused) has that window searched for its deepest FOCUSED descendant, entering only
+/// VISIBLE or SHOWING accessibles.
+///
+/// It reads nothing but accessibles' roles (`GetRole`), states (`GetState`) and, for that search,
+/// children (`GetChildren`): never a name or a text. Each call has a deadline, so that an
+/// application that never answers stalls nothing.
 public final class AccessibilityWatch: AccessibilityFocusSource {
   /// A connection to an accessibility bus at an address, and how to close it.
   public typealias Connect = (_ address: String) throws -> (bus: any MessageBus, close: () -> Void)
@@ -202,7 +216,9 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
   /// The applications, the latest to announce a focus last.
   private var recency: [String] = []
   /// The application whose window said it became active last (StateChanged "active").
-  private var activeApplication: String?
+  private var activeApplication: String? { activeWindow?.application }
+  /// The window that said it became active last.
+  private var activeWindow: AccessibleReference?
   public private(set) var statusText = "not started"
   public var isFollowing: Bool { link != nil }
 
@@ -367,7 +383,7 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     addressQuery = nil
     stacks.removeAll()
     recency.removeAll()
-    activeApplication = nil
+    activeWindow = nil
     guard let link else { return }
     self.link = nil
     for subscription in link.subscriptions { subscription.cancel() }
@@ -378,7 +394,7 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
   private func forget(_ application: String) {
     stacks[application] = nil
     recency.removeAll { $0 == application }
-    if activeApplication == application { activeApplication = nil }
+    if activeWindow?.application == application { activeWindow = nil }
   }
 
   /// `StateChanged("focused" or "active", 1 or 0, …)` of an accessible.
@@ -388,16 +404,16 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
       let path = message.path
     else { return }
     let on = arguments[1].int32 == 1
+    let reference = AccessibleReference(application: sender, path: path)
     if state == "active" {
       if on {
-        activeApplication = sender
-      } else if activeApplication == sender {
-        activeApplication = nil
+        activeWindow = reference
+      } else if activeWindow == reference {
+        activeWindow = nil
       }
       return
     }
     guard state == "focused" else { return }
-    let reference = AccessibleReference(application: sender, path: path)
     stacks[sender]?.removeAll { $0 == reference }
     guard on else { return }
     stacks[sender, default: []].append(reference)
@@ -416,47 +432,243 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
       scheduler.schedule(after: 0) { done(.failure(.notFollowing(why))) }
       return
     }
-    let applications = Array(applicationOrder.prefix(Self.applicationLimit))
-    guard !applications.isEmpty else {
-      scheduler.schedule(after: 0) { done(.failure(.noFocus)) }
-      return
+    let bus = link.bus
+    let answer: (Result<FocusedWidget, FocusReadError>) -> Void = { result in
+      scheduler.schedule(after: 0) { done(result) }
     }
-    let end = scheduler.now + deadline
-    read(applications[...], on: link.bus, deadline: deadline, end: end, firstFailure: nil, done)
+    // Whether a result ends the read: a focused widget, or an application that does not answer
+    // (it is not searched as well).
+    let settled: (Result<FocusedWidget, FocusReadError>) -> Bool = { result in
+      switch result {
+      case .success(let widget): widget.isFocused
+      case .failure(.noAnswer): true
+      case .failure: false
+      }
+    }
+    // At once: what the applications announced (the one whose window said it became active
+    // first), and which window says it is ACTIVE now. A focused widget announced by the active
+    // window's application is the answer; else that application's own, else a search of its
+    // window. (A notification's button says it took the focus when tapped, while the keyboard
+    // focus stays in the application's window.)
+    let order = Array(applicationOrder.prefix(Self.applicationLimit))
+    var announced: Result<FocusedWidget, FocusReadError>?
+    var window: AccessibleReference??
+    let both = { [weak self] in
+      guard let announced, let window else { return }
+      guard let window, let self, self.link === link else { return answer(announced) }
+      switch announced {
+      case .success(let widget) where widget.isFocused && widget.reference.application == window.application:
+        return answer(announced)
+      case .failure(.noAnswer(let application, _)) where application == window.application:
+        return answer(announced)
+      default: break
+      }
+      self.read([window.application], on: bus, deadline: deadline, firstFailure: nil) { own in
+        if settled(own) { return answer(own) }
+        Self.searchFocused(in: window, on: bus, deadline: deadline, scheduler: scheduler) { found in
+          if settled(found) { return answer(found) }
+          answer(settled(announced) ? announced : own)
+        }
+      }
+    }
+    read(order[...], on: bus, deadline: deadline, firstFailure: nil) { result in
+      announced = result
+      both()
+    }
+    findActiveWindow(on: bus, deadline: deadline) { found in
+      window = .some(found)
+      both()
+    }
+  }
+
+  /// The active window: a window of an application on the bus whose state says ACTIVE (the one
+  /// that said it became active last when several do); nil when none does.
+  private func findActiveWindow(
+    on bus: any MessageBus, deadline: Seconds, _ done: @escaping (AccessibleReference?) -> Void
+  ) {
+    let desktop = AccessibleReference(
+      application: AccessibilityNames.registry, path: AccessibilityNames.rootPath)
+    Self.children(of: desktop, on: bus, deadline: deadline) { applications in
+      let applications = Array((try? applications.get())?.prefix(Self.applicationSearchLimit) ?? [])
+      Self.gather(
+        applications,
+        { application, collect in
+          Self.children(of: application, on: bus, deadline: deadline) { windows in
+            collect((try? windows.get()) ?? [])
+          }
+        }
+      ) { windowLists in
+        let windows = Array(windowLists.joined().prefix(Self.nodeLimit))
+        Self.gather(
+          windows,
+          { window, collect in
+            Self.states(of: window, on: bus, deadline: deadline) { collect(try? $0.get()) }
+          }
+        ) { [weak self] states in
+          let active = zip(windows, states).filter { $0.1?.contains(AccessibleState.active) == true }.map(\.0)
+          done(active.first { $0 == self?.activeWindow } ?? active.first)
+        }
+      }
+    }
+  }
+
+  /// How many applications on the bus are looked at for an active window.
+  static let applicationSearchLimit = 64
+  /// How many accessibles a search reads the states of, at most.
+  static let nodeLimit = 4000
+  /// How deep a search goes below the window.
+  static let depthLimit = 64
+
+  /// The deepest FOCUSED accessible below `window` (level by level, entering only VISIBLE or
+  /// SHOWING accessibles: GTK 4 never says SHOWING), read as `read` does; `.noFocus` when none.
+  /// The whole search takes at most `deadline` times the depth limit's eighth.
+  static func searchFocused(
+    in window: AccessibleReference, on bus: any MessageBus, deadline: Seconds, scheduler: any Scheduler,
+    _ done: @escaping (Result<FocusedWidget, FocusReadError>) -> Void
+  ) {
+    let giveUp = scheduler.now + deadline * Seconds(depthLimit / 8)
+    var visited = 0
+    var deepest: [AccessibleReference] = []
+    func level(_ nodes: [AccessibleReference], depth: Int) {
+      guard !nodes.isEmpty, depth < depthLimit, visited < nodeLimit, scheduler.now < giveUp else {
+        return finish()
+      }
+      gather(nodes, { node, collect in children(of: node, on: bus, deadline: deadline, collect) }) {
+        results in
+        // A window that does not say its children: the application does not answer.
+        if depth == 0, case .failure(let error) = results[0] { return done(.failure(error)) }
+        let lists = results.map { (try? $0.get()) ?? [] }
+        let children = Array(lists.joined().prefix(max(0, nodeLimit - visited)))
+        visited += children.count
+        gather(
+          children,
+          { child, collect in
+            states(of: child, on: bus, deadline: deadline) { collect(try? $0.get()) }
+          }
+        ) { states in
+          var next: [AccessibleReference] = []
+          var focused: [AccessibleReference] = []
+          for (child, states) in zip(children, states) {
+            guard let states else { continue }
+            if states.contains(AccessibleState.focused) { focused.append(child) }
+            if states.contains(AccessibleState.visible) || states.contains(AccessibleState.showing) {
+              next.append(child)
+            }
+          }
+          if !focused.isEmpty { deepest = focused }
+          level(next, depth: depth + 1)
+        }
+      }
+    }
+    func finish() {
+      let candidates = Array(deepest.prefix(candidateLimit))
+      guard !candidates.isEmpty else { return done(.failure(.noFocus)) }
+      gather(candidates, { reference, collect in read(reference, on: bus, deadline: deadline, collect) }) {
+        done(choose($0))
+      }
+    }
+    level([window], depth: 0)
+  }
+
+  /// Runs `each` for every item at once; `done` gets what each collected, in order, once all have.
+  static func gather<Item, Value>(
+    _ items: [Item], _ each: (Item, @escaping (Value) -> Void) -> Void, _ done: @escaping ([Value]) -> Void
+  ) {
+    guard !items.isEmpty else { return done([]) }
+    var values: [Value?] = Array(repeating: nil, count: items.count)
+    var remaining = items.count
+    for (index, item) in items.enumerated() {
+      var collected = false
+      each(item) { value in
+        guard !collected else { return }
+        collected = true
+        values[index] = value
+        remaining -= 1
+        if remaining == 0 { done(values.map { $0! }) }
+      }
+    }
+  }
+
+  /// An accessible's children (`GetChildren`, `a(so)`).
+  static func children(
+    of reference: AccessibleReference, on bus: any MessageBus, deadline: Seconds,
+    _ done: @escaping (Result<[AccessibleReference], FocusReadError>) -> Void
+  ) {
+    bus.call(
+      destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
+      method: "GetChildren", timeout: deadline
+    ) { result in
+      switch result {
+      case .success(let values):
+        guard let list = values.first?.elements else {
+          return done(.failure(.failed("GetChildren answered '\(values.signature)'")))
+        }
+        done(
+          .success(
+            list.compactMap { child in
+              guard let fields = child.elements, fields.count == 2, let name = fields[0].string,
+                let path = fields[1].string, !name.isEmpty, path != "/org/a11y/atspi/null"
+              else { return nil }
+              return AccessibleReference(application: name, path: path)
+            }))
+      case .failure(let error): done(.failure(failure(error, reference, deadline)))
+      }
+    }
+  }
+
+  /// A call's error as a read error: no answer within `deadline`, or the error's message.
+  static func failure(_ error: DBusError, _ reference: AccessibleReference, _ deadline: Seconds)
+    -> FocusReadError
+  {
+    error.name == DBusError.Name.noReply
+      ? .noAnswer(application: reference.application, seconds: deadline) : .failed(error.message)
+  }
+
+  /// An accessible's states (`GetState`).
+  static func states(
+    of reference: AccessibleReference, on bus: any MessageBus, deadline: Seconds,
+    _ done: @escaping (Result<Set<UInt32>, FocusReadError>) -> Void
+  ) {
+    bus.call(
+      destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
+      method: "GetState", timeout: deadline
+    ) { result in
+      switch result {
+      case .success(let values):
+        if let words = values.first?.elements?.compactMap(\.uint32), words.count == 2 {
+          done(.success(FocusedWidget.states(fromWords: words)))
+        } else {
+          done(.failure(.failed("GetState answered '\(values.signature)'")))
+        }
+      case .failure(let error): done(.failure(failure(error, reference, deadline)))
+      }
+    }
   }
 
   /// Reads the candidates of the first of `applications`; the first whose candidates say one of
-  /// them is focused gives the answer, else the next is read, with what is left of `deadline`
-  /// (it bounds the whole read, however many applications do not answer: `end`, on the clock of
-  /// the session bus's scheduler).
+  /// them is focused gives the answer, else the next is read.
   private func read(
-    _ applications: ArraySlice<String>, on bus: any MessageBus, deadline: Seconds, end: Seconds,
+    _ applications: ArraySlice<String>, on bus: any MessageBus, deadline: Seconds,
     firstFailure: Result<FocusedWidget, FocusReadError>?,
     _ done: @escaping (Result<FocusedWidget, FocusReadError>) -> Void
   ) {
     guard let application = applications.first else {
       return done(firstFailure ?? .failure(.noFocus))
     }
-    let left = end - bus.scheduler.now
-    guard left > 0 else {
-      return done(firstFailure ?? .failure(.noAnswer(application: application, seconds: deadline)))
-    }
     let candidates = Array((stacks[application] ?? []).suffix(Self.candidateLimit).reversed())
     guard !candidates.isEmpty else {
-      return read(
-        applications.dropFirst(), on: bus, deadline: deadline, end: end, firstFailure: firstFailure, done)
+      return read(applications.dropFirst(), on: bus, deadline: deadline, firstFailure: firstFailure, done)
     }
     var results: [Result<FocusedWidget, FocusReadError>?] = Array(repeating: nil, count: candidates.count)
     for (index, reference) in candidates.enumerated() {
-      Self.read(reference, on: bus, deadline: left, reportedDeadline: deadline) { [weak self] result in
+      Self.read(reference, on: bus, deadline: deadline) { [weak self] result in
         results[index] = result
         guard results.allSatisfy({ $0 != nil }) else { return }
         let chosen = Self.choose(results.compactMap { $0 })
         if case .success(let widget) = chosen, widget.isFocused { return done(chosen) }
         guard let self else { return done(chosen) }
         self.read(
-          applications.dropFirst(), on: bus, deadline: deadline, end: end,
-          firstFailure: firstFailure ?? chosen, done)
+          applications.dropFirst(), on: bus, deadline: deadline, firstFailure: firstFailure ?? chosen, done)
       }
     }
   }
@@ -488,11 +700,9 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     return .success(focused.first ?? newest)
   }
 
-  /// Reads one accessible's role and states, each call bounded by `deadline` (errors name
-  /// `reportedDeadline`, the whole read's, when given).
+  /// Reads one accessible's role and states, each call bounded by `deadline`.
   static func read(
     _ reference: AccessibleReference, on bus: any MessageBus, deadline: Seconds,
-    reportedDeadline: Seconds? = nil,
     _ done: @escaping (Result<FocusedWidget, FocusReadError>) -> Void
   ) {
     var role: Result<UInt32, FocusReadError>?
@@ -510,8 +720,7 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     }
     func failure(_ error: DBusError) -> FocusReadError {
       error.name == DBusError.Name.noReply
-        ? .noAnswer(application: reference.application, seconds: reportedDeadline ?? deadline)
-        : .failed(error.message)
+        ? .noAnswer(application: reference.application, seconds: deadline) : .failed(error.message)
     }
     bus.call(
       destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,

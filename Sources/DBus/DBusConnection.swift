@@ -62,6 +62,15 @@ public final class DBusConnection: MessageBus {
   /// free is given back. No timer runs while the bus is quiet.
   static let messagesBeforeHeapCheck = 2000
   static let heapCheckDelay: Seconds = 2
+  /// How long the bus is left unread after a turn whose every message could wait
+  /// (`DBusMessage.couldWait`: signals their handlers dropped unread) while no reply is awaited;
+  /// nil: read at once, always. Calling a method reads again at once; anything else that comes
+  /// meanwhile (a method call, another signal) is read when the delay ends. No timer runs once
+  /// such signals stop.
+  public var batchingDelay: Seconds? = 0.05
+  /// Whether every message handled in the current turn could wait (nil: none handled yet).
+  private var turnCouldWait: Bool?
+  private var resumeReading: ScheduledTimer?
   var pendingCalls: [ObjectIdentifier: DBusPendingCall] = [:]
   let subscriptions = DBusSubscriptionTable()
   var ownedNames: [OwnedName] = []
@@ -205,6 +214,9 @@ public final class DBusConnection: MessageBus {
   }
 
   private func tearDownLink() {
+    resumeReading?.cancel()
+    resumeReading = nil
+    turnCouldWait = nil
     guard let link else { return }
     self.link = nil
     uniqueName = nil
@@ -276,6 +288,29 @@ public final class DBusConnection: MessageBus {
       }
     }
     processInbox()
+    pauseReadingIfAllCouldWait()
+  }
+
+  /// After a turn whose every message could wait, with no reply awaited: the bus is read again
+  /// `batchingDelay` later (or at the next call), so that a stream of signals nobody needs now
+  /// wakes the process a few times a second, not once per signal.
+  private func pauseReadingIfAllCouldWait() {
+    defer { turnCouldWait = nil }
+    guard turnCouldWait == true, pendingCalls.isEmpty, resumeReading == nil, let delay = batchingDelay,
+      let link, !link.isClosed
+    else { return }
+    link.pauseReading()
+    resumeReading = scheduler.schedule(after: delay) { [weak self] in
+      self?.resumeReading = nil
+      self?.readAgain()
+    }
+  }
+
+  /// Ends a pause of `pauseReadingIfAllCouldWait` now.
+  private func readAgain() {
+    resumeReading?.cancel()
+    resumeReading = nil
+    link?.resumeReading()
   }
 
   private func processInbox() {
@@ -286,7 +321,9 @@ public final class DBusConnection: MessageBus {
       let item = inbox.removeFirst()
       switch item {
       case .message(let message): handle(message)
-      case .reply(let call, let reply): call.completed(reply.map { DBusMessage(owning: $0) })
+      case .reply(let call, let reply):
+        turnCouldWait = false
+        call.completed(reply.map { DBusMessage(owning: $0) })
       }
     }
   }
@@ -311,6 +348,8 @@ public final class DBusConnection: MessageBus {
 
   private func handle(_ message: DBusMessage) {
     noteHandled()
+    // A signal's handlers say whether it could wait; anything else could not.
+    if message.kind != .signal { turnCouldWait = false }
     switch message.kind {
     case .signal:
       if message.isSignal(interface: "org.freedesktop.DBus.Local", member: "Disconnected"),
@@ -329,6 +368,12 @@ public final class DBusConnection: MessageBus {
         }
       }
       subscriptions.deliver(message)
+      if !message.couldWait {
+        turnCouldWait = false
+      } else if turnCouldWait == nil {
+        turnCouldWait = true
+      }
+      return
     case .methodCall:
       // Replies go out on the link the call came on: after a reconnection nobody waits for them.
       let callGeneration = generation
@@ -363,6 +408,8 @@ public final class DBusConnection: MessageBus {
     reply: @escaping (Result<DBusMessage, DBusError>) -> Void
   ) -> DBusPendingCall {
     let call = DBusPendingCall(message: message, timeout: timeout, reply: reply)
+    // Its reply is wanted at once.
+    if resumeReading != nil { readAgain() }
     guard let link, !link.isClosed else {
       failSoon(call, DBusError.disconnected())
       return call

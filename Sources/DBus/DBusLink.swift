@@ -18,6 +18,9 @@ final class DBusLink {
   /// Where the filter puts each incoming message.
   var onMessage: (DBusMessage) -> Void = { _ in }
 
+  /// Whether the socket is left unread for now (`DBusConnection.batchingDelay`): its read watch
+  /// is not registered with the loop, while writing goes on.
+  private(set) var readingPaused = false
   private var watches: [OpaquePointer: Int32] = [:]
   private var sources: [Int32: IOSource] = [:]
   private var timeouts: [OpaquePointer: ScheduledTimer?] = [:]
@@ -111,19 +114,41 @@ final class DBusLink {
     refresh(fd: fd)
   }
 
-  /// Registers `fd` for the union of its enabled watches, or unregisters it when none is
-  /// enabled (epoll reports hang-up even for no events, which would spin while disabled).
+  /// Leaves the socket unread until `resumeReading` (messages wait in the socket and the bus).
+  func pauseReading() {
+    guard !readingPaused else { return }
+    readingPaused = true
+    refreshAll()
+  }
+
+  /// Reads the socket again (the loop reports it readable at once when messages wait).
+  func resumeReading() {
+    guard readingPaused else { return }
+    readingPaused = false
+    refreshAll()
+  }
+
+  /// Refreshes each descriptor of the watches once (a read and a write watch share one).
+  private func refreshAll() {
+    var done: [Int32] = []
+    for fd in watches.values where !done.contains(fd) {
+      done.append(fd)
+      refresh(fd: fd)
+    }
+  }
+
+  /// Registers `fd` for the union of its enabled watches (but reading while paused), or
+  /// unregisters it when that is nothing (epoll reports hang-up even for no events, which would
+  /// spin while disabled).
   private func refresh(fd: Int32) {
     guard !isClosed else { return }
     var events: IOEvents = []
-    var anyEnabled = false
     for (watch, watchFD) in watches where watchFD == fd && dbus_watch_get_enabled(watch) != 0 {
-      anyEnabled = true
       let flags = dbus_watch_get_flags(watch)
-      if flags & DBUS_WATCH_READABLE.rawValue != 0 { events.insert(.readable) }
+      if flags & DBUS_WATCH_READABLE.rawValue != 0, !readingPaused { events.insert(.readable) }
       if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events.insert(.writable) }
     }
-    if !anyEnabled {
+    if events.isEmpty {
       sources.removeValue(forKey: fd)?.remove()
       return
     }

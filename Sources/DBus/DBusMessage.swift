@@ -33,6 +33,11 @@ public final class DBusMessage: CustomStringConvertible {
   private var valuesLeft = Int.max
   /// The descriptors reading the arguments made (libdbus hands out a duplicate each time).
   private var readDescriptors: [Int32] = []
+  /// Set by the handler of a signal that made nothing of it (a chatty player's signal dropped
+  /// unread): when every message a connection reads in a turn is so marked, it leaves the bus
+  /// unread for `DBusConnection.batchingDelay`, so that such signals cost a wake-up per batch
+  /// rather than one each.
+  public var couldWait = false
 
   /// Takes over one reference to `raw`.
   init(owning raw: OpaquePointer) { self.raw = raw }
@@ -239,6 +244,25 @@ public final class DBusMessage: CustomStringConvertible {
     return Self.readString(&iter)
   }
 
+  /// Whether the first argument is a string that is `namespace` or a name below it (for match
+  /// rules' `arg0namespace`): compared in the message, without making a string of it (every
+  /// PropertiesChanged of every player is asked this).
+  package func firstArgumentIsName(inNamespace namespace: String) -> Bool {
+    if cachedArguments != nil {
+      guard let name = stringArgument(at: 0) else { return false }
+      return name == namespace || name.hasPrefix(namespace + ".")
+    }
+    var iter = DBusMessageIter()
+    guard dbus_message_iter_init(raw, &iter) != 0, dbus_message_iter_get_arg_type(&iter) == CDBUS_TYPE_STRING,
+      let name = cdbus_get_basic(&iter).str
+    else { return false }
+    return namespace.withCString { prefix in
+      let length = strlen(prefix)
+      guard strncmp(name, prefix, length) == 0 else { return false }
+      return name[length] == 0 || name[length] == CChar(UInt8(ascii: "."))
+    }
+  }
+
   /// The arguments of a `PropertiesChanged` signal (`sa{sv}as`), read straight from the message:
   /// only the values of the changed properties `wanted` accepts (by interface and name) are
   /// decoded; the others are named in `unread`. Nil when the signature is not `sa{sv}as`.
@@ -274,6 +298,37 @@ public final class DBusMessage: CustomStringConvertible {
       dbus_message_iter_next(&names)
     }
     return change
+  }
+
+  /// The names of the properties a `PropertiesChanged` signal (`sa{sv}as`) of `interface`
+  /// changes, in message order, read from the header's signature and the dictionary's keys alone:
+  /// no value is decoded (a browser tab's Metadata is skipped over). Nil when the signal is of
+  /// another interface or signature, invalidates properties, or names more than `most` of them or
+  /// one longer than `longest` bytes (read those with `readPropertiesChanged`).
+  public func changedPropertyNames(ofInterface interface: String, most: Int, longest: Int) -> [String]? {
+    guard dbus_message_has_signature(raw, "sa{sv}as") != 0 else { return nil }
+    var iter = DBusMessageIter()
+    guard dbus_message_iter_init(raw, &iter) != 0,
+      let name = cdbus_get_basic(&iter).str,
+      interface.withCString({ strcmp($0, name) }) == 0
+    else { return nil }
+    dbus_message_iter_next(&iter)
+    var entries = DBusMessageIter()
+    dbus_message_iter_recurse(&iter, &entries)
+    var names: [String] = []
+    while dbus_message_iter_get_arg_type(&entries) == CDBUS_TYPE_DICT_ENTRY {
+      guard names.count < most else { return nil }
+      var entry = DBusMessageIter()
+      dbus_message_iter_recurse(&entries, &entry)
+      guard let key = cdbus_get_basic(&entry).str, strnlen(key, longest + 1) <= longest else { return nil }
+      names.append(String(cString: key))
+      dbus_message_iter_next(&entries)
+    }
+    dbus_message_iter_next(&iter)
+    var invalidated = DBusMessageIter()
+    dbus_message_iter_recurse(&iter, &invalidated)
+    guard dbus_message_iter_get_arg_type(&invalidated) == CDBUS_TYPE_INVALID else { return nil }
+    return names
   }
 
   /// The properties of a `GetAll` reply (`a{sv}`), read as `readPropertiesChanged` reads a

@@ -75,18 +75,7 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
     for (index, expected) in arguments {
       guard message.stringArgument(at: index) == expected else { return false }
     }
-    if let arg0Namespace {
-      // Compared as bytes, without walking characters (every PropertiesChanged comes this way).
-      guard let name = message.stringArgument(at: 0) else { return false }
-      let bytes = name.utf8
-      let prefix = arg0Namespace.utf8
-      guard bytes.starts(with: prefix) else { return false }
-      if bytes.count != prefix.count,
-        bytes[bytes.index(bytes.startIndex, offsetBy: prefix.count)] != UInt8(ascii: ".")
-      {
-        return false
-      }
-    }
+    if let arg0Namespace, !message.firstArgumentIsName(inNamespace: arg0Namespace) { return false }
     return true
   }
 
@@ -112,6 +101,8 @@ public final class DBusSubscription {
   /// Asks the bus for state to start from (GetNameOwner), on subscribing and after reconnecting.
   package var initialQuery: (() -> Void)?
   public private(set) var isActive = true
+  /// Its place in its table's subscription order.
+  var order: UInt64 = 0
 
   init(
     rule: DBusMatchRule, handler: @escaping (DBusMessage) -> Void,
@@ -151,8 +142,18 @@ public final class DBusSubscription {
 
 /// The subscriptions of a bus connection and the local delivery of signals to them (a bus daemon
 /// sends the union of every rule: each subscription checks its own). Every bus keeps one.
+///
+/// Subscriptions whose rule names a unique sender (`:1.42`, as the player tracker's per-player
+/// rules do) or the bus itself are kept by that sender too: a signal is only checked against its
+/// sender's and those of no such sender, not against every player's.
 package final class DBusSubscriptionTable {
+  /// Every subscription, in subscription order.
   package private(set) var subscriptions: [DBusSubscription] = []
+  /// The subscriptions whose rule has no sender or a well-known one, in subscription order.
+  private var general: [DBusSubscription] = []
+  /// The other subscriptions by their rule's sender, in subscription order.
+  private var bySender: [String: [DBusSubscription]] = [:]
+  private var nextOrder: UInt64 = 0
 
   package init() {}
 
@@ -163,10 +164,17 @@ package final class DBusSubscriptionTable {
     removed: @escaping (DBusSubscription) -> Void
   ) -> DBusSubscription {
     let subscription = DBusSubscription(rule: rule, handler: handler) { [weak self] subscription in
-      self?.subscriptions.removeAll { $0 === subscription }
+      self?.remove(subscription)
       removed(subscription)
     }
+    nextOrder += 1
+    subscription.order = nextOrder
     subscriptions.append(subscription)
+    if let sender = Self.uniqueSender(of: rule) {
+      bySender[sender, default: []].append(subscription)
+    } else {
+      general.append(subscription)
+    }
     if rule.needsSenderResolution, let name = rule.sender {
       subscription.ownerWatch = bus.watchNameOwner(name) { [weak subscription] owner in
         subscription?.resolvedSender = owner
@@ -175,11 +183,48 @@ package final class DBusSubscriptionTable {
     return subscription
   }
 
+  /// The rule's sender when messages carry it as is, a unique name or the bus itself (the key of
+  /// `bySender`); nil for none, or a well-known name followed to its owner.
+  private static func uniqueSender(of rule: DBusMatchRule) -> String? {
+    guard let sender = rule.sender, !rule.needsSenderResolution else { return nil }
+    return sender
+  }
+
+  private func remove(_ subscription: DBusSubscription) {
+    subscriptions.removeAll { $0 === subscription }
+    if let sender = Self.uniqueSender(of: subscription.rule) {
+      bySender[sender]?.removeAll { $0 === subscription }
+      if bySender[sender]?.isEmpty == true { bySender[sender] = nil }
+    } else {
+      general.removeAll { $0 === subscription }
+    }
+  }
+
   /// Runs the handler of every subscription matching `message`, in subscription order.
   package func deliver(_ message: DBusMessage) {
     let sender = message.sender
-    for subscription in subscriptions where subscription.matches(message, sender: sender) {
-      subscription.handler(message)
+    // Copies of the lists (handlers may subscribe or cancel meanwhile: those cancelled are
+    // inactive, and so skipped).
+    let general = self.general
+    guard let sender, let own = bySender[sender], !own.isEmpty else {
+      for subscription in general where subscription.matches(message, sender: sender) {
+        subscription.handler(message)
+      }
+      return
+    }
+    // Both lists are in subscription order: merged.
+    var next = general.startIndex
+    var nextOwn = own.startIndex
+    while next < general.endIndex || nextOwn < own.endIndex {
+      let subscription: DBusSubscription
+      if nextOwn == own.endIndex || (next < general.endIndex && general[next].order < own[nextOwn].order) {
+        subscription = general[next]
+        next += 1
+      } else {
+        subscription = own[nextOwn]
+        nextOwn += 1
+      }
+      if subscription.matches(message, sender: sender) { subscription.handler(message) }
     }
   }
 
@@ -192,6 +237,8 @@ package final class DBusSubscriptionTable {
   package func cancelAll() {
     let active = subscriptions
     subscriptions.removeAll()
+    general.removeAll()
+    bySender.removeAll()
     for subscription in active { subscription.cancel() }
   }
 }

@@ -227,6 +227,21 @@ public struct PlayerSelector: Sendable {
     return reselect()
   }
 
+  /// Records a signal of player `id` that changes no status when, under playing-first, that
+  /// cannot change the selection: `id` is a candidate (not excluded, answering) and not the
+  /// selected player. Returns false, recording nothing, otherwise (then call `signal`).
+  /// `kind` is only asked for when the signal is recorded.
+  public mutating func quietSignal(_ id: String, kind: () -> String, at time: Seconds) -> Bool {
+    guard settings.policy == .playingFirst, id != selectedID, let index = players.index(forKey: id),
+      players.values[index].exclusion == nil, players.values[index].unresponsiveReason == nil
+    else { return false }
+    let sequence = nextSequence()
+    players.values[index].lastActivity = time
+    players.values[index].lastActivityKind = kind()
+    players.values[index].activitySequence = sequence
+    return true
+  }
+
   /// Its playback status is now known to be `status` (e.g. read after a reconnection), without
   /// it counting as activity.
   @discardableResult

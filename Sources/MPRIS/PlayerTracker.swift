@@ -392,7 +392,8 @@ public final class PlayerTracker {
   }
 
   private func propertiesChanged(_ message: DBusMessage) {
-    guard let sender = message.sender, players[sender] != nil else { return }
+    guard let sender = message.sender, players.index(forKey: sender) != nil else { return }
+    if droppedUnread(message, from: sender) { return }
     let proxy = isProxy(sender)
     let selected = selector.selectedID == sender
     guard
@@ -456,6 +457,30 @@ public final class PlayerTracker {
     }
   }
 
+  /// A signal of a player that is not selected, whose changes cannot change the selection (under
+  /// playing-first: any Player property but `PlaybackStatus`, nothing invalidated), is recorded as
+  /// activity and its changes as unread, from the changed properties' names alone: no value is
+  /// decoded and nobody is told (a browser tab's Metadata and Position, 10 times a second).
+  /// Returns false when the signal needs reading.
+  private func droppedUnread(_ message: DBusMessage, from sender: String) -> Bool {
+    guard settings.policy == .playingFirst, selector.selectedID != sender else { return false }
+    let limits = MPRISPlayer.decodingLimits
+    guard
+      let names = message.changedPropertyNames(
+        ofInterface: MPRISNames.playerInterface, most: limits.maximumEntries,
+        longest: limits.maximumStringBytes),
+      !names.contains("PlaybackStatus")
+    else { return false }
+    // Named as the full reading names them: the Player properties responderd reads.
+    let kept = names.filter(MPRISPlayer.playerPropertyNames.contains)
+    guard
+      selector.quietSignal(sender, kind: { self.activityKind(of: sender, names: kept) }, at: scheduler.now)
+    else { return false }
+    if !kept.isEmpty { players[sender]!.noteRead([:].keys, unread: kept) }
+    message.couldWait = true
+    return true
+  }
+
   /// Reads `PlaybackStatus` alone of a player not selected that invalidated it (one read at a
   /// time per player: a player invalidating it in a loop gets no more calls than it answers).
   private func readPlaybackStatus(_ id: String) {
@@ -485,7 +510,14 @@ public final class PlayerTracker {
     let names =
       change.changed.isEmpty && change.invalidated.isEmpty
       ? change.unread : Array(change.changed.keys) + change.unread + change.invalidated
-    if let last = players[id]?.lastSignal, last.names == names { return last.kind }
+    return activityKind(of: id, names: names)
+  }
+
+  private func activityKind(of id: String, names: [String]) -> String {
+    if let index = players.index(forKey: id), let last = players.values[index].lastSignal, last.names == names
+    {
+      return last.kind
+    }
     let kind = "PropertiesChanged (\(names.count == 1 ? names[0] : names.sorted().joined(separator: ", ")))"
     players[id]?.lastSignal = (names, kind)
     return kind

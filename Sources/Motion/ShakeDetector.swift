@@ -120,17 +120,9 @@ public final class ShakeDetector {
   /// 25 Hz, so that one sample alone is never a flight, and two in a row at 25 Hz or below are.)
   static let freeFallStep: Seconds = 0.04
   static let freeFallMemory: Seconds = 4
-  /// A body's bounce (hops, running steps; see `Core.hopping`): the recent motion goes mostly along
-  /// gravity (at least `bounceVerticalShare` of its second moment), the least acceleration along
-  /// gravity, gravity included, over the last second stays above `bounceFloor` g (a body's bounce
-  /// never pulls the device down much harder than gravity: its dips are flights, near 0 g; a hand
-  /// shaking up and down by 2 g pulls it to −1 g), and the jolts up reach at least
-  /// `bounceLopsidedness` times as far above gravity as the dips go below it (landings are sharp
-  /// impacts, a hand's swings are alike both ways). No shake begins within `hopMemory` of such
-  /// motion. The extremes are kept per `verticalQuarter` of a second.
-  static let bounceVerticalShare = 0.5
-  static let bounceFloor = -0.9
-  static let bounceLopsidedness = 1.6
+  /// A body's bounce (hops, running steps, steps down stairs; see `Core.hopping` and
+  /// `ShakeRules`): no shake begins within `hopMemory` of such motion. The extremes of the
+  /// acceleration along gravity are kept per `verticalQuarter` of a second.
   static let hopMemory: Seconds = 2
   static let verticalQuarter: Seconds = 0.25
   /// A shake from rest begins sooner. A chain of swings that begins after the whole device was at
@@ -409,8 +401,9 @@ private struct Core {
 
   let settings: ShakeSettings
   let levels: ShakeDetector.Levels
-  /// 1 / `settings.gravityTimeConstant`.
+  /// 1 / `settings.gravityTimeConstant`, 1 / `ShakeRules.steadyGravityTime`.
   private let gravityRate: Double
+  private let steadyGravityRate: Double
   /// (`ShakeDetector.freeFallLevel` in m/s²)².
   private let freeFallSquared: Double
   /// (`ShakeDetector.fallingLevel` in m/s²)².
@@ -426,6 +419,8 @@ private struct Core {
   private var quarter = 0
   private var quarterEnd: Seconds = -.infinity
   private var lastHop: Seconds = -.infinity
+  /// The last sample whose acceleration, gravity included, was under `ShakeDetector.fallingLevel`.
+  private var lastFalling: Seconds = -.infinity
   /// The last sample at which anything moved (not the quiet path of `step`).
   private var lastBusy: Seconds = -.infinity
   /// The last interval between samples, and the gravity filter's weight for it.
@@ -434,6 +429,10 @@ private struct Core {
   /// When the principal axis is next brought up to date.
   private var nextAxisStep: Seconds = -.infinity
   var gravity: Vector3 = .zero
+  /// Gravity estimated over `ShakeRules.steadyGravityTime` (a big slow shake tilts the detector's
+  /// own estimate far enough to look upright), and the weight of the last interval for it.
+  private var steadyGravity: Vector3 = .zero
+  private var steadyWeight = 0.0
   var dynamic: Vector3 = .zero
   var hasGravity = false
   var lastTime: Seconds = 0
@@ -456,6 +455,7 @@ private struct Core {
     self.settings = settings
     self.levels = levels
     gravityRate = 1 / settings.gravityTimeConstant
+    steadyGravityRate = 1 / settings.rules.steadyGravityTime
     fallingSquared =
       (ShakeDetector.fallingLevel * standardGravity) * (ShakeDetector.fallingLevel * standardGravity)
     freeFallSquared =
@@ -467,11 +467,13 @@ private struct Core {
     // then updated with it: at low rates the sample would otherwise weigh on its own gravity.
     if !hasGravity {
       gravity = a
+      steadyGravity = a
       hasGravity = true
       lastTime = t
     }
     let a2 = a.dot(a)
     let falling = a2 < fallingSquared
+    if falling { lastFalling = t }
     if a2 < freeFallSquared {
       freeFallTime += min(t - lastTime, ShakeDetector.freeFallStep)
       if freeFallTime >= ShakeDetector.freeFallMinimum { lastFreeFall = t }
@@ -502,9 +504,11 @@ private struct Core {
       if abs(dt - lastInterval) > 1e-3 * dt {
         lastInterval = dt
         lastWeight = PlainMath.lowPassWeight(dt * gravityRate)
+        steadyWeight = PlainMath.lowPassWeight(dt * steadyGravityRate)
       }
       let weight = lastWeight
       gravity = gravity + d * weight
+      steadyGravity = steadyGravity + (a - steadyGravity) * steadyWeight
       updatePrincipalAxis(d, weight: weight, at: t)
     }
 
@@ -589,19 +593,22 @@ private struct Core {
   /// acceleration along gravity, gravity included, above `ShakeDetector.bounceFloor`), and it is
   /// lopsided: the jolts up (landings) reach further above gravity than the dips below it.
   mutating func hopping(at t: Seconds) -> Bool {
-    if bounceLike() {
+    if bounceLike(at: t) {
       lastHop = t
       return true
     }
     return t - lastHop <= ShakeDetector.hopMemory
   }
 
-  private func bounceLike() -> Bool {
+  private func bounceLike(at t: Seconds) -> Bool {
     let g2 = gravity.dot(gravity)
     let trace = moments.xx + moments.yy + moments.zz
     guard g2 > 0, trace > 0 else { return false }
     let alongGravity = moments.quadratic(gravity)
-    if alongGravity < ShakeDetector.bounceVerticalShare * g2 * trace { return false }
+    let rules = settings.rules
+    let steady2 = steadyGravity.dot(steadyGravity)
+    let steadyUpright = moments.quadratic(steadyGravity) >= rules.steadyBounceShare * steady2 * trace
+    if !steadyUpright, alongGravity < rules.bounceVerticalShare * g2 * trace { return false }
     var low = verticalLows[0]
     var high = verticalHighs[0]
     for index in 1..<4 {
@@ -612,8 +619,18 @@ private struct Core {
     let length = g2 * inverseLength
     low *= inverseLength
     high *= inverseLength
-    if low < ShakeDetector.bounceFloor * standardGravity { return false }
-    return high - length >= ShakeDetector.bounceLopsidedness * (length - low)
+    // A steady bounce: steps or hops that drop the device toward free fall but never pull it down
+    // much past it, whatever the jolts up (running down stairs at the waist: landings no sharper
+    // than the dips between them). A hand shaking the device up and down pulls it further; one
+    // shaking it sideways or diagonally never drops it toward free fall.
+    if steadyUpright, low >= rules.steadyBounceFloor * standardGravity,
+      t - lastFalling <= rules.steadyBounceDrop
+    {
+      return true
+    }
+    if alongGravity < rules.bounceVerticalShare * g2 * trace { return false }
+    if low < rules.bounceFloor * standardGravity { return false }
+    return high - length >= rules.bounceLopsidedness * (length - low)
   }
 
   mutating func clearTracks() { eachTrack { $0.clear() } }
@@ -629,6 +646,7 @@ private struct Core {
   mutating func reset() {
     hasGravity = false
     gravity = .zero
+    steadyGravity = .zero
     dynamic = .zero
     moments = Moments()
     principalVector = Vector3(1, 0, 0)
@@ -644,6 +662,7 @@ private struct Core {
     quarter = 0
     quarterEnd = -.infinity
     lastHop = -.infinity
+    lastFalling = -.infinity
     lastBusy = -.infinity
     nextAxisStep = -.infinity
     clearTracks()

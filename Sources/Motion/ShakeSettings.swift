@@ -62,6 +62,10 @@ public struct ShakeSettings: Equatable, Sendable {
   /// motion that went on this long, unbroken, before it looked like a shake (walking) is none.
   public var maximumDuration: Seconds = 5
 
+  /// The rules' inner constants, for the benchmark that chooses them (`ShakeAccuracy --loso`);
+  /// not a setting for users.
+  package var rules = ShakeRules()
+
   /// The default settings (`Sensitivity.medium`).
   public init() {}
 
@@ -120,4 +124,28 @@ public struct ShakeSettings: Equatable, Sendable {
     }
     return result
   }
+}
+
+/// The constants of the detector's rules against a body's bounce, in one value so that the
+/// benchmark can try others (`Benchmarks/ShakeAccuracy --loso`); see `ShakeDetector.hopping`. Not
+/// a setting for users.
+package struct ShakeRules: Equatable, Sendable {
+  /// A lopsided bounce (hops, running steps): at least this share of the recent motion's second
+  /// moment along gravity, the acceleration along gravity never under `bounceFloor` g, and the
+  /// jolts up reaching `bounceLopsidedness` times as far above gravity as the dips go below it.
+  package var bounceVerticalShare = 0.5
+  package var bounceFloor = -0.9
+  package var bounceLopsidedness = 1.2
+  /// A steady bounce (steps down stairs at the waist, jogging): at least this share along
+  /// gravity (estimated over `steadyGravityTime`), and the acceleration along gravity never under `steadyBounceFloor` g, however
+  /// alike the jolts up and the dips (a hand shaking the device up and down pulls it further).
+  package var steadyBounceShare = 0.35
+  package var steadyBounceFloor = -0.7
+  /// …and the acceleration, gravity included, dropped under `ShakeDetector.fallingLevel` within
+  /// this long (a body's step unloads the device; a hand shaking it sideways never does).
+  package var steadyBounceDrop: Seconds = 1
+  /// The time constant of the gravity estimate the steady bounce's share is measured against.
+  package var steadyGravityTime: Seconds = 2
+
+  package init() {}
 }

@@ -4,6 +4,7 @@ import EventTime
 import KeySender
 import Logging
 import ResponderConfig
+import WaylandKeys
 
 #if canImport(Glibc)
   import Glibc
@@ -11,8 +12,8 @@ import ResponderConfig
 
 /// Shake to undo in every application (`[undo]`, the `undo` handler): the focus on the
 /// accessibility bus (`AccessibilityWatch`), the chords' way to the compositor (`KeySender`:
-/// GNOME's RemoteDesktop when the desktop that runs offers it) and the question (a notification
-/// with actions).
+/// GNOME's RemoteDesktop or wlroots' virtual keyboard; `WaylandKeys`: KWin's fake input;
+/// whichever the desktop that runs offers) and the question (a notification with actions).
 ///
 /// The accessibility bus is followed only while shakes are wanted for the undo: the feature on,
 /// a way to send keys and to ask, the session in front and unlocked, and the accelerometer open
@@ -104,9 +105,15 @@ public final class UndoComponent: ServiceComponent {
         self.parts.question = NotificationQuestion(bus: connection, uid: uid, logger: self.logger)
       }
       if self.parts.keys == nil {
-        self.parts.keys = FirstReadyKeySender(
-          [MutterRemoteDesktopSender(bus: connection, uid: uid, logger: self.logger)],
-          noneReason: "no compositor API to send keys")
+        var senders: [any EditKeySender] = [
+          MutterRemoteDesktopSender(bus: connection, uid: uid, logger: self.logger)
+        ]
+        // KWin's fake input, on the Wayland compositor the session runs.
+        if let display = getenv("WAYLAND_DISPLAY"), display.pointee != 0 {
+          senders.append(KWinFakeInputSender(loop: service.loop, logger: self.logger))
+        }
+        senders.append(VirtualKeyboardSender(scheduler: service.scheduler, logger: self.logger))
+        self.parts.keys = FirstReadyKeySender(senders, noneReason: "no compositor API to send keys")
       }
       if self.parts.focus == nil {
         let loop = service.loop

@@ -42,6 +42,11 @@ public final class UndoHandler: Handler {
 
   /// How long the focused application has to say its role and states.
   public static let focusDeadline: Seconds = 0.3
+  /// After the answer, how long the focus has to come back to the field (a notification popup
+  /// that took it when tapped, as plasmashell's does, gives it back as it closes), and how often
+  /// it is read meanwhile.
+  public static let focusReturnTimeout: Seconds = 2
+  static let focusReturnInterval: Seconds = 0.1
 
   /// What happened at the last shake, for `responderctl status` ("no question: a terminal has
   /// the focus"); empty before the first.
@@ -209,8 +214,12 @@ public final class UndoHandler: Handler {
     }
   }
 
-  /// Reads the field again (it must still be the focused editable text), then sends the chord.
-  private func carryOut(_ kind: UndoQuestionKind, in widget: FocusedWidget) {
+  /// Reads the field again (it must still be, or be again within `focusReturnTimeout`, the
+  /// focused editable text), then sends the chord.
+  private func carryOut(
+    _ kind: UndoQuestionKind, in widget: FocusedWidget, giveUpAt: Seconds? = nil
+  ) {
+    let giveUpAt = giveUpAt ?? scheduler.now + Self.focusReturnTimeout
     let chord: EditChord = kind == .undo ? .undo : .redo
     let finish: (String) -> Void = { [weak self] outcome in
       guard let self else { return }
@@ -221,26 +230,32 @@ public final class UndoHandler: Handler {
     guard let focus = parts.focus else { return finish("\(kind.actionLabel) answered: the undo is stopped") }
     focus.readFocus(deadline: Self.focusDeadline) { [weak self] result in
       guard let self else { return }
-      switch result {
-      case .failure(let error):
-        finish("\(kind.actionLabel) answered, but \(error): nothing sent")
-      case .success(let now):
-        if let why = Self.refusal(now) {
+      let why: String? =
+        switch result {
+        case .failure(let error): "\(error)"
+        case .success(let now):
+          Self.refusal(now)
+            ?? (now.reference == widget.reference ? nil : "the focus moved to another widget")
+        }
+      if let why {
+        // Not (yet) back in the field: read again a moment later, until the timeout.
+        guard self.scheduler.now + Self.focusReturnInterval <= giveUpAt else {
           return finish("\(kind.actionLabel) answered, but \(why): nothing sent")
         }
-        guard now.reference == widget.reference else {
-          return finish("\(kind.actionLabel) answered, but the focus moved to another widget: nothing sent")
+        self.scheduler.schedule(after: Self.focusReturnInterval) { [weak self] in
+          self?.carryOut(kind, in: widget, giveUpAt: giveUpAt)
         }
-        guard let keys = self.parts.keys else { return finish("\(kind.actionLabel) answered: no key sender") }
-        let api = keys.state.description
-        keys.send(chord) { [weak self] result in
-          switch result {
-          case .success:
-            self?.undoneIn = chord == .undo ? widget.reference : nil
-            finish("\(kind.actionLabel): sent \(chord) to \(widget.reference.application) through \(api)")
-          case .failure(let error):
-            finish("\(kind.actionLabel) answered, but the keys were not sent: \(error)")
-          }
+        return
+      }
+      guard let keys = self.parts.keys else { return finish("\(kind.actionLabel) answered: no key sender") }
+      let api = keys.state.description
+      keys.send(chord) { [weak self] result in
+        switch result {
+        case .success:
+          self?.undoneIn = chord == .undo ? widget.reference : nil
+          finish("\(kind.actionLabel): sent \(chord) to \(widget.reference.application) through \(api)")
+        case .failure(let error):
+          finish("\(kind.actionLabel) answered, but the keys were not sent: \(error)")
         }
       }
     }

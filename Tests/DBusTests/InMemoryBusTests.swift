@@ -152,4 +152,35 @@ import Testing
       ])
     #expect(bus.owner(of: "org.responderd.Test.Name") == client.uniqueName)
   }
+
+  /// Subscriptions are kept by unique sender too (a signal is checked against its sender's, not
+  /// every player's): delivery stays in subscription order, whatever the sender.
+  @Test func signalsReachTheSubscriptionsOfTheirSenderAndOthersInSubscriptionOrder() throws {
+    let other = bus.connect()
+    let serverID = try #require(server.uniqueName)
+    let otherID = try #require(other.uniqueName)
+    var heard: [String] = []
+    func subscribe(_ label: String, sender: String?) -> DBusSubscription {
+      client.subscribe(DBusMatchRule(sender: sender, interface: "org.responderd.Test")) {
+        heard.append("\(label) \($0.member ?? "")")
+      }
+    }
+    _ = subscribe("any", sender: nil)
+    let fromServer = subscribe("server", sender: serverID)
+    _ = subscribe("other", sender: otherID)
+    _ = subscribe("any2", sender: nil)
+    _ = subscribe("server2", sender: serverID)
+    time.advance(by: 0)
+
+    try server.emitSignal(path: "/s", interface: "org.responderd.Test", name: "A")
+    try other.emitSignal(path: "/s", interface: "org.responderd.Test", name: "B")
+    time.advance(by: 0)
+    #expect(heard == ["any A", "server A", "any2 A", "server2 A", "any B", "other B", "any2 B"])
+
+    heard.removeAll()
+    fromServer.cancel()
+    try server.emitSignal(path: "/s", interface: "org.responderd.Test", name: "C")
+    time.advance(by: 0)
+    #expect(heard == ["any C", "any2 C", "server2 C"])
+  }
 }

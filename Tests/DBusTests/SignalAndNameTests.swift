@@ -1,6 +1,7 @@
 import DBus
 import DBusTestSupport
 import EventLoop
+import EventTime
 import Testing
 
 #if canImport(Glibc)
@@ -49,6 +50,59 @@ func sync(_ connection: DBusConnection) throws {
     try server.emitSignal(path: "/a", interface: "org.responderd.Test", name: "Pinged", arguments: ["yes"])
     try waitFor("the signal after cancel", on: fixture.loop) { byMember.count == 3 }
     #expect(byArgument == ["Pinged", "Last"])
+  }
+
+  /// Signals their handlers made nothing of (`couldWait`, a chatty player's dropped unread) leave
+  /// the bus unread for `batchingDelay`: a stream of them wakes the process once per delay, not
+  /// once per signal. A signal that could not wait is followed at once, and so is a call's reply.
+  @Test func signalsThatCouldWaitAreReadInBatches() throws {
+    let bus = try PrivateBus()
+    let loop = try EventLoop()
+    let time = VirtualScheduler(now: 0)
+    let listener = try DBusConnection(address: bus.address, loop: loop, scheduler: time)
+    try listener.waitUntilConnected(timeout: 10)
+    let sender = try bus.connect(loop: loop)
+    var received: [String] = []
+    listener.onSignal(interface: "org.responderd.Test") { message in
+      received.append(message.member ?? "")
+      message.couldWait = message.member != "Urgent"
+    }
+    try sync(listener)
+    func emit(_ names: String...) throws {
+      for name in names { try sender.emitSignal(path: "/s", interface: "org.responderd.Test", name: name) }
+      // The bus has routed them once it answers the sender.
+      try sync(sender)
+    }
+
+    try emit("First")
+    try waitFor("the first signal", on: loop) { received == ["First"] }
+    // Left unread until the delay ends (the loop ran while the sender synced).
+    try emit("Second", "Third")
+    #expect(received == ["First"])
+    time.advance(by: try #require(listener.batchingDelay))
+    try waitFor("the batch", on: loop) { received.count == 3 }
+    #expect(received == ["First", "Second", "Third"])
+
+    // A call reads at once: what came before its reply too.
+    try emit("Fourth")
+    #expect(received.count == 3)
+    try sync(listener)
+    #expect(received == ["First", "Second", "Third", "Fourth"])
+
+    // A signal that could not wait: the next one is read as it comes.
+    time.advance(by: 1)
+    try emit("Urgent")
+    try waitFor("the urgent signal", on: loop) { received.last == "Urgent" }
+    try emit("Fifth")
+    try waitFor("the signal after it", on: loop) { received.last == "Fifth" }
+
+    // Never batched when asked not to.
+    listener.batchingDelay = nil
+    time.advance(by: 1)
+    try emit("Sixth")
+    try waitFor("the sixth signal", on: loop) { received.last == "Sixth" }
+    try emit("Seventh")
+    try waitFor("the seventh signal", on: loop) { received.last == "Seventh" }
   }
 
   @Test func aWellKnownSenderIsResolvedToItsOwner() throws {

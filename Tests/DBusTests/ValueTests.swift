@@ -204,6 +204,35 @@ let sampleValues: [DBusValue] = [
     #expect(other.readPropertiesChanged { _, _ in true } == nil)
   }
 
+  @Test func thePropertyNamesOfAPropertiesChangedSignalAreReadWithoutItsValues() throws {
+    func signal(_ interface: String, _ changed: [String: DBusValue], invalidated: [String] = []) throws
+      -> DBusMessage
+    {
+      try DBusMessage.signal(
+        path: "/org/mpris/MediaPlayer2", interface: "org.freedesktop.DBus.Properties",
+        name: "PropertiesChanged", arguments: [.string(interface), .vardict(changed), invalidated.dbusValue])
+    }
+    let player = "org.mpris.MediaPlayer2.Player"
+    let metadata = DBusValue.vardict(["xesam:title": .string("Song"), "xesam:artist": ["A"].dbusValue])
+    let chatty = try signal(player, ["Metadata": metadata, "Position": .int64(5)])
+    let names = try #require(chatty.changedPropertyNames(ofInterface: player, most: 64, longest: 100))
+    #expect(Set(names) == ["Metadata", "Position"])
+    // In message order, as `readPropertiesChanged` names them.
+    #expect(names == chatty.readPropertiesChanged { _, _ in false }?.unread)
+
+    // Anything else is for the full reading: another interface, names invalidated, too many
+    // names or too long a name, another signature.
+    #expect(chatty.changedPropertyNames(ofInterface: "org.mpris.MediaPlayer2", most: 64, longest: 100) == nil)
+    let invalidating = try signal(player, ["Position": .int64(5)], invalidated: ["Metadata"])
+    #expect(invalidating.changedPropertyNames(ofInterface: player, most: 64, longest: 100) == nil)
+    #expect(chatty.changedPropertyNames(ofInterface: player, most: 1, longest: 100) == nil)
+    #expect(chatty.changedPropertyNames(ofInterface: player, most: 64, longest: 7) == nil)
+    let other = try DBusMessage.signal(
+      path: "/a", interface: "org.freedesktop.DBus.Properties", name: "PropertiesChanged",
+      arguments: [.string(player)])
+    #expect(other.changedPropertyNames(ofInterface: player, most: 64, longest: 100) == nil)
+  }
+
   @Test func valuesAreReadWithinLimitsAndWhatIsCutIsSaid() throws {
     let limits = DBusDecodingLimits(maximumEntries: 3, maximumStringBytes: 10, maximumDepth: 2)
     // "é" is 2 bytes: the cut never splits it.

@@ -392,6 +392,42 @@ final class FakePlayer {
     tab.connection.isStopped = false
   }
 
+  /// A chatty tab not selected: its signals that cannot change the selection are taken from the
+  /// changed properties' names alone, counted as its activity, and said to be able to wait (the
+  /// connection then reads such signals in batches); what the selection looks at is read at once.
+  @Test func aSignalThatCannotChangeTheSelectionIsTakenFromItsNamesAloneAndCouldWait() throws {
+    let (mpv, tab, proxy, _) = try playingMPVAndAPausedTab()
+    defer { proxy.close() }
+    let tabID = try #require(tab.connection.uniqueName)
+    var couldWait: [Bool] = []
+    daemon.subscribe(
+      DBusMatchRule(sender: tabID, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
+    ) { couldWait.append($0.couldWait) }
+    settle()
+
+    time.advance(by: 5)
+    try tab.changeTrack()
+    settle()
+    #expect(couldWait == [true])
+    #expect(tracker.players[tabID]?.unreadProperties == ["Metadata"])
+    #expect(tracker.players[tabID]?.title == "track 1")
+    #expect(tracker.selector.players[tabID]?.lastActivity == 105)
+    #expect(tracker.selector.players[tabID]?.lastActivityKind == "PropertiesChanged (Metadata)")
+    #expect(tracker.selected?.uniqueName == mpv.connection.uniqueName)
+
+    // It starts playing: read at once, and selected.
+    try tab.set(status: "Playing")
+    settle()
+    #expect(couldWait == [true, false])
+    #expect(tracker.selected?.uniqueName == tabID)
+    // The selected player's signals are read in full.
+    try tab.changeTrack()
+    settle()
+    #expect(couldWait == [true, false, false])
+    #expect(tracker.selected?.title == "track 3")
+    #expect(tracker.players[tabID]?.hasUnreadChanges == false)
+  }
+
   @Test func aPlayerSelectedByItsOwnSignalShowsThatSignalsMetadataWithoutAskingIt() throws {
     let (mpv, tab, proxy, widget) = try playingMPVAndAPausedTab()
     defer { proxy.close() }

@@ -67,7 +67,10 @@ struct MotionCorpusTests {
   /// the exercise stretches its first strong swing to twice the others (not a rhythm yet): began
   /// within 1.3 s. At 12.5 Hz, where a 5.5–6 Hz shake is near the Nyquist frequency and the
   /// sensor's filter flattens it: began within 1.2 s, ended from 0.4 s early, and one such shake
-  /// may be missed (never a shake where there is none).
+  /// may be missed (never a shake where there is none). Two shakes up and down of 1.5–1.7 g, on
+  /// walking at the waist and on an arm exercise at the wrist, are missed at any rate since the
+  /// steady bounce: the recent motion mostly upright, never pulled down past −0.7 g, and a drop
+  /// toward free fall, as running down stairs at the waist gives (see `ShakeRules`).
   @Test("Every shake on top of real motion is found, and nothing else", arguments: rates)
   func shakesFound(rate: Double) throws {
     let beganWithin = rate < 20 ? 1.2 : (rate < 30 ? 1.3 : 0.8)
@@ -94,7 +97,7 @@ struct MotionCorpusTests {
           "\(file) at \(rate) Hz: ended \(shake.end) for a shake \(truth.start)–\(truth.end)")
       }
     }
-    #expect(missed <= (rate < 20 ? 1 : 0), "at \(rate) Hz: \(missed) shakes missed")
+    #expect(missed <= (rate < 20 ? 3 : 2), "at \(rate) Hz: \(missed) shakes missed")
   }
 }
 
@@ -301,14 +304,12 @@ private func shakes(in directory: String, label: String, rates: [Double?] = [nil
 
 @Suite("Vigorous motion corpus")
 struct VigorousMotionCorpusTests {
-  /// The clips hold recordings where the rule before the bounce (issue 36) took steps and hops for
-  /// shakes: a jog with the sensor at the waist (4 false shakes then, at its own rate) and a hop in
-  /// the pocket (2), beside the first jog in the pocket (1 at every rate, 2 at 25 Hz). Now none at
-  /// the recordings' own rates, 100 and 50 Hz; at 25 Hz, where a flight is a sample or two (two in
-  /// a row are one since the fifth round), one in the hops.
+  /// The clips hold recordings where the rule before the bounce took steps and hops for shakes: a
+  /// jog with the sensor at the waist (4 false shakes then, at its own rate) and a hop in the pocket
+  /// (2), beside the first jog in the pocket (1 at every rate, 2 at 25 Hz). Now none at any rate.
   @Test(
     "A clip of jogging, hopping, running down stairs and a fall, phone in the pocket: at most the measured false shakes",
-    arguments: [("jogging", 0), ("jumping", 1), ("stairs-down", 0), ("fall", 0)])
+    arguments: [("jogging", 0), ("jumping", 0), ("stairs-down", 0), ("fall", 0)])
   func clip(label: String, ceiling: Int) throws {
     let directory = motionFixtures("umafall") + "/clips"
     let (found, minutes) = try shakes(in: directory, label: label, rates: [nil, 100, 50, 25])
@@ -322,7 +323,7 @@ struct VigorousMotionCorpusTests {
       if: umafallCorpusPresent,
       "no UMAFall recordings at \(umafallDirectory) (set RESPONDERD_UMAFALL_CORPUS; see Tests/Fixtures/Motion/umafall/README.md)"
     ),
-    arguments: [("jogging", 25), ("jumping", 17), ("stairs-down", 0), ("fall", 4), ("walking", 0)])
+    arguments: [("jogging", 7), ("jumping", 5), ("stairs-down", 0), ("fall", 4), ("walking", 0)])
   func corpus(label: String, ceiling: Int) throws {
     let (found, minutes) = try shakes(in: umafallDirectory, label: label)
     #expect(minutes > 1, "\(minutes) minutes")
@@ -362,5 +363,21 @@ struct VehicleRideCorpusTests {
     let (found, minutes) = try shakes(in: vehicleDirectory, label: "vehicle-car", rates: [nil, 50])
     #expect(minutes > 12, "\(minutes) minutes")
     #expect(found.isEmpty, "\(found)")
+  }
+}
+
+/// Going up and down stairs with a sensor on the belt (Tests/Fixtures/Motion/stairs, see its
+/// README; committed, always run): at an everyday pace no shake at any rate; quickly, with the steps
+/// running, the measured figure (the steady bounce turned 28 false shakes down to none at the
+/// recordings' own rate; one as a 100 Hz sensor would give them).
+@Suite("Stairs at the waist corpus")
+struct StairsCorpusTests {
+  @Test(
+    "Stairs at the waist, slowly and quickly: at most the measured false shakes",
+    arguments: [("stairs", 0), ("stairs-quick", 1)])
+  func stairs(label: String, ceiling: Int) throws {
+    let (found, minutes) = try shakes(in: motionFixtures("stairs"), label: label, rates: [nil, 100, 50, 25])
+    #expect(minutes > 15, "\(minutes) minutes")
+    #expect(found.count <= ceiling, "\(found)")
   }
 }

@@ -31,6 +31,8 @@ public final class InMemoryAccessibility {
   public private(set) var registeredEvents: [String] = []
   /// The connections made to the accessibility bus (through `connect`), the newest last.
   public private(set) var listeners: [InMemoryBusConnection] = []
+  /// The applications on the bus now (the registry's desktop lists them).
+  private var applications: [Application] = []
   private var launches = 0
 
   /// The launcher and the accessibility bus, up.
@@ -57,6 +59,21 @@ public final class InMemoryAccessibility {
             DBusMethod("RegisterEvent", in: "sass") { [weak self] call in
               self?.registeredEvents.append(call.arguments[0].string ?? "")
               return []
+            }
+          ])
+      ])
+    // The desktop: the applications' roots, as at-spi2-registryd lists them.
+    try registry.export(
+      path: AccessibilityNames.rootPath,
+      interfaces: [
+        DBusInterface(
+          AccessibilityNames.accessible,
+          methods: [
+            DBusMethod("GetChildren", out: "a(so)") { [weak self] _ in
+              let roots = (self?.applications ?? []).filter { $0.connection.uniqueName != nil }.map {
+                DBusValue.structure([.string($0.name), .objectPath(AccessibilityNames.rootPath)])
+              }
+              return [.array(elementSignature: "(so)", roots)]
             }
           ])
       ])
@@ -100,7 +117,9 @@ public final class InMemoryAccessibility {
 
   /// A new application on the accessibility bus.
   public func application() -> Application {
-    Application(connection: bus.connect())
+    let application = Application(connection: bus.connect())
+    applications.append(application)
+    return application
   }
 
   /// An application publishing accessibles, as a toolkit's accessibility bridge does.
@@ -116,37 +135,59 @@ public final class InMemoryAccessibility {
     }
     /// How many times its role or states were read.
     public private(set) var reads = 0
+    /// Each accessible's children, by path (the root's: the accessibles added without a parent).
+    public private(set) var children: [String: [String]] = [:]
     private var count = 0
 
-    init(connection: InMemoryBusConnection) { self.connection = connection }
+    init(connection: InMemoryBusConnection) {
+      self.connection = connection
+      try? exportChildren(AccessibilityNames.rootPath, others: [])
+    }
 
-    /// Its bus name.
-    public var name: String { connection.uniqueName ?? "" }
-
-    /// Publishes an accessible with `role` and `states`; returns its path.
-    @discardableResult
-    public func add(role: UInt32, states: Set<UInt32>) throws -> String {
-      count += 1
-      let path = "/org/a11y/atspi/accessible/\(count)"
-      accessibles[path] = (role, states)
+    /// Exports `path`'s `GetChildren` (with `others`, its other methods).
+    private func exportChildren(_ path: String, others: [DBusMethod]) throws {
       try connection.export(
         path: path,
         interfaces: [
           DBusInterface(
             AccessibilityNames.accessible,
-            methods: [
-              .replyLater("GetRole", out: "u") { [weak self] call in
+            methods: others + [
+              .replyLater("GetChildren", out: "a(so)") { [weak self] call in
                 guard let self else { return }
-                self.reads += 1
-                call.reply([.uint32(self.accessibles[path]?.role ?? 0)])
-              },
-              .replyLater("GetState", out: "au") { [weak self] call in
-                guard let self else { return }
-                self.reads += 1
-                let words = FocusedWidget.words(of: self.accessibles[path]?.states ?? [])
-                call.reply([.array(elementSignature: "u", words.map { .uint32($0) })])
-              },
+                let list = (self.children[path] ?? []).map {
+                  DBusValue.structure([.string(self.name), .objectPath($0)])
+                }
+                call.reply([.array(elementSignature: "(so)", list)])
+              }
             ])
+        ])
+    }
+
+    /// Its bus name.
+    public var name: String { connection.uniqueName ?? "" }
+
+    /// Publishes an accessible with `role` and `states`, a child of `parent` (nil: a window, a
+    /// child of the application's root); returns its path.
+    @discardableResult
+    public func add(role: UInt32, states: Set<UInt32>, parent: String? = nil) throws -> String {
+      count += 1
+      let path = "/org/a11y/atspi/accessible/\(count)"
+      accessibles[path] = (role, states)
+      children[parent ?? AccessibilityNames.rootPath, default: []].append(path)
+      try exportChildren(
+        path,
+        others: [
+          .replyLater("GetRole", out: "u") { [weak self] call in
+            guard let self else { return }
+            self.reads += 1
+            call.reply([.uint32(self.accessibles[path]?.role ?? 0)])
+          },
+          .replyLater("GetState", out: "au") { [weak self] call in
+            guard let self else { return }
+            self.reads += 1
+            let words = FocusedWidget.words(of: self.accessibles[path]?.states ?? [])
+            call.reply([.array(elementSignature: "u", words.map { .uint32($0) })])
+          },
         ])
       return path
     }

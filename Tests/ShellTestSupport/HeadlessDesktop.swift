@@ -155,10 +155,11 @@ public final class HeadlessDesktop {
   /// scale 2 by default (360 × 720 points), touches from an emulated touchscreen.
   public static func phosh(
     width: Int = 720, height: Int = 1440, scale: Int = 2, loop: EventLoop? = nil,
-    sessionBusAddress: String? = nil
+    sessionBusAddress: String? = nil, options: Options = Options()
   ) throws -> HeadlessDesktop {
     try HeadlessDesktop(
-      .phosh, width: width, height: height, scale: scale, loop: loop, sessionBusAddress: sessionBusAddress)
+      .phosh, width: width, height: height, scale: scale, loop: loop, sessionBusAddress: sessionBusAddress,
+      options: options)
   }
 
   /// Whether `compositor` can run here; nil when it can, else why not (for `.enabled(if:)`).

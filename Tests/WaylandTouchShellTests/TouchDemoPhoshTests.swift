@@ -11,18 +11,17 @@ import TouchDemoTestSupport
 /// top bar and above its 40 point home bar: 360 × 648 points at y = 32 on a 720 × 1440 pixel
 /// output at scale 2, so a touch at pixel (x, y) lands at window point (x / 2, y / 2 − 32).
 extension TouchDemoShellTests {
-  @Test(
-    "phosh at scale 2: taps, pan and pinch at window points; drags from the top bar and the home bar never reach the app",
-    .enabled(
-      if: HeadlessDesktop.missing(.phosh) == nil, Comment(rawValue: HeadlessDesktop.missing(.phosh) ?? "")),
-    .timeLimit(.minutes(3)))
-  func phosh() throws {
-    let desktop = try HeadlessDesktop.phosh()
-    defer { desktop.stop() }
-    print("phoc and phosh ready for input in \(desktop.startSeconds) s")
-    let demo = try TouchDemoClient(desktop, arguments: ["--scene", Self.scene("phone.json"), "--log"])
-    try demo.waitFor("the window maximized between the bars, 360 × 648 points at scale 2") {
-      $0.kind == "window" && $0.number("width") == 360 && $0.number("height") == 648
+  /// `program` with the phone scene under phosh: maximized between the bars (below its own title
+  /// bar of `titleBar` points, if it draws one), then a tap between pixels, a pan and a pinch, each
+  /// at its window points.
+  func checkPhoshTapPanPinch(
+    _ desktop: HeadlessDesktop, _ program: DemoProgram, titleBar: Double = 0
+  ) throws -> TouchDemoClient {
+    let demo = try TouchDemoClient(
+      desktop, program: program.name, arguments: ["--scene", Self.scene("phone.json"), "--log"],
+      environment: program.environment)
+    try demo.waitFor("the window maximized between the bars, 360 × \(648 - titleBar) points at scale 2") {
+      $0.kind == "window" && $0.number("width") == 360 && $0.number("height") == 648 - titleBar
         && $0.number("scale") == 2
     }
     try demo.tapUntilTouched(at: (600, 1200))
@@ -34,7 +33,8 @@ extension TouchDemoShellTests {
     let began = demo.lines(after: start).first { $0.method == "touchesBegan" }
     #expect(began?.string("view") == "board", "\(demo.lines(after: start))")
     #expect(
-      began?.touches == [.init(slot: 0, phase: "began", x: 150.5, y: 168.25)], "\(String(describing: began))")
+      began?.touches == [.init(slot: 0, phase: "began", x: 150.5, y: 168.25 - titleBar)],
+      "\(String(describing: began))")
 
     // A pan of 150 × 100 pixels: 75 × 50 points.
     start = demo.lines.count
@@ -52,6 +52,20 @@ extension TouchDemoShellTests {
       $0.kind == "action" && $0.id == "pinch" && $0.state == "ended"
     }
     #expect(pinchEnd.number("scale").map { abs($0 - 2) < 0.001 } == true, "\(pinchEnd)")
+    return demo
+  }
+
+  @Test(
+    "phosh at scale 2: taps, pan and pinch at window points; drags from the top bar and the home bar never reach the app",
+    .enabled(
+      if: HeadlessDesktop.missing(.phosh) == nil, Comment(rawValue: HeadlessDesktop.missing(.phosh) ?? "")),
+    .timeLimit(.minutes(3)))
+  func phosh() throws {
+    let desktop = try HeadlessDesktop.phosh()
+    defer { desktop.stop() }
+    print("phoc and phosh ready for input in \(desktop.startSeconds) s")
+    let demo = try checkPhoshTapPanPinch(desktop, .touchDemo)
+    var start: Int
     // RESPONDERD_DOCS_SCREENSHOT=/absolute/path.png keeps the picture (docs/images/touch-demo-phosh.png).
     let shot =
       getenv("RESPONDERD_DOCS_SCREENSHOT").map { String(cString: $0) } ?? desktop.directory
@@ -151,5 +165,30 @@ extension TouchDemoShellTests {
     #expect(
       tapBegan?.touches == [.init(slot: 0, phase: "began", x: 150.5, y: 168.25)],
       "\(String(describing: tapBegan))")
+  }
+
+  @Test(
+    "GTK 4 under phosh at scale 2: tap, pan and pinch at window points",
+    .enabled(
+      if: DemoProgram.gtk.missing(under: .phosh) == nil,
+      Comment(rawValue: DemoProgram.gtk.missing(under: .phosh) ?? "")),
+    .timeLimit(.minutes(3)))
+  func gtkUnderPhosh() throws {
+    let desktop = try HeadlessDesktop.phosh()
+    defer { desktop.stop() }
+    // GTK draws its own title bar there (phoc decorates no window): 37 points.
+    _ = try checkPhoshTapPanPinch(desktop, .gtk, titleBar: 37)
+  }
+
+  @Test(
+    "SDL 2 under phosh at scale 2: tap, pan and pinch at window points",
+    .enabled(
+      if: DemoProgram.sdl.missing(under: .phosh) == nil,
+      Comment(rawValue: DemoProgram.sdl.missing(under: .phosh) ?? "")),
+    .timeLimit(.minutes(3)))
+  func sdlUnderPhosh() throws {
+    let desktop = try HeadlessDesktop.phosh()
+    defer { desktop.stop() }
+    _ = try checkPhoshTapPanPinch(desktop, .sdl)
   }
 }

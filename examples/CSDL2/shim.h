@@ -2,3 +2,4 @@
 // main is Swift's.
 #define SDL_MAIN_HANDLED
 #include <SDL.h>
+#include <SDL_syswm.h>

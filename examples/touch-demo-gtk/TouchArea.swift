@@ -24,8 +24,6 @@ final class TouchArea {
     input = TouchInput(window: live.world.window, source: "gtk")
     widget = gtk_drawing_area_new()
     let area = UnsafeMutablePointer<GtkDrawingArea>(OpaquePointer(widget))
-    gtk_drawing_area_set_content_width(area, Int32(scene.screen.width))
-    gtk_drawing_area_set_content_height(area, Int32(scene.screen.height))
     let this = Unmanaged.passUnretained(self).toOpaque()
     gtk_drawing_area_set_draw_func(
       area,

@@ -43,6 +43,9 @@ let window = gtk_window_new()!
 let gtkWindow = UnsafeMutablePointer<GtkWindow>(OpaquePointer(window))
 gtk_window_set_title(gtkWindow, "TouchDispatch demo (GTK 4)")
 gtk_window_set_child(gtkWindow, area.widget)
+// The scene's size is where the window starts, not a minimum: a phone's shell (phosh) maximizes
+// the window to less than that, and a minimum would push the area past the screen's edge.
+gtk_window_set_default_size(gtkWindow, Int32(scene.screen.width), Int32(scene.screen.height))
 if options.fullscreen { gtk_window_fullscreen(gtkWindow) }
 
 // Each line is written as it happens (stdout may be a pipe).

@@ -17,6 +17,8 @@ final class TouchWindow {
   private var contacts: [SDL_FingerID: ContactSample] = [:]
   private var nextTrackingID = 0
   private var needsDisplay = true
+  /// The compositor's cancels, which SDL 2.26 drops (nil off Wayland).
+  private var cancels: WaylandTouchCancel?
 
   init(scene: TouchScene, scheduler: any Scheduler, fullscreen: Bool) throws(SDLError) {
     self.scheduler = scheduler
@@ -32,6 +34,7 @@ final class TouchWindow {
     self.window = window
     guard let renderer = SDL_CreateRenderer(window, -1, 0) else { throw SDLError("SDL_CreateRenderer") }
     self.renderer = renderer
+    cancels = WaylandTouchCancel(window: window)
     live.onChange = { [unowned self] in needsDisplay = true }
   }
 
@@ -55,9 +58,14 @@ final class TouchWindow {
 
   /// One `SDL_FINGER*` event, or a window event, into TouchInput. SDL gives one event per finger
   /// and no frame: after each, every finger on the window goes to `process`. Coordinates come
-  /// normalized to 0…1 of the window: times its size in points. SDL has no cancel: the window
-  /// losing focus with fingers down is what the shell taking the touches looks like to it.
+  /// normalized to 0…1 of the window: times its size in points. SDL has no cancel: the
+  /// compositor's comes from `WaylandTouchCancel`, and the window losing focus with fingers down
+  /// is taken as one too (the shell took the touches; off Wayland it is the only sign).
   func handle(_ event: SDL_Event) {
+    if let cancels, event.type == cancels.eventType {
+      cancelAll()
+      return
+    }
     switch SDL_EventType(event.type) {
     case SDL_FINGERDOWN, SDL_FINGERMOTION, SDL_FINGERUP:
       let finger = event.tfinger
@@ -68,23 +76,31 @@ final class TouchWindow {
         guard contacts.removeValue(forKey: finger.fingerId) != nil else { return }
       } else if contacts[finger.fingerId] != nil {
         contacts[finger.fingerId]?.location = location
-      } else {
+      } else if SDL_EventType(event.type) == SDL_FINGERDOWN {
         let used = Set(contacts.values.map(\.slot))
         let slot = (0...).first { !used.contains($0) }!
         contacts[finger.fingerId] = ContactSample(slot: slot, trackingID: nextTrackingID, location: location)
         nextTrackingID += 1
+      } else {
+        return  // a finger cancelled while down
       }
       input.process(contacts.values.sorted { $0.slot < $1.slot }, at: time)
     case SDL_WINDOWEVENT where event.window.event == UInt8(SDL_WINDOWEVENT_FOCUS_LOST.rawValue):
-      guard !contacts.isEmpty else { return }
-      contacts.removeAll()
-      input.cancelAll(at: scheduler.now)
+      cancelAll()
     case SDL_WINDOWEVENT where event.window.event == UInt8(SDL_WINDOWEVENT_SIZE_CHANGED.rawValue):
       live.resize(to: size)
     case SDL_WINDOWEVENT where event.window.event == UInt8(SDL_WINDOWEVENT_EXPOSED.rawValue):
       needsDisplay = true
     default: break
     }
+  }
+
+  /// Every finger on the window cancelled. SDL still counts them down, but the compositor sends
+  /// nothing more for them (an up or motion of one is ignored: it is no longer in `contacts`).
+  private func cancelAll() {
+    guard !contacts.isEmpty else { return }
+    contacts.removeAll()
+    input.cancelAll(at: scheduler.now)
   }
 
   /// Draws the scene when it changed: each view a polygon in points (the renderer scaled to the

@@ -67,6 +67,7 @@ def main(git):
             previous = samples[-1]
         for i in range(200):
             emit(previous)
+        os.makedirs(os.path.dirname(os.path.join(here, name)), exist_ok=True)
         open(os.path.join(here, name), "w").write("\n".join(out) + "\n")
         if kind == "shakes":  # the whole trace is a hand holding the controller
             tsv.insert(len(tsv) - len(items), f"{name}\twiimote\thand-held\t0.00\t{t:.2f}")
