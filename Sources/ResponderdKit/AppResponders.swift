@@ -107,10 +107,13 @@ public final class AppResponder: OfferingResponder {
     let timeout = min(deadline, left)
     // The event waits `timeout` for the answer (the timer); the call itself waits longer, so that
     // a late answer still says the application answers events again.
-    var deadlineTimer: ScheduledTimer?
+    // Both weak (the scheduler keeps the timer, the bus the call): the call keeps its reply
+    // handler until it finishes, and the handler must not keep the call, nor the timer whose
+    // action holds the call, or the three would keep one another alive once all else let go.
+    weak var deadlineTimer: ScheduledTimer?
     var expired = false
     var answered = false
-    var thisCall: DBusPendingCall?
+    weak var thisCall: DBusPendingCall?
     let call = connection.call(
       destination: busName, path: path, interface: ResponderBusAPI.responderInterface, method: method,
       arguments: [.string(event.subtype.name), .double(event.timestamp)],

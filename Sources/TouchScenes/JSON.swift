@@ -53,6 +53,10 @@ public enum JSON {
 
   /// A JSON string literal: quotes, backslashes and control characters escaped.
   public static func quote(_ text: String) -> String {
+    // Most text needs no escape: copied at once (a replay writes a line per responder reached).
+    if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+      return "\"" + text + "\""
+    }
     var result = "\""
     for scalar in text.unicodeScalars {
       switch scalar {
@@ -84,6 +88,7 @@ public func formatNumber(_ value: Double, decimals: Int) -> String {
   guard scaled < 9e15 else { return "\(value)" }
   let units = Int64(scaled)
   let whole = units / Int64(scale)
+  if units % Int64(scale) == 0 { return value < 0 && units != 0 ? "-\(whole)" : String(whole) }
   var fraction = String(units % Int64(scale))
   fraction = String(repeating: "0", count: decimals - fraction.count) + fraction
   while fraction.hasSuffix("0") { fraction.removeLast() }

@@ -165,6 +165,11 @@ public struct TouchScene: Equatable {
   /// refused before anything is read.
   public static let maximumFileSize = 4 << 20
 
+  /// How deep views may nest (a view with no parent is 1 deep). Hit-testing, the responder chain
+  /// and releasing the views go through every level on the stack: a scene 30,000 deep could
+  /// overflow it; app hierarchies are a few dozen deep.
+  public static let maximumDepth = 1000
+
   /// The error for a scene file that is not read (`reason`: why, as `FileRefusal` says it).
   public static func refused(_ file: String, reason: String) -> ToolInputError {
     ToolInputError(file: file, message: "not read as a scene: \(reason)")
@@ -288,10 +293,11 @@ public struct TouchScene: Equatable {
       views.append(view)
     }
     // Each view's ancestors are walked up to one already known to reach the window: every view
-    // is walked once, however deep the nesting.
+    // is walked once, however deep the nesting. Each view's depth is kept on the way.
     var parents: [String: String] = [:]
     for view in views { parents[view.id] = view.parent }
     var reachesWindow: Set<String> = []
+    var depths: [String: Int] = [:]
     for (index, view) in views.enumerated() {
       guard let parent = view.parent else { continue }
       let reader = try SceneObjectReader(node: viewNodes[view.id]!, path: "views[\(index)]", file: file)
@@ -311,6 +317,17 @@ public struct TouchScene: Equatable {
         current = parents[ancestor]
       }
       reachesWindow.formUnion(path)
+      var depth = current.flatMap { depths[$0] } ?? 0
+      for id in path.reversed() {
+        depth += 1
+        depths[id] = depth
+      }
+      guard depth <= Self.maximumDepth else {
+        throw reader.error(
+          at: parentNode,
+          "parent: '\(view.id)' is \(depth) views deep, more than the \(Self.maximumDepth) a scene may nest (hit-testing and the responder chain go through each level)"
+        )
+      }
     }
 
     var controllers: [ControllerSpec] = []
@@ -454,7 +471,11 @@ public struct SceneObjectReader {
   public let members: [TouchSceneJSON.Member]
   public let path: String
   public let file: String
-  private var used: Set<String> = []
+  /// Per member, whether a `take` read it; and the keys asked for, in order (for "did you mean").
+  /// An array, not a set: a view takes some 20 keys, and hashing each was most of a big scene's
+  /// parse.
+  private var used: [Bool]
+  private var asked: [String] = []
 
   public init(node: TouchSceneJSON.Node, path: String, file: String) throws {
     self.node = node
@@ -462,11 +483,13 @@ public struct SceneObjectReader {
     self.file = file
     guard case .object(let members) = node.value else {
       self.members = []
+      self.used = []
       throw ToolInputError(
         file: file, line: node.line, column: node.column,
         message: "\(path.isEmpty ? "the scene" : path): expected an object")
     }
     self.members = members
+    self.used = Array(repeating: false, count: members.count)
   }
 
   private func qualified(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
@@ -484,8 +507,10 @@ public struct SceneObjectReader {
   }
 
   public mutating func take(_ key: String) -> TouchSceneJSON.Node? {
-    used.insert(key)
-    return members.first { $0.key == key }?.node
+    asked.append(key)
+    guard let index = members.firstIndex(where: { $0.key == key }) else { return nil }
+    used[index] = true
+    return members[index].node
   }
 
   public func string(_ node: TouchSceneJSON.Node, _ key: String) throws -> String {
@@ -585,8 +610,9 @@ public struct SceneObjectReader {
 
   /// Refuses keys nobody read (for a recognizer, keys that do not apply to its kind).
   public func finish(kind: TouchScene.Kind? = nil) throws {
-    for member in members where !used.contains(member.key) {
-      let known = Array(used)
+    for (index, member) in members.enumerated() where !used[index] {
+      var known: [String] = []
+      for key in asked where !known.contains(key) { known.append(key) }
       var message = "unknown key '\(member.key)'"
       let hint = didYouMean(member.key, known)
       if !hint.isEmpty {

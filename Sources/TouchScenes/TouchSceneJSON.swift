@@ -2,7 +2,9 @@
 /// value and key remembers its line and column, so that errors can say where they are.
 public enum TouchSceneJSON {
   /// A JSON value.
-  public indirect enum Value: Equatable {
+  /// Not `indirect`: the arrays of objects and lists hold their nodes already, and a box per value
+  /// (every number of a big scene) was most of its parse.
+  public enum Value: Equatable {
     case object([Member])
     case array([Node])
     case string(String)
@@ -223,6 +225,18 @@ public enum TouchSceneJSON {
 
     mutating func string() throws -> String {
       index += 1
+      // Most strings have no escape: made from their bytes at once.
+      let start = index
+      var end = index
+      while end < bytes.count {
+        let byte = bytes[end]
+        if byte == UInt8(ascii: "\"") {
+          index = end + 1
+          return String(decoding: bytes[start..<end], as: UTF8.self)
+        }
+        if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+        end += 1
+      }
       var scalars = String.UnicodeScalarView()
       var run: [UInt8] = []
       func flush(_ run: inout [UInt8], into scalars: inout String.UnicodeScalarView) {

@@ -6,23 +6,23 @@ import TouchScenes
 /// Big scene files: read in time linear in their size, and refused above the size cap with the
 /// reason, as the config file is (`touch replay --scene`, `touch-demo --scene`).
 @Suite struct SceneFileLimitTests {
-  /// `count` views, each inside the one before, all on one line (a generator's output): the
-  /// deepest nesting and the longest line a scene of that size can have. The ids have a two-byte
-  /// character: columns count characters, not bytes.
-  static func nestedScene(views count: Int) -> String {
+  /// `count` views, each inside the one before (a new chain every `depth` views: as deep as a
+  /// scene may nest), all on one line (a generator's output): the longest line a scene of that
+  /// size can have. The ids have a two-byte character: columns count characters, not bytes.
+  static func nestedScene(views count: Int, depth: Int = TouchScene.maximumDepth) -> String {
     var text = #"{"screen": {"width": 540, "height": 1170}, "views": ["#
     text.reserveCapacity(count * 48)
     for index in 0..<count {
       if index > 0 { text += ", " }
-      let parent = index == 0 ? "null" : "\"vé\(index - 1)\""
+      let parent = index % depth == 0 ? "null" : "\"vé\(index - 1)\""
       text += #"{"id": "vé\#(index)", "parent": \#(parent), "frame": [0, 0, 10, 10]}"#
     }
     return text + "]}"
   }
 
-  /// 30,000 nested views on one line (about 1.7 MB, under the cap): each view's ancestors were
-  /// walked by a linear search, and each column counted from the start of the line, so the parse
-  /// took hours; now seconds at most (the one-minute limit is a bound, not a measurement:
+  /// 30,000 nested views on one line (about 1.7 MB, under the cap; chains as deep as a scene may
+  /// nest): each view's ancestors were walked by a linear search, and each column counted from
+  /// the start of the line, so the parse took hours; now seconds at most (the one-minute limit is a bound, not a measurement:
   /// scripts/scene-parse-probe measures). An error at the end of the line says the right column.
   @Test(.timeLimit(.minutes(1))) func aDeeplyNestedSceneOnOneLineIsReadInLinearTime() throws {
     let count = 30_000
@@ -42,6 +42,25 @@ import TouchScenes
       #expect(error.line == 1)
       #expect(error.column == broken.unicodeScalars[..<before].count + 1, "\(error)")
       #expect(error.message == "views[\(count - 1)]: unknown key 'colour'", "\(error)")
+    }
+  }
+
+  /// Views nested deeper than `maximumDepth`: refused with the view, its depth and the limit,
+  /// where its parent is named (30,000 deep overflowed the stack when the views were released).
+  @Test func viewsNestedTooDeeplyAreRefused() throws {
+    let limit = TouchScene.maximumDepth
+    let deepest = Self.nestedScene(views: limit, depth: limit + 1)
+    #expect(try TouchScene.parse(deepest, file: "deep.json").views.count == limit)
+    let text = Self.nestedScene(views: 30_000, depth: 30_000)
+    do {
+      _ = try TouchScene.parse(text, file: "deep.json")
+      Issue.record("a scene 30,000 deep was read")
+    } catch let error as ToolInputError {
+      #expect(
+        error.message
+          == "views[\(limit)].parent: 'vé\(limit)' is \(limit + 1) views deep, more than the \(limit) a scene may nest (hit-testing and the responder chain go through each level)",
+        "\(error)")
+      #expect(error.line == 1)
     }
   }
 

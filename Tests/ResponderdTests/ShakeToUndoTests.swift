@@ -336,6 +336,31 @@ import Testing
     #expect(notifications.notifications.isEmpty)
   }
 
+  /// Several applications announced a focus and none answers: the 0.3 s should bound the whole
+  /// read, not each application's (three in a row held a shake 0.9 s).
+  @Test func severalFocusedApplicationsThatNeverAnswer() throws {
+    let others = [accessibility.application(), accessibility.application()]
+    for other in others {
+      let field = try other.add(role: AccessibleRole.text, states: [AccessibleState.editable])
+      try other.focus(field)
+    }
+    settle()
+    for app in others + [editor] { app.hangs = true }
+    service.application.post(Event.motion(.motionShake, timestamp: time.now, source: "iio"), phase: .began)
+    time.advance(by: 0.29)
+    #expect(records().isEmpty, "\(log.text)")
+    time.advance(by: 0.02)
+    // The focus read that also looks for the active window (its application, a search of the
+    // window) goes on past the 0.3 s when every application is frozen.
+    withKnownIssue("the read with the active-window search is not bounded by 0.3 s as a whole") {
+      #expect(records().map(\.handledBy) == [nil])
+      #expect(undo.notes.last?.contains("did not say its role and state within 300 ms") == true)
+    }
+    time.advance(by: 5)
+    #expect(records().map(\.handledBy) == [nil])
+    #expect(notifications.notifications.isEmpty)
+  }
+
   @Test func aRegisteredApplicationGetsItsShakeFirst() throws {
     let api = ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil)
     try api.start(in: service)

@@ -235,6 +235,30 @@ private func p(_ x: Double, _ y: Double) -> Point { Point(x: x, y: y) }
     #expect(ShellProfile.phosh.edgeBands.map(\.width) == [32, 15])
   }
 
+  /// phosh restarts while fingers are down (its `org.gnome.Shell` leaves the bus and comes back:
+  /// no profile, then phosh's again): the sequence under way keeps the rules it began with, so
+  /// the finger on the home bar stays phosh's and the one on the app stays the app's, with no
+  /// cancel; the new profile applies from the next sequence.
+  @Test func phoshRestartsWhileFingersAreDown() {
+    let fingers = Fingers(.phosh, screen: Self.phone)
+    #expect(fingers.frame(1.00, [0: p(180, 712), 1: p(180, 360)]) == [1])
+    fingers.filter.setProfile(.none)
+    #expect(fingers.frame(1.10, [0: p(180, 600), 1: p(200, 360)]) == [1])
+    fingers.filter.setProfile(.phosh)
+    #expect(fingers.frame(1.20, [0: p(180, 400), 1: p(220, 360)]) == [1])
+    #expect(fingers.frame(1.30, [0: nil]) == [1])
+    #expect(fingers.filter.profile == .phosh)
+    fingers.liftAll(1.40)
+    #expect(!fingers.cancelled)
+    // Gone for good while the fingers were down: the next sequence has no bars.
+    fingers.frame(2.00, [0: p(180, 712)])
+    fingers.filter.setProfile(.none)
+    #expect(fingers.frame(2.10, [0: p(180, 600)]) == [])
+    fingers.liftAll(2.20)
+    #expect(fingers.filter.profile == ShellProfile.none)
+    #expect(fingers.frame(3.00, [0: p(180, 712)]) == [0])
+  }
+
   /// The profile follows the phosh release: the home bar shrank to 15 px in 0.35.0.
   @Test func profileOfARelease() {
     #expect(ShellProfile.phosh(version: "0.24.0") == .phosh034)

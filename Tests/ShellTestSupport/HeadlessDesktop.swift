@@ -514,6 +514,13 @@ public final class HeadlessDesktop {
   /// The end of a touch frame (KWin, phosh: one evdev frame; mutter ends a frame with each event).
   public func frame() throws { try inject("frame") }
 
+  /// phosh: kills phosh (SIGKILL, as a crash) and starts it again, as its session would; returns
+  /// once the new one is up (phoc and the touchscreen stay, and so do touches held down).
+  public func restartPhosh() throws {
+    guard compositor == .phosh, let injector else { throw TestSupportError("not a phosh session") }
+    _ = try injector.send("restart-phosh", timeout: 90)
+  }
+
   /// A key by its evdev code (linux/input-event-codes.h: 164 is KEY_PLAYPAUSE), pressed or released.
   public func key(_ code: UInt16, pressed: Bool) throws {
     guard compositor == .phosh else {
@@ -855,10 +862,10 @@ final class Injector {
     process.terminate(grace: 2)
   }
 
-  func send(_ command: String) throws -> String {
+  func send(_ command: String, timeout: Double = 30) throws -> String {
     let bytes = Array((command + "\n").utf8)
     _ = try systemCall("write") { try bytes.withUnsafeBytes { try fifo.writeAll($0) } }
-    guard let answer = try process.readLine(timeout: 30) else {
+    guard let answer = try process.readLine(timeout: timeout) else {
       throw TestSupportError("\(name) exited at '\(command)'")
     }
     if answer == "ok" { return "" }

@@ -106,6 +106,67 @@ extension TouchDemoShellTests {
       afterHomeBar.first?.touches == [.init(slot: 0, phase: "began", x: 300, y: 568)], "\(afterHomeBar)")
   }
 
+  /// phosh crashes and is started again while one finger is on the app and one on phosh's home
+  /// bar. touch-demo's connection is phoc's, not phosh's: it goes on; each touch it began ends
+  /// (or is cancelled), none is left open, the finger on the home bar never reaches it, and
+  /// with phosh back the window is between the bars again and a tap is the board's tap.
+  @Test(
+    "phosh restarted while touches are down: the app's touches end, the home bar's never reach it, the next tap is a tap",
+    .enabled(
+      if: HeadlessDesktop.missing(.phosh) == nil, Comment(rawValue: HeadlessDesktop.missing(.phosh) ?? "")),
+    .timeLimit(.minutes(4)))
+  func phoshRestartedWhileTouchesAreDown() throws {
+    let desktop = try HeadlessDesktop.phosh()
+    defer { desktop.stop() }
+    let demo = try TouchDemoClient(desktop, arguments: ["--scene", Self.scene("phone.json"), "--log"])
+    try demo.waitFor("the window maximized between the bars") {
+      $0.kind == "window" && $0.number("height") == 648
+    }
+    try demo.tapUntilTouched(at: (600, 1200))
+
+    let start = demo.lines.count
+    try desktop.down(0, x: 200, y: 300)
+    try desktop.down(1, x: 360, y: 1424)
+    try desktop.frame()
+    for step in 1...5 {
+      try desktop.motion(0, x: 200 + Double(step) * 10, y: 300)
+      try desktop.frame()
+    }
+    try demo.waitFor("the pan to begin", after: start) {
+      $0.kind == "action" && $0.id == "pan" && $0.state == "began"
+    }
+    try desktop.restartPhosh()
+    for step in 6...10 {
+      try desktop.motion(0, x: 200 + Double(step) * 10, y: 300)
+      try desktop.frame()
+    }
+    try desktop.up(0)
+    try desktop.up(1)
+    try desktop.frame()
+    try demo.waitFor("the pan to end", after: start) {
+      $0.kind == "action" && $0.id == "pan" && ($0.state == "ended" || $0.state == "cancelled")
+    }
+    let touches = demo.lines(after: start).filter { $0.kind == "touches" }.flatMap(\.touches)
+    let began = Set(touches.filter { $0.phase == "began" }.map(\.slot))
+    let finished = Set(touches.filter { $0.phase == "ended" || $0.phase == "cancelled" }.map(\.slot))
+    #expect(began == [0], "\(touches)")
+    #expect(finished == began, "\(touches)")
+    #expect(demo.process.isRunning)
+
+    // phosh back: the window between its bars (the last configure), and a tap is a tap.
+    try demo.waitUntil("the window between phosh's bars again") { _ in
+      demo.lines.last { $0.kind == "window" }?.number("height") == 648
+    }
+    try demo.tapUntilTouched(at: (600, 1200))
+    let tapStart = demo.lines.count
+    try desktop.tap(x: 301, y: 400.5)
+    try demo.waitFor("the tap's action", after: tapStart) { $0.kind == "action" && $0.id == "tap" }
+    let tapBegan = demo.lines(after: tapStart).first { $0.method == "touchesBegan" }
+    #expect(
+      tapBegan?.touches == [.init(slot: 0, phase: "began", x: 150.5, y: 168.25)],
+      "\(String(describing: tapBegan))")
+  }
+
   @Test(
     "GTK 4 under phosh at scale 2: tap, pan and pinch at window points",
     .enabled(

@@ -21,6 +21,8 @@ XDG_RUNTIME_DIR, HOME and session bus):
       down SLOT X Y | motion SLOT X Y | up SLOT   queued (X, Y: the output's physical pixels)
       frame                                      the queued events as one evdev frame
       warmup | sync                              nothing (the touchscreen is there already)
+      restart-phosh                              phosh killed (SIGKILL) and started again; "ok"
+                                                 once the new one is up
 
 It ends when phoc or phosh ends, or at SIGTERM (stopping both).
 """
@@ -248,16 +250,62 @@ class Injector:
         return 'ok'
 
 
-def wait_for(pred, timeout, what, proc=None):
-    """Bounded poll for a child's log line (20 ms steps)."""
+class DirectoryWatch:
+    """inotify on directories (files made, written, moved in): a wait that blocks until something
+    there changes, instead of polling."""
+
+    IN_MODIFY, IN_CLOSE_WRITE, IN_MOVED_TO, IN_CREATE = 0x2, 0x8, 0x80, 0x100
+
+    def __init__(self, directories):
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if self.fd < 0:
+            raise SystemExit('inotify_init1: %s' % os.strerror(ctypes.get_errno()))
+        mask = self.IN_MODIFY | self.IN_CLOSE_WRITE | self.IN_MOVED_TO | self.IN_CREATE
+        for directory in directories:
+            if libc.inotify_add_watch(self.fd, os.fsencode(directory), mask) < 0:
+                os.close(self.fd)
+                raise SystemExit('inotify_add_watch %s: %s' % (directory, os.strerror(ctypes.get_errno())))
+
+    def drain(self):
+        try:
+            while os.read(self.fd, 65536):
+                pass
+        except BlockingIOError:
+            pass
+
+    def close(self):
+        os.close(self.fd)
+
+
+def wait_for(pred, timeout, what, proc=None, directories=()):
+    """Waits until pred() holds, at most timeout seconds: pred is looked at again each time a
+    file in `directories` changes (inotify) and when proc ends (its pidfd); nothing polls."""
+    import select
     end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return
-        if proc is not None and proc.poll() is not None:
-            raise SystemExit('%s: process exited with %s' % (what, proc.returncode))
-        time.sleep(0.02)
-    raise SystemExit('timeout waiting for ' + what)
+    watch = DirectoryWatch(directories)
+    pidfd = os.pidfd_open(proc.pid) if proc is not None else None
+    try:
+        poller = select.poll()
+        poller.register(watch.fd, select.POLLIN)
+        if pidfd is not None:
+            poller.register(pidfd, select.POLLIN)
+        while True:
+            # Drained before pred() is looked at: a change after that wakes the next poll.
+            watch.drain()
+            if pred():
+                return
+            if proc is not None and proc.poll() is not None:
+                raise SystemExit('%s: process exited with %s' % (what, proc.returncode))
+            left = end - time.monotonic()
+            if left <= 0:
+                raise SystemExit('timeout waiting for %s (%g s)' % (what, timeout))
+            poller.poll(left * 1000)
+    finally:
+        watch.close()
+        if pidfd is not None:
+            os.close(pidfd)
 
 
 def file_has(path, text):
@@ -327,7 +375,7 @@ def main():
     procs.append(phoc)
     sock = os.path.join(xdg, 'wayland-0')
     wait_for(lambda: os.path.exists(sock) and file_has(phoc_log, "Output 'HEADLESS-1' added"), 30,
-             'phoc socket', phoc)
+             'phoc socket', phoc, directories=(xdg, D))
     log('phoc up after %.2f s' % (time.monotonic() - t0))
 
     # The touchscreen, hot-plugged (add_from_string emits the "add" uevent); "add" again when
@@ -335,7 +383,8 @@ def main():
     tb.add_from_string(ts.umockdev_text())
     for attempt in range(10):
         try:
-            wait_for(lambda: file_has(phoc_log, 'New input device: ' + ts.NAME), 1.0, 'touchscreen', phoc)
+            wait_for(lambda: file_has(phoc_log, 'New input device: ' + ts.NAME), 1.0, 'touchscreen', phoc,
+                     directories=(D,))
             break
         except SystemExit:
             if phoc.poll() is not None or attempt == 9:
@@ -346,20 +395,44 @@ def main():
     log('touchscreen in phoc after %.2f s' % (time.monotonic() - t0))
     inj = Injector(ts, tb.get_dev_fd(ts.DEVNODE))
 
-    if with_phosh:
-        penv = {k: v for k, v in os.environ.items() if k not in ('LD_PRELOAD', 'UMOCKDEV_DIR')}
-        penv.update(WAYLAND_DISPLAY='wayland-0', GDK_BACKEND='wayland', XDG_SESSION_TYPE='wayland',
-                    XDG_CURRENT_DESKTOP='Phosh:GNOME', NO_AT_BRIDGE='1',
-                    G_MESSAGES_DEBUG=(os.environ.get('G_MESSAGES_DEBUG', '') + ' phosh-shell').strip())
-        phosh_log = os.path.join(D, 'phosh.log')
+    penv = {k: v for k, v in os.environ.items() if k not in ('LD_PRELOAD', 'UMOCKDEV_DIR')}
+    penv.update(WAYLAND_DISPLAY='wayland-0', GDK_BACKEND='wayland', XDG_SESSION_TYPE='wayland',
+                XDG_CURRENT_DESKTOP='Phosh:GNOME', NO_AT_BRIDGE='1',
+                G_MESSAGES_DEBUG=(os.environ.get('G_MESSAGES_DEBUG', '') + ' phosh-shell').strip())
+    phosh_log = os.path.join(D, 'phosh.log')
+    restarting = [False]
+
+    def start_phosh():
+        # Appended: a restarted phosh's lines follow the first one's.
         phosh = subprocess.Popen(['/usr/libexec/phosh', '-U'], env=penv,
-                                 stdout=open(phosh_log, 'w'), stderr=subprocess.STDOUT)
+                                 stdout=open(phosh_log, 'a'), stderr=subprocess.STDOUT)
         procs.append(phosh)
-        wait_for(lambda: file_has(phosh_log, 'Notify compositor state: 1'), 60, 'phosh shell up', phosh)
+        ups = open(phosh_log, errors='replace').read().count('Notify compositor state: 1')
+        wait_for(lambda: open(phosh_log, errors='replace').read().count('Notify compositor state: 1') > ups,
+                 60, 'phosh shell up', phosh, directories=(D,))
+        return phosh
+
+    def restart_phosh():
+        """Kills phosh (SIGKILL, as a crash) and starts it again, as its session does."""
+        old = next(p for p in procs if p.args[0] == '/usr/libexec/phosh')
+        restarting[0] = True
+        try:
+            old.kill()
+            old.wait(10)
+            procs.remove(old)
+            start_phosh()
+        finally:
+            restarting[0] = False
+        log('phosh restarted')
+
+    if with_phosh:
+        start_phosh()
         log('phosh up after %.2f s' % (time.monotonic() - t0))
 
     # A child that ends ends the session (its SIGCHLD, while the FIFO is read).
     def child_ended(*_):
+        if restarting[0]:
+            return
         for p in procs:
             if p.poll() is not None:
                 log('%s exited with %s' % (p.args[0], p.returncode))
@@ -375,8 +448,12 @@ def main():
         while b'\n' in buffered:
             line, buffered = buffered.split(b'\n', 1)
             try:
-                answer = inj.command(line.decode())
-            except Exception as e:
+                if line.decode().strip() == 'restart-phosh':
+                    restart_phosh() if with_phosh else None
+                    answer = 'ok' if with_phosh else 'err no phosh in this session'
+                else:
+                    answer = inj.command(line.decode())
+            except (Exception, SystemExit) as e:
                 answer = 'err %s' % e
             print(answer, flush=True)
 
