@@ -146,6 +146,10 @@ extension TouchDemoShellTests {
     try demo.waitFor("the pan to end", after: start) {
       $0.kind == "action" && $0.id == "pan" && ($0.state == "ended" || $0.state == "cancelled")
     }
+    // The view hears of its touch after the recognizers: its line may come after the pan's.
+    try demo.waitFor("the app's touch to end", after: start) { line in
+      line.kind == "touches" && line.touches.contains { $0.phase == "ended" || $0.phase == "cancelled" }
+    }
     let touches = demo.lines(after: start).filter { $0.kind == "touches" }.flatMap(\.touches)
     let began = Set(touches.filter { $0.phase == "began" }.map(\.slot))
     let finished = Set(touches.filter { $0.phase == "ended" || $0.phase == "cancelled" }.map(\.slot))
