@@ -57,6 +57,35 @@ public struct DemoCommandLine {
     }
   }
 
+  /// What a demo does with its command line: run with these options and scene, or stop with an
+  /// exit status and a message (for standard output when the status is 0, else standard error).
+  public enum Start {
+    case run(DemoCommandLine, TouchScene)
+    case stop(status: Int32, message: String)
+  }
+
+  /// `program`'s command line `arguments` parsed and its scene read (`read` gives a file's text):
+  /// `--help` stops with 0 and `usage`, a usage error with 64, a scene that cannot be read with 65.
+  public static func start(
+    _ program: String, _ arguments: [String], usage: String, extraFlags: Set<String> = [],
+    read: (String) throws -> String
+  ) -> Start {
+    let options: DemoCommandLine
+    do {
+      options = try DemoCommandLine(arguments, extraFlags: extraFlags)
+    } catch {
+      switch error {
+      case .help: return .stop(status: 0, message: usage)
+      case .usage(let message): return .stop(status: 64, message: "\(program): \(message)\n\(usage)")
+      }
+    }
+    do {
+      return .run(options, try options.scene(try options.sceneFile.map(read) ?? LiveScene.builtIn))
+    } catch {
+      return .stop(status: 65, message: "\(program): \(error)\n")
+    }
+  }
+
   /// The scene to show: `text` (the file's, or `LiveScene.builtIn` without `--scene`) parsed, at
   /// the size asked for.
   public func scene(_ text: String) throws -> TouchScene {

@@ -18,19 +18,14 @@ func fail(_ message: String, status: Int32 = 1) -> Never {
 }
 
 let options: DemoCommandLine
-do {
-  options = try DemoCommandLine(Array(CommandLine.arguments.dropFirst()))
-} catch .help {
-  writeText(usage, to: .standardOutput)
-  exit(0)
-} catch .usage(let message) {
-  fail("\(message)\n\(usage)", status: 64)
-}
 let scene: TouchScene
-do {
-  scene = try options.scene(try options.sceneFile.map { try readTextFile($0) } ?? LiveScene.builtIn)
-} catch {
-  fail("\(error)", status: 65)
+switch DemoCommandLine.start(
+  "touch-demo-gtk", Array(CommandLine.arguments.dropFirst()), usage: usage, read: readTextFile)
+{
+case .run(let given, let shown): (options, scene) = (given, shown)
+case .stop(let status, let message):
+  writeText(message, to: status == 0 ? .standardOutput : .standardError)
+  exit(status)
 }
 
 g_set_prgname("org.responderd.TouchDemo.Gtk")
