@@ -36,7 +36,7 @@ public struct StandardComponents {
     session = SessionComponent(sessionBus: bus, keys: keys, touchGestures: touchGestures, motion: motion)
     responderAPI = ResponderAPI(bus: bus, session: session, motionInterest: motion.interest)
     mpris = MPRISComponent(service: service, bus: bus)
-    undo = UndoComponent(service: service, bus: bus, session: session, motion: motion, keys: keys)
+    undo = UndoComponent(bus: bus, session: session, motion: motion, keys: keys)
   }
 
   /// The order they start in: the bus first (the others attach to it as it connects); the session

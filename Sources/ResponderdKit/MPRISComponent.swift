@@ -29,16 +29,19 @@ public final class MPRISComponent: ServiceComponent {
 
   private let bus: BusComponent?
 
-  /// Creates the tracker and registers the `mpris` handler factory of `service`; the players are
-  /// those of `bus` (none without it).
+  /// Creates the tracker; the players are those of `bus` (none without it).
   public init(service: Service, bus: BusComponent?) {
     self.bus = bus
     logger = service.logger
     tracker = PlayerTracker(
       settings: service.config.players, scheduler: service.application.scheduler, logger: service.logger)
     controller = PlayerController(tracker: tracker, logger: service.logger)
-    service.handlerFactories["mpris"] = { [controller] service in
-      MPRISHandler(controller: controller, logger: service.logger)
+  }
+
+  /// The `mpris` handler: the chain's events performed on the selected player.
+  public var handlers: HandlerRegistry {
+    HandlerRegistry("mpris") { [controller] context in
+      MPRISHandler(controller: controller, logger: context.logger)
     }
   }
 

@@ -12,11 +12,17 @@ import ResponderCore
 public protocol ServiceComponent: AnyObject {
   /// A short name for logs ("evdev", "iio", "bus").
   var componentName: String { get }
+  /// The handlers it brings to the chain (the MPRIS component's `mpris`); none by default.
+  var handlers: HandlerRegistry { get }
   /// Starts the component. It logs, in one line, what it found or did not find, and keeps
   /// running when what it needs is missing (a device plugged in later, a bus that appears).
   func start(in service: Service) throws
   /// Stops it and releases its descriptors.
   func stop()
+}
+
+extension ServiceComponent {
+  public var handlers: HandlerRegistry { HandlerRegistry() }
 }
 
 /// The responderd service: one event loop, the application and its chain of handlers, and the
@@ -36,6 +42,10 @@ public final class Service {
   public var logger: Logger
   /// The components, in the order they were added: the order they start in (and stop in, reversed).
   public private(set) var components: [ServiceComponent] = []
+  /// The handlers the service was made with (its components bring more: see `handlers`).
+  private let ownHandlers: HandlerRegistry
+  /// Whether `start()` was called: components are added before.
+  private var started = false
   /// The bus names that asked for the signals telling what happened (Daemon1's `WatchEvents`, the
   /// daemon's own user only): dispatched events and the keys of owned devices are sent to them
   /// alone (unicast), never broadcast on a bus that other users may share.
@@ -47,9 +57,14 @@ public final class Service {
   private var deviceEventFilters: [(Event) -> String?] = []
 
   /// A service without components; add them (`add(_:)`, `StandardComponents`) and start it.
-  /// Its timers run on `scheduler` (the loop's when nil).
-  public init(config: ResponderdConfig, loop: EventLoop, scheduler: Scheduler? = nil, logger: Logger) {
+  /// Its timers run on `scheduler` (the loop's when nil); its chain may name `handlers` and those
+  /// of its components.
+  public init(
+    config: ResponderdConfig, loop: EventLoop, scheduler: Scheduler? = nil, logger: Logger,
+    handlers: HandlerRegistry = .builtIn
+  ) {
     self.config = config
+    ownHandlers = handlers
     self.loop = loop
     self.scheduler = scheduler ?? loop.scheduler
     self.logger = logger
@@ -59,8 +74,9 @@ public final class Service {
     application.addDispatchObserver { [weak self] record in self?.dispatched(record) }
   }
 
-  /// Adds a component; it is started by `start()` (or at once when the service already runs).
+  /// Adds a component, before `start()` (which starts it).
   public func add(_ component: ServiceComponent) {
+    precondition(!started, "\(component.componentName): components are added before the service starts")
     components.append(component)
   }
 
@@ -113,13 +129,10 @@ public final class Service {
     dispatched(record)
   }
 
-  /// Handlers by name, for the config's `chain`; components add theirs (`mpris`, `command`).
-  public var handlerFactories: [String: (Service) -> Handler] = [
-    "log": { service in EventLogHandler(settings: service.config.log, logger: service.logger) },
-    "command": { service in
-      CommandHandler(settings: service.config.command, children: service.children, logger: service.logger)
-    },
-  ]
+  /// The handlers the chain may name: the service's own and those its components bring.
+  public var handlers: HandlerRegistry {
+    components.reduce(ownHandlers) { $0.merging($1.handlers) }
+  }
 
   /// The programs the service started (the `command` handler's), reaped on the loop.
   public private(set) lazy var children = ChildProcesses(loop: loop)
@@ -127,13 +140,11 @@ public final class Service {
   /// Builds the chain from the config and starts every component. A component that fails to
   /// start is logged and left out; the service keeps running.
   public func start() {
-    var handlers: [Handler] = []
-    for name in config.chain {
-      if let make = handlerFactories[name] {
-        handlers.append(make(self))
-      } else {
-        logger.notice("handler '\(name)' is not available in this build; left out of the chain")
-      }
+    started = true
+    let context = HandlerContext(config: config, scheduler: scheduler, logger: logger, children: children)
+    let (handlers, missing) = self.handlers.makeHandlers(for: config.chain, in: context)
+    for name in missing {
+      logger.notice("handler '\(name)' is not available in this build; left out of the chain")
     }
     chain.setHandlers(handlers)
     logger.info("chain: \((chain.responders.map(\.responderName) + ["dropped"]).joined(separator: " → "))")

@@ -42,11 +42,11 @@ public final class UndoComponent: ServiceComponent {
   private var lastCanAct: Bool?
   private var focusStarted = false
 
-  /// The undo of `service`; without `focus`, `keySender` or `question`, the real ones are made on
+  /// The shake to undo; without `focus`, `keySender` or `question`, the real ones are made on
   /// `bus`'s connection. The session's state, the proximity sensor (`motion`'s, or
   /// `proximityNear`) gate it; `keys` shows its state in the devices report.
   public init(
-    service: Service, bus: BusComponent?, session: SessionComponent?, motion: MotionComponent?,
+    bus: BusComponent?, session: SessionComponent?, motion: MotionComponent?,
     keys: KeysComponent?, focus: (any AccessibilityFocusSource)? = nil, keySender: (any EditKeySender)? = nil,
     question: (any UndoQuestionPresenter)? = nil, proximityNear: (() -> Bool)? = nil
   ) {
@@ -59,9 +59,13 @@ public final class UndoComponent: ServiceComponent {
     parts.focus = focus
     parts.keys = keySender
     parts.question = question
-    service.handlerFactories["undo"] = { [weak self, parts] service in
+  }
+
+  /// The `undo` handler, on this component's parts.
+  public var handlers: HandlerRegistry {
+    HandlerRegistry("undo") { [weak self, parts] context in
       let handler = UndoHandler(
-        settings: service.config.undo, parts: parts, scheduler: service.scheduler, logger: service.logger)
+        settings: context.config.undo, parts: parts, scheduler: context.scheduler, logger: context.logger)
       self?.handler = handler
       return handler
     }

@@ -80,8 +80,8 @@ final class MotionRig {
     loop = try givenLoop ?? EventLoop()
     var config = ResponderdConfig()
     config.chain = chain
-    harness = try LoopService(config: config, loop: loop, logger: log.logger, busAddress: bus.address)
-    for handler in handlers { harness.service.handlerFactories[handler.name] = { _ in handler } }
+    harness = try LoopService(
+      config: config, loop: loop, logger: log.logger, busAddress: bus.address, handlers: registry(handlers))
     // Closed at the last want: these tests are of streams and sessions (keeping the sensor open a
     // moment is tested on virtual time, FlappingMotionDeviceTests).
     motion = MotionComponent(service: harness.service, keepOpen: 0)
@@ -192,6 +192,13 @@ func drainRecords(_ fd: Int32) -> [[UInt8]] {
   }
 }
 
+/// The built-in handlers and `handlers`, each by its name.
+func registry(_ handlers: [any Handler]) -> HandlerRegistry {
+  handlers.reduce(HandlerRegistry.builtIn) { registry, handler in
+    registry.merging(HandlerRegistry(handler.name) { _ in handler })
+  }
+}
+
 /// A service with the motion component alone (no bus), `handlers` available to its chain; not
 /// started.
 func motionOnlyService(
@@ -200,8 +207,7 @@ func motionOnlyService(
 ) throws -> (LoopService, MotionComponent) {
   var config = ResponderdConfig()
   config.chain = chain
-  let harness = try LoopService(config: config, loop: loop, logger: logger)
-  for handler in handlers { harness.service.handlerFactories[handler.name] = { _ in handler } }
+  let harness = try LoopService(config: config, loop: loop, logger: logger, handlers: registry(handlers))
   let motion = MotionComponent(service: harness.service, scheduler: keepOpenScheduler)
   harness.add(motion)
   return (harness, motion)

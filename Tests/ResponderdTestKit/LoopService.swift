@@ -22,14 +22,14 @@ public final class LoopService {
   public private(set) var records: [DispatchRecord] = []
 
   /// `logger` says nothing unless given. With `busAddress`, a bus component on that bus comes
-  /// first (the service's bus).
+  /// first (the service's bus). The chain may name `handlers` and the components' handlers.
   public init(
     config: ResponderdConfig, loop: EventLoop? = nil,
     logger: Logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, busAddress: String? = nil,
-    components: [any ServiceComponent] = []
+    handlers: HandlerRegistry = .builtIn, components: [any ServiceComponent] = []
   ) throws {
     self.loop = try loop ?? EventLoop()
-    service = Service(config: config, loop: self.loop, logger: logger)
+    service = Service(config: config, loop: self.loop, logger: logger, handlers: handlers)
     let bus = busAddress.map { BusComponent(address: $0) }
     self.bus = bus
     if let bus { service.add(bus) }

@@ -49,7 +49,7 @@ import Testing
       systemBus: nil, identity: .current(), sessionBus: harness.busComponent, keys: nil, touchGestures: nil,
       motion: nil)
     undo = UndoComponent(
-      service: harness.service, bus: harness.busComponent, session: session, motion: nil, keys: nil,
+      bus: harness.busComponent, session: session, motion: nil, keys: nil,
       focus: watch,
       keySender: keys, proximityNear: { [proximity] in proximity.near })
     harness.add(session)
