@@ -71,7 +71,7 @@ final class MotionRig {
   init(
     withDevice: Bool = true, chain: [String] = ["log"], handlers: [any Handler] = [],
     prepare: (Testbed) throws -> Void = { _ in },
-    session makeSession: ((BusComponent?, MotionComponent) -> SessionComponent)? = nil,
+    session makeSession: ((Service, BusComponent?, MotionComponent) -> SessionComponent)? = nil,
     loop givenLoop: EventLoop? = nil
   ) throws {
     bed = try Testbed(withDevice: withDevice)
@@ -84,11 +84,12 @@ final class MotionRig {
       config: config, loop: loop, logger: log.logger, busAddress: bus.address, handlers: registry(handlers))
     // Closed at the last want: these tests are of streams and sessions (keeping the sensor open a
     // moment is tested on virtual time, FlappingMotionDeviceTests).
-    motion = MotionComponent(service: harness.service, keepOpen: 0)
-    api = MotionAPI(motion: motion, bus: harness.bus)
-    let session = makeSession?(harness.bus, motion)
+    motion = harness.service.motionComponent(keepOpen: 0)
+    api = harness.service.motionAPI(motion: motion, bus: harness.bus)
+    let session = makeSession?(harness.service, harness.bus, motion)
     if let session { harness.add(session) }
-    harness.add(ResponderAPI(bus: harness.bus, session: session, motionInterest: motion.interest))
+    harness.add(
+      harness.service.responderAPI(bus: harness.bus, session: session, motionInterest: motion.interest))
     harness.add(motion)
     harness.add(api)
     baseline = loop.registeredCount
@@ -208,7 +209,7 @@ func motionOnlyService(
   var config = ResponderdConfig()
   config.chain = chain
   let harness = try LoopService(config: config, loop: loop, logger: logger, handlers: registry(handlers))
-  let motion = MotionComponent(service: harness.service, scheduler: keepOpenScheduler)
+  let motion = harness.service.motionComponent(keepOpenScheduler: keepOpenScheduler)
   harness.add(motion)
   return (harness, motion)
 }

@@ -33,7 +33,7 @@ import Testing
   /// The component that brings a handler puts it in the chain, where the config says.
   @Test func aComponentsHandlerTakesItsPlaceInTheChain() throws {
     let harness = try InMemoryService(config: "chain = [\"log\", \"mpris\"]\n")
-    harness.add(MPRISComponent(service: harness.service, bus: harness.busComponent))
+    harness.add(harness.service.mprisComponent(bus: harness.busComponent))
     #expect(harness.service.handlers.names == ["command", "log", "mpris"])
     harness.start()
     #expect(harness.service.chain.responders.map(\.responderName) == ["log", "mpris"])
