@@ -45,11 +45,11 @@ import Testing
     watch = AccessibilityWatch(sessionBus: harness.bus.connect(), logger: harness.service.logger) {
       [accessibility] address in try accessibility.connect(address)
     }
-    let session = SessionComponent(
+    let session = harness.service.sessionComponent(
       systemBus: nil, identity: .current(), sessionBus: harness.busComponent, keys: nil, touchGestures: nil,
       motion: nil)
-    undo = UndoComponent(
-      service: harness.service, bus: harness.busComponent, session: session, motion: nil, keys: nil,
+    undo = harness.service.undoComponent(
+      bus: harness.busComponent, session: session, motion: nil, keys: nil,
       focus: watch,
       keySender: keys, proximityNear: { [proximity] in proximity.near })
     harness.add(session)
@@ -372,8 +372,8 @@ import Testing
   }
 
   @Test func aRegisteredApplicationGetsItsShakeFirst() throws {
-    let api = ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil)
-    try api.start(in: service)
+    let api = harness.service.responderAPI(bus: harness.busComponent, session: nil, motionInterest: nil)
+    try api.start()
     settle()
     let app = try BusApp(on: bus)
     let id = app.daemonCall("RegisterResponder", [.objectPath(app.path), ["motion"].dbusValue])
@@ -391,8 +391,8 @@ import Testing
   }
 
   @Test func aSentShakeReachesItAsADetectedOneDoes() throws {
-    let api = ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil)
-    try api.start(in: service)
+    let api = harness.service.responderAPI(bus: harness.busComponent, session: nil, motionInterest: nil)
+    try api.start()
     settle()
     let tool = try BusApp(on: bus)
     let began = tool.daemonCall("SendEvent", ["motion", "motionShake", "began"])
