@@ -6,6 +6,9 @@ import ResponderCore
 /// `center`, `bounds` and `transform` define where it is: a point `p` of the view is at
 /// `transform(p - boundsCenter) + center` in the superview.
 open class View: Responder, TouchCoordinateSpace {
+  // Public properties are computed over private `xStorage` fields, as in every public class of
+  // this module: a touch frame reads them, and a public stored property is checked at run time on
+  // every access from another module (HotPathRulesTests; OutOfPlace.swift says why).
   /// The view containing this one, if any. An unowned reference (a weak one would give every view a
   /// side table, which makes each retain of it slower): the superview owns this view and clears it
   /// when it goes away, and reading it after that would stop the program, not read freed memory.

@@ -99,15 +99,19 @@ open class Window: View, EventWindow {
 
   /// The controller whose view fills the window; its next responder is the window.
   public var rootViewController: ViewController? {
-    didSet {
-      guard oldValue !== rootViewController else { return }
+    get { rootViewControllerStorage }
+    set {
+      let oldValue = rootViewControllerStorage
+      rootViewControllerStorage = newValue
+      guard oldValue !== newValue else { return }
       if let old = oldValue, old.isViewLoaded, old.view.superview === self { old.view.removeFromSuperview() }
-      if let controller = rootViewController {
+      if let controller = newValue {
         controller.view.frame = bounds
         insertSubview(controller.view, at: 0)
       }
     }
   }
+  private var rootViewControllerStorage: ViewController?
 
   open override var next: Responder? { hostApplication }
 
