@@ -163,14 +163,6 @@ public final class ShakeDetector {
   private let scheduler: any Scheduler
   private let onEvent: (ShakeEvent) -> Void
 
-  /// The levels of `settings` in m/s².
-  struct Levels {
-    var vigorous: Double
-    var active: Double
-    var sustain: Double
-    var sustainSquared: Double { sustain * sustain }
-  }
-
   /// Where the detector is.
   public var state: State { machine.state }
   /// The current estimate of gravity, in m/s² (valid once a sample was processed).
@@ -196,13 +188,7 @@ public final class ShakeDetector {
     self.scheduler = scheduler
     self.lateSampleAllowance = lateSampleAllowance
     self.onEvent = onEvent
-    machine = Machine(
-      core: Core(
-        settings: settings,
-        levels: Levels(
-          vigorous: settings.threshold * standardGravity,
-          active: settings.activityThreshold * standardGravity,
-          sustain: settings.sustainThreshold * standardGravity)))
+    machine = Machine(core: Core(settings: settings))
   }
 
   /// Whether a shake is under way (began, and neither ended nor cancelled).
@@ -261,6 +247,10 @@ public final class ShakeDetector {
     }
   }
 }
+
+/// Where the detector is, as the per-sample work sees it: no shake under way, one under way, or
+/// one cancelled and the device still shaken.
+enum DetectorPhase { case idle, shaking, waiting }
 
 /// The detector's decisions on the samples and on time, in one value (the class around it keeps
 /// the timer and tells the decisions).
@@ -334,7 +324,7 @@ private struct Machine {
 
   private mutating func take(_ a: Vector3, at t: Seconds) -> Bool {
     if state != .idle { outcome = settle(upTo: t) }
-    let phase: Core.Phase
+    let phase: DetectorPhase
     switch state {
     case .idle: phase = .idle
     case .shaking: phase = .shaking
@@ -389,7 +379,6 @@ private struct Machine {
 /// The per-sample part of the detector: the gravity estimate, the principal axis and the swings
 /// along the four directions. Constant work per sample, no allocation (the tracks are kept inline).
 private struct Core {
-  enum Phase { case idle, shaking, waiting }
 
   /// What one sample did: a shake began (the time it started), the sample kept a shake under way
   /// going, a burst of motion was turned down.
@@ -400,7 +389,7 @@ private struct Core {
   }
 
   let settings: ShakeSettings
-  let levels: ShakeDetector.Levels
+  let limits: SwingLimits
   /// 1 / `settings.gravityTimeConstant`, 1 / `ShakeRules.steadyGravityTime`.
   private let gravityRate: Double
   private let steadyGravityRate: Double
@@ -443,17 +432,26 @@ private struct Core {
   /// runs on it unnormalized, so that no square root and division lie on the chain from one
   /// sample to the next; the axis itself is this vector divided by its length.
   private var principalVector = Vector3(1, 0, 0)
-  /// The principal axis itself (a unit vector).
+  /// The principal axis itself (a unit vector), and whether `principalVector` moved since.
   private var principalAxis = Vector3(1, 0, 0)
+  private var axisStale = false
+  /// The dynamic acceleration of the last sample when it was quiet for certain (see `step`): its
+  /// value along the principal axis is still to be worked out.
+  private var quietDynamic: Vector3?
+  /// Under the activity level's square by a margin (1 %) far wider than the axis's error in length
+  /// and the rounding: a dynamic acceleration whose square is under it reaches the activity level
+  /// along no direction.
+  private let quietSquared: Double
   /// Swings along the principal axis and the device's x, y and z axes.
   private var principalTrack = SwingTrack()
   private var xTrack = SwingTrack()
   private var yTrack = SwingTrack()
   private var zTrack = SwingTrack()
 
-  init(settings: ShakeSettings, levels: ShakeDetector.Levels) {
+  init(settings: ShakeSettings) {
     self.settings = settings
-    self.levels = levels
+    limits = SwingLimits(settings)
+    quietSquared = 0.99 * limits.active * limits.active
     gravityRate = 1 / settings.gravityTimeConstant
     steadyGravityRate = 1 / settings.rules.steadyGravityTime
     fallingSquared =
@@ -462,7 +460,7 @@ private struct Core {
       (ShakeDetector.freeFallLevel * standardGravity) * (ShakeDetector.freeFallLevel * standardGravity)
   }
 
-  mutating func step(_ a: Vector3, at t: Seconds, phase: Phase) -> Step {
+  mutating func step(_ a: Vector3, at t: Seconds, phase: DetectorPhase) -> Step {
     // The dynamic part is measured against the gravity estimated before this sample, which is
     // then updated with it: at low rates the sample would otherwise weigh on its own gravity.
     if !hasGravity {
@@ -482,7 +480,7 @@ private struct Core {
     }
     let vertical = a.dot(gravity)
     if t >= quarterEnd {
-      quarter = (quarter + 1) & 3
+      quarter = (quarter &+ 1) & 3
       verticalLows[quarter] = vertical
       verticalHighs[quarter] = vertical
       quarterEnd =
@@ -496,6 +494,16 @@ private struct Core {
     let m2 = d.dot(d)
     let sampleGravity = gravity
     dynamic = d
+    // Quiet for certain: no swing under way, and the dynamic acceleration too weak to reach the
+    // activity level along any direction. Such a sample's value along the principal axis is worked
+    // out only when a later sample needs it, with the axis of its own time (before this sample
+    // moves it).
+    let surelyQuiet =
+      principalTrack.isEmpty && xTrack.isEmpty && yTrack.isEmpty && zTrack.isEmpty && m2 < quietSquared
+    if !surelyQuiet, let pending = quietDynamic {
+      principalTrack.lastValue = pending.dot(axis())
+      quietDynamic = nil
+    }
     let dt = t - lastTime
     if dt > 0 {
       // (Samples mostly come at a steady rate: the weight of the last interval is kept while the
@@ -511,19 +519,29 @@ private struct Core {
       steadyGravity = steadyGravity + (a - steadyGravity) * steadyWeight
       updatePrincipalAxis(d, weight: weight, at: t)
     }
-
-    let along = d.dot(principalAxis)
+    // (A local copy: the directions read it in place, not a copy each from the state they change.)
+    let limits = self.limits
     var result = Step()
+    if surelyQuiet {
+      quietDynamic = d
+      xTrack.lastValue = d.x
+      yTrack.lastValue = d.y
+      zTrack.lastValue = d.z
+      if phase == .waiting, m2 >= limits.sustainSquared { result.keptGoing = true }
+      lastTime = t
+      return result
+    }
+    let along = d.dot(axis())
     let bouncing = t - lastFreeFall <= ShakeDetector.freeFallMemory
     if principalTrack.isEmpty, xTrack.isEmpty, yTrack.isEmpty, zTrack.isEmpty,
-      max(abs(along), abs(d.x), abs(d.y), abs(d.z)) < levels.active
+      max(abs(along), abs(d.x), abs(d.y), abs(d.z)) < limits.active
     {
       // Quiet, and no swing under way: nothing to follow but the values.
       principalTrack.lastValue = along
       xTrack.lastValue = d.x
       yTrack.lastValue = d.y
       zTrack.lastValue = d.z
-      if phase == .waiting, m2 >= levels.sustainSquared { result.keptGoing = true }
+      if phase == .waiting, m2 >= limits.sustainSquared { result.keptGoing = true }
       lastTime = t
       return result
     }
@@ -533,24 +551,40 @@ private struct Core {
       alongGravity * alongGravity >= ShakeDetector.uprightShare * m2 * sampleGravity.dot(sampleGravity)
     let facts = SampleFacts(
       t: t, dt: dt, magnitudeSquared: m2, lastBusy: lastBusy, falling: falling, upright: upright)
-    // (Notes come from the principal axis alone: one per stretch of motion.)
-    result.note = Self.follow(
-      &principalTrack, along, facts, phase: phase, bouncing: bouncing, settings: settings, levels: levels,
-      into: &result)
-    _ = Self.follow(
-      &xTrack, d.x, facts, phase: phase, bouncing: bouncing, settings: settings, levels: levels, into: &result
-    )
-    _ = Self.follow(
-      &yTrack, d.y, facts, phase: phase, bouncing: bouncing, settings: settings, levels: levels, into: &result
-    )
-    _ = Self.follow(
-      &zTrack, d.z, facts, phase: phase, bouncing: bouncing, settings: settings, levels: levels, into: &result
-    )
-    if phase == .waiting, m2 >= levels.sustainSquared { result.keptGoing = true }
+    // A direction with no swing under way and a value under the activity level has nothing to do
+    // but keep the value. (Notes come from the principal axis alone: one per stretch of motion.)
+    if !principalTrack.isEmpty || abs(along) >= limits.active {
+      result.note = principalTrack.follow(
+        along, facts, phase: phase, bouncing: bouncing, limits: limits, began: &result.began,
+        keptGoing: &result.keptGoing)
+    } else {
+      principalTrack.lastValue = along
+    }
+    if !xTrack.isEmpty || abs(d.x) >= limits.active {
+      _ = xTrack.follow(
+        d.x, facts, phase: phase, bouncing: bouncing, limits: limits, began: &result.began,
+        keptGoing: &result.keptGoing)
+    } else {
+      xTrack.lastValue = d.x
+    }
+    if !yTrack.isEmpty || abs(d.y) >= limits.active {
+      _ = yTrack.follow(
+        d.y, facts, phase: phase, bouncing: bouncing, limits: limits, began: &result.began,
+        keptGoing: &result.keptGoing)
+    } else {
+      yTrack.lastValue = d.y
+    }
+    if !zTrack.isEmpty || abs(d.z) >= limits.active {
+      _ = zTrack.follow(
+        d.z, facts, phase: phase, bouncing: bouncing, limits: limits, began: &result.began,
+        keptGoing: &result.keptGoing)
+    } else {
+      zTrack.lastValue = d.z
+    }
+    if phase == .waiting, m2 >= limits.sustainSquared { result.keptGoing = true }
     if result.began != nil, hopping(at: t) {
       result.began = nil
-      let (settings, levels) = (settings, levels)
-      eachTrack { $0.vetoBegin(.bounce, at: t, settings: settings, levels: levels) }
+      eachTrack { $0.vetoBegin(.bounce, at: t, limits: limits) }
     }
     if result.began != nil {
       // What is under way now is the shake: none of it is reported as turned down.
@@ -559,33 +593,6 @@ private struct Core {
     lastBusy = t
     lastTime = t
     return result
-  }
-
-  /// One direction's part of a sample: its swings, and whether they begin a shake or keep one
-  /// going. Returns the note of a burst of motion it turned down.
-  private static func follow(
-    _ track: inout SwingTrack, _ value: Double, _ sample: SampleFacts, phase: Phase, bouncing: Bool,
-    settings: ShakeSettings, levels: ShakeDetector.Levels, into result: inout Step
-  ) -> ShakeRejectionNote? {
-    let t = sample.t
-    track.reportNewChains = phase == .idle
-    let note = track.add(
-      value, magnitudeSquared: sample.magnitudeSquared, at: t, dt: sample.dt, lastBusy: sample.lastBusy,
-      falling: sample.falling, upright: sample.upright, settings: settings, levels: levels)
-    if phase == .idle {
-      if result.began == nil, !track.isEmpty {
-        var problem = track.shakeProblem(at: t, settings: settings, levels: levels)
-        if problem == nil, bouncing { problem = .bounce }
-        if problem == nil {
-          result.began = track.vigorousStart ?? track.chainStart
-        } else if let problem, !problem.isWeak {
-          track.lastFailure = problem
-        }
-      }
-    } else if phase == .shaking, abs(value) >= levels.sustain, track.keepsShaking(settings: settings) {
-      result.keptGoing = true
-    }
-    return note
   }
 
   /// Whether the recent motion is a body's bounce (hops, running steps): it goes mostly along
@@ -600,7 +607,8 @@ private struct Core {
     return t - lastHop <= ShakeDetector.hopMemory
   }
 
-  private func bounceLike(at t: Seconds) -> Bool {
+  /// (`mutating` only to read the extremes in place: see `SwingTrack.judgement`.)
+  private mutating func bounceLike(at t: Seconds) -> Bool {
     let g2 = gravity.dot(gravity)
     let trace = moments.xx + moments.yy + moments.zz
     guard g2 > 0, trace > 0 else { return false }
@@ -651,6 +659,8 @@ private struct Core {
     moments = Moments()
     principalVector = Vector3(1, 0, 0)
     principalAxis = Vector3(1, 0, 0)
+    axisStale = false
+    quietDynamic = nil
     freeFallTime = 0
     lastFreeFall = -.infinity
     // (Element by element: `InlineArray(repeating:)` is a call the optimizer cannot see through;
@@ -683,15 +693,23 @@ private struct Core {
     // (The axis stays where it was when the moments are all but nothing.)
     guard squared > 1e-24 * principalVector.dot(principalVector) else { return }
     principalVector = squared > 1e40 || squared < 1e-40 ? next * PlainMath.inverseSquareRoot(squared) : next
-    // (Two Newton steps: the axis's length is off by 5e-6 at most, which moves no decision on any
-    // corpus, `ShakeAccuracy --verbose`; a third step was a twentieth of a taken sample's cost.)
-    principalAxis =
-      principalVector * PlainMath.inverseSquareRoot(principalVector.dot(principalVector), steps: 2)
+    axisStale = true
+  }
+
+  /// The principal axis, worked out from `principalVector` when that moved. (Two Newton steps: the
+  /// axis's length is off by 5e-6 at most, which moves no decision on any corpus.)
+  private mutating func axis() -> Vector3 {
+    if axisStale {
+      principalAxis =
+        principalVector * PlainMath.inverseSquareRoot(principalVector.dot(principalVector), steps: 2)
+      axisStale = false
+    }
+    return principalAxis
   }
 }
 
 /// What a sample says alike for each direction it is followed along (`SwingTrack.add`'s terms).
-private struct SampleFacts {
+struct SampleFacts {
   var t: Seconds
   var dt: Seconds
   var magnitudeSquared: Double

@@ -8,6 +8,38 @@ extension ShakeRejection {
   }
 }
 
+/// The settings the swings are judged by, levels in m/s². A small value of its own, read into a
+/// local once per sample: a direction's work then reads it in place, where passing the whole
+/// `ShakeSettings` beside a track of the detector's state copied them for every direction.
+struct SwingLimits {
+  var vigorous: Double
+  var active: Double
+  var sustain: Double
+  var sustainSquared: Double { sustain * sustain }
+  var minimumSwing: Seconds
+  var maximumSwing: Seconds
+  var maximumGap: Seconds
+  var minimumDuration: Seconds
+  var maximumDuration: Seconds
+  var minimumDuty: Double
+  var minimumSwingDuty: Double
+  var axisConsistency: Double
+
+  init(_ settings: ShakeSettings) {
+    vigorous = settings.threshold * standardGravity
+    active = settings.activityThreshold * standardGravity
+    sustain = settings.sustainThreshold * standardGravity
+    minimumSwing = settings.minimumSwing
+    maximumSwing = settings.maximumSwing
+    maximumGap = settings.maximumGap
+    minimumDuration = settings.minimumDuration
+    maximumDuration = settings.maximumDuration
+    minimumDuty = settings.minimumDuty
+    minimumSwingDuty = settings.minimumSwingDuty
+    axisConsistency = settings.axisConsistency
+  }
+}
+
 /// One swing: a stretch during which the dynamic acceleration along a direction keeps one sign.
 struct Swing {
   /// Whether the acceleration points along the direction (true) or against it.
@@ -77,8 +109,6 @@ struct SwingTrack {
   var lastFailure: ShakeRejection?
   /// The value along the direction at the previous sample (m/s²).
   var lastValue = 0.0
-  /// Whether new chains may be reported when they break (no shake under way).
-  var reportNewChains = true
   /// Whether the chain began with the whole device at rest for `ShakeDetector.restBeforeShake`.
   private var startedFromRest = false
   /// Whether the swing under way was counted in `vigorousCount`.
@@ -92,19 +122,45 @@ struct SwingTrack {
 
   var isEmpty: Bool { count == 0 }
 
-  /// The `index`th swing of the ring, oldest first.
-  private func swing(_ index: Int) -> Swing { ring[(head + index) & 3] }
-  private var lastIndex: Int { (head + count - 1) & 3 }
+  private var lastIndex: Int { (head &+ count &- 1) & 3 }
 
   private mutating func append(_ swing: Swing) {
     if count < ShakeDetector.shakeSwings {
-      ring[(head + count) & 3] = swing
+      ring[(head &+ count) & 3] = swing
       count += 1
     } else {
       ring[head] = swing
-      head = (head + 1) & 3
+      head = (head &+ 1) & 3
     }
     judged = false
+  }
+
+  /// This direction's part of a sample: its swings (`add`), and whether they begin a shake (the
+  /// time it starts, into `began` when nothing began yet) or keep one going (`keptGoing`). Returns
+  /// the note of a burst of motion it turned down. (A call of its own: inlined into the sample's
+  /// work four times over, once per direction, it made a sample a fifth dearer.)
+  @inline(never) mutating func follow(
+    _ value: Double, _ sample: SampleFacts, phase: DetectorPhase, bouncing: Bool, limits: SwingLimits,
+    began: inout Seconds?, keptGoing: inout Bool
+  ) -> ShakeRejectionNote? {
+    let t = sample.t
+    let note = add(
+      value, magnitudeSquared: sample.magnitudeSquared, at: t, dt: sample.dt, lastBusy: sample.lastBusy,
+      falling: sample.falling, upright: sample.upright, reportNew: phase == .idle, limits: limits)
+    if phase == .idle {
+      if began == nil, !isEmpty {
+        var problem = shakeProblem(at: t, limits: limits)
+        if problem == nil, bouncing { problem = .bounce }
+        if problem == nil {
+          began = vigorousStart ?? chainStart
+        } else if let problem, !problem.isWeak {
+          lastFailure = problem
+        }
+      }
+    } else if phase == .shaking, abs(value) >= limits.sustain, keepsShaking(limits: limits) {
+      keptGoing = true
+    }
+    return note
   }
 
   /// Takes a sample whose dynamic acceleration along the direction is `value` (the square of its
@@ -112,25 +168,25 @@ struct SwingTrack {
   /// the note of a chain it broke that is worth one. `lastBusy` is the last sample at which anything
   /// moved (a chain that begins `ShakeDetector.restBeforeShake` after it starts from rest);
   /// `falling` and `upright` say whether the sample dropped toward free fall and whether its motion
-  /// went along gravity (kept at a swing's peak). (A call of its own: inlined into the sample's
-  /// work four times over, once per direction, it made a sample a fifth dearer.)
-  @inline(never) mutating func add(
+  /// went along gravity (kept at a swing's peak); `reportNew`, whether a chain it begins may be
+  /// reported when it breaks (no shake under way).
+  @inline(__always) private mutating func add(
     _ value: Double, magnitudeSquared: Double, at t: Seconds, dt: Seconds, lastBusy: Seconds,
-    falling: Bool, upright: Bool, settings: ShakeSettings, levels: ShakeDetector.Levels
+    falling: Bool, upright: Bool, reportNew: Bool, limits: SwingLimits
   ) -> ShakeRejectionNote? {
     var note: ShakeRejectionNote?
     if count > 0 {
       // Each sample stands for the time half-way to its neighbours.
-      if dt > 0 { ring[lastIndex].addTime(0.5 * dt, strong: abs(lastValue) >= levels.sustain) }
-      let last = ring[lastIndex]
-      if t - last.lastActive > settings.maximumGap {
+      if dt > 0 { ring[lastIndex].addTime(0.5 * dt, strong: abs(lastValue) >= limits.sustain) }
+      let index = lastIndex
+      if t - ring[index].lastActive > limits.maximumGap {
         note = breakChain(.pause, at: t)
-      } else if t - last.start > settings.maximumSwing {
+      } else if t - ring[index].start > limits.maximumSwing {
         note = breakChain(.slow, at: t)
       }
     }
     let m = abs(value)
-    if m >= levels.active {
+    if m >= limits.active {
       let positive = value > 0
       if count > 0 {
         let index = lastIndex
@@ -143,10 +199,10 @@ struct SwingTrack {
             judged = false
           }
           ring[index].lastActive = t
-          noteVigorous(m, levels)
+          noteVigorous(m, limits)
         } else {
-          let crossing = crossingTime(value, at: t, dt: dt, levels: levels)
-          if crossing - ring[index].start >= settings.minimumSwing {
+          let crossing = crossingTime(value, at: t, dt: dt, limits: limits)
+          if crossing - ring[index].start >= limits.minimumSwing {
             // A reversal.
             append(
               Swing(
@@ -154,8 +210,8 @@ struct SwingTrack {
                 peakUpright: upright,
                 start: crossing, lastActive: t))
             currentCounted = false
-            noteVigorous(m, levels)
-          } else if m >= levels.vigorous, !ring[index].rattled {
+            noteVigorous(m, limits)
+          } else if m >= limits.vigorous, !ring[index].rattled {
             // (A reversal faster than any shake's is ringing or vibration, left out; one past the
             // vigorous level is a jolt's rattle.)
             ring[index].rattled = true
@@ -167,7 +223,7 @@ struct SwingTrack {
           Swing(
             positive: positive, peak: m, peakMagnitudeSquared: magnitudeSquared, peakFalling: falling,
             peakUpright: upright,
-            start: crossingTime(value, at: t, dt: dt, levels: levels), lastActive: t))
+            start: crossingTime(value, at: t, dt: dt, limits: limits), lastActive: t))
         vigorousCount = 0
         vigorousStart = nil
         currentCounted = false
@@ -175,28 +231,28 @@ struct SwingTrack {
         startedFromRest = chainStart - lastBusy >= ShakeDetector.restBeforeShake
         notable = false
         lastFailure = nil
-        reportable = reportNewChains
-        noteVigorous(m, levels)
+        reportable = reportNew
+        noteVigorous(m, limits)
       }
-      if m >= levels.sustain { notable = true }
+      if m >= limits.sustain { notable = true }
     }
-    if dt > 0, count > 0 { ring[lastIndex].addTime(0.5 * dt, strong: m >= levels.sustain) }
+    if dt > 0, count > 0 { ring[lastIndex].addTime(0.5 * dt, strong: m >= limits.sustain) }
     lastValue = value
     return note
   }
 
   /// Where the value crossed the activity level on its way to `value` at `t` (linear between the
   /// samples).
-  private func crossingTime(_ value: Double, at t: Seconds, dt: Seconds, levels: ShakeDetector.Levels)
+  private func crossingTime(_ value: Double, at t: Seconds, dt: Seconds, limits: SwingLimits)
     -> Seconds
   {
     guard dt > 0, value != lastValue else { return t }
-    let level = value > 0 ? levels.active : -levels.active
+    let level = value > 0 ? limits.active : -limits.active
     return t - dt * (1 - min(1, max(0, (level - lastValue) / (value - lastValue))))
   }
 
-  private mutating func noteVigorous(_ m: Double, _ levels: ShakeDetector.Levels) {
-    if !currentCounted, m >= levels.vigorous {
+  private mutating func noteVigorous(_ m: Double, _ limits: SwingLimits) {
+    if !currentCounted, m >= limits.vigorous {
       currentCounted = true
       vigorousCount += 1
       if vigorousStart == nil { vigorousStart = ring[lastIndex].start }
@@ -207,24 +263,26 @@ struct SwingTrack {
   /// `shakeSwings` swings in a row, every one reaching the vigorous level with its peak along the
   /// direction (`axisConsistency`), strong for `minimumDuty` of the finished ones' time, alike in
   /// length (`ShakeDetector.maximumRhythmRatio`), under way for `minimumDuration`.
-  mutating func shakeProblem(at t: Seconds, settings: ShakeSettings, levels: ShakeDetector.Levels)
+  mutating func shakeProblem(at t: Seconds, limits: SwingLimits)
     -> ShakeRejection?
   {
     if !judged {
-      verdict = judgement(settings: settings, levels: levels)
+      verdict = judgement(limits: limits)
       judged = true
     }
     if let verdict { return verdict }
-    if t - swing(0).start < settings.minimumDuration { return .brief }
+    if t - ring[head].start < limits.minimumDuration { return .brief }
     // Vigorous motion that went on, unbroken, for longer than a shake may last before it looked like
     // one (a thigh's swings while walking) is not a shake beginning now.
-    if let start = vigorousStart, t - start > settings.maximumDuration { return .long }
+    if let start = vigorousStart, t - start > limits.maximumDuration { return .long }
     return nil
   }
 
   /// What the swings say, whatever the time: the part of `shakeProblem` that changes only when a
   /// swing begins or the last one's peak grows (the finished swings' times no longer change).
-  private func judgement(settings: ShakeSettings, levels: ShakeDetector.Levels) -> ShakeRejection? {
+  /// (`mutating` though it changes nothing, as `keepsShaking`: read through a non-mutating method,
+  /// an element of the ring copies the whole ring first, and the track with it.)
+  private mutating func judgement(limits: SwingLimits) -> ShakeRejection? {
     guard count == ShakeDetector.shakeSwings else { return .weak }
     // A hand shaking from rest begins with a push alone: a swing weaker and shorter (or, winding
     // up, longer) than the rest; and a shake begins within its newest swing. Not for a jolt's
@@ -233,38 +291,40 @@ struct SwingTrack {
     var bouncing = true
     var falling = false
     for index in 0..<count {
-      let swing = swing(index)
-      if swing.rattled { rattled = true }
-      if index < count - 1, !swing.peakUpright { bouncing = false }
-      if swing.peakFalling { falling = true }
+      let slot = (head &+ index) & 3
+      if ring[slot].rattled { rattled = true }
+      if index < count - 1, !ring[slot].peakUpright { bouncing = false }
+      if ring[slot].peakFalling { falling = true }
     }
     let relaxed = !rattled && !bouncing
-    let fromRest = relaxed && !falling && startedFromRest && swing(0).start == chainStart
+    let fromRest = relaxed && !falling && startedFromRest && ring[head].start == chainStart
     var held: Seconds = 0
     var strong: Seconds = 0
     var violent = true
     for index in 0..<count {
-      let swing = swing(index)
+      let slot = (head &+ index) & 3
+      let peak = ring[slot].peak
       let push = fromRest && index == 0
       // (The newest swing counts from `relaxedSwingFactor` of the level: a shake begins within it.)
       let level =
-        push || (relaxed && index == count - 1 && !swing.peakUpright) ? ShakeDetector.relaxedSwingFactor : 1
-      if swing.peak < level * levels.vigorous { return .weak }
-      if !swing.peakAlong(settings.axisConsistency) { return .axis }
+        push || (relaxed && index == count - 1 && !ring[slot].peakUpright)
+        ? ShakeDetector.relaxedSwingFactor : 1
+      if peak < level * limits.vigorous { return .weak }
+      if !ring[slot].peakAlong(limits.axisConsistency) { return .axis }
       if index < count - 1, !push {
-        held += swing.heldTime
-        strong += swing.strongTime
-        if swing.duty < settings.minimumSwingDuty { return .impulses }
+        held += ring[slot].heldTime
+        strong += ring[slot].strongTime
+        if ring[slot].duty < limits.minimumSwingDuty { return .impulses }
       }
-      if !push, swing.peak < ShakeDetector.violentShakeFactor * levels.vigorous { violent = false }
+      if !push, peak < ShakeDetector.violentShakeFactor * limits.vigorous { violent = false }
     }
-    if strong < settings.minimumDuty * held { return .impulses }
+    if strong < limits.minimumDuty * held { return .impulses }
     // A shake's swings are alike in length (a rhythm); jolts and steps come at odd moments. Only
     // a violent shake may keep a looser rhythm.
     var shortest = Seconds.infinity
     var longest: Seconds = 0
     for index in (fromRest ? 2 : 1)..<count {
-      let length = swing(index).start - swing(index - 1).start
+      let length = ring[(head &+ index) & 3].start - ring[(head &+ index &- 1) & 3].start
       shortest = min(shortest, length)
       longest = max(longest, length)
     }
@@ -275,18 +335,18 @@ struct SwingTrack {
 
   /// A shake these swings would begin was vetoed for `reason` (a property of the whole motion).
   mutating func vetoBegin(
-    _ reason: ShakeRejection, at t: Seconds, settings: ShakeSettings, levels: ShakeDetector.Levels
+    _ reason: ShakeRejection, at t: Seconds, limits: SwingLimits
   ) {
-    if !isEmpty, shakeProblem(at: t, settings: settings, levels: levels) == nil { lastFailure = reason }
+    if !isEmpty, shakeProblem(at: t, limits: limits) == nil { lastFailure = reason }
   }
 
   /// Whether the chain is still a shake's: it turned back at least once, the last finished swing
   /// was strong for `minimumSwingDuty` of its time, and the one under way so far.
-  func keepsShaking(settings: ShakeSettings) -> Bool {
+  mutating func keepsShaking(limits: SwingLimits) -> Bool {
     guard count >= 2 else { return false }
-    let current = ring[lastIndex]
-    return swing(count - 2).duty >= settings.minimumSwingDuty
-      && current.strongTime >= settings.minimumSwingDuty * current.heldTime
+    let current = lastIndex
+    return ring[(current + 3) & 3].duty >= limits.minimumSwingDuty
+      && ring[current].strongTime >= limits.minimumSwingDuty * ring[current].heldTime
   }
 
   /// Forgets the chain; a note says why it was not a shake when it was reportable and vigorous.
