@@ -228,7 +228,7 @@ let package = Package(
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
         "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderInterfaces", "SoundServer",
         "DesktopWatch", "SessionWatcher", "ShellGestures", "AccessibilityWatch", "KeySender",
-        "WaylandKeys", .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        "WaylandKeys", "PlayerSelection", .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),

@@ -32,7 +32,18 @@ open class Application: Responder {
 
   /// The application delegate. It is the application's next responder when it is a responder that
   /// is not already part of the chain (not a view, view controller, window or the application).
-  public weak var delegate: AnyObject?
+  public var delegate: AnyObject? {
+    get { delegateStorage }
+    set {
+      delegateStorage = newValue
+      mayHaveDelegate = newValue != nil
+    }
+  }
+  private weak var delegateStorage: AnyObject?
+  /// Whether a delegate was set: `next`, at the end of every touch's responder chain, reads the
+  /// weak reference only then (the flag's accesses are never checked at run time, the reference's
+  /// are).
+  private var mayHaveDelegate = false
 
   /// Whether remote-control events are delivered (`beginReceivingRemoteControlEvents()`).
   public private(set) var isReceivingRemoteControlEvents = false
@@ -57,7 +68,8 @@ open class Application: Responder {
   open override var responderName: String { "application" }
 
   open override var next: Responder? {
-    guard let responder = delegate as? Responder, responder !== self, !responder.isPartOfViewHierarchy
+    guard mayHaveDelegate, let responder = delegate as? Responder, responder !== self,
+      !responder.isPartOfViewHierarchy
     else { return nil }
     return responder
   }

@@ -118,6 +118,8 @@ public final class Touch: Hashable, CustomStringConvertible {
     // overlaps another and drop its run-time checks (see TouchDispatch's OutOfPlace.swift).
     var list: [AnyObject] = []
     swap(&list, &gestureRecognizersStorage)
+    // A touch has a few: room for them at once, not growing one at a time.
+    if list.capacity == 0 { list.reserveCapacity(4) }
     list.append(recognizer)
     swap(&list, &gestureRecognizersStorage)
   }

@@ -24,19 +24,23 @@ public struct StandardComponents {
   /// Shake to undo in the focused text field (the `undo` handler).
   public let undo: UndoComponent
 
-  /// Makes the standard components of `service`, wired to one another.
-  public init(service: Service, bus: BusComponent = BusComponent()) {
+  /// Makes the standard components of `service`, wired to one another, each given its parts of
+  /// the service (see `Service.keysComponent(bus:)` and the others); `bus` is the session bus's
+  /// (by default from the environment).
+  public init(service: Service, bus: BusComponent? = nil) {
+    let bus = bus ?? service.busComponent()
     self.bus = bus
-    keys = KeysComponent(bus: bus)
-    volume = VolumeComponent(keys: keys)
-    desktop = DesktopComponent(keys: keys, bus: bus)
-    motion = MotionComponent(service: service)
-    motionAPI = MotionAPI(motion: motion, bus: bus)
-    touchGestures = TouchGesturesComponent(desktop: desktop, motion: motion, motionAPI: motionAPI)
-    session = SessionComponent(sessionBus: bus, keys: keys, touchGestures: touchGestures, motion: motion)
-    responderAPI = ResponderAPI(bus: bus, session: session, motionInterest: motion.interest)
-    mpris = MPRISComponent(service: service, bus: bus)
-    undo = UndoComponent(service: service, bus: bus, session: session, motion: motion, keys: keys)
+    keys = service.keysComponent(bus: bus)
+    volume = service.volumeComponent(keys: keys)
+    desktop = service.desktopComponent(keys: keys, bus: bus)
+    motion = service.motionComponent()
+    motionAPI = service.motionAPI(motion: motion, bus: bus)
+    touchGestures = service.touchGesturesComponent(desktop: desktop, motion: motion, motionAPI: motionAPI)
+    session = service.sessionComponent(
+      sessionBus: bus, keys: keys, touchGestures: touchGestures, motion: motion)
+    responderAPI = service.responderAPI(bus: bus, session: session, motionInterest: motion.interest)
+    mpris = service.mprisComponent(bus: bus)
+    undo = service.undoComponent(bus: bus, session: session, motion: motion, keys: keys)
   }
 
   /// The order they start in: the bus first (the others attach to it as it connects); the session
@@ -45,6 +49,32 @@ public struct StandardComponents {
   /// undo follows whether it is open).
   public var startOrder: [ServiceComponent] {
     [bus, session, responderAPI, mpris, keys, volume, desktop, motion, motionAPI, touchGestures, undo]
+  }
+
+  /// What is wrong with `order` as a start order: a component before one of its `dependencies`,
+  /// or an input the session holds (`SessionComponent.heldInputs`) before the session. Empty when
+  /// nothing is.
+  public static func startOrderProblems(_ order: [ServiceComponent]) -> [String] {
+    var problems: [String] = []
+    func position(_ component: ServiceComponent) -> Int? { order.firstIndex { $0 === component } }
+    for (index, component) in order.enumerated() {
+      for dependency in component.dependencies {
+        guard let at = position(dependency) else {
+          problems.append("\(component.componentName) uses \(dependency.componentName), which does not start")
+          continue
+        }
+        if at > index {
+          problems.append(
+            "\(component.componentName) starts before \(dependency.componentName), which it uses")
+        }
+      }
+      for input in (component as? SessionComponent)?.heldInputs ?? [] {
+        if let at = position(input), at < index {
+          problems.append("\(input.componentName) starts before the session that holds it")
+        }
+      }
+    }
+    return problems
   }
 
   /// Makes them and adds them to `service`, in `startOrder`.

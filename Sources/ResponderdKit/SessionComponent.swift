@@ -1,4 +1,6 @@
 import DBus
+import EventLoop
+import EventTime
 import Logging
 import SessionWatcher
 
@@ -23,30 +25,37 @@ public final class SessionComponent: ServiceComponent {
   /// The system bus address used (empty for a given bus).
   public private(set) var systemBusAddress = ""
   private var ownConnection: DBusConnection?
-  private let configuredAddress: String?
-  private let givenBus: (any MessageBus)?
-  private let usesGivenBus: Bool
+  private let systemBusSource: SystemBusSource
   private let identity: SessionWatcher.Identity
   private let sessionBus: BusComponent?
   private let keys: KeysComponent?
   private let touchGestures: TouchGesturesComponent?
   private let motion: MotionComponent?
-  private weak var service: Service?
-  private var logger = Logger(label: "responderd")
+  private let scheduler: any Scheduler
+  private let logger: Logger
+
+  /// Where the system bus comes from.
+  private enum SystemBusSource {
+    /// Connected on the loop at this address (from the environment when nil).
+    case address(String?, EventLoop)
+    /// Made elsewhere (nil: there is none).
+    case given((any MessageBus)?)
+  }
   private var applied = SessionState()
   private var observers: [(SessionState) -> Void] = []
 
   /// Follows the session on the system bus at `systemBusAddress` (default:
   /// `DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket) and the screen saver on
-  /// `sessionBus`, and applies it to `keys`, `touchGestures` and `motion`'s shakes.
+  /// `sessionBus`, and applies it to `keys`, `touchGestures` and `motion`'s shakes. The system bus
+  /// is connected on `loop`; `holdLimit` is timed on `scheduler` (the loop's when nil).
   public init(
     systemBusAddress: String? = nil, identity: SessionWatcher.Identity = .current(),
     sessionBus: BusComponent?, keys: KeysComponent?, touchGestures: TouchGesturesComponent?,
-    motion: MotionComponent?
+    motion: MotionComponent?, loop: EventLoop, scheduler: (any Scheduler)? = nil, logger: Logger
   ) {
-    configuredAddress = systemBusAddress
-    givenBus = nil
-    usesGivenBus = false
+    systemBusSource = .address(systemBusAddress, loop)
+    self.scheduler = scheduler ?? loop.scheduler
+    self.logger = logger
     self.identity = identity
     self.sessionBus = sessionBus
     self.keys = keys
@@ -58,11 +67,12 @@ public final class SessionComponent: ServiceComponent {
   /// applied as the other initializer does.
   public init(
     systemBus: (any MessageBus)?, identity: SessionWatcher.Identity, sessionBus: BusComponent?,
-    keys: KeysComponent?, touchGestures: TouchGesturesComponent?, motion: MotionComponent?
+    keys: KeysComponent?, touchGestures: TouchGesturesComponent?, motion: MotionComponent?,
+    scheduler: any Scheduler, logger: Logger
   ) {
-    configuredAddress = nil
-    givenBus = systemBus
-    usesGivenBus = true
+    systemBusSource = .given(systemBus)
+    self.scheduler = scheduler
+    self.logger = logger
     self.identity = identity
     self.sessionBus = sessionBus
     self.keys = keys
@@ -84,15 +94,22 @@ public final class SessionComponent: ServiceComponent {
     observers.append(observer)
   }
 
-  public func start(in service: Service) throws {
-    self.service = service
-    logger = service.logger
+  public var dependencies: [ServiceComponent] { sessionBus.map { [$0] } ?? [] }
+
+  /// The inputs the session is applied to: they start after it, which holds them until logind's
+  /// first answer.
+  public var heldInputs: [ServiceComponent] {
+    ([keys, touchGestures, motion] as [ServiceComponent?]).compactMap { $0 }
+  }
+
+  public func start() throws {
     var systemBus: (any MessageBus)?
-    if usesGivenBus {
-      systemBus = givenBus
-    } else {
-      systemBusAddress = configuredAddress ?? Self.systemBusAddressFromEnvironment()
-      let connection = DBusConnection(waitingFor: systemBusAddress, loop: service.loop)
+    switch systemBusSource {
+    case .given(let bus):
+      systemBus = bus
+    case .address(let configured, let loop):
+      systemBusAddress = configured ?? Self.systemBusAddressFromEnvironment()
+      let connection = DBusConnection(waitingFor: systemBusAddress, loop: loop)
       ownConnection = connection
       systemBus = connection
       if connection.state == .disconnected {
@@ -102,7 +119,7 @@ public final class SessionComponent: ServiceComponent {
       }
     }
     let watcher = SessionWatcher(
-      systemBus: systemBus, sessionBus: sessionBus?.connection, identity: identity, logger: service.logger)
+      systemBus: systemBus, sessionBus: sessionBus?.connection, identity: identity, logger: logger)
     self.watcher = watcher
     watcher.addObserver { [weak self] state in self?.apply(state) }
     // Until logind has answered, the devices wait (they start after this component): a session
@@ -111,7 +128,7 @@ public final class SessionComponent: ServiceComponent {
     if systemBus == nil || ownConnection?.state == .disconnected {
       isReleased = true  // no system bus: nothing to wait for
     } else {
-      hold(service)
+      hold()
     }
     watcher.start()
   }
@@ -119,10 +136,10 @@ public final class SessionComponent: ServiceComponent {
   /// How long the devices wait for logind's first answer at most.
   public static let holdLimit = 2.0
 
-  private func hold(_ service: Service) {
+  private func hold() {
     keys?.waitForSession()
     touchGestures?.suspend()
-    let limit = service.scheduler.schedule(after: Self.holdLimit) { [weak self] in
+    let limit = scheduler.schedule(after: Self.holdLimit) { [weak self] in
       guard let self, let watcher = self.watcher, !watcher.isSettled else { return }
       self.logger.notice(
         "session: logind has not answered in \(Int(Self.holdLimit)) s: the input devices are opened meanwhile, and the session is followed once it answers"
@@ -154,7 +171,6 @@ public final class SessionComponent: ServiceComponent {
 
   /// Applies a new state to the inputs; one log line per change.
   private func apply(_ state: SessionState) {
-    guard service != nil else { return }
     let before = applied
     applied = state
     if state.isActive != before.isActive, isReleased {  // (while held, `release` decides)

@@ -91,9 +91,15 @@ open class View: Responder, TouchCoordinateSpace {
   /// when it goes away).
   public internal(set) var viewController: ViewController? {
     get { viewControllerStorage }
-    set { viewControllerStorage = newValue }
+    set {
+      viewControllerStorage = newValue
+      hasViewController = newValue != nil
+    }
   }
   private unowned var viewControllerStorage: ViewController?
+  /// Whether `viewController` is set: `next` reads the reference only then. The flag's accesses
+  /// are never checked at run time (storing it releases nothing), unlike the reference's.
+  private var hasViewController = false
 
   /// A view with the given frame (in its future superview's coordinates).
   public init(frame: Rect = .zero) {
@@ -349,7 +355,7 @@ open class View: Responder, TouchCoordinateSpace {
 
   /// The view controller when this is its root view, else the superview.
   open override var next: Responder? {
-    if let viewController { return viewController }
+    if hasViewController, let viewController { return viewController }
     return superview
   }
 

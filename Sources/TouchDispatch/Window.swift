@@ -211,6 +211,7 @@ open class Window: View, EventWindow {
       return
     }
     touch.removeAllGestureRecognizers()
+    let arena = self.arena
     var current: View? = view
     while let candidate = current {
       for recognizer in candidate.gestureRecognizers where arena.accepts(recognizer) {
@@ -225,7 +226,7 @@ open class Window: View, EventWindow {
 
   private func deliverToRecognizers(_ frame: [TouchRecord], event: Event) {
     let orderMayDiffer = delivery.sort(frame, relations: arena.relationsPossible)
-    guard !delivery.slots.isEmpty else { return }
+    guard !delivery.recognizers.isEmpty else { return }
     let order = orderMayDiffer ? arena.deliveryOrder(of: delivery) : nil
     delivery.deliver(with: event, order: order, arena: arena)
     delivery.clear()
