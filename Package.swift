@@ -67,8 +67,9 @@ let package = Package(
     // libpulse (libpulse-dev's headers; the sound server's client library: PulseAudio, PipeWire's
     // pipewire-pulse), loaded with dlopen at the first volume key.
     .target(name: "CPulse", dependencies: ["CLibraryLoader"]),
-    // wlroots' virtual keyboard, for the undo chords (libwayland-client loaded on first use).
-    .target(name: "CVirtualKeyboard", dependencies: ["CLibraryLoader"]),
+    // The undo chords through Wayland: wlroots' virtual keyboard and KWin's fake input
+    // (libwayland-client loaded on first use).
+    .target(name: "CWaylandKeys", dependencies: ["CLibraryLoader"]),
     .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
     // System calls as swift-system makes them: one error type naming the call and the file, and
     // whole-file reads and writes (for the adapters, the config and the tools).
@@ -76,7 +77,8 @@ let package = Package(
       name: "SystemCalls", dependencies: [.product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: strict),
     // libwayland-client (libwayland-dev) and the xdg-shell, viewporter and fractional-scale client
-    // code wayland-scanner generated from wayland-protocols (committed, see its README.md).
+    // code wayland-scanner generated from wayland-protocols (committed, see its README.md), for
+    // the touch adapter and the demos (the daemon does not link it).
     .target(name: "CWaylandClient", linkerSettings: [.linkedLibrary("wayland-client")]),
     // Linux calls the Glibc module does not import (epoll, timerfd, signalfd, eventfd, pidfd, spawn);
     // EventLoop wraps them in swift-system's style (FileDescriptor, Errno).
@@ -164,14 +166,14 @@ let package = Package(
     .target(
       name: "KeySender",
       dependencies: [
-        "CVirtualKeyboard", "DBus", "EventTime", .product(name: "Logging", package: "swift-log"),
+        "CWaylandKeys", "DBus", "EventTime", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     // The same chords through a Wayland compositor's own keyboard API (KWin's fake input).
     .target(
       name: "WaylandKeys",
       dependencies: [
-        "CWaylandClient", "EventLoop", "EventTime", "KeySender",
+        "CWaylandKeys", "EventLoop", "EventTime", "KeySender",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],
