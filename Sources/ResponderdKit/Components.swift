@@ -3,7 +3,7 @@
 public struct StandardComponents {
   /// The session-bus connection: the others serve and call on it.
   public let bus: BusComponent
-  /// The user's session (logind, the screen saver), applied to the keys, the touchscreen and shakes.
+  /// The user's session (logind, the screen saver), which the keys, the touchscreen and shakes follow.
   public let session: SessionComponent
   /// `org.responderd.Daemon1`: applications register as responders.
   public let responderAPI: ResponderAPI
@@ -30,14 +30,14 @@ public struct StandardComponents {
   public init(service: Service, bus: BusComponent? = nil) {
     let bus = bus ?? service.busComponent()
     self.bus = bus
-    keys = service.keysComponent(bus: bus)
+    session = service.sessionComponent(sessionBus: bus)
+    keys = service.keysComponent(bus: bus, session: session)
     volume = service.volumeComponent(keys: keys)
     desktop = service.desktopComponent(keys: keys, bus: bus)
-    motion = service.motionComponent()
+    motion = service.motionComponent(session: session)
     motionAPI = service.motionAPI(motion: motion, bus: bus)
-    touchGestures = service.touchGesturesComponent(desktop: desktop, motion: motion, motionAPI: motionAPI)
-    session = service.sessionComponent(
-      sessionBus: bus, keys: keys, touchGestures: touchGestures, motion: motion)
+    touchGestures = service.touchGesturesComponent(
+      desktop: desktop, session: session, motion: motion, motionAPI: motionAPI)
     responderAPI = service.responderAPI(bus: bus, session: session, motionInterest: motion.interest)
     mpris = service.mprisComponent(bus: bus)
     undo = service.undoComponent(bus: bus, session: session, motion: motion, keys: keys)
@@ -51,9 +51,9 @@ public struct StandardComponents {
     [bus, session, responderAPI, mpris, keys, volume, desktop, motion, motionAPI, touchGestures, undo]
   }
 
-  /// What is wrong with `order` as a start order: a component before one of its `dependencies`,
-  /// or an input the session holds (`SessionComponent.heldInputs`) before the session. Empty when
-  /// nothing is.
+  /// What is wrong with `order` as a start order: a component before one of its `dependencies`
+  /// (an input before the session it follows, a component before the bus it serves on), or one
+  /// whose dependency does not start. Empty when nothing is.
   public static func startOrderProblems(_ order: [ServiceComponent]) -> [String] {
     var problems: [String] = []
     func position(_ component: ServiceComponent) -> Int? { order.firstIndex { $0 === component } }
@@ -66,11 +66,6 @@ public struct StandardComponents {
         if at > index {
           problems.append(
             "\(component.componentName) starts before \(dependency.componentName), which it uses")
-        }
-      }
-      for input in (component as? SessionComponent)?.heldInputs ?? [] {
-        if let at = position(input), at < index {
-          problems.append("\(input.componentName) starts before the session that holds it")
         }
       }
     }

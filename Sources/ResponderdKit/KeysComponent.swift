@@ -26,7 +26,8 @@ public final class KeysComponent: ServiceComponent {
   private var volumeKeyObservers: [(MediaKeyInput.VolumeKeyEvent) -> Void] = []
   private var ownedKeyObservers: [(MediaKeyInput.OwnedKeyEvent) -> Void] = []
   private var deviceObservers: [(MediaKeyInput.DeviceChange) -> Void] = []
-  private var suspendedBeforeStart = false
+  /// What the session lets the devices do, as last followed (open without a session).
+  private var access = SessionComponent.InputGate.Devices.open
   private var desktop: String?
   private var devicesObject: DBusExportedObject?
   private let config: KeysConfig
@@ -46,16 +47,19 @@ public final class KeysComponent: ServiceComponent {
   }
 
   private let bus: BusComponent?
+  private let session: SessionComponent?
 
   /// The keys component with the config's `[keys]`, its devices read on `loop` and their events
   /// posted to `events`; an owned device's other keys run their `commands` (`[command]`) as
-  /// `children`. The devices report is served on `bus` (none without it).
+  /// `children`. The devices report is served on `bus` (none without it). The devices follow
+  /// `session`'s gate: none is opened before logind has answered, and they are released while
+  /// another session is in front.
   public init(
-    config: KeysConfig, commands: [String: [String]], bus: BusComponent?, loop: EventLoop,
-    events: ServiceEvents,
-    children: ChildProcesses, logger: Logger
+    config: KeysConfig, commands: [String: [String]], bus: BusComponent?, session: SessionComponent?,
+    loop: EventLoop, events: ServiceEvents, children: ChildProcesses, logger: Logger
   ) {
     self.config = config
+    self.session = session
     self.commands = commands
     self.bus = bus
     self.loop = loop
@@ -78,7 +82,7 @@ public final class KeysComponent: ServiceComponent {
     }
   }
 
-  public var dependencies: [ServiceComponent] { bus.map { [$0] } ?? [] }
+  public var dependencies: [ServiceComponent] { ([bus, session] as [ServiceComponent?]).compactMap { $0 } }
 
   /// Calls `observer`, on the loop thread, with every volume key event (KEY_VOLUMEUP,
   /// KEY_VOLUMEDOWN, KEY_MUTE: press, release, auto-repeat) of an owned device, with the device's
@@ -110,18 +114,8 @@ public final class KeysComponent: ServiceComponent {
   public var report: DevicesReport {
     DevicesReport(
       devices: deviceStatuses.map(DevicesReport.Device.init), keysEnabled: config.enabled,
-      suspended: input?.isSuspended ?? suspendedBeforeStart,
+      suspended: input?.isSuspended ?? (access == .released),
       notes: reportNotes + reportNoteSources.flatMap { $0() })
-  }
-
-  /// The user's session went inactive: every input device is released (ungrabbed) and closed, and
-  /// none is opened until `resume()`. Before `start`, the service starts suspended.
-  public func suspend() {
-    guard let input else {
-      suspendedBeforeStart = true
-      return
-    }
-    input.suspend()
   }
 
   /// The desktop that handles media keys itself, nil when none: while set, the devices responderd
@@ -133,14 +127,10 @@ public final class KeysComponent: ServiceComponent {
     if changed { try? devicesObject?.emit(interface: Self.devicesInterface, signal: "DevicesChanged") }
   }
 
-  /// The session is active again: the devices are opened and taken again.
-  public func resume() {
-    suspendedBeforeStart = false
-    input?.resume()
-  }
-
   public func start() throws {
     bus?.withConnection { [weak self] connection in self?.exportDevicesObject(on: connection) }
+    access = session?.gate.devices ?? .open
+    session?.addGateObserver { [weak self] gate in self?.follow(gate.devices) }
     guard config.enabled else {
       logger.info("evdev: media and headset keys are off ([keys] enabled = false)")
       return
@@ -166,34 +156,30 @@ public final class KeysComponent: ServiceComponent {
     }
     self.input = input
     input.setDesktop(desktop)
-    guard !waitingForSession else { return }  // opened by sessionKnown(active:)
-    if suspendedBeforeStart { input.suspend() }
+    switch access {
+    case .waitingForLogind: return  // opened once the session is known (`follow`)
+    case .released: input.suspend()
+    case .open: break
+    }
     try input.start()
   }
 
-  /// Whether the devices wait for the user's session to be known (`waitForSession`).
-  public private(set) var waitingForSession = false
-
-  /// Before `start`: no device is opened until `sessionKnown(active:)` says whether the user's
-  /// session is in front (the session component asks logind first).
-  public func waitForSession() {
-    waitingForSession = true
-  }
-
-  /// The user's session is known: the devices are opened, or left closed (suspended) while
-  /// another session is in front.
-  public func sessionKnown(active: Bool) {
-    guard waitingForSession else { return active ? resume() : suspend() }
-    waitingForSession = false
-    guard let input else {
-      suspendedBeforeStart = !active
-      return
-    }
-    if !active { input.suspend() }
-    do {
-      try input.start()
-    } catch {
-      logger.error("evdev: \(error)")
+  /// Follows what the session lets the devices do: opened once the session is known (or left
+  /// closed while another session is in front), released and taken again as it goes and comes.
+  private func follow(_ devices: SessionComponent.InputGate.Devices) {
+    let before = access
+    access = devices
+    guard let input, devices != before else { return }
+    switch (before, devices) {
+    case (.waitingForLogind, _):
+      if devices == .released { input.suspend() }
+      do {
+        try input.start()
+      } catch {
+        logger.error("evdev: \(error)")
+      }
+    case (_, .released), (_, .waitingForLogind): input.suspend()
+    case (_, .open): input.resume()
     }
   }
 

@@ -21,6 +21,7 @@ public final class MotionComponent: ServiceComponent {
   public private(set) var shake: ShakeInput?
   private let settings: MotionSettings
   private let chain: HandlerChain
+  private let session: SessionComponent?
   private let events: ServiceEvents
   private let loop: EventLoop
   private let scheduler: any Scheduler
@@ -39,16 +40,19 @@ public final class MotionComponent: ServiceComponent {
   /// The info lines of motion wanted and not wanted: a bounded number however often it flaps.
   private var wantLines = LogRateLimit()
 
-  /// A motion component with the config's `[motion]`, whose interest follows `chain`, its
+  /// A motion component with the config's `[motion]`, whose interest follows `chain` and whose
+  /// shakes pause as `session` says, its
   /// sensor read on `loop` and its shakes posted to `events`; the accelerometer is kept open
   /// `keepOpen` seconds after the last want, on `keepOpenScheduler` (`scheduler` when nil).
   public init(
-    settings: MotionSettings, chain: HandlerChain, events: ServiceEvents, loop: EventLoop,
+    settings: MotionSettings, chain: HandlerChain, session: SessionComponent?, events: ServiceEvents,
+    loop: EventLoop,
     scheduler: any Scheduler, logger: Logger, keepOpen: Seconds = MotionComponent.keepOpenAfterLastWant,
     keepOpenScheduler: (any Scheduler)? = nil
   ) {
     self.settings = settings
     self.chain = chain
+    self.session = session
     self.events = events
     self.loop = loop
     self.scheduler = scheduler
@@ -58,9 +62,14 @@ public final class MotionComponent: ServiceComponent {
     self.keepOpenScheduler = keepOpenScheduler ?? scheduler
   }
 
-  public var dependencies: [ServiceComponent] { [] }
+  public var dependencies: [ServiceComponent] { session.map { [$0] } ?? [] }
 
   public func start() throws {
+    // Shakes pause while the session is locked or another session is in front.
+    if let session {
+      pauseShakes(session.gate.shakesPaused)
+      session.addGateObserver { [weak self] gate in self?.pauseShakes(gate.shakesPaused) }
+    }
     if !directoryEntries("/sys/bus/iio/devices").contains(where: { $0.hasPrefix("iio:device") }) {
       logger.notice("iio: no IIO sensors found (/sys/bus/iio/devices is empty); waiting for one")
     }

@@ -17,24 +17,19 @@ extension Service {
 
   /// The user's session on the system bus at `systemBusAddress` (from the environment when nil).
   public func sessionComponent(
-    systemBusAddress: String? = nil, identity: SessionWatcher.Identity = .current(),
-    sessionBus: BusComponent?,
-    keys: KeysComponent?, touchGestures: TouchGesturesComponent?, motion: MotionComponent?
+    systemBusAddress: String? = nil, identity: SessionWatcher.Identity = .current(), sessionBus: BusComponent?
   ) -> SessionComponent {
     SessionComponent(
-      systemBusAddress: systemBusAddress, identity: identity, sessionBus: sessionBus, keys: keys,
-      touchGestures: touchGestures, motion: motion, loop: loop, scheduler: scheduler, logger: logger)
+      systemBusAddress: systemBusAddress, identity: identity, sessionBus: sessionBus, loop: loop,
+      scheduler: scheduler, logger: logger)
   }
 
   /// The user's session on a system bus made elsewhere (nil: none).
   public func sessionComponent(
-    systemBus: (any MessageBus)?, identity: SessionWatcher.Identity, sessionBus: BusComponent?,
-    keys: KeysComponent?, touchGestures: TouchGesturesComponent?, motion: MotionComponent?
+    systemBus: (any MessageBus)?, identity: SessionWatcher.Identity, sessionBus: BusComponent?
   ) -> SessionComponent {
     SessionComponent(
-      systemBus: systemBus, identity: identity, sessionBus: sessionBus, keys: keys,
-      touchGestures: touchGestures,
-      motion: motion, scheduler: scheduler, logger: logger)
+      systemBus: systemBus, identity: identity, sessionBus: sessionBus, scheduler: scheduler, logger: logger)
   }
 
   /// The responder API on `bus`.
@@ -51,11 +46,11 @@ extension Service {
     MPRISComponent(settings: config.players, bus: bus, events: events, scheduler: scheduler, logger: logger)
   }
 
-  /// Media keys from evdev, their report served on `bus`.
-  public func keysComponent(bus: BusComponent?) -> KeysComponent {
+  /// Media keys from evdev, their report served on `bus`, the devices following `session`.
+  public func keysComponent(bus: BusComponent?, session: SessionComponent? = nil) -> KeysComponent {
     KeysComponent(
-      config: config.keys, commands: config.command.commands, bus: bus, loop: loop, events: events,
-      children: children, logger: logger)
+      config: config.keys, commands: config.command.commands, bus: bus, session: session, loop: loop,
+      events: events, children: children, logger: logger)
   }
 
   /// The volume keys of `keys`' owned devices, on the sound server at `server` (the user's when nil).
@@ -76,11 +71,13 @@ extension Service {
 
   /// Shakes from the accelerometer, wanted by this service's chain.
   public func motionComponent(
-    keepOpen: Seconds = MotionComponent.keepOpenAfterLastWant, keepOpenScheduler: (any Scheduler)? = nil
+    session: SessionComponent? = nil, keepOpen: Seconds = MotionComponent.keepOpenAfterLastWant,
+    keepOpenScheduler: (any Scheduler)? = nil
   ) -> MotionComponent {
     MotionComponent(
-      settings: config.motion, chain: chain, events: events, loop: loop, scheduler: scheduler, logger: logger,
-      keepOpen: keepOpen, keepOpenScheduler: keepOpenScheduler)
+      settings: config.motion, chain: chain, session: session, events: events, loop: loop,
+      scheduler: scheduler,
+      logger: logger, keepOpen: keepOpen, keepOpenScheduler: keepOpenScheduler)
   }
 
   /// The motion API of `motion`'s accelerometer, on `bus`.
@@ -90,11 +87,12 @@ extension Service {
 
   /// Whole-screen touch gestures.
   public func touchGesturesComponent(
-    desktop: DesktopComponent?, motion: MotionComponent?, motionAPI: MotionAPI?
+    desktop: DesktopComponent?, session: SessionComponent? = nil, motion: MotionComponent?,
+    motionAPI: MotionAPI?
   ) -> TouchGesturesComponent {
     TouchGesturesComponent(
-      config: config, desktop: desktop, motion: motion, motionAPI: motionAPI, loop: loop, events: events,
-      children: children, logger: logger)
+      config: config, desktop: desktop, session: session, motion: motion, motionAPI: motionAPI, loop: loop,
+      events: events, children: children, logger: logger)
   }
 
   /// Shake to undo; the focus, the keys' sender and the question are made on `bus` when not given.

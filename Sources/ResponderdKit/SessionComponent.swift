@@ -9,7 +9,8 @@ import SessionWatcher
 #endif
 
 /// The user's session (`SessionWatcher`: logind on the system bus, the screen savers on the
-/// session bus) applied to the inputs:
+/// session bus), and what it lets the inputs do (`gate`, which the keys, the touchscreen and the
+/// motion component observe):
 ///
 /// - inactive (another user's session in front): the keys component and the touchscreen release
 ///   and close their devices, and take them again when the session is active again;
@@ -28,9 +29,6 @@ public final class SessionComponent: ServiceComponent {
   private let systemBusSource: SystemBusSource
   private let identity: SessionWatcher.Identity
   private let sessionBus: BusComponent?
-  private let keys: KeysComponent?
-  private let touchGestures: TouchGesturesComponent?
-  private let motion: MotionComponent?
   private let scheduler: any Scheduler
   private let logger: Logger
 
@@ -43,31 +41,63 @@ public final class SessionComponent: ServiceComponent {
   }
   private var applied = SessionState()
   private var observers: [(SessionState) -> Void] = []
+  private var gateObservers: [(InputGate) -> Void] = []
+
+  /// What the session lets the inputs do now.
+  public struct InputGate: Equatable, Sendable {
+    /// What the input devices (the keys' and the touchscreen's) may do.
+    public enum Devices: Equatable, Sendable {
+      /// The session is not known yet (logind's first answer, `holdLimit` at most): none is opened.
+      case waitingForLogind
+      /// The session is in front: they are read.
+      case open
+      /// Another session is in front: they are released and closed.
+      case released
+    }
+    public var devices: Devices
+    /// Why shakes are not delivered ("the screen is locked"), nil while they are.
+    public var shakesPaused: String?
+
+    public init(devices: Devices = .open, shakesPaused: String? = nil) {
+      self.devices = devices
+      self.shakesPaused = shakesPaused
+    }
+  }
+
+  /// What the inputs may do now (everything until the session starts and holds them).
+  public private(set) var gate = InputGate() {
+    didSet {
+      guard gate != oldValue else { return }
+      for observer in gateObservers { observer(gate) }
+    }
+  }
+
+  /// Calls `observer` with the new gate each time it changes (not with the one it has when the
+  /// observer is added: read `gate` then). The inputs observe it from their start, which comes
+  /// after the session's.
+  public func addGateObserver(_ observer: @escaping (InputGate) -> Void) {
+    gateObservers.append(observer)
+  }
 
   /// Follows the session on the system bus at `systemBusAddress` (default:
   /// `DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket) and the screen saver on
-  /// `sessionBus`, and applies it to `keys`, `touchGestures` and `motion`'s shakes. The system bus
-  /// is connected on `loop`; `holdLimit` is timed on `scheduler` (the loop's when nil).
+  /// `sessionBus`. The system bus is connected on `loop`; `holdLimit` is timed on `scheduler`
+  /// (the loop's when nil).
   public init(
     systemBusAddress: String? = nil, identity: SessionWatcher.Identity = .current(),
-    sessionBus: BusComponent?, keys: KeysComponent?, touchGestures: TouchGesturesComponent?,
-    motion: MotionComponent?, loop: EventLoop, scheduler: (any Scheduler)? = nil, logger: Logger
+    sessionBus: BusComponent?, loop: EventLoop, scheduler: (any Scheduler)? = nil, logger: Logger
   ) {
     systemBusSource = .address(systemBusAddress, loop)
     self.scheduler = scheduler ?? loop.scheduler
     self.logger = logger
     self.identity = identity
     self.sessionBus = sessionBus
-    self.keys = keys
-    self.touchGestures = touchGestures
-    self.motion = motion
   }
 
   /// Follows the session on a bus made elsewhere (an in-memory bus in tests; nil: no system bus),
-  /// applied as the other initializer does.
+  /// as the other initializer does.
   public init(
     systemBus: (any MessageBus)?, identity: SessionWatcher.Identity, sessionBus: BusComponent?,
-    keys: KeysComponent?, touchGestures: TouchGesturesComponent?, motion: MotionComponent?,
     scheduler: any Scheduler, logger: Logger
   ) {
     systemBusSource = .given(systemBus)
@@ -75,9 +105,6 @@ public final class SessionComponent: ServiceComponent {
     self.logger = logger
     self.identity = identity
     self.sessionBus = sessionBus
-    self.keys = keys
-    self.touchGestures = touchGestures
-    self.motion = motion
   }
 
   /// The system bus address from the environment, else the standard socket.
@@ -89,18 +116,12 @@ public final class SessionComponent: ServiceComponent {
   /// The session now (active and unlocked before the watcher knows better).
   public var state: SessionState { watcher?.state ?? SessionState() }
 
-  /// Calls `observer` with the new state after each change, once it is applied to the inputs.
+  /// Calls `observer` with the new state after each change, once the inputs have followed it.
   public func addObserver(_ observer: @escaping (SessionState) -> Void) {
     observers.append(observer)
   }
 
   public var dependencies: [ServiceComponent] { sessionBus.map { [$0] } ?? [] }
-
-  /// The inputs the session is applied to: they start after it, which holds them until logind's
-  /// first answer.
-  public var heldInputs: [ServiceComponent] {
-    ([keys, touchGestures, motion] as [ServiceComponent?]).compactMap { $0 }
-  }
 
   public func start() throws {
     var systemBus: (any MessageBus)?
@@ -125,11 +146,9 @@ public final class SessionComponent: ServiceComponent {
     // Until logind has answered, the devices wait (they start after this component): a session
     // that is not in front must never have them read. An answer is a round trip; a bus that
     // does not answer holds them for `holdLimit` seconds at most.
-    if systemBus == nil || ownConnection?.state == .disconnected {
-      isReleased = true  // no system bus: nothing to wait for
-    } else {
+    if systemBus != nil && ownConnection?.state != .disconnected {
       hold()
-    }
+    }  // (no system bus: nothing to wait for)
     watcher.start()
   }
 
@@ -137,8 +156,7 @@ public final class SessionComponent: ServiceComponent {
   public static let holdLimit = 2.0
 
   private func hold() {
-    keys?.waitForSession()
-    touchGestures?.suspend()
+    gate.devices = .waitingForLogind
     let limit = scheduler.schedule(after: Self.holdLimit) { [weak self] in
       guard let self, let watcher = self.watcher, !watcher.isSettled else { return }
       self.logger.notice(
@@ -154,14 +172,9 @@ public final class SessionComponent: ServiceComponent {
 
   /// Ends the hold of `start`: the devices are opened unless the session is inactive.
   private func release() {
-    guard !isReleased else { return }
-    isReleased = true
-    keys?.sessionKnown(active: applied.isActive)
-    guard applied.isActive else { return }
-    touchGestures?.resume()
+    guard gate.devices == .waitingForLogind else { return }
+    gate.devices = applied.isActive ? .open : .released
   }
-
-  private var isReleased = false
 
   public func stop() {
     watcher?.stop()
@@ -173,18 +186,13 @@ public final class SessionComponent: ServiceComponent {
   private func apply(_ state: SessionState) {
     let before = applied
     applied = state
-    if state.isActive != before.isActive, isReleased {  // (while held, `release` decides)
-      if state.isActive {
-        keys?.resume()
-        touchGestures?.resume()
-      } else {
-        keys?.suspend()
-        touchGestures?.suspend()
-      }
+    var next = gate
+    if next.devices != .waitingForLogind {  // (while held, `release` decides)
+      next.devices = state.isActive ? .open : .released
     }
-    let paused: String? =
+    next.shakesPaused =
       !state.isActive ? "another session is in front" : state.isLocked ? "the screen is locked" : nil
-    motion?.pauseShakes(paused)
+    gate = next
     if state.isActive != before.isActive || state.isLocked != before.isLocked {
       let what: String
       if !state.isActive {

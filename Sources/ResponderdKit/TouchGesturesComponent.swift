@@ -46,6 +46,7 @@ public final class TouchGesturesComponent: ServiceComponent {
   public private(set) var shellFilter: ShellGestureFilter?
 
   private let desktop: DesktopComponent?
+  private let session: SessionComponent?
   private let motion: MotionComponent?
   private let motionAPI: MotionAPI?
 
@@ -55,11 +56,14 @@ public final class TouchGesturesComponent: ServiceComponent {
   /// and the warnings on rules the shell takes); the touchscreen is read on `loop`, its gestures'
   /// events posted to `events` and their commands run as `children`.
   public init(
-    config: ResponderdConfig, desktop: DesktopComponent?, motion: MotionComponent?, motionAPI: MotionAPI?,
+    config: ResponderdConfig, desktop: DesktopComponent?, session: SessionComponent?,
+    motion: MotionComponent?,
+    motionAPI: MotionAPI?,
     loop: EventLoop, events: ServiceEvents, children: ChildProcesses, logger: Logger
   ) {
     self.config = config
     self.desktop = desktop
+    self.session = session
     self.motion = motion
     self.motionAPI = motionAPI
     self.loop = loop
@@ -69,10 +73,15 @@ public final class TouchGesturesComponent: ServiceComponent {
   }
 
   public var dependencies: [ServiceComponent] {
-    ([desktop, motion, motionAPI] as [ServiceComponent?]).compactMap { $0 }
+    ([desktop, session, motion, motionAPI] as [ServiceComponent?]).compactMap { $0 }
   }
 
   public func start() throws {
+    // The touchscreen is closed while the session holds or releases the input devices.
+    isSuspended = (session?.gate.devices ?? .open) != .open
+    session?.addGateObserver { [weak self] gate in
+      if gate.devices == .open { self?.resume() } else { self?.suspend() }
+    }
     let config = self.config.touch
     guard config.enabled else {
       logger.info("touch: whole-screen gestures off ([touch] enabled = false)")
@@ -132,7 +141,7 @@ public final class TouchGesturesComponent: ServiceComponent {
   private var isWatching = false
 
   /// The session went inactive: the touchscreen is closed and not opened until `resume()`.
-  public func suspend() {
+  private func suspend() {
     guard !isSuspended else { return }
     isSuspended = true
     guard isWatching else { return }
@@ -141,7 +150,7 @@ public final class TouchGesturesComponent: ServiceComponent {
   }
 
   /// The session is in front again: the touchscreen is opened again.
-  public func resume() {
+  private func resume() {
     guard isSuspended else { return }
     isSuspended = false
     guard isWatching else { return }

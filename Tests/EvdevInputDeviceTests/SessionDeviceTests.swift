@@ -51,11 +51,10 @@ extension EvdevInputDeviceTests {
       let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
       let config = try ResponderdConfig.parse("chain = [\"log\"]\n[log]\nhandles = true\n", file: "test.toml")
       let harness = try LoopService(config: config, loop: loop, logger: logger)
-      let keys = harness.service.keysComponent(bus: nil)
       let session = harness.service.sessionComponent(
         systemBusAddress: logind.address,
-        identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil, keys: keys,
-        touchGestures: nil, motion: nil)
+        identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil)
+      let keys = harness.service.keysComponent(bus: nil, session: session)
       harness.add(session)
       harness.add(keys)
       var dispatches: [DispatchRecord] { harness.records }
@@ -127,11 +126,10 @@ extension EvdevInputDeviceTests {
       let store = LogStore()
       let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
       let service = try LoopService(config: ResponderdConfig(), loop: loop, logger: logger)
-      let keys = service.service.keysComponent(bus: nil)
       let session = service.service.sessionComponent(
         systemBusAddress: logind.address,
-        identity: .init(sessionID: "c2", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil, keys: keys,
-        touchGestures: nil, motion: nil)
+        identity: .init(sessionID: "c2", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil)
+      let keys = service.service.keysComponent(bus: nil, session: session)
       service.add(session)
       service.add(keys)
       try tb.add("headset")
@@ -162,8 +160,7 @@ extension EvdevInputDeviceTests {
       let service = try LoopService(config: ResponderdConfig(), loop: loop, logger: logger)
       let session = service.service.sessionComponent(
         systemBusAddress: logind.address,
-        identity: .init(sessionID: nil, pid: UInt32(getpid()), uid: getuid()), sessionBus: nil, keys: nil,
-        touchGestures: nil, motion: nil)
+        identity: .init(sessionID: nil, pid: UInt32(getpid()), uid: getuid()), sessionBus: nil)
       service.add(session)
       service.start()
       #expect(loop.run(until: { session.watcher?.isFollowingLogind == true }, timeout: 5))
@@ -184,10 +181,10 @@ extension EvdevInputDeviceTests {
       let missing = "unix:path=/tmp/responderd-no-such-dir-\(getpid())/system_bus_socket"
       let harness = try LoopService(config: ResponderdConfig(), loop: loop, logger: logger)
       let service = harness.service
-      let keys = service.keysComponent(bus: nil)
       let session = service.sessionComponent(
         systemBusAddress: missing, identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()),
-        sessionBus: nil, keys: keys, touchGestures: nil, motion: nil)
+        sessionBus: nil)
+      let keys = service.keysComponent(bus: nil, session: session)
       harness.add(session)
       harness.add(keys)
       let headset = try tb.add("headset")

@@ -71,7 +71,7 @@ final class MotionRig {
   init(
     withDevice: Bool = true, chain: [String] = ["log"], handlers: [any Handler] = [],
     prepare: (Testbed) throws -> Void = { _ in },
-    session makeSession: ((Service, BusComponent?, MotionComponent) -> SessionComponent)? = nil,
+    session makeSession: ((Service, BusComponent?) -> SessionComponent)? = nil,
     loop givenLoop: EventLoop? = nil
   ) throws {
     bed = try Testbed(withDevice: withDevice)
@@ -84,10 +84,10 @@ final class MotionRig {
       config: config, loop: loop, logger: log.logger, busAddress: bus.address, handlers: registry(handlers))
     // Closed at the last want: these tests are of streams and sessions (keeping the sensor open a
     // moment is tested on virtual time, FlappingMotionDeviceTests).
-    motion = harness.service.motionComponent(keepOpen: 0)
-    api = harness.service.motionAPI(motion: motion, bus: harness.bus)
-    let session = makeSession?(harness.service, harness.bus, motion)
+    let session = makeSession?(harness.service, harness.bus)
     if let session { harness.add(session) }
+    motion = harness.service.motionComponent(session: session, keepOpen: 0)
+    api = harness.service.motionAPI(motion: motion, bus: harness.bus)
     harness.add(
       harness.service.responderAPI(bus: harness.bus, session: session, motionInterest: motion.interest))
     harness.add(motion)

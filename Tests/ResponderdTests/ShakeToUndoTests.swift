@@ -46,8 +46,7 @@ import Testing
       [accessibility] address in try accessibility.connect(address)
     }
     let session = harness.service.sessionComponent(
-      systemBus: nil, identity: .current(), sessionBus: harness.busComponent, keys: nil, touchGestures: nil,
-      motion: nil)
+      systemBus: nil, identity: .current(), sessionBus: harness.busComponent)
     undo = harness.service.undoComponent(
       bus: harness.busComponent, session: session, motion: nil, keys: nil,
       focus: watch,

@@ -27,7 +27,7 @@ import Testing
     order.removeAll { $0 === components.keys }
     order.insert(components.keys, at: 1)
     #expect(
-      StandardComponents.startOrderProblems(order) == ["evdev starts before the session that holds it"])
+      StandardComponents.startOrderProblems(order) == ["evdev starts before session, which it uses"])
   }
 
   @Test func aComponentBeforeTheBusItServesOnIsFound() {

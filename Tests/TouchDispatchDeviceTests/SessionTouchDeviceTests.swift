@@ -31,11 +31,11 @@ extension TouchDispatchDeviceTests {
       let logind = try MockLogind(loop: loop)
       try logind.addSession("c1", uid: getuid(), active: true)
       let harness = try LoopService(config: config, loop: loop)
-      let component = harness.service.touchGesturesComponent(desktop: nil, motion: nil, motionAPI: nil)
       let session = harness.service.sessionComponent(
         systemBusAddress: logind.address,
-        identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil, keys: nil,
-        touchGestures: component, motion: nil)
+        identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil)
+      let component = harness.service.touchGesturesComponent(
+        desktop: nil, session: session, motion: nil, motionAPI: nil)
       harness.add(session)
       harness.add(component)
       harness.start()
