@@ -28,6 +28,14 @@ let staticDBus: [String] = {
   return ["-Xlinker", "--remap-inputs=*/libdbus-1.so=\(libdir)/libdbus-1.a"]
 }()
 
+/// The release link of both executables: lld, no dynamic export of every symbol (the static Swift
+/// runtime's link flags ask for it: 1.1 MB of symbol tables in responderctl, searched by the dynamic
+/// linker at every start) and packed relative relocations (glibc 2.36) instead of RELA entries
+/// (1.2 MB in responderctl).
+let compactReleaseLink = [
+  "-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+]
+
 let package = Package(
   name: "responderd",
   platforms: [.macOS(.v14)],
@@ -67,8 +75,9 @@ let package = Package(
     // libpulse (libpulse-dev's headers; the sound server's client library: PulseAudio, PipeWire's
     // pipewire-pulse), loaded with dlopen at the first volume key.
     .target(name: "CPulse", dependencies: ["CLibraryLoader"]),
-    // wlroots' virtual keyboard, for the undo chords (libwayland-client loaded on first use).
-    .target(name: "CVirtualKeyboard", dependencies: ["CLibraryLoader"]),
+    // The undo chords through Wayland: wlroots' virtual keyboard and KWin's fake input
+    // (libwayland-client loaded on first use).
+    .target(name: "CWaylandKeys", dependencies: ["CLibraryLoader"]),
     .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
     // System calls as swift-system makes them: one error type naming the call and the file, and
     // whole-file reads and writes (for the adapters, the config and the tools).
@@ -76,7 +85,8 @@ let package = Package(
       name: "SystemCalls", dependencies: [.product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: strict),
     // libwayland-client (libwayland-dev) and the xdg-shell, viewporter and fractional-scale client
-    // code wayland-scanner generated from wayland-protocols (committed, see its README.md).
+    // code wayland-scanner generated from wayland-protocols (committed, see its README.md), for
+    // the touch adapter and the demos (the daemon does not link it).
     .target(name: "CWaylandClient", linkerSettings: [.linkedLibrary("wayland-client")]),
     // Linux calls the Glibc module does not import (epoll, timerfd, signalfd, eventfd, pidfd, spawn);
     // EventLoop wraps them in swift-system's style (FileDescriptor, Errno).
@@ -164,14 +174,14 @@ let package = Package(
     .target(
       name: "KeySender",
       dependencies: [
-        "CVirtualKeyboard", "DBus", "EventTime", .product(name: "Logging", package: "swift-log"),
+        "CWaylandKeys", "DBus", "EventTime", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     // The same chords through a Wayland compositor's own keyboard API (KWin's fake input).
     .target(
       name: "WaylandKeys",
       dependencies: [
-        "CWaylandClient", "EventLoop", "EventTime", "KeySender",
+        "CWaylandKeys", "EventLoop", "EventTime", "KeySender",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -218,17 +228,17 @@ let package = Package(
         "ResponderConfig", "ResponderCore", "EventTime", "TouchDispatch", "RemoteControl", "Motion",
         "EventLoop", "DBus", "MPRIS", "EvdevInput", "IIOInput", "ResponderInterfaces", "SoundServer",
         "DesktopWatch", "SessionWatcher", "ShellGestures", "AccessibilityWatch", "KeySender",
-        "WaylandKeys", .product(name: "Logging", package: "swift-log"), "SystemCalls",
+        "WaylandKeys", "PlayerSelection", .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict),
-    // responderctl's tools (key and touch replay, motion analyze/record/plot, scenes, JSON); they
-    // use the kit (motion record opens the accelerometer as the daemon does); the daemon does not
-    // link them.
+    // responderctl's tools (key and touch replay, motion analyze/record/plot, scenes, JSON); not
+    // the daemon's kit (motion record opens the accelerometer with IIOInput itself); the daemon
+    // does not link them.
     .target(
       name: "ResponderTools",
       dependencies: [
-        "ResponderdKit", "ResponderConfig", "ResponderCore", "EventTime", "InputCodes", "TouchDispatch",
+        "ResponderConfig", "ResponderCore", "EventTime", "InputCodes", "TouchDispatch",
         "TouchScenes", "RemoteControl", "Motion", "EventLoop", "DBus", "IIOInput",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
       ],
@@ -253,18 +263,15 @@ let package = Package(
       ],
       exclude: ["link"],
       swiftSettings: strict,
-      // Resident memory (release; see docs/benchmarks.md): no dynamic export of every symbol (the
-      // static Swift runtime's link flags ask for it; the dynamic linker then searches the daemon's
-      // 7,700 symbols); packed relative relocations (lld; glibc 2.36) instead of 26,000 RELA entries
-      // read at start; the functions the daemon runs placed together (link/responderd.order, from
+      // Resident memory (release; see docs/benchmarks.md): `compactReleaseLink` (the dynamic linker
+      // searched the daemon's 7,700 exported symbols; 26,000 RELA entries were read at start); the
+      // functions the daemon runs placed together (link/responderd.order, from
       // scripts/order-file); libstdc++ linked in, not loaded (link/libstdc++.so); libdbus linked in,
       // not loaded with libsystemd and six more libraries (`staticDBus`, CDBusStatic).
       linkerSettings: [
         .unsafeFlags(
-          [
-            "-use-ld=lld", "-L", "\(Context.packageDirectory)/Sources/responderd/link",
-            "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-            "-Xlinker",
+          compactReleaseLink + [
+            "-L", "\(Context.packageDirectory)/Sources/responderd/link", "-Xlinker",
             "--symbol-ordering-file=\(Context.packageDirectory)/Sources/responderd/link/responderd.order",
             "-Xlinker", "--no-warn-symbol-ordering",
           ] + staticDBus, .when(configuration: .release))
@@ -277,7 +284,9 @@ let package = Package(
         "EventTime", "ResponderCore", "MPRIS", "Motion", .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"), "SystemCalls",
       ],
-      swiftSettings: strict),
+      swiftSettings: strict,
+      // 20.3 → 17.9 MB stripped (docs/benchmarks.md, what the package weighs).
+      linkerSettings: [.unsafeFlags(compactReleaseLink, .when(configuration: .release))]),
     // TouchDispatch in a Wayland window: a scene of views and recognizers live (see docs/touch-apps.md).
     .executableTarget(
       name: "touch-demo",

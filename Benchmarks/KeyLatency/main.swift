@@ -127,7 +127,7 @@ final class Pipeline: Reader {
       "chain = [\"log\"]\n[[keys.device]]\nid = \"0003:046d:0a38\"\nignore = true\n", file: "benchmark")
     let logger = Logger(label: "responderd") { _ in SwiftLogNoOpLogHandler() }
     let service = Service(config: config, loop: loop, logger: logger)
-    let keys = KeysComponent(bus: nil)
+    let keys = service.keysComponent(bus: nil)
     service.add(keys)
     let responder = FirstResponder()
     responder.app = service.application

@@ -148,13 +148,13 @@ func run() throws {
   config.chain = ["mpris", "log"]
   let service = Service(
     config: config, loop: loop, logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() })
-  let busComponent = BusComponent(address: bus.address)
+  let busComponent = service.busComponent(address: bus.address)
   service.add(busComponent)
-  let mpris = MPRISComponent(service: service, bus: busComponent)
+  let mpris = service.mprisComponent(bus: busComponent)
   service.add(mpris)
   var handled = 0
   var dropped = 0
-  service.addDispatchObserver { record in
+  service.events.addDispatchObserver { record in
     if record.handledBy == "mpris" { handled += 1 } else { dropped += 1 }
   }
   service.start()

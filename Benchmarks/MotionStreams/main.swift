@@ -77,11 +77,12 @@ let config = try ResponderdConfig.parse(
   "chain = [\"command\"]\n[command]\nmotionBegan = [\"true\"]\n[motion]\nsampling-rate = 100\n",
   file: "bench.toml")
 let service = Service(config: config, loop: loop, logger: logger)
-let busComponent = BusComponent(address: bus.address)
-let motion = MotionComponent(service: service)
+let busComponent = service.busComponent(address: bus.address)
+let motion = service.motionComponent()
 for component: ServiceComponent in [
-  busComponent, ResponderAPI(bus: busComponent, session: nil, motionInterest: motion.interest), motion,
-  MotionAPI(motion: motion, bus: busComponent),
+  busComponent, service.responderAPI(bus: busComponent, session: nil, motionInterest: motion.interest),
+  motion,
+  service.motionAPI(motion: motion, bus: busComponent),
 ] {
   service.add(component)
 }
@@ -233,9 +234,9 @@ print(
 feederLock.withLock { feeding = false }
 for component in service.components.reversed() { component.stop() }
 let idleService = Service(config: ResponderdConfig(), loop: loop, logger: logger)
-let idleMotion = MotionComponent(service: idleService)
+let idleMotion = idleService.motionComponent()
 idleService.add(idleMotion)
-idleService.add(MotionAPI(motion: idleMotion, bus: nil))
+idleService.add(idleService.motionAPI(motion: idleMotion, bus: nil))
 idleService.start()
 let idle = measure(seconds: min(seconds, 2))
 line("nobody (sensor closed)", idle, baseline: nil)

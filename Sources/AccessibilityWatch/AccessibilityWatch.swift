@@ -175,8 +175,9 @@ public protocol AccessibilityFocusSource: AnyObject {
   func start()
   /// Stops following it and closes the accessibility bus connection.
   func stop()
-  /// Reads the focused accessible's role and states, each call bounded by `deadline`: `done`
-  /// runs once, later, on the loop.
+  /// Reads the focused accessible's role and states within `deadline` (applications that do not
+  /// answer hold it that long as a whole; a window searched for its focus, longer): `done` runs
+  /// once, later, on the loop.
   func readFocus(deadline: Seconds, _ done: @escaping (Result<FocusedWidget, FocusReadError>) -> Void)
 }
 
@@ -433,6 +434,7 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
       return
     }
     let bus = link.bus
+    let budget = FocusReadBudget(deadline: deadline, scheduler: scheduler)
     let answer: (Result<FocusedWidget, FocusReadError>) -> Void = { result in
       scheduler.schedule(after: 0) { done(result) }
     }
@@ -463,7 +465,7 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
         return answer(announced)
       default: break
       }
-      self.read([window.application], on: bus, deadline: deadline, firstFailure: nil) { own in
+      self.read([window.application], on: bus, budget: budget) { own in
         if settled(own) { return answer(own) }
         Self.searchFocused(in: window, on: bus, deadline: deadline, scheduler: scheduler) { found in
           if settled(found) { return answer(found) }
@@ -471,11 +473,11 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
         }
       }
     }
-    read(order[...], on: bus, deadline: deadline, firstFailure: nil) { result in
+    read(order, on: bus, budget: budget) { result in
       announced = result
       both()
     }
-    findActiveWindow(on: bus, deadline: deadline) { found in
+    findActiveWindow(on: bus, budget: budget) { found in
       window = .some(found)
       both()
     }
@@ -484,16 +486,16 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
   /// The active window: a window of an application on the bus whose state says ACTIVE (the one
   /// that said it became active last when several do); nil when none does.
   private func findActiveWindow(
-    on bus: any MessageBus, deadline: Seconds, _ done: @escaping (AccessibleReference?) -> Void
+    on bus: any MessageBus, budget: FocusReadBudget, _ done: @escaping (AccessibleReference?) -> Void
   ) {
     let desktop = AccessibleReference(
       application: AccessibilityNames.registry, path: AccessibilityNames.rootPath)
-    Self.children(of: desktop, on: bus, deadline: deadline) { applications in
+    Self.children(of: desktop, on: bus, budget: budget) { applications in
       let applications = Array((try? applications.get())?.prefix(Self.applicationSearchLimit) ?? [])
       Self.gather(
         applications,
         { application, collect in
-          Self.children(of: application, on: bus, deadline: deadline) { windows in
+          Self.children(of: application, on: bus, budget: budget) { windows in
             collect((try? windows.get()) ?? [])
           }
         }
@@ -502,7 +504,7 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
         Self.gather(
           windows,
           { window, collect in
-            Self.states(of: window, on: bus, deadline: deadline) { collect(try? $0.get()) }
+            Self.states(of: window, on: bus, budget: budget) { collect(try? $0.get()) }
           }
         ) { [weak self] states in
           let active = zip(windows, states).filter { $0.1?.contains(AccessibleState.active) == true }.map(\.0)
@@ -526,14 +528,15 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     in window: AccessibleReference, on bus: any MessageBus, deadline: Seconds, scheduler: any Scheduler,
     _ done: @escaping (Result<FocusedWidget, FocusReadError>) -> Void
   ) {
-    let giveUp = scheduler.now + deadline * Seconds(depthLimit / 8)
+    let budget = FocusReadBudget(
+      deadline: deadline, scheduler: scheduler, whole: deadline * Seconds(depthLimit / 8))
     var visited = 0
     var deepest: [AccessibleReference] = []
     func level(_ nodes: [AccessibleReference], depth: Int) {
-      guard !nodes.isEmpty, depth < depthLimit, visited < nodeLimit, scheduler.now < giveUp else {
+      guard !nodes.isEmpty, depth < depthLimit, visited < nodeLimit, !budget.isSpent else {
         return finish()
       }
-      gather(nodes, { node, collect in children(of: node, on: bus, deadline: deadline, collect) }) {
+      gather(nodes, { node, collect in children(of: node, on: bus, budget: budget, collect) }) {
         results in
         // A window that does not say its children: the application does not answer.
         if depth == 0, case .failure(let error) = results[0] { return done(.failure(error)) }
@@ -543,7 +546,7 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
         gather(
           children,
           { child, collect in
-            states(of: child, on: bus, deadline: deadline) { collect(try? $0.get()) }
+            states(of: child, on: bus, budget: budget) { collect(try? $0.get()) }
           }
         ) { states in
           var next: [AccessibleReference] = []
@@ -563,7 +566,7 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     func finish() {
       let candidates = Array(deepest.prefix(candidateLimit))
       guard !candidates.isEmpty else { return done(.failure(.noFocus)) }
-      gather(candidates, { reference, collect in read(reference, on: bus, deadline: deadline, collect) }) {
+      gather(candidates, { reference, collect in read(reference, on: bus, budget: budget, collect) }) {
         done(choose($0))
       }
     }
@@ -591,12 +594,12 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
 
   /// An accessible's children (`GetChildren`, `a(so)`).
   static func children(
-    of reference: AccessibleReference, on bus: any MessageBus, deadline: Seconds,
+    of reference: AccessibleReference, on bus: any MessageBus, budget: FocusReadBudget,
     _ done: @escaping (Result<[AccessibleReference], FocusReadError>) -> Void
   ) {
     bus.call(
       destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
-      method: "GetChildren", timeout: deadline
+      method: "GetChildren", timeout: budget.timeout
     ) { result in
       switch result {
       case .success(let values):
@@ -611,7 +614,7 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
               else { return nil }
               return AccessibleReference(application: name, path: path)
             }))
-      case .failure(let error): done(.failure(failure(error, reference, deadline)))
+      case .failure(let error): done(.failure(failure(error, reference, budget.deadline)))
       }
     }
   }
@@ -626,12 +629,12 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
 
   /// An accessible's states (`GetState`).
   static func states(
-    of reference: AccessibleReference, on bus: any MessageBus, deadline: Seconds,
+    of reference: AccessibleReference, on bus: any MessageBus, budget: FocusReadBudget,
     _ done: @escaping (Result<Set<UInt32>, FocusReadError>) -> Void
   ) {
     bus.call(
       destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
-      method: "GetState", timeout: deadline
+      method: "GetState", timeout: budget.timeout
     ) { result in
       switch result {
       case .success(let values):
@@ -640,40 +643,46 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
         } else {
           done(.failure(.failed("GetState answered '\(values.signature)'")))
         }
-      case .failure(let error): done(.failure(failure(error, reference, deadline)))
+      case .failure(let error): done(.failure(failure(error, reference, budget.deadline)))
       }
     }
   }
 
-  /// Reads the candidates of the first of `applications`; the first whose candidates say one of
-  /// them is focused gives the answer, else the next is read.
+  /// Reads the candidates of every one of `applications` at once; the first, in that order, whose
+  /// candidates say one of them is focused gives the answer as soon as those before it have
+  /// answered, else the first that had candidates.
   private func read(
-    _ applications: ArraySlice<String>, on bus: any MessageBus, deadline: Seconds,
-    firstFailure: Result<FocusedWidget, FocusReadError>?,
+    _ applications: [String], on bus: any MessageBus, budget: FocusReadBudget,
     _ done: @escaping (Result<FocusedWidget, FocusReadError>) -> Void
   ) {
-    guard let application = applications.first else {
-      return done(firstFailure ?? .failure(.noFocus))
+    let candidateLists = applications.map { Array((stacks[$0] ?? []).suffix(Self.candidateLimit).reversed()) }
+      .filter { !$0.isEmpty }
+    guard !candidateLists.isEmpty else { return done(.failure(.noFocus)) }
+    var results: [Result<FocusedWidget, FocusReadError>?] = Array(repeating: nil, count: candidateLists.count)
+    var finished = false
+    func decideIfAnswered() {
+      for result in results {
+        guard let result else { return }
+        if case .success(let widget) = result, widget.isFocused {
+          finished = true
+          return done(result)
+        }
+      }
+      finished = true
+      done(results[0]!)
     }
-    let candidates = Array((stacks[application] ?? []).suffix(Self.candidateLimit).reversed())
-    guard !candidates.isEmpty else {
-      return read(applications.dropFirst(), on: bus, deadline: deadline, firstFailure: firstFailure, done)
-    }
-    var results: [Result<FocusedWidget, FocusReadError>?] = Array(repeating: nil, count: candidates.count)
-    for (index, reference) in candidates.enumerated() {
-      Self.read(reference, on: bus, deadline: deadline) { [weak self] result in
-        results[index] = result
-        guard results.allSatisfy({ $0 != nil }) else { return }
-        let chosen = Self.choose(results.compactMap { $0 })
-        if case .success(let widget) = chosen, widget.isFocused { return done(chosen) }
-        guard let self else { return done(chosen) }
-        self.read(
-          applications.dropFirst(), on: bus, deadline: deadline, firstFailure: firstFailure ?? chosen, done)
+    for (index, candidates) in candidateLists.enumerated() {
+      Self.gather(
+        candidates, { reference, collect in Self.read(reference, on: bus, budget: budget, collect) }
+      ) {
+        guard !finished else { return }
+        results[index] = Self.choose($0)
+        decideIfAnswered()
       }
     }
   }
 
-  /// How many applications are read at most, one after the other.
+  /// How many applications are read at most.
   static let applicationLimit = 3
 
   /// How many of the accessibles that said they have the focus are read (the newest).
@@ -700,9 +709,9 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     return .success(focused.first ?? newest)
   }
 
-  /// Reads one accessible's role and states, each call bounded by `deadline`.
+  /// Reads one accessible's role and states, each call bounded by `budget`.
   static func read(
-    _ reference: AccessibleReference, on bus: any MessageBus, deadline: Seconds,
+    _ reference: AccessibleReference, on bus: any MessageBus, budget: FocusReadBudget,
     _ done: @escaping (Result<FocusedWidget, FocusReadError>) -> Void
   ) {
     var role: Result<UInt32, FocusReadError>?
@@ -718,13 +727,10 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
         done(.failure(error))
       }
     }
-    func failure(_ error: DBusError) -> FocusReadError {
-      error.name == DBusError.Name.noReply
-        ? .noAnswer(application: reference.application, seconds: deadline) : .failed(error.message)
-    }
+    func failure(_ error: DBusError) -> FocusReadError { Self.failure(error, reference, budget.deadline) }
     bus.call(
       destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
-      method: "GetRole", timeout: deadline
+      method: "GetRole", timeout: budget.timeout
     ) { result in
       switch result {
       case .success(let values):
@@ -739,7 +745,7 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     }
     bus.call(
       destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
-      method: "GetState", timeout: deadline
+      method: "GetState", timeout: budget.timeout
     ) { result in
       switch result {
       case .success(let values):
@@ -753,4 +759,28 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
       finish()
     }
   }
+}
+
+/// How long the calls of one focus read may wait. Each call ends by the read's end, so that
+/// applications that never answer hold the read `deadline` as a whole, not `deadline` each; a call
+/// made late still gets a third of it, and no call more than `deadline`. An application that did
+/// not answer is reported as not answering within `deadline`.
+struct FocusReadBudget {
+  /// The time each application is said to have had.
+  let deadline: Seconds
+  private let end: Seconds
+  private let scheduler: any Scheduler
+
+  /// A budget of `whole` (the deadline by default) from now.
+  init(deadline: Seconds, scheduler: any Scheduler, whole: Seconds? = nil) {
+    self.deadline = deadline
+    self.scheduler = scheduler
+    end = scheduler.now + (whole ?? deadline)
+  }
+
+  /// The timeout of a call made now.
+  var timeout: Seconds { min(deadline, max(deadline / 3, end - scheduler.now)) }
+
+  /// Whether the read's time is over.
+  var isSpent: Bool { scheduler.now >= end }
 }

@@ -1,4 +1,4 @@
-import CVirtualKeyboard
+import CWaylandKeys
 import EventTime
 import Logging
 
@@ -110,7 +110,7 @@ public final class VirtualKeyboardSender: EditKeySender {
     case RSP_VK_NO_LIBRARY.rawValue:
       .unavailable(
         reason:
-          "libwayland-client cannot be loaded (\(rsp_virtual_keyboard_load_error().map { String(cString: $0) } ?? "?"))"
+          "libwayland-client cannot be loaded (\(rsp_wayland_load_error().map { String(cString: $0) } ?? "?"))"
       )
     case RSP_VK_NO_DISPLAY.rawValue: .unavailable(reason: "no Wayland compositor to connect to")
     case RSP_VK_NOT_OFFERED.rawValue:

@@ -21,21 +21,48 @@ open class Application: Responder {
 
   /// The responder motion, remote-control and (without a focused responder) press events start at.
   /// Not owned: a first responder that goes away is no longer first responder.
-  public private(set) weak var firstResponder: Responder?
+  public private(set) var firstResponder: Responder? {
+    get { firstResponderStorage }
+    set { firstResponderStorage = newValue }
+  }
+  private weak var firstResponderStorage: Responder?
 
   /// The responder with focus: where press events start (the first responder when nil). Not owned.
-  public weak var focusedResponder: Responder?
+  public var focusedResponder: Responder? {
+    get { focusedResponderStorage }
+    set { focusedResponderStorage = newValue }
+  }
+  private weak var focusedResponderStorage: Responder?
 
   /// Where motion, remote-control and press events start when there is no first responder
   /// (UIKit: the key window). Events with neither are dropped. Not owned.
-  public weak var keyWindow: Responder?
+  public var keyWindow: Responder? {
+    get { keyWindowStorage }
+    set { keyWindowStorage = newValue }
+  }
+  private weak var keyWindowStorage: Responder?
 
   /// The application delegate. It is the application's next responder when it is a responder that
   /// is not already part of the chain (not a view, view controller, window or the application).
-  public weak var delegate: AnyObject?
+  public var delegate: AnyObject? {
+    get { delegateStorage }
+    set {
+      delegateStorage = newValue
+      mayHaveDelegate = newValue != nil
+    }
+  }
+  private weak var delegateStorage: AnyObject?
+  /// Whether a delegate was set: `next`, at the end of every touch's responder chain, reads the
+  /// weak reference only then (the flag's accesses are never checked at run time, the reference's
+  /// are).
+  private var mayHaveDelegate = false
 
   /// Whether remote-control events are delivered (`beginReceivingRemoteControlEvents()`).
-  public private(set) var isReceivingRemoteControlEvents = false
+  public private(set) var isReceivingRemoteControlEvents: Bool {
+    get { isReceivingRemoteControlEventsStorage }
+    set { isReceivingRemoteControlEventsStorage = newValue }
+  }
+  private var isReceivingRemoteControlEventsStorage: Bool = false
 
   private struct QueuedEvent {
     var event: Event
@@ -57,7 +84,8 @@ open class Application: Responder {
   open override var responderName: String { "application" }
 
   open override var next: Responder? {
-    guard let responder = delegate as? Responder, responder !== self, !responder.isPartOfViewHierarchy
+    guard mayHaveDelegate, let responder = delegate as? Responder, responder !== self,
+      !responder.isPartOfViewHierarchy
     else { return nil }
     return responder
   }

@@ -31,6 +31,9 @@ public protocol TouchCoordinateSpace: AnyObject {
 
 /// One finger (or pen) on the surface for the whole of its sequence, as UITouch.
 public final class Touch: Hashable, CustomStringConvertible {
+  // Every public property is computed over a private `xStorage` field: touch frames read these
+  // from TouchDispatch, and another module checks each access to a public stored property at run
+  // time, where accesses to a private one are proven apart when compiled (HotPathRulesTests).
   /// The phase of the touch in the current event.
   public var phase: TouchPhase {
     get { phaseStorage }
@@ -62,12 +65,32 @@ public final class Touch: Hashable, CustomStringConvertible {
   }
   private var windowStorage: Responder?
   /// The radius of the touch, in points, and its tolerance.
-  public var majorRadius: Double
-  public var majorRadiusTolerance: Double
+  public var majorRadius: Double {
+    get { majorRadiusStorage }
+    set { majorRadiusStorage = newValue }
+  }
+  private var majorRadiusStorage: Double
+  public var majorRadiusTolerance: Double {
+    get { majorRadiusToleranceStorage }
+    set { majorRadiusToleranceStorage = newValue }
+  }
+  private var majorRadiusToleranceStorage: Double
   /// The force of the touch (1.0 is an average touch) and the maximum the device reports.
-  public var force: Double
-  public var maximumPossibleForce: Double
-  public var type: TouchType
+  public var force: Double {
+    get { forceStorage }
+    set { forceStorage = newValue }
+  }
+  private var forceStorage: Double
+  public var maximumPossibleForce: Double {
+    get { maximumPossibleForceStorage }
+    set { maximumPossibleForceStorage = newValue }
+  }
+  private var maximumPossibleForceStorage: Double
+  public var type: TouchType {
+    get { typeStorage }
+    set { typeStorage = newValue }
+  }
+  private var typeStorage: TouchType
   /// The gesture recognizers that receive this touch (attached to the view and its ancestors).
   public var gestureRecognizers: [AnyObject] { gestureRecognizersStorage }
   private var gestureRecognizersStorage: [AnyObject] = []
@@ -87,9 +110,17 @@ public final class Touch: Hashable, CustomStringConvertible {
   private var previousLocationInWindowStorage: Point
 
   /// Touches that arrived between two events (same sequence), oldest first.
-  public var coalesced: [Touch] = []
+  public var coalesced: [Touch] {
+    get { coalescedStorage }
+    set { coalescedStorage = newValue }
+  }
+  private var coalescedStorage: [Touch] = []
   /// Predicted future positions, if any.
-  public var predicted: [Touch] = []
+  public var predicted: [Touch] {
+    get { predictedStorage }
+    set { predictedStorage = newValue }
+  }
+  private var predictedStorage: [Touch] = []
 
   public init(
     identifier: Int = 0, phase: TouchPhase = .began, location: Point, timestamp: Seconds,
@@ -105,11 +136,11 @@ public final class Touch: Hashable, CustomStringConvertible {
     self.windowStorage = window
     self.viewStorage = view
     self.tapCountStorage = tapCount
-    self.majorRadius = majorRadius
-    self.majorRadiusTolerance = majorRadiusTolerance
-    self.force = force
-    self.maximumPossibleForce = maximumPossibleForce
-    self.type = type
+    self.majorRadiusStorage = majorRadius
+    self.majorRadiusToleranceStorage = majorRadiusTolerance
+    self.forceStorage = force
+    self.maximumPossibleForceStorage = maximumPossibleForce
+    self.typeStorage = type
   }
 
   /// Hands the touch to `recognizer` as well (the window does this at touch-down).
@@ -118,6 +149,8 @@ public final class Touch: Hashable, CustomStringConvertible {
     // overlaps another and drop its run-time checks (see TouchDispatch's OutOfPlace.swift).
     var list: [AnyObject] = []
     swap(&list, &gestureRecognizersStorage)
+    // A touch has a few: room for them at once, not growing one at a time.
+    if list.capacity == 0 { list.reserveCapacity(4) }
     list.append(recognizer)
     swap(&list, &gestureRecognizersStorage)
   }

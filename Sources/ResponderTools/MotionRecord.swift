@@ -2,9 +2,7 @@ import EventLoop
 import IIOInput
 import Logging
 import Motion
-import ResponderConfig
 import ResponderCore
-import ResponderdKit
 import TouchScenes
 
 /// Records the real accelerometer to a trace (`t,x,y,z` lines, the format `motion analyze`
@@ -23,11 +21,13 @@ public final class MotionRecorder {
   /// Set when the sensor went away during the recording.
   public private(set) var sensorLost = false
 
+  /// The accelerometer `settings` choose (the daemon's `[motion]` section gives them).
   /// - Parameter write: receives the header line, then one line per sample (each ending in "\n").
-  public init(loop: EventLoop, settings: MotionSettings, logger: Logger, write: @escaping (String) -> Void) {
+  public init(loop: EventLoop, settings: IIOInput.Settings, logger: Logger, write: @escaping (String) -> Void)
+  {
     self.loop = loop
     self.write = write
-    input = IIOInput(loop: loop, settings: settings.inputSettings, logger: logger)
+    input = IIOInput(loop: loop, settings: settings, logger: logger)
     input.addSampleObserver { [weak self] sample in
       guard let self else { return }
       self.sampleCount += 1

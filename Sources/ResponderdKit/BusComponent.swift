@@ -22,22 +22,37 @@ public final class BusComponent: ServiceComponent {
   /// The caller check on everything the daemon exports: processes of the daemon's user only.
   public private(set) var callers: SameUserCallers?
   private var setups: [(any MessageBus) -> Void] = []
-  private var logger = Logger(label: "responderd")
+  private let logger: Logger
+  private let anotherDaemonRuns: () -> Void
+  private let source: Source
 
-  private let configuredAddress: String?
-  private let givenBus: (any MessageBus)?
+  /// Where the connection comes from.
+  private enum Source {
+    /// The session bus at this address (from the environment when nil), connected on the loop.
+    case address(String?, EventLoop)
+    /// A bus made elsewhere.
+    case given(any MessageBus)
+  }
 
-  /// A bus component for the session bus (from the environment), or for `address` when given.
-  public init(address: String? = nil) {
-    configuredAddress = address
-    givenBus = nil
+  /// A bus component for the session bus (from the environment), or for `address` when given,
+  /// connected on `loop`; `anotherDaemonRuns` is called when another responderd owns the name
+  /// (the daemon stops).
+  public init(
+    address: String? = nil, loop: EventLoop, logger: Logger, anotherDaemonRuns: @escaping () -> Void = {}
+  ) {
+    source = .address(address, loop)
+    self.logger = logger
+    self.anotherDaemonRuns = anotherDaemonRuns
   }
 
   /// A bus component on a bus made elsewhere (an in-memory bus in tests).
-  public init(bus: any MessageBus) {
-    configuredAddress = nil
-    givenBus = bus
+  public init(bus: any MessageBus, logger: Logger) {
+    source = .given(bus)
+    self.logger = logger
+    anotherDaemonRuns = {}
   }
+
+  public var dependencies: [ServiceComponent] { [] }
 
   /// Runs `setup` once with the connection (at once when it exists): export objects, subscribe,
   /// add observers of the connection (`.connected` comes after every reconnection, once names
@@ -46,16 +61,15 @@ public final class BusComponent: ServiceComponent {
     if let connection { setup(connection) } else { setups.append(setup) }
   }
 
-  public func start(in service: Service) throws {
-    logger = service.logger
+  public func start() throws {
     let connection: any MessageBus
-    if let givenBus {
-      connection = givenBus
-    } else {
+    switch source {
+    case .given(let bus):
+      connection = bus
+    case .address(let configured, let loop):
       address =
-        configuredAddress ?? (try? DBusConnection.sessionBusAddress())
-        ?? "unix:path=/run/user/\(getuid())/bus"
-      connection = DBusConnection(waitingFor: address, loop: service.loop)
+        configured ?? (try? DBusConnection.sessionBusAddress()) ?? "unix:path=/run/user/\(getuid())/bus"
+      connection = DBusConnection(waitingFor: address, loop: loop)
     }
     self.connection = connection
     let callers = SameUserCallers(bus: connection, logger: logger)
@@ -75,7 +89,7 @@ public final class BusComponent: ServiceComponent {
         self.logger.warning("bus: lost the name \(name) to another connection")
       }
     }
-    connection.requestName(Self.daemonName) { [weak self, weak service] result in
+    connection.requestName(Self.daemonName) { [weak self] result in
       switch result {
       case .success(let outcome) where outcome.isOwner:
         break  // logged at .nameAcquired, after every reconnection too
@@ -85,7 +99,7 @@ public final class BusComponent: ServiceComponent {
         self?.logger.critical(
           "bus: another responderd already owns \(Self.daemonName)\(bus): exiting (responderctl status tells about it)"
         )
-        service?.stopRunning(exitCode: 1)
+        self?.anotherDaemonRuns()
       case .failure(let error):
         self?.logger.error("bus: cannot own \(Self.daemonName): \(error.message)")
       }

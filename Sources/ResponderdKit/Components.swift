@@ -3,7 +3,7 @@
 public struct StandardComponents {
   /// The session-bus connection: the others serve and call on it.
   public let bus: BusComponent
-  /// The user's session (logind, the screen saver), applied to the keys, the touchscreen and shakes.
+  /// The user's session (logind, the screen saver), which the keys, the touchscreen and shakes follow.
   public let session: SessionComponent
   /// `org.responderd.Daemon1`: applications register as responders.
   public let responderAPI: ResponderAPI
@@ -24,19 +24,23 @@ public struct StandardComponents {
   /// Shake to undo in the focused text field (the `undo` handler).
   public let undo: UndoComponent
 
-  /// Makes the standard components of `service`, wired to one another.
-  public init(service: Service, bus: BusComponent = BusComponent()) {
+  /// Makes the standard components of `service`, wired to one another, each given its parts of
+  /// the service (see `Service.keysComponent(bus:)` and the others); `bus` is the session bus's
+  /// (by default from the environment).
+  public init(service: Service, bus: BusComponent? = nil) {
+    let bus = bus ?? service.busComponent()
     self.bus = bus
-    keys = KeysComponent(bus: bus)
-    volume = VolumeComponent(keys: keys)
-    desktop = DesktopComponent(keys: keys, bus: bus)
-    motion = MotionComponent(service: service)
-    motionAPI = MotionAPI(motion: motion, bus: bus)
-    touchGestures = TouchGesturesComponent(desktop: desktop, motion: motion, motionAPI: motionAPI)
-    session = SessionComponent(sessionBus: bus, keys: keys, touchGestures: touchGestures, motion: motion)
-    responderAPI = ResponderAPI(bus: bus, session: session, motionInterest: motion.interest)
-    mpris = MPRISComponent(service: service, bus: bus)
-    undo = UndoComponent(service: service, bus: bus, session: session, motion: motion, keys: keys)
+    session = service.sessionComponent(sessionBus: bus)
+    keys = service.keysComponent(bus: bus, session: session)
+    volume = service.volumeComponent(keys: keys)
+    desktop = service.desktopComponent(keys: keys, bus: bus)
+    motion = service.motionComponent(session: session)
+    motionAPI = service.motionAPI(motion: motion, bus: bus)
+    touchGestures = service.touchGesturesComponent(
+      desktop: desktop, session: session, motion: motion, motionAPI: motionAPI)
+    responderAPI = service.responderAPI(bus: bus, session: session, motionInterest: motion.interest)
+    mpris = service.mprisComponent(bus: bus)
+    undo = service.undoComponent(bus: bus, session: session, motion: motion, keys: keys)
   }
 
   /// The order they start in: the bus first (the others attach to it as it connects); the session
@@ -45,6 +49,27 @@ public struct StandardComponents {
   /// undo follows whether it is open).
   public var startOrder: [ServiceComponent] {
     [bus, session, responderAPI, mpris, keys, volume, desktop, motion, motionAPI, touchGestures, undo]
+  }
+
+  /// What is wrong with `order` as a start order: a component before one of its `dependencies`
+  /// (an input before the session it follows, a component before the bus it serves on), or one
+  /// whose dependency does not start. Empty when nothing is.
+  public static func startOrderProblems(_ order: [ServiceComponent]) -> [String] {
+    var problems: [String] = []
+    func position(_ component: ServiceComponent) -> Int? { order.firstIndex { $0 === component } }
+    for (index, component) in order.enumerated() {
+      for dependency in component.dependencies {
+        guard let at = position(dependency) else {
+          problems.append("\(component.componentName) uses \(dependency.componentName), which does not start")
+          continue
+        }
+        if at > index {
+          problems.append(
+            "\(component.componentName) starts before \(dependency.componentName), which it uses")
+        }
+      }
+    }
+    return problems
   }
 
   /// Makes them and adds them to `service`, in `startOrder`.

@@ -28,31 +28,37 @@ public final class DesktopComponent: ServiceComponent {
   private var shellObservers: [(ShellProfile) -> Void] = []
   private let keys: KeysComponent
   /// Whether the report names the shell profile (touch gestures are configured).
-  private var reportsShell = false
-  private var setting = DesktopMediaKeysSetting.auto
-  private var shellSetting = TouchGesturesConfig.ShellSetting.auto
-  private var logger = Logger(label: "responderd")
+  private let reportsShell: Bool
+  private let setting: DesktopMediaKeysSetting
+  private let shellSetting: TouchGesturesConfig.ShellSetting
+  private let logger: Logger
 
   private let bus: BusComponent?
 
   /// A component that tells `keys` which desktop handles media keys, watching the desktop on
-  /// `bus` (without it, only the config's settings apply).
-  public init(keys: KeysComponent, bus: BusComponent?) {
+  /// `bus` (without it, only the config's settings apply): `mediaKeys` is the config's
+  /// `[keys] desktop-handles-media-keys`, `touch` its `[touch]` (the shell setting).
+  public init(
+    keys: KeysComponent, bus: BusComponent?, mediaKeys: DesktopMediaKeysSetting, touch: TouchGesturesConfig,
+    logger: Logger
+  ) {
     self.keys = keys
     self.bus = bus
+    setting = mediaKeys
+    shellSetting = touch.shell
+    reportsShell = touch.enabled && !touch.gestures.isEmpty
+    self.logger = logger
     watcher = DesktopMediaKeysWatcher()
   }
+
+  public var dependencies: [ServiceComponent] { [keys] + (bus.map { [$0] } ?? []) }
 
   /// Calls `observer` with each new shell profile.
   public func addShellProfileObserver(_ observer: @escaping (ShellProfile) -> Void) {
     shellObservers.append(observer)
   }
 
-  public func start(in service: Service) throws {
-    logger = service.logger
-    setting = service.config.keys.desktopHandlesMediaKeys
-    shellSetting = service.config.touch.shell
-    reportsShell = service.config.touch.enabled && !service.config.touch.gestures.isEmpty
+  public func start() throws {
     switch shellSetting {
     case .profile(let profile): applyShell(profile)
     case .auto: applyShell(.none)

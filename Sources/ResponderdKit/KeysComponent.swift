@@ -5,6 +5,7 @@ import EventTime
 import InputCodes
 import Logging
 import RemoteControl
+import ResponderConfig
 import ResponderCore
 
 /// Headset and media keys from evdev (`[keys]`): the devices with mapped keys are read on the
@@ -25,13 +26,16 @@ public final class KeysComponent: ServiceComponent {
   private var volumeKeyObservers: [(MediaKeyInput.VolumeKeyEvent) -> Void] = []
   private var ownedKeyObservers: [(MediaKeyInput.OwnedKeyEvent) -> Void] = []
   private var deviceObservers: [(MediaKeyInput.DeviceChange) -> Void] = []
-  private var suspendedBeforeStart = false
+  /// What the session lets the devices do, as last followed (open without a session).
+  private var access = SessionComponent.InputGate.Devices.open
   private var desktop: String?
-  private var enabled = true
   private var devicesObject: DBusExportedObject?
-  private var logger: Logger?
-  private weak var service: Service?
-  private var publishing = false
+  private let config: KeysConfig
+  private let commands: [String: [String]]
+  private let loop: EventLoop
+  private let events: ServiceEvents
+  private let children: ChildProcesses
+  private let logger: Logger
   /// Lines the devices report adds for every device (other components: what the desktop does).
   public var reportNotes: [String] = []
   private var reportNoteSources: [() -> [String]] = []
@@ -43,11 +47,42 @@ public final class KeysComponent: ServiceComponent {
   }
 
   private let bus: BusComponent?
+  private let session: SessionComponent?
 
-  /// The keys component; the devices report is served on `bus` (none without it).
-  public init(bus: BusComponent?) {
+  /// The keys component with the config's `[keys]`, its devices read on `loop` and their events
+  /// posted to `events`; an owned device's other keys run their `commands` (`[command]`) as
+  /// `children`. The devices report is served on `bus` (none without it). The devices follow
+  /// `session`'s gate: none is opened before logind has answered, and they are released while
+  /// another session is in front.
+  public init(
+    config: KeysConfig, commands: [String: [String]], bus: BusComponent?, session: SessionComponent?,
+    loop: EventLoop, events: ServiceEvents, children: ChildProcesses, logger: Logger
+  ) {
+    self.config = config
+    self.session = session
+    self.commands = commands
     self.bus = bus
+    self.loop = loop
+    self.events = events
+    self.children = children
+    self.logger = logger
+    // Every key of an owned device that acted outside the chain (this component's other keys, the
+    // volume component's volume keys) is published as KeyPressed, to the event watchers alone.
+    events.addKeyActionObserver { [weak self] record in
+      guard let self else { return }
+      for watcher in self.events.eventWatchers {
+        try? self.devicesObject?.emit(
+          interface: Self.devicesInterface, signal: "KeyPressed",
+          arguments: [
+            .string(record.key), .string(record.path), .string(record.device), .double(record.timestamp),
+            .string(record.action),
+          ],
+          destination: watcher)
+      }
+    }
   }
+
+  public var dependencies: [ServiceComponent] { ([bus, session] as [ServiceComponent?]).compactMap { $0 } }
 
   /// Calls `observer`, on the loop thread, with every volume key event (KEY_VOLUMEUP,
   /// KEY_VOLUMEDOWN, KEY_MUTE: press, release, auto-repeat) of an owned device, with the device's
@@ -78,19 +113,9 @@ public final class KeysComponent: ServiceComponent {
   /// What `responderctl devices` shows.
   public var report: DevicesReport {
     DevicesReport(
-      devices: deviceStatuses.map(DevicesReport.Device.init), keysEnabled: enabled,
-      suspended: input?.isSuspended ?? suspendedBeforeStart,
+      devices: deviceStatuses.map(DevicesReport.Device.init), keysEnabled: config.enabled,
+      suspended: input?.isSuspended ?? (access == .released),
       notes: reportNotes + reportNoteSources.flatMap { $0() })
-  }
-
-  /// The user's session went inactive: every input device is released (ungrabbed) and closed, and
-  /// none is opened until `resume()`. Before `start`, the service starts suspended.
-  public func suspend() {
-    guard let input else {
-      suspendedBeforeStart = true
-      return
-    }
-    input.suspend()
   }
 
   /// The desktop that handles media keys itself, nil when none: while set, the devices responderd
@@ -102,55 +127,28 @@ public final class KeysComponent: ServiceComponent {
     if changed { try? devicesObject?.emit(interface: Self.devicesInterface, signal: "DevicesChanged") }
   }
 
-  /// The session is active again: the devices are opened and taken again.
-  public func resume() {
-    suspendedBeforeStart = false
-    input?.resume()
-  }
-
-  public func start(in service: Service) throws {
-    let config = service.config.keys
-    enabled = config.enabled
-    logger = service.logger
-    self.service = service
+  public func start() throws {
     bus?.withConnection { [weak self] connection in self?.exportDevicesObject(on: connection) }
-    // Every key of an owned device that acted outside the chain (this component's other keys, the
-    // volume component's volume keys) is published as KeyPressed, to the event watchers alone.
-    if !publishing {
-      publishing = true
-      service.addKeyActionObserver { [weak self, weak service] record in
-        for watcher in service?.eventWatchers ?? [] {
-          try? self?.devicesObject?.emit(
-            interface: Self.devicesInterface, signal: "KeyPressed",
-            arguments: [
-              .string(record.key), .string(record.path), .string(record.device), .double(record.timestamp),
-              .string(record.action),
-            ],
-            destination: watcher)
-        }
-      }
-    }
+    access = session?.gate.devices ?? .open
+    session?.addGateObserver { [weak self] gate in self?.follow(gate.devices) }
     guard config.enabled else {
-      service.logger.info("evdev: media and headset keys are off ([keys] enabled = false)")
+      logger.info("evdev: media and headset keys are off ([keys] enabled = false)")
       return
     }
-    let input = MediaKeyInput(loop: service.loop, settings: config.settings, logger: service.logger) {
-      [weak service, weak self] emission in
+    let input = MediaKeyInput(loop: loop, settings: config.settings, logger: logger) { [weak self] emission in
+      guard let self else { return }
       // An owned device's keys never reach the desktop: its presses are no desktop's call again.
-      let owned = self?.input?.isOwned(source: emission.source) ?? false
-      service?.postDeviceEvent(
+      let owned = self.input?.isOwned(source: emission.source) ?? false
+      self.events.postDeviceEvent(
         .remoteControl(emission.subtype, timestamp: emission.timestamp, source: emission.source),
         desktopSeesDevice: !owned)
     }
     for observer in volumeKeyObservers { input.addVolumeKeyObserver(observer) }
     for observer in ownedKeyObservers { input.addOwnedKeyObserver(observer) }
     for observer in deviceObservers { input.addDeviceObserver(observer) }
-    let commands = service.config.command.commands
-    let children = service.children
-    let logger = service.logger
     input.addOwnedKeyObserver { [weak self] key in
       guard key.value == 1 else { return }
-      self?.ownedKeyPressed(key, commands: commands, children: children, logger: logger)
+      self?.ownedKeyPressed(key)
     }
     input.addDeviceObserver { [weak self] change in
       guard case .status = change else { return }
@@ -158,34 +156,30 @@ public final class KeysComponent: ServiceComponent {
     }
     self.input = input
     input.setDesktop(desktop)
-    guard !waitingForSession else { return }  // opened by sessionKnown(active:)
-    if suspendedBeforeStart { input.suspend() }
+    switch access {
+    case .waitingForLogind: return  // opened once the session is known (`follow`)
+    case .released: input.suspend()
+    case .open: break
+    }
     try input.start()
   }
 
-  /// Whether the devices wait for the user's session to be known (`waitForSession`).
-  public private(set) var waitingForSession = false
-
-  /// Before `start`: no device is opened until `sessionKnown(active:)` says whether the user's
-  /// session is in front (the session component asks logind first).
-  public func waitForSession() {
-    waitingForSession = true
-  }
-
-  /// The user's session is known: the devices are opened, or left closed (suspended) while
-  /// another session is in front.
-  public func sessionKnown(active: Bool) {
-    guard waitingForSession else { return active ? resume() : suspend() }
-    waitingForSession = false
-    guard let input else {
-      suspendedBeforeStart = !active
-      return
-    }
-    if !active { input.suspend() }
-    do {
-      try input.start()
-    } catch {
-      logger?.error("evdev: \(error)")
+  /// Follows what the session lets the devices do: opened once the session is known (or left
+  /// closed while another session is in front), released and taken again as it goes and comes.
+  private func follow(_ devices: SessionComponent.InputGate.Devices) {
+    let before = access
+    access = devices
+    guard let input, devices != before else { return }
+    switch (before, devices) {
+    case (.waitingForLogind, _):
+      if devices == .released { input.suspend() }
+      do {
+        try input.start()
+      } catch {
+        logger.error("evdev: \(error)")
+      }
+    case (_, .released), (_, .waitingForLogind): input.suspend()
+    case (_, .open): input.resume()
     }
   }
 
@@ -198,9 +192,7 @@ public final class KeysComponent: ServiceComponent {
 
   /// A press of an owned device's other key: its `[command]` runs when there is one; the press is
   /// published either way, with what was done.
-  private func ownedKeyPressed(
-    _ key: MediaKeyInput.OwnedKeyEvent, commands: [String: [String]], children: ChildProcesses, logger: Logger
-  ) {
+  private func ownedKeyPressed(_ key: MediaKeyInput.OwnedKeyEvent) {
     let name = InputCode.keyName(key.code)
     var action = "none (no [command] \(name))"
     if let argv = commands[name] {
@@ -211,7 +203,7 @@ public final class KeysComponent: ServiceComponent {
             "RESPONDERD_KEY": name, "RESPONDERD_DEVICE": key.identity.name,
             "RESPONDERD_EVENT_TIMESTAMP": formatSeconds(key.timestamp, decimals: 6),
           ]
-        ) { status in
+        ) { [logger] status in
           if status != 0 { logger.notice("command for \(name) (\(argv[0])) exited with status \(status)") }
         }
         action = "command \(argv[0])"
@@ -221,7 +213,7 @@ public final class KeysComponent: ServiceComponent {
       }
     }
     logger.debug("evdev: \(name) on \(key.path) (owned): \(action)")
-    service?.publish(
+    events.publish(
       KeyActionRecord(
         key: name, timestamp: key.timestamp, path: key.path, device: key.identity.name, action: action))
   }
@@ -244,7 +236,7 @@ public final class KeysComponent: ServiceComponent {
     do {
       devicesObject = try connection.export(path: Self.devicesPath, interfaces: [interface])
     } catch {
-      logger?.error("evdev: cannot export \(Self.devicesPath): \(error)")
+      logger.error("evdev: cannot export \(Self.devicesPath): \(error)")
     }
   }
 }

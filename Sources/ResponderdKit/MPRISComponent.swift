@@ -2,6 +2,7 @@ import DBus
 import EventTime
 import Logging
 import MPRIS
+import PlayerSelection
 import ResponderCore
 
 /// MPRIS in the service: tracks the players of the session bus, provides the `mpris` handler,
@@ -21,29 +22,39 @@ public final class MPRISComponent: ServiceComponent {
   /// The proxy player, once the bus connection exists (nil when `proxy = false`).
   public private(set) var proxy: ProxyPlayer?
   private var playersObject: DBusExportedObject?
-  private weak var service: Service?
   private let logger: Logger
+  private let events: ServiceEvents
+  private let scheduler: any Scheduler
   private var lastLoggedSelection: String??
   /// Recognizes proxy calls that repeat a press a device made.
   private var echoes = ProxyEchoFilter()
 
   private let bus: BusComponent?
 
-  /// Creates the tracker and registers the `mpris` handler factory of `service`; the players are
-  /// those of `bus` (none without it).
-  public init(service: Service, bus: BusComponent?) {
+  /// Creates the tracker with the config's `[players]`; the players are those of `bus` (none
+  /// without it); the proxy player's calls are posted to `events`.
+  public init(
+    settings: PlayerSettings, bus: BusComponent?, events: ServiceEvents, scheduler: any Scheduler,
+    logger: Logger
+  ) {
     self.bus = bus
-    logger = service.logger
-    tracker = PlayerTracker(
-      settings: service.config.players, scheduler: service.application.scheduler, logger: service.logger)
-    controller = PlayerController(tracker: tracker, logger: service.logger)
-    service.handlerFactories["mpris"] = { [controller] service in
-      MPRISHandler(controller: controller, logger: service.logger)
+    self.events = events
+    self.scheduler = scheduler
+    self.logger = logger
+    tracker = PlayerTracker(settings: settings, scheduler: scheduler, logger: logger)
+    controller = PlayerController(tracker: tracker, logger: logger)
+  }
+
+  public var dependencies: [ServiceComponent] { bus.map { [$0] } ?? [] }
+
+  /// The `mpris` handler: the chain's events performed on the selected player.
+  public var handlers: HandlerRegistry {
+    HandlerRegistry("mpris") { [controller] context in
+      MPRISHandler(controller: controller, logger: context.logger)
     }
   }
 
-  public func start(in service: Service) throws {
-    self.service = service
+  public func start() throws {
     guard let bus else {
       logger.notice("mpris: no bus in this service; the mpris handler has no player")
       return
@@ -52,8 +63,8 @@ public final class MPRISComponent: ServiceComponent {
     tracker.addObserver { [weak self] change in
       if case .selection = change { self?.selectionChanged() }
     }
-    bus.withConnection { [weak self, weak service] connection in
-      guard let self, let service else { return }
+    bus.withConnection { [weak self] connection in
+      guard let self else { return }
       self.tracker.attach(to: connection)
       connection.addObserver { [weak self] event in
         switch event {
@@ -70,17 +81,16 @@ public final class MPRISComponent: ServiceComponent {
         do {
           self.proxy = try ProxyPlayer(
             connection: connection, tracker: self.tracker, controller: self.controller, logger: self.logger
-          ) { [weak self, weak service] subtype in
-            guard let self, let service else { return }
-            self.proxyCalled(subtype, in: service)
+          ) { [weak self] subtype in
+            self?.proxyCalled(subtype)
           }
         } catch {
           self.logger.error("mpris: cannot export the proxy player: \(error)")
         }
       }
     }
-    let scheduler = service.scheduler
-    service.addDeviceEventFilter { [weak self] event in
+    let scheduler = self.scheduler
+    events.addDeviceEventFilter { [weak self] event in
       guard let self, settings.proxy, event.type == .remoteControl else { return nil }
       let now = scheduler.now
       guard let call = self.echoes.devicePosted(event.subtype, source: event.source, at: now) else {
@@ -105,18 +115,18 @@ public final class MPRISComponent: ServiceComponent {
 
   /// A call on the proxy player: an event in the chain, unless it repeats a press a device made
   /// (the desktop saw the same key): then it is published as a duplicate and not dispatched.
-  private func proxyCalled(_ subtype: EventSubtype, in service: Service) {
-    let now = service.scheduler.now
+  private func proxyCalled(_ subtype: EventSubtype) {
+    let now = scheduler.now
     if let press = echoes.proxyCalled(subtype, at: now) {
       let reason =
         "duplicate of the \(press.subtype.name) from \(press.source) \(Self.milliseconds(now - press.dispatchedAt)) ms earlier (the same press, called by the desktop through \(MPRISNames.responderd))"
       logger.debug("mpris: proxy call \(subtype.name) is a \(reason)")
-      service.publishUndispatched(
+      events.publishUndispatched(
         DispatchRecord(
           type: .remoteControl, subtype: subtype, timestamp: now, source: "mpris-proxy", dropReason: reason))
       return
     }
-    service.application.post(.remoteControl(subtype, timestamp: now, source: "mpris-proxy"))
+    events.post(.remoteControl(subtype, timestamp: now, source: "mpris-proxy"))
   }
 
   private static func milliseconds(_ seconds: Seconds) -> Int { Int((seconds * 1000).rounded()) }
@@ -125,7 +135,7 @@ public final class MPRISComponent: ServiceComponent {
     let selector = tracker.selector
     // To the connections that called Daemon1.WatchEvents (of the user, as every caller), each
     // alone: another user on a shared bus never hears the players' names.
-    for watcher in service?.eventWatchers ?? [] {
+    for watcher in events.eventWatchers {
       try? playersObject?.emit(
         interface: Self.playersInterface, signal: "SelectionChanged",
         arguments: [.string(selector.selectedID ?? ""), .string(selector.reason)], destination: watcher)

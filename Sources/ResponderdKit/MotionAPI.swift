@@ -61,10 +61,10 @@ public final class MotionAPI: ServiceComponent {
     }
   }
 
-  private weak var service: Service?
   private var connection: (any MessageBus)?
   private var object: DBusExportedObject?
-  private var logger = Logger(label: "responderd")
+  private let loop: EventLoop
+  private let logger: Logger
   private var streams: [UInt32: Stream] = [:]
   private var nextID: UInt32 = 1
   /// Orientation notifications asked for, by connection.
@@ -89,11 +89,16 @@ public final class MotionAPI: ServiceComponent {
   private let bus: BusComponent?
 
   /// The motion API of `motion`'s accelerometer (its streams recorded in `motion.interest`),
-  /// served on `bus`; without either, it serves nothing.
-  public init(motion: MotionComponent?, bus: BusComponent?) {
+  /// served on `bus`, its streams' sockets watched on `loop`; without `motion` or `bus`, it
+  /// serves nothing.
+  public init(motion: MotionComponent?, bus: BusComponent?, loop: EventLoop, logger: Logger) {
     self.motion = motion
     self.bus = bus
+    self.loop = loop
+    self.logger = logger
   }
+
+  public var dependencies: [ServiceComponent] { ([motion, bus] as [ServiceComponent?]).compactMap { $0 } }
 
   /// The streams served now, by id.
   public var streamCount: Int { streams.count }
@@ -106,9 +111,7 @@ public final class MotionAPI: ServiceComponent {
     orientationObservers.append(observer)
   }
 
-  public func start(in service: Service) throws {
-    self.service = service
-    logger = service.logger
+  public func start() throws {
     if let shake = motion?.shake {
       // After the shake detector's observer: its gravity estimate includes the sample.
       shake.input.addSampleObserver { [weak self, detector = shake.detector] sample in
@@ -238,7 +241,7 @@ public final class MotionAPI: ServiceComponent {
   /// An IIO device came or went, or the sensor opened or closed: the availability properties are
   /// invalidated (PropertiesChanged) when what they say changed, checked once the loop turns.
   private func availabilityMayHaveChanged() {
-    guard !availabilityCheckPending, let loop = service?.loop else { return }
+    guard !availabilityCheckPending else { return }
     availabilityCheckPending = true
     loop.runSoon { [weak self] in
       guard let self else { return }
@@ -362,7 +365,7 @@ public final class MotionAPI: ServiceComponent {
     nextID &+= 1
     let stream = Stream(id: id, kind: kind, busName: busName, interval: interval, fd: daemonEnd)
     do {
-      stream.source = try service?.loop.register(fd: daemonEnd, events: .readable) {
+      stream.source = try loop.register(fd: daemonEnd, events: .readable) {
         [weak self] events in
         self?.clientSide(of: id, events)
       }
@@ -584,7 +587,7 @@ public final class MotionAPI: ServiceComponent {
     lastSampleTime = nil
     // A sensor reopened at another rate (a stream came or went) keeps the orientation: it is
     // forgotten only when the sensor stays closed.
-    service?.loop.runSoon { [weak self] in
+    loop.runSoon { [weak self] in
       guard let self, self.motion?.shake?.input.sensor == nil, self.estimator.orientation != .unknown
       else { return }
       self.estimator.reset()

@@ -1,3 +1,4 @@
+import EventLoop
 import EventTime
 import IIOInput
 import Logging
@@ -18,8 +19,13 @@ public final class MotionComponent: ServiceComponent {
   public let componentName = "iio"
   /// The accelerometer and the detector (nil when motion is disabled in the config).
   public private(set) var shake: ShakeInput?
-  private weak var service: Service?
-  private var logger = Logger(label: "responderd")
+  private let settings: MotionSettings
+  private let chain: HandlerChain
+  private let session: SessionComponent?
+  private let events: ServiceEvents
+  private let loop: EventLoop
+  private let scheduler: any Scheduler
+  private let logger: Logger
   private var lastReason: String?
   private var source = "iio"
   /// Who wants motion now; the other components record their demand here.
@@ -34,31 +40,45 @@ public final class MotionComponent: ServiceComponent {
   /// The info lines of motion wanted and not wanted: a bounded number however often it flaps.
   private var wantLines = LogRateLimit()
 
-  /// A motion component whose interest follows `service`'s chain; the accelerometer is kept open
-  /// `keepOpen` seconds after the last want, on `scheduler` (the service's when nil).
+  /// A motion component with the config's `[motion]`, whose interest follows `chain` and whose
+  /// shakes pause as `session` says, its
+  /// sensor read on `loop` and its shakes posted to `events`; the accelerometer is kept open
+  /// `keepOpen` seconds after the last want, on `keepOpenScheduler` (`scheduler` when nil).
   public init(
-    service: Service, keepOpen: Seconds = MotionComponent.keepOpenAfterLastWant,
-    scheduler: (any Scheduler)? = nil
+    settings: MotionSettings, chain: HandlerChain, session: SessionComponent?, events: ServiceEvents,
+    loop: EventLoop,
+    scheduler: any Scheduler, logger: Logger, keepOpen: Seconds = MotionComponent.keepOpenAfterLastWant,
+    keepOpenScheduler: (any Scheduler)? = nil
   ) {
-    interest = MotionInterest(
-      chain: service.chain, logger: service.logger, scheduler: scheduler ?? service.scheduler)
+    self.settings = settings
+    self.chain = chain
+    self.session = session
+    self.events = events
+    self.loop = loop
+    self.scheduler = scheduler
+    self.logger = logger
+    interest = MotionInterest(chain: chain, logger: logger, scheduler: keepOpenScheduler ?? scheduler)
     self.keepOpen = keepOpen
-    keepOpenScheduler = scheduler ?? service.scheduler
+    self.keepOpenScheduler = keepOpenScheduler ?? scheduler
   }
 
-  public func start(in service: Service) throws {
-    self.service = service
-    logger = service.logger
+  public var dependencies: [ServiceComponent] { session.map { [$0] } ?? [] }
+
+  public func start() throws {
+    // Shakes pause while the session is locked or another session is in front.
+    if let session {
+      pauseShakes(session.gate.shakesPaused)
+      session.addGateObserver { [weak self] gate in self?.pauseShakes(gate.shakesPaused) }
+    }
     if !directoryEntries("/sys/bus/iio/devices").contains(where: { $0.hasPrefix("iio:device") }) {
       logger.notice("iio: no IIO sensors found (/sys/bus/iio/devices is empty); waiting for one")
     }
-    let settings = service.config.motion
     guard settings.enabled else {
       logger.info("iio: motion disabled in the config ([motion] enabled = false)")
       return
     }
     let input = ShakeInput(
-      loop: service.loop, settings: settings.inputSettings, shake: settings.shake, logger: service.logger
+      loop: loop, settings: settings.inputSettings, shake: settings.shake, logger: logger
     ) { [weak self] event in self?.post(event) }
     shake = input
     // After the detector's observer: a shake it began on this sample is known here.
@@ -95,9 +115,9 @@ public final class MotionComponent: ServiceComponent {
   /// (which go on) keep it open. A shake that began while paused is not delivered.
   public func pauseShakes(_ reason: String?) {
     guard reason != shakesPaused else { return }
-    if reason != nil, shakeUnderWay, let service {
+    if reason != nil, shakeUnderWay {
       shakeUnderWay = false
-      post(ShakeEvent(phase: .cancelled, time: service.scheduler.now), gated: false)
+      post(ShakeEvent(phase: .cancelled, time: scheduler.now), gated: false)
     }
     shakesPaused = reason
     refresh()
@@ -106,10 +126,9 @@ public final class MotionComponent: ServiceComponent {
   /// Who wants motion now ("command", "2 applications"); nil when nobody does. Shake responders
   /// do not count while shakes are paused.
   public var wantedBy: String? {
-    guard let service else { return nil }
     var names: [String] = []
     if shakesPaused == nil {
-      for responder in service.chain.responders where responder.handler.wantedEventTypes.contains(.motion) {
+      for responder in chain.responders where responder.handler.wantedEventTypes.contains(.motion) {
         names.append(responder.handler.name)
       }
       let apps = interest.applications
@@ -126,12 +145,12 @@ public final class MotionComponent: ServiceComponent {
   /// configured rate for shake detection, the fastest a stream asks for, 10 Hz for orientation
   /// alone (notifications, touch rotation). While streams are served, buffered samples are delivered one by one (no blocks).
   public func refresh() {
-    guard let shake, let service else { return }
+    guard let shake else { return }
     let reason = wantedBy
     let demand = interest.streams
     let forShakes = shakesPaused == nil && (interest.chainWantsMotion || interest.applications > 0)
-    var rate = max(forShakes ? service.config.motion.samplingRate : 0, demand.fastestRate)
-    if rate == 0 { rate = forShakes ? service.config.motion.samplingRate : Self.orientationRate }
+    var rate = max(forShakes ? settings.samplingRate : 0, demand.fastestRate)
+    if rate == 0 { rate = forShakes ? settings.samplingRate : Self.orientationRate }
     let block = demand.streams > 0 ? 0 : IIOInput.Settings().blockDuration
     if reason != nil { shake.input.setSampling(rate: rate, blockDuration: block) }
     // Kept open for a moment when the last want goes (not when shakes pause: the screen locked).
@@ -283,19 +302,18 @@ public final class MotionComponent: ServiceComponent {
   private func checkProximity(at time: Seconds) {
     guard shakeUnderWay, proximity != nil, time - lastProximityRead >= Self.proximityInterval else { return }
     lastProximityRead = time
-    guard readsNear(), let service else { return }
+    guard readsNear() else { return }
     logger.info(
       "iio: the proximity sensor reads near (\(proximity?.lastReading ?? 0)): the shake under way is cancelled"
     )
     shakeUnderWay = false
-    post(ShakeEvent(phase: .cancelled, time: service.scheduler.now), gated: false)
+    post(ShakeEvent(phase: .cancelled, time: scheduler.now), gated: false)
   }
 
   /// Hz asked from the sensor when only orientation notifications want it.
   static let orientationRate = 10.0
 
   private func post(_ event: ShakeEvent, gated: Bool = true) {
-    guard let service else { return }
     if gated {
       switch event.phase {
       case .began:
@@ -316,7 +334,7 @@ public final class MotionComponent: ServiceComponent {
     }
     if let sensor = shake?.input.sensor { source = "iio:\(sensor.id)" }
     logger.debug("iio: shake \(event.phase) at \(formatSeconds(event.time))")
-    service.application.post(
+    events.post(
       Event.motion(.motionShake, timestamp: event.time, source: source), phase: event.phase)
   }
 }

@@ -19,7 +19,6 @@ import SystemCalls
 /// (`GetConnectionCredentials`), and only the connection that registered an id may act on it.
 public final class ResponderAPI: ServiceComponent {
   public let componentName = "responders"
-  private weak var service: Service?
   private var registry: AppResponderRegistry?
   private var connection: (any MessageBus)?
   private var object: DBusExportedObject?
@@ -28,7 +27,7 @@ public final class ResponderAPI: ServiceComponent {
   /// The connections the dispatch signals go to (`WatchEvents`), with their NameOwnerChanged watch.
   private var eventWatchers: [String: DBusSubscription] = [:] {
     didSet {
-      service?.eventWatchers = eventWatchers.keys.sorted()
+      events.eventWatchers = eventWatchers.keys.sorted()
       for gone in oldValue.keys where eventWatchers[gone] == nil { watcherFlows.remove(gone) }
     }
   }
@@ -41,7 +40,12 @@ public final class ResponderAPI: ServiceComponent {
   /// Whether the registrations or their order changed since `Chain` was last announced.
   private var chainChanged = false
   private var changeAnnouncementScheduled = false
-  private var logger = Logger(label: "responderd")
+  private let logger: Logger
+  private let events: ServiceEvents
+  private let chain: HandlerChain
+  private let settings: ResponderSettings
+  private let configFile: String
+  private let scheduler: any Scheduler
 
   private struct PendingSend {
     var source: String
@@ -55,12 +59,26 @@ public final class ResponderAPI: ServiceComponent {
 
   /// The API served on `bus` (none without it); the `Session` property tells `session`'s state,
   /// and the applications that take motion are counted in `motionInterest` (whose `isWanted` is
-  /// the `MotionInterest` property).
-  public init(bus: BusComponent?, session: SessionComponent?, motionInterest: MotionInterest?) {
+  /// the `MotionInterest` property). Events are posted to and published from `events`; the chain
+  /// `chain` follows the registered applications; `settings` are the config's `[responders]`, read
+  /// from `configFile`.
+  public init(
+    bus: BusComponent?, session: SessionComponent?, motionInterest: MotionInterest?, events: ServiceEvents,
+    chain: HandlerChain, settings: ResponderSettings, configFile: String, scheduler: any Scheduler,
+    logger: Logger
+  ) {
     self.bus = bus
     self.session = session
     self.motionInterest = motionInterest
+    self.events = events
+    self.chain = chain
+    self.settings = settings
+    self.configFile = configFile
+    self.scheduler = scheduler
+    self.logger = logger
   }
+
+  public var dependencies: [ServiceComponent] { ([bus, session] as [ServiceComponent?]).compactMap { $0 } }
 
   /// The connections Daemon1's PropertiesChanged goes to, each alone: those that called
   /// WatchEvents and the registered applications, all of the user (checked as every call is);
@@ -72,18 +90,14 @@ public final class ResponderAPI: ServiceComponent {
   /// The applications registered now, in chain order (the first responder first).
   public var registeredResponders: [AppResponder] { registry?.order ?? [] }
 
-  public func start(in service: Service) throws {
-    self.service = service
-    logger = service.logger
+  public func start() throws {
     let registry = AppResponderRegistry(
-      application: service.application, chain: service.chain, deadline: service.config.responders.deadline,
-      eventDeadline: max(service.config.responders.eventDeadline, service.config.responders.deadline),
-      scheduler: service.scheduler,
-      logger: service.logger)
+      application: events.application, chain: chain, deadline: settings.deadline,
+      eventDeadline: max(settings.eventDeadline, settings.deadline), scheduler: scheduler, logger: logger)
     self.registry = registry
     registry.addChangeObserver { [weak self] in self?.registrationsChanged() }
-    service.application.addFirstResponderObserver { [weak self] _ in self?.registrationsChanged() }
-    service.addDispatchObserver { [weak self] record in self?.published(record) }
+    events.application.addFirstResponderObserver { [weak self] _ in self?.registrationsChanged() }
+    events.addDispatchObserver { [weak self] record in self?.published(record) }
     motionInterest?.addObserver { [weak self] _ in
       guard let self else { return }
       try? self.object?.propertiesChanged(
@@ -214,12 +228,12 @@ public final class ResponderAPI: ServiceComponent {
         DBusProperty("Version", changeSignal: .constant, get: { responderdVersion })
           .documented("The daemon's version."),
         DBusProperty(
-          "ConfigFile", changeSignal: .constant, get: { [weak self] in self?.service?.config.file ?? "" }
+          "ConfigFile", changeSignal: .constant, get: { [configFile] in configFile }
         )
         .documented("The configuration file the daemon read (empty when it runs on defaults)."),
         DBusProperty(
           "Deadline", changeSignal: .constant,
-          get: { [weak self] in self?.service?.config.responders.deadline ?? 0 }
+          get: { [settings] in settings.deadline }
         )
         .documented(
           "Seconds an application has to answer a Responder1 call; a late answer counts as not handled and the event goes on up the chain."
@@ -273,7 +287,7 @@ public final class ResponderAPI: ServiceComponent {
       if let reason = registry?.passedOverReason(app.busName) { entry["passedOver"] = .string(reason) }
       entries.append(.vardict(entry))
     }
-    for responder in service?.chain.responders ?? [] {
+    for responder in chain.responders {
       entries.append(
         .vardict([
           "name": .string(responder.handler.name), "kind": "handler",
@@ -288,14 +302,14 @@ public final class ResponderAPI: ServiceComponent {
   }
 
   private func registrationsChanged() {
-    guard let registry, let service else { return }
+    guard let registry else { return }
     motionInterest?.applications = registry.motionApplications
     chainChanged = true
     // Once per loop turn, so that a handover (the old first responder resigns, the new one takes
     // over) is announced as one change, without the state in between.
     guard !changeAnnouncementScheduled else { return }
     changeAnnouncementScheduled = true
-    service.scheduler.schedule(after: 0) { [weak self] in self?.announceChanges() }
+    scheduler.schedule(after: 0) { [weak self] in self?.announceChanges() }
   }
 
   private func announceChanges() {
@@ -477,7 +491,7 @@ public final class ResponderAPI: ServiceComponent {
     checkOwner(call) { [weak self] app in
       guard let self, let registry = self.registry else { return }
       let before = app.focus
-      let now = self.service?.scheduler.now ?? 0
+      let now = self.scheduler.now
       // Per application, at a bounded rate: one whose focus flaps fills no log.
       for other in registry.setActive(app, active) {
         guard let verdict = other.focusLines.check(at: now) else { continue }
@@ -604,13 +618,13 @@ public final class ResponderAPI: ServiceComponent {
         error: .invalidArgs("cannot send '\(typeName.loggable)' events: remoteControl or motion"))
     }
     checkCaller(call) { [weak self] _ in
-      guard let self, let service = self.service else { return }
+      guard let self else { return }
       let source = "dbus \(call.sender)"
       let event = Event(
-        type: subtype.eventType ?? .remoteControl, subtype: subtype, timestamp: service.scheduler.now,
+        type: subtype.eventType ?? .remoteControl, subtype: subtype, timestamp: self.scheduler.now,
         source: source)
       self.pendingSends.append(PendingSend(source: source, timestamp: event.timestamp, call: call))
-      service.application.post(event, phase: phase)
+      self.events.post(event, phase: phase)
     }
   }
 
@@ -619,7 +633,7 @@ public final class ResponderAPI: ServiceComponent {
   private func published(_ record: DispatchRecord) {
     // The chain as `responderctl chain` lists it: the core's application object, last in every
     // chain (as UIApplication), is no responder a user registered or configured.
-    let receivedBy = record.receivedBy.filter { $0 != service?.application.responderName }
+    let receivedBy = record.receivedBy.filter { $0 != events.application.responderName }
     var details: [String: DBusValue] = [
       "source": .string(record.source), "receivedBy": receivedBy.dbusValue,
     ]
@@ -633,7 +647,7 @@ public final class ResponderAPI: ServiceComponent {
     // source, path through the chain) for tools such as `responderctl monitor`: unicast, to the
     // connections that asked (WatchEvents, checked as every call is), never broadcast where any
     // user of a shared bus could listen.
-    for watcher in service?.eventWatchers ?? [] where watcherFlows.admit(watcher, on: connection) {
+    for watcher in events.eventWatchers where watcherFlows.admit(watcher, on: connection) {
       try? object?.emit(
         interface: ResponderBusAPI.daemonInterface, signal: "EventDispatched", arguments: arguments,
         destination: watcher)

@@ -12,11 +12,21 @@ import ResponderCore
 public protocol ServiceComponent: AnyObject {
   /// A short name for logs ("evdev", "iio", "bus").
   var componentName: String { get }
-  /// Starts the component. It logs, in one line, what it found or did not find, and keeps
-  /// running when what it needs is missing (a device plugged in later, a bus that appears).
-  func start(in service: Service) throws
+  /// The handlers it brings to the chain (the MPRIS component's `mpris`); none by default.
+  var handlers: HandlerRegistry { get }
+  /// The components it was given and uses, which start before it (the bus before what serves on
+  /// it).
+  var dependencies: [ServiceComponent] { get }
+  /// Starts the component, with what it was given when it was made. It logs, in one line, what
+  /// it found or did not find, and keeps running when what it needs is missing (a device plugged
+  /// in later, a bus that appears).
+  func start() throws
   /// Stops it and releases its descriptors.
   func stop()
+}
+
+extension ServiceComponent {
+  public var handlers: HandlerRegistry { HandlerRegistry() }
 }
 
 /// The responderd service: one event loop, the application and its chain of handlers, and the
@@ -33,93 +43,46 @@ public final class Service {
   /// The handlers after the first responder, in the config's `chain` order.
   public let chain: HandlerChain
   /// Where components and handlers log.
-  public var logger: Logger
+  public let logger: Logger
   /// The components, in the order they were added: the order they start in (and stop in, reversed).
   public private(set) var components: [ServiceComponent] = []
-  /// The bus names that asked for the signals telling what happened (Daemon1's `WatchEvents`, the
-  /// daemon's own user only): dispatched events and the keys of owned devices are sent to them
-  /// alone (unicast), never broadcast on a bus that other users may share.
-  public internal(set) var eventWatchers: [String] = []
+  /// The handlers the service was made with (its components bring more: see `handlers`).
+  private let ownHandlers: HandlerRegistry
+  /// Whether `start()` was called: components are added before.
+  private var started = false
+  /// Where the components post events and publish what happened, and who hears of it.
+  public let events: ServiceEvents
   /// What `run()` ends with: 0, or the code given to `stopRunning(exitCode:)`.
   public private(set) var exitCode: Int32 = 0
-  private var dispatchObservers: [(DispatchRecord) -> Void] = []
-  private var keyActionObservers: [(KeyActionRecord) -> Void] = []
-  private var deviceEventFilters: [(Event) -> String?] = []
 
   /// A service without components; add them (`add(_:)`, `StandardComponents`) and start it.
-  /// Its timers run on `scheduler` (the loop's when nil).
-  public init(config: ResponderdConfig, loop: EventLoop, scheduler: Scheduler? = nil, logger: Logger) {
+  /// Its timers run on `scheduler` (the loop's when nil); its chain may name `handlers` and those
+  /// of its components.
+  public init(
+    config: ResponderdConfig, loop: EventLoop, scheduler: Scheduler? = nil, logger: Logger,
+    handlers: HandlerRegistry = .builtIn
+  ) {
     self.config = config
+    ownHandlers = handlers
     self.loop = loop
     self.scheduler = scheduler ?? loop.scheduler
     self.logger = logger
     application = Application(scheduler: self.scheduler)
     application.beginReceivingRemoteControlEvents()
     chain = HandlerChain(application: application)
-    application.addDispatchObserver { [weak self] record in self?.dispatched(record) }
+    events = ServiceEvents(application: application, logger: logger)
   }
 
-  /// Adds a component; it is started by `start()` (or at once when the service already runs).
+  /// Adds a component, before `start()` (which starts it).
   public func add(_ component: ServiceComponent) {
+    precondition(!started, "\(component.componentName): components are added before the service starts")
     components.append(component)
   }
 
-  /// Calls `observer` with the record of every dispatched event.
-  public func addDispatchObserver(_ observer: @escaping (DispatchRecord) -> Void) {
-    dispatchObservers.append(observer)
+  /// The handlers the chain may name: the service's own and those its components bring.
+  public var handlers: HandlerRegistry {
+    components.reduce(ownHandlers) { $0.merging($1.handlers) }
   }
-
-  /// Calls `observer` with every key that acted outside the chain (a volume key).
-  public func addKeyActionObserver(_ observer: @escaping (KeyActionRecord) -> Void) {
-    keyActionObservers.append(observer)
-  }
-
-  /// Publishes what a key did outside the chain (components call it).
-  public func publish(_ record: KeyActionRecord) {
-    for observer in keyActionObservers { observer(record) }
-  }
-
-  /// Posts an event an input device produced (the evdev component's), unless a device-event
-  /// filter says it repeats a press already dispatched (the proxy player's echo filter): then it
-  /// is published as not dispatched, with the filter's reason. The event of a device the desktop
-  /// cannot see (one responderd holds exclusively) skips the filters: the desktop never saw that
-  /// press, so no call of the desktop's repeats it, nor does it repeat one.
-  public func postDeviceEvent(_ event: Event, desktopSeesDevice: Bool = true) {
-    guard desktopSeesDevice else {
-      application.post(event)
-      return
-    }
-    for filter in deviceEventFilters {
-      if let reason = filter(event) {
-        publishUndispatched(
-          DispatchRecord(
-            type: event.type, subtype: event.subtype, timestamp: event.timestamp, source: event.source,
-            dropReason: reason))
-        return
-      }
-    }
-    application.post(event)
-  }
-
-  /// Adds a filter every event posted through `postDeviceEvent` goes through before it is
-  /// dispatched: it returns nil to let the event through, or why it is not dispatched.
-  public func addDeviceEventFilter(_ filter: @escaping (Event) -> String?) {
-    deviceEventFilters.append(filter)
-  }
-
-  /// Publishes an event that is not dispatched (a duplicate of a press already dispatched) to the
-  /// dispatch observers, so that `responderctl monitor` shows it with its drop reason.
-  public func publishUndispatched(_ record: DispatchRecord) {
-    dispatched(record)
-  }
-
-  /// Handlers by name, for the config's `chain`; components add theirs (`mpris`, `command`).
-  public var handlerFactories: [String: (Service) -> Handler] = [
-    "log": { service in EventLogHandler(settings: service.config.log, logger: service.logger) },
-    "command": { service in
-      CommandHandler(settings: service.config.command, children: service.children, logger: service.logger)
-    },
-  ]
 
   /// The programs the service started (the `command` handler's), reaped on the loop.
   public private(set) lazy var children = ChildProcesses(loop: loop)
@@ -127,19 +90,17 @@ public final class Service {
   /// Builds the chain from the config and starts every component. A component that fails to
   /// start is logged and left out; the service keeps running.
   public func start() {
-    var handlers: [Handler] = []
-    for name in config.chain {
-      if let make = handlerFactories[name] {
-        handlers.append(make(self))
-      } else {
-        logger.notice("handler '\(name)' is not available in this build; left out of the chain")
-      }
+    started = true
+    let context = HandlerContext(config: config, scheduler: scheduler, logger: logger, children: children)
+    let (handlers, missing) = self.handlers.makeHandlers(for: config.chain, in: context)
+    for name in missing {
+      logger.notice("handler '\(name)' is not available in this build; left out of the chain")
     }
     chain.setHandlers(handlers)
     logger.info("chain: \((chain.responders.map(\.responderName) + ["dropped"]).joined(separator: " → "))")
     for component in components {
       do {
-        try component.start(in: self)
+        try component.start()
       } catch {
         logger.error("\(component.componentName): \(error)")
       }
@@ -200,10 +161,5 @@ public final class Service {
     } catch {
       logger.error("received SIGHUP: \(error); the service keeps the config it started with")
     }
-  }
-
-  private func dispatched(_ record: DispatchRecord) {
-    logger.debug("dispatch: \(record)")
-    for observer in dispatchObservers { observer(record) }
   }
 }

@@ -1,4 +1,6 @@
 import DBus
+import EventLoop
+import EventTime
 import Logging
 import SessionWatcher
 
@@ -7,7 +9,8 @@ import SessionWatcher
 #endif
 
 /// The user's session (`SessionWatcher`: logind on the system bus, the screen savers on the
-/// session bus) applied to the inputs:
+/// session bus), and what it lets the inputs do (`gate`, which the keys, the touchscreen and the
+/// motion component observe):
 ///
 /// - inactive (another user's session in front): the keys component and the touchscreen release
 ///   and close their devices, and take them again when the session is active again;
@@ -23,51 +26,85 @@ public final class SessionComponent: ServiceComponent {
   /// The system bus address used (empty for a given bus).
   public private(set) var systemBusAddress = ""
   private var ownConnection: DBusConnection?
-  private let configuredAddress: String?
-  private let givenBus: (any MessageBus)?
-  private let usesGivenBus: Bool
+  private let systemBusSource: SystemBusSource
   private let identity: SessionWatcher.Identity
   private let sessionBus: BusComponent?
-  private let keys: KeysComponent?
-  private let touchGestures: TouchGesturesComponent?
-  private let motion: MotionComponent?
-  private weak var service: Service?
-  private var logger = Logger(label: "responderd")
+  private let scheduler: any Scheduler
+  private let logger: Logger
+
+  /// Where the system bus comes from.
+  private enum SystemBusSource {
+    /// Connected on the loop at this address (from the environment when nil).
+    case address(String?, EventLoop)
+    /// Made elsewhere (nil: there is none).
+    case given((any MessageBus)?)
+  }
   private var applied = SessionState()
   private var observers: [(SessionState) -> Void] = []
+  private var gateObservers: [(InputGate) -> Void] = []
+
+  /// What the session lets the inputs do now.
+  public struct InputGate: Equatable, Sendable {
+    /// What the input devices (the keys' and the touchscreen's) may do.
+    public enum Devices: Equatable, Sendable {
+      /// The session is not known yet (logind's first answer, `holdLimit` at most): none is opened.
+      case waitingForLogind
+      /// The session is in front: they are read.
+      case open
+      /// Another session is in front: they are released and closed.
+      case released
+    }
+    public var devices: Devices
+    /// Why shakes are not delivered ("the screen is locked"), nil while they are.
+    public var shakesPaused: String?
+
+    public init(devices: Devices = .open, shakesPaused: String? = nil) {
+      self.devices = devices
+      self.shakesPaused = shakesPaused
+    }
+  }
+
+  /// What the inputs may do now (everything until the session starts and holds them).
+  public private(set) var gate = InputGate() {
+    didSet {
+      guard gate != oldValue else { return }
+      for observer in gateObservers { observer(gate) }
+    }
+  }
+
+  /// Calls `observer` with the new gate each time it changes (not with the one it has when the
+  /// observer is added: read `gate` then). The inputs observe it from their start, which comes
+  /// after the session's.
+  public func addGateObserver(_ observer: @escaping (InputGate) -> Void) {
+    gateObservers.append(observer)
+  }
 
   /// Follows the session on the system bus at `systemBusAddress` (default:
   /// `DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket) and the screen saver on
-  /// `sessionBus`, and applies it to `keys`, `touchGestures` and `motion`'s shakes.
+  /// `sessionBus`. The system bus is connected on `loop`; `holdLimit` is timed on `scheduler`
+  /// (the loop's when nil).
   public init(
     systemBusAddress: String? = nil, identity: SessionWatcher.Identity = .current(),
-    sessionBus: BusComponent?, keys: KeysComponent?, touchGestures: TouchGesturesComponent?,
-    motion: MotionComponent?
+    sessionBus: BusComponent?, loop: EventLoop, scheduler: (any Scheduler)? = nil, logger: Logger
   ) {
-    configuredAddress = systemBusAddress
-    givenBus = nil
-    usesGivenBus = false
+    systemBusSource = .address(systemBusAddress, loop)
+    self.scheduler = scheduler ?? loop.scheduler
+    self.logger = logger
     self.identity = identity
     self.sessionBus = sessionBus
-    self.keys = keys
-    self.touchGestures = touchGestures
-    self.motion = motion
   }
 
   /// Follows the session on a bus made elsewhere (an in-memory bus in tests; nil: no system bus),
-  /// applied as the other initializer does.
+  /// as the other initializer does.
   public init(
     systemBus: (any MessageBus)?, identity: SessionWatcher.Identity, sessionBus: BusComponent?,
-    keys: KeysComponent?, touchGestures: TouchGesturesComponent?, motion: MotionComponent?
+    scheduler: any Scheduler, logger: Logger
   ) {
-    configuredAddress = nil
-    givenBus = systemBus
-    usesGivenBus = true
+    systemBusSource = .given(systemBus)
+    self.scheduler = scheduler
+    self.logger = logger
     self.identity = identity
     self.sessionBus = sessionBus
-    self.keys = keys
-    self.touchGestures = touchGestures
-    self.motion = motion
   }
 
   /// The system bus address from the environment, else the standard socket.
@@ -79,20 +116,21 @@ public final class SessionComponent: ServiceComponent {
   /// The session now (active and unlocked before the watcher knows better).
   public var state: SessionState { watcher?.state ?? SessionState() }
 
-  /// Calls `observer` with the new state after each change, once it is applied to the inputs.
+  /// Calls `observer` with the new state after each change, once the inputs have followed it.
   public func addObserver(_ observer: @escaping (SessionState) -> Void) {
     observers.append(observer)
   }
 
-  public func start(in service: Service) throws {
-    self.service = service
-    logger = service.logger
+  public var dependencies: [ServiceComponent] { sessionBus.map { [$0] } ?? [] }
+
+  public func start() throws {
     var systemBus: (any MessageBus)?
-    if usesGivenBus {
-      systemBus = givenBus
-    } else {
-      systemBusAddress = configuredAddress ?? Self.systemBusAddressFromEnvironment()
-      let connection = DBusConnection(waitingFor: systemBusAddress, loop: service.loop)
+    switch systemBusSource {
+    case .given(let bus):
+      systemBus = bus
+    case .address(let configured, let loop):
+      systemBusAddress = configured ?? Self.systemBusAddressFromEnvironment()
+      let connection = DBusConnection(waitingFor: systemBusAddress, loop: loop)
       ownConnection = connection
       systemBus = connection
       if connection.state == .disconnected {
@@ -102,27 +140,24 @@ public final class SessionComponent: ServiceComponent {
       }
     }
     let watcher = SessionWatcher(
-      systemBus: systemBus, sessionBus: sessionBus?.connection, identity: identity, logger: service.logger)
+      systemBus: systemBus, sessionBus: sessionBus?.connection, identity: identity, logger: logger)
     self.watcher = watcher
     watcher.addObserver { [weak self] state in self?.apply(state) }
     // Until logind has answered, the devices wait (they start after this component): a session
     // that is not in front must never have them read. An answer is a round trip; a bus that
     // does not answer holds them for `holdLimit` seconds at most.
-    if systemBus == nil || ownConnection?.state == .disconnected {
-      isReleased = true  // no system bus: nothing to wait for
-    } else {
-      hold(service)
-    }
+    if systemBus != nil && ownConnection?.state != .disconnected {
+      hold()
+    }  // (no system bus: nothing to wait for)
     watcher.start()
   }
 
   /// How long the devices wait for logind's first answer at most.
   public static let holdLimit = 2.0
 
-  private func hold(_ service: Service) {
-    keys?.waitForSession()
-    touchGestures?.suspend()
-    let limit = service.scheduler.schedule(after: Self.holdLimit) { [weak self] in
+  private func hold() {
+    gate.devices = .waitingForLogind
+    let limit = scheduler.schedule(after: Self.holdLimit) { [weak self] in
       guard let self, let watcher = self.watcher, !watcher.isSettled else { return }
       self.logger.notice(
         "session: logind has not answered in \(Int(Self.holdLimit)) s: the input devices are opened meanwhile, and the session is followed once it answers"
@@ -137,14 +172,9 @@ public final class SessionComponent: ServiceComponent {
 
   /// Ends the hold of `start`: the devices are opened unless the session is inactive.
   private func release() {
-    guard !isReleased else { return }
-    isReleased = true
-    keys?.sessionKnown(active: applied.isActive)
-    guard applied.isActive else { return }
-    touchGestures?.resume()
+    guard gate.devices == .waitingForLogind else { return }
+    gate.devices = applied.isActive ? .open : .released
   }
-
-  private var isReleased = false
 
   public func stop() {
     watcher?.stop()
@@ -154,21 +184,15 @@ public final class SessionComponent: ServiceComponent {
 
   /// Applies a new state to the inputs; one log line per change.
   private func apply(_ state: SessionState) {
-    guard service != nil else { return }
     let before = applied
     applied = state
-    if state.isActive != before.isActive, isReleased {  // (while held, `release` decides)
-      if state.isActive {
-        keys?.resume()
-        touchGestures?.resume()
-      } else {
-        keys?.suspend()
-        touchGestures?.suspend()
-      }
+    var next = gate
+    if next.devices != .waitingForLogind {  // (while held, `release` decides)
+      next.devices = state.isActive ? .open : .released
     }
-    let paused: String? =
+    next.shakesPaused =
       !state.isActive ? "another session is in front" : state.isLocked ? "the screen is locked" : nil
-    motion?.pauseShakes(paused)
+    gate = next
     if state.isActive != before.isActive || state.isLocked != before.isLocked {
       let what: String
       if !state.isActive {

@@ -19,7 +19,7 @@ import TouchDispatch
 ///
 /// With `rotation = "auto"` the screen turns with the device orientation (`AutoRotation`, from
 /// the motion API's orientation estimate, the one `Motion1.DeviceOrientation` shows): while the
-/// touchscreen is open the accelerometer is wanted (`Service.touchFollowsOrientation`, one capture
+/// touchscreen is open the accelerometer is wanted (`MotionInterest.touchFollowsOrientation`, one capture
 /// shared with shakes and streams). A turn takes effect between touch sequences: a sequence under
 /// way keeps its coordinates to its end.
 ///
@@ -33,8 +33,11 @@ public final class TouchGesturesComponent: ServiceComponent {
   /// The open touchscreen's reader.
   public private(set) var source: TouchscreenSource?
   private var watcher: UdevInputWatcher?
-  private weak var service: Service?
-  private var logger = Logger(label: "responderd")
+  private let config: ResponderdConfig
+  private let loop: EventLoop
+  private let events: ServiceEvents
+  private let children: ChildProcesses
+  private let logger: Logger
   /// The rotation following the device orientation (`rotation = "auto"`; nil otherwise).
   public private(set) var autoRotation: AutoRotation?
   /// The shell profile the touches go through now.
@@ -43,22 +46,43 @@ public final class TouchGesturesComponent: ServiceComponent {
   public private(set) var shellFilter: ShellGestureFilter?
 
   private let desktop: DesktopComponent?
+  private let session: SessionComponent?
   private let motion: MotionComponent?
   private let motionAPI: MotionAPI?
 
   /// Gestures that follow `desktop`'s shell profile (`shell = "auto"`) and, with
   /// `rotation = "auto"`, `motionAPI`'s device orientation (recorded in `motion.interest`, which
-  /// keeps the accelerometer open meanwhile).
-  public init(desktop: DesktopComponent?, motion: MotionComponent?, motionAPI: MotionAPI?) {
+  /// keeps the accelerometer open meanwhile). `config` gives `[touch]` (and `[motion]`'s rotation,
+  /// and the warnings on rules the shell takes); the touchscreen is read on `loop`, its gestures'
+  /// events posted to `events` and their commands run as `children`.
+  public init(
+    config: ResponderdConfig, desktop: DesktopComponent?, session: SessionComponent?,
+    motion: MotionComponent?,
+    motionAPI: MotionAPI?,
+    loop: EventLoop, events: ServiceEvents, children: ChildProcesses, logger: Logger
+  ) {
+    self.config = config
     self.desktop = desktop
+    self.session = session
     self.motion = motion
     self.motionAPI = motionAPI
+    self.loop = loop
+    self.events = events
+    self.children = children
+    self.logger = logger
   }
 
-  public func start(in service: Service) throws {
-    self.service = service
-    logger = service.logger
-    let config = service.config.touch
+  public var dependencies: [ServiceComponent] {
+    ([desktop, session, motion, motionAPI] as [ServiceComponent?]).compactMap { $0 }
+  }
+
+  public func start() throws {
+    // The touchscreen is closed while the session holds or releases the input devices.
+    isSuspended = (session?.gate.devices ?? .open) != .open
+    session?.addGateObserver { [weak self] gate in
+      if gate.devices == .open { self?.resume() } else { self?.suspend() }
+    }
+    let config = self.config.touch
     guard config.enabled else {
       logger.info("touch: whole-screen gestures off ([touch] enabled = false)")
       return
@@ -67,7 +91,7 @@ public final class TouchGesturesComponent: ServiceComponent {
       logger.info("touch: no gestures configured ([[touch.gesture]]): touchscreen left closed")
       return
     }
-    if config.autoRotate { startFollowingOrientation(service) }
+    if config.autoRotate { startFollowingOrientation() }
     switch config.shell {
     case .profile(let profile): useShellProfile(profile, atStart: true)
     case .auto:
@@ -83,9 +107,8 @@ public final class TouchGesturesComponent: ServiceComponent {
 
   /// Opens the touchscreen present and follows hotplug.
   private func watchTouchscreens() throws {
-    guard let service else { return }
-    let config = service.config.touch
-    let watcher = UdevInputWatcher(loop: service.loop)
+    let config = self.config.touch
+    let watcher = UdevInputWatcher(loop: loop)
     self.watcher = watcher
     try watcher.start(
       onAdd: { [weak self] node in self?.consider(node.devnode) },
@@ -118,7 +141,7 @@ public final class TouchGesturesComponent: ServiceComponent {
   private var isWatching = false
 
   /// The session went inactive: the touchscreen is closed and not opened until `resume()`.
-  public func suspend() {
+  private func suspend() {
     guard !isSuspended else { return }
     isSuspended = true
     guard isWatching else { return }
@@ -127,7 +150,7 @@ public final class TouchGesturesComponent: ServiceComponent {
   }
 
   /// The session is in front again: the touchscreen is opened again.
-  public func resume() {
+  private func resume() {
     guard isSuspended else { return }
     isSuspended = false
     guard isWatching else { return }
@@ -140,19 +163,19 @@ public final class TouchGesturesComponent: ServiceComponent {
 
   /// Follows `profile` from the next touch sequence on, and says which rules it takes.
   private func useShellProfile(_ profile: ShellProfile, atStart: Bool = false) {
-    guard let service, atStart || profile != shellProfile else { return }
+    guard atStart || profile != shellProfile else { return }
     shellProfile = profile
     shellFilter?.setProfile(profile)
     if profile != .none {
       logger.info("touch: shell profile \(profile.rawValue) (\(profile)): it takes \(profile.takes)")
     }
-    for warning in service.config.shellWarnings(for: [profile]) { logger.warning("touch: \(warning)") }
+    for warning in config.shellWarnings(for: [profile]) { logger.warning("touch: \(warning)") }
   }
 
   /// `rotation = "auto"`: follows the motion API's orientation; says in one line when it cannot
   /// (the screen then keeps the panel's natural orientation).
-  private func startFollowingOrientation(_ service: Service) {
-    let settings = service.config.motion
+  private func startFollowingOrientation() {
+    let settings = config.motion
     guard settings.enabled else {
       logger.notice(
         "touch: rotation = \"auto\" needs the accelerometer, and motion is disabled ([motion] enabled = false): the touchscreen keeps its natural orientation"
@@ -199,8 +222,8 @@ public final class TouchGesturesComponent: ServiceComponent {
   }
 
   private func consider(_ path: String) {
-    guard source == nil, let service else { return }
-    let config = service.config.touch
+    guard source == nil else { return }
+    let config = self.config.touch
     if config.device.hasPrefix("/") && config.device != path { return }
     guard let device = try? TouchscreenDevice(path: path) else { return }
     guard Self.matches(device, wanted: config.device) else {
@@ -225,7 +248,7 @@ public final class TouchGesturesComponent: ServiceComponent {
     }
     let gestures = ScreenGestures(
       bindings: config.gestures, screen: screen, edgeWidth: config.edgeWidth,
-      scheduler: service.loop.scheduler
+      scheduler: loop.scheduler
     ) { [weak self] binding, time in
       self?.perform(binding, at: time)
     }
@@ -245,7 +268,7 @@ public final class TouchGesturesComponent: ServiceComponent {
     }
     do {
       let source = try TouchscreenSource(
-        device: device, window: gestures.window, loop: service.loop, rotation: rotation)
+        device: device, window: gestures.window, loop: loop, rotation: rotation)
       source.addGoneObserver { [weak self] in self?.closed(path) }
       source.input.frameFilter = filter
       source.input.rotationObserver = { [weak gestures, weak filter] calibration in
@@ -280,15 +303,14 @@ public final class TouchGesturesComponent: ServiceComponent {
   }
 
   private func perform(_ binding: TouchGestureBinding, at time: Seconds) {
-    guard let service else { return }
     switch binding.action {
     case .event(let subtype):
       logger.debug("touch: gesture '\(binding.name)': \(subtype.name)")
-      service.application.post(.remoteControl(subtype, timestamp: time, source: "touch:\(binding.name)"))
+      events.post(.remoteControl(subtype, timestamp: time, source: "touch:\(binding.name)"))
     case .command(let argv):
       logger.debug("touch: gesture '\(binding.name)': running \(argv[0])")
       do {
-        try service.children.spawn(argv, extraEnvironment: ["RESPONDERD_GESTURE": binding.name]) {
+        try children.spawn(argv, extraEnvironment: ["RESPONDERD_GESTURE": binding.name]) {
           [logger] status in
           if status != 0 {
             logger.notice("touch: command of gesture '\(binding.name)' exited with status \(status)")

@@ -1,5 +1,6 @@
 import AccessibilityWatch
 import DBus
+import EventLoop
 import EventTime
 import KeySender
 import Logging
@@ -28,28 +29,35 @@ public final class UndoComponent: ServiceComponent {
   public let parts = UndoParts()
   /// The handler, once the chain is built (nil when the chain does not name `undo`).
   public private(set) weak var handler: UndoHandler?
-  private weak var service: Service?
   private let bus: BusComponent?
   private let session: SessionComponent?
   private let motion: MotionComponent?
   private let keys: KeysComponent?
   private let proximityNear: (() -> Bool)?
-  private var settings = UndoSettings()
-  private var logger = Logger(label: "responderd")
+  private let settings: UndoSettings
+  private let loop: EventLoop
+  private let scheduler: any Scheduler
+  private let logger: Logger
   /// A shake sent while the focus was not followed: it is followed from then on.
   private var requested = false
   private var sensorOpen: Bool
   private var lastCanAct: Bool?
   private var focusStarted = false
 
-  /// The undo of `service`; without `focus`, `keySender` or `question`, the real ones are made on
+  /// The shake to undo; without `focus`, `keySender` or `question`, the real ones are made on
   /// `bus`'s connection. The session's state, the proximity sensor (`motion`'s, or
-  /// `proximityNear`) gate it; `keys` shows its state in the devices report.
+  /// `proximityNear`) gate it; `keys` shows its state in the devices report. `settings` are the
+  /// config's `[undo]`; the keys are sent on `loop` and `scheduler`.
   public init(
-    service: Service, bus: BusComponent?, session: SessionComponent?, motion: MotionComponent?,
-    keys: KeysComponent?, focus: (any AccessibilityFocusSource)? = nil, keySender: (any EditKeySender)? = nil,
+    settings: UndoSettings, bus: BusComponent?, session: SessionComponent?, motion: MotionComponent?,
+    keys: KeysComponent?, loop: EventLoop, scheduler: any Scheduler, logger: Logger,
+    focus: (any AccessibilityFocusSource)? = nil, keySender: (any EditKeySender)? = nil,
     question: (any UndoQuestionPresenter)? = nil, proximityNear: (() -> Bool)? = nil
   ) {
+    self.settings = settings
+    self.loop = loop
+    self.scheduler = scheduler
+    self.logger = logger
     self.bus = bus
     self.session = session
     self.motion = motion
@@ -59,18 +67,23 @@ public final class UndoComponent: ServiceComponent {
     parts.focus = focus
     parts.keys = keySender
     parts.question = question
-    service.handlerFactories["undo"] = { [weak self, parts] service in
+  }
+
+  /// The `undo` handler, on this component's parts.
+  public var handlers: HandlerRegistry {
+    HandlerRegistry("undo") { [weak self, parts] context in
       let handler = UndoHandler(
-        settings: service.config.undo, parts: parts, scheduler: service.scheduler, logger: service.logger)
+        settings: context.config.undo, parts: parts, scheduler: context.scheduler, logger: context.logger)
       self?.handler = handler
       return handler
     }
   }
 
-  public func start(in service: Service) throws {
-    self.service = service
-    logger = service.logger
-    settings = service.config.undo
+  public var dependencies: [ServiceComponent] {
+    ([bus, session, motion, keys] as [ServiceComponent?]).compactMap { $0 }
+  }
+
+  public func start() throws {
     keys?.addReportNoteSource { [weak self] in self?.notes ?? [] }
     guard settings.enabled else {
       logger.info("undo: off ([undo] enabled = false)")
@@ -110,13 +123,13 @@ public final class UndoComponent: ServiceComponent {
         ]
         // KWin's fake input, on the Wayland compositor the session runs.
         if let display = getenv("WAYLAND_DISPLAY"), display.pointee != 0 {
-          senders.append(KWinFakeInputSender(loop: service.loop, logger: self.logger))
+          senders.append(KWinFakeInputSender(loop: self.loop, logger: self.logger))
         }
-        senders.append(VirtualKeyboardSender(scheduler: service.scheduler, logger: self.logger))
+        senders.append(VirtualKeyboardSender(scheduler: self.scheduler, logger: self.logger))
         self.parts.keys = FirstReadyKeySender(senders, noneReason: "no compositor API to send keys")
       }
       if self.parts.focus == nil {
-        let loop = service.loop
+        let loop = self.loop
         self.parts.focus = AccessibilityWatch(sessionBus: connection, uid: uid, logger: self.logger) {
           address in
           let accessibility = try DBusConnection(address: address, loop: loop)

@@ -1,7 +1,9 @@
 import EvdevInput
+import EventLoop
 import EventTime
 import InputCodes
 import Logging
+import ResponderConfig
 import SoundServer
 
 /// The volume keys of owned devices (`[volume]`): KEY_VOLUMEUP / KEY_VOLUMEDOWN / KEY_MUTE of a
@@ -9,37 +11,43 @@ import SoundServer
 /// the device's own sink when it can be matched (a USB headset's card), else the default sink.
 ///
 /// Volume keys of shared devices are the desktop's and never reach this component. Each key and
-/// what it did is published (`Service.addKeyActionObserver`, the keys component's `KeyPressed`
+/// what it did is published (`ServiceEvents.addKeyActionObserver`, the keys component's `KeyPressed`
 /// signal that `responderctl monitor` shows).
 public final class VolumeComponent: ServiceComponent {
   public let componentName = "volume"
   /// The sound server connection, while started and enabled.
   public private(set) var connection: SoundServerConnection?
-  private weak var service: Service?
   private var locations: [String: InputDeviceLocation] = [:]
   private let server: String?
-  private weak var keys: KeysComponent?
+  private let keys: KeysComponent?
   private let order = InPressOrder<VolumeOutcome>()
-
-  /// Takes the volume keys of `keys`' owned devices (none: only `press` calls).
-  /// `server`: the sound server's address (`unix:/path`); nil, the user's default server.
-  public init(keys: KeysComponent? = nil, server: String? = nil) {
-    self.keys = keys
-    self.server = server
-    pressScheduler = nil
-  }
-
-  /// For tests: the clock that times the presses against the server's answers (`scheduler`; the
-  /// loop's real time otherwise; libpulse's own timers always run on real time).
-  init(server: String?, pressScheduler: (any Scheduler)?) {
-    keys = nil
-    self.server = server
-    self.pressScheduler = pressScheduler
-  }
+  private let settings: VolumeSettings
+  private let loop: EventLoop
+  private let events: ServiceEvents
+  private let logger: Logger
+  /// The clock that times the presses against the server's answers (the loop's real time when
+  /// nil; libpulse's own timers always run on real time).
   private let pressScheduler: (any Scheduler)?
 
-  public func start(in service: Service) throws {
-    self.service = service
+  /// Takes the volume keys of `keys`' owned devices (none: only `press` calls), with the config's
+  /// `[volume]`; what each did is published to `events`. `server`: the sound server's address
+  /// (`unix:/path`); nil, the user's default server. `pressScheduler` is for tests (virtual time).
+  public init(
+    settings: VolumeSettings, keys: KeysComponent? = nil, server: String? = nil, loop: EventLoop,
+    events: ServiceEvents, logger: Logger, pressScheduler: (any Scheduler)? = nil
+  ) {
+    self.settings = settings
+    self.keys = keys
+    self.server = server
+    self.loop = loop
+    self.events = events
+    self.logger = logger
+    self.pressScheduler = pressScheduler
+  }
+
+  public var dependencies: [ServiceComponent] { keys.map { [$0] } ?? [] }
+
+  public func start() throws {
     if let keys, !observing {
       observing = true
       keys.addVolumeKeyObserver { [weak self] event in
@@ -53,17 +61,15 @@ public final class VolumeComponent: ServiceComponent {
         if case .closed(let path, _) = change { self?.locations[path] = nil }
       }
     }
-    let settings = service.config.volume
     guard settings.enabled else {
-      service.logger.info("volume: volume keys are off ([volume] enabled = false)")
+      logger.info("volume: volume keys are off ([volume] enabled = false)")
       return
     }
     // libpulse's timers run on real time, whatever clock the service's own timers use. The
     // connection (and libpulse) waits for the first volume key: a service whose volume keys are
     // never pressed never loads it.
     connection = SoundServerConnection(
-      loop: service.loop, scheduler: pressScheduler, server: server, step: settings.step,
-      logger: service.logger)
+      loop: loop, scheduler: pressScheduler, server: server, step: settings.step, logger: logger)
   }
 
   private var observing = false
@@ -85,11 +91,10 @@ public final class VolumeComponent: ServiceComponent {
     _ key: VolumeKey, devicePath: String?, device: String = "", syspath: String? = nil, timestamp: Double,
     completion: @escaping (VolumeOutcome) -> Void = { _ in }
   ) {
-    guard let service else { return completion(.noServer) }
     let keyName = Self.keyName(key)
     let path = devicePath ?? ""
     guard let connection else {
-      service.publish(
+      events.publish(
         KeyActionRecord(
           key: keyName, timestamp: timestamp, path: path, device: device, action: "volume keys are off"))
       return completion(.noServer)
@@ -99,18 +104,18 @@ public final class VolumeComponent: ServiceComponent {
     // Published in the order of the presses (a press dropped at once comes after the earlier one
     // the server has not answered yet).
     let ticket = order.reserve(
-      { [weak service] outcome in
-        service?.logger.debug("volume: \(keyName) on \(path): \(outcome)")
-        service?.publish(
+      { [events, logger] outcome in
+        logger.debug("volume: \(keyName) on \(path): \(outcome)")
+        events.publish(
           KeyActionRecord(
             key: keyName, timestamp: timestamp, path: path, device: device, action: "\(outcome)"))
         // Shown as not answered yet: its own outcome comes later (`late`).
         if case .unanswered = outcome { return }
         completion(outcome)
       },
-      late: { [weak service] outcome in
-        service?.logger.debug("volume: \(keyName) on \(path), answered late: \(outcome)")
-        service?.publish(
+      late: { [events, logger] outcome in
+        logger.debug("volume: \(keyName) on \(path), answered late: \(outcome)")
+        events.publish(
           KeyActionRecord(
             key: keyName, timestamp: timestamp, path: path, device: device,
             action: "\(outcome) (answered late: the sound server had stopped answering)"))

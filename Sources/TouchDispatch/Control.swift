@@ -64,15 +64,27 @@ open class Control: View {
   private(set) var trackingStart: Point?
 
   /// Disabled controls send no events and pass their touches on.
-  public var isEnabled = true
+  public var isEnabled: Bool {
+    get { isEnabledStorage }
+    set { isEnabledStorage = newValue }
+  }
+  private var isEnabledStorage: Bool = true
   /// Whether the control is highlighted (a touch is down on it and inside).
-  public private(set) var isHighlighted = false
+  public private(set) var isHighlighted: Bool {
+    get { isHighlightedStorage }
+    set { isHighlightedStorage = newValue }
+  }
+  private var isHighlightedStorage: Bool = false
   /// Whether the control is tracking a touch.
   public var isTracking: Bool { trackingTouch != nil }
   /// Whether the tracked touch is inside (bounds grown by `touchMargin`).
   public var isTouchInside: Bool { trackingTouch != nil && touchWasInside }
   /// How far around the bounds a touch still counts as inside, in points (70 by default).
-  public var touchMargin: Double = 70
+  public var touchMargin: Double {
+    get { touchMarginStorage }
+    set { touchMarginStorage = newValue }
+  }
+  private var touchMarginStorage: Double = 70
 
   // MARK: Target-action
 
@@ -239,13 +251,23 @@ open class Control: View {
 /// tracked.
 open class Slider: Control {
   /// The value at the left end of the track (0 by default).
-  public var minimumValue: Double = 0 {
-    didSet { value = valueStorage }
+  public var minimumValue: Double {
+    get { minimumValueStorage }
+    set {
+      minimumValueStorage = newValue
+      value = valueStorage
+    }
   }
+  private var minimumValueStorage: Double = 0
   /// The value at the right end of the track (1 by default).
-  public var maximumValue: Double = 1 {
-    didSet { value = valueStorage }
+  public var maximumValue: Double {
+    get { maximumValueStorage }
+    set {
+      maximumValueStorage = newValue
+      value = valueStorage
+    }
   }
+  private var maximumValueStorage: Double = 1
   /// The value, kept within `minimumValue`…`maximumValue`.
   public var value: Double {
     get { valueStorage }
@@ -253,7 +275,11 @@ open class Slider: Control {
   }
   private var valueStorage: Double = 0
   /// Whether valueChanged is sent as the knob moves (true by default) or once at the lift.
-  public var isContinuous = true
+  public var isContinuous: Bool {
+    get { isContinuousStorage }
+    set { isContinuousStorage = newValue }
+  }
+  private var isContinuousStorage: Bool = true
   /// The value and the finger's x when the drag began.
   private var dragStart: (value: Double, x: Double)?
 
@@ -310,7 +336,11 @@ open class Button: Control {}
 /// primaryActionTriggered.
 open class Switch: Control {
   /// The state of the switch.
-  public var isOn = false
+  public var isOn: Bool {
+    get { isOnStorage }
+    set { isOnStorage = newValue }
+  }
+  private var isOnStorage: Bool = false
 
   /// The knob, at the left end when off, at the right end when on.
   public var knobRect: Rect { knob(in: bounds, at: isOn ? 1 : 0) }

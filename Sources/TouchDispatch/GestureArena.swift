@@ -162,9 +162,9 @@ final class GestureArena {
   /// The recognizers of `delivery` reordered so that a recognizer comes after those it requires
   /// to fail, and after those sharing a touch with it that can prevent it when it cannot prevent
   /// them (a double tap is served before a single tap, so that the one finishing both in one frame
-  /// wins). The result lists indices of `delivery.slots`; nil when they keep their order.
+  /// wins). The result lists indices of `delivery.recognizers`; nil when they keep their order.
   func deliveryOrder(of delivery: FrameDelivery) -> [Int]? {
-    let recognizers = delivery.slots.map(\.recognizer)
+    let recognizers = delivery.recognizers
     guard recognizers.count > 1 else { return nil }
     if !relationsPossible && recognizers.allSatisfy({ $0.hasDefaultPreventionRules }) { return nil }
     var after: [[Int]] = Array(repeating: [], count: recognizers.count)
@@ -426,8 +426,17 @@ final class GestureArena {
   /// Resets recognizers in a final state whose touches are all over, and lets go of possible
   /// ones left with no touch at all (every touch ignored).
   func resetFinishedRecognizers() {
-    guard resetsMayBeDue, !engaged.isEmpty else { return }
+    guard resetsMayBeDue else { return }
     resetsMayBeDue = false
+    guard !engaged.isEmpty else {
+      // Nothing engaged is a look at every recognizer too: the next gesture starts afresh, not
+      // with a look at all its recognizers at its first callback.
+      touchesEndedSinceScan = false
+      var list = resetCandidates.takeOut()
+      list.removeAll(keepingCapacity: true)
+      resetCandidates.putBack(&list)
+      return
+    }
     if !touchesEndedSinceScan {
       // Nothing ended since the last look at every recognizer: only those that finished since
       // can be due.

@@ -64,8 +64,8 @@ open class LongPressGestureRecognizer: GestureRecognizer {
       tapTimer = failIfStillPossible(after: minimumPressDuration)
     } else if down.count == numberOfTouchesRequired {
       pressTimer?.cancel()
-      pressTimer = schedule(after: minimumPressDuration) { [unowned self] in
-        if self.state == .possible { self.state = .began }
+      pressTimer = schedule(after: minimumPressDuration) { (recognizer: GestureRecognizer) in
+        if recognizer.state == .possible { recognizer.state = .began }
       }
     }
   }

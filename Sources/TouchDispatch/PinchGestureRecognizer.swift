@@ -111,7 +111,11 @@ open class PinchGestureRecognizer: GestureRecognizer {
 /// positive clockwise on screen. Continuous; ends when a finger lifts.
 open class RotationGestureRecognizer: GestureRecognizer {
   /// How far the fingers must turn before the rotation begins, in radians (0.1 by default).
-  public var hysteresis: Double = 0.1
+  public var hysteresis: Double {
+    get { hysteresisStorage }
+    set { hysteresisStorage = newValue }
+  }
+  private var hysteresisStorage: Double = 0.1
 
   private var pair = FingerPair()
   private var lastVector: Point = .zero

@@ -57,9 +57,8 @@ extension GestureRecognizer {
 
   /// Fails the recognizer after `delay` unless it has left possible by then.
   func failIfStillPossible(after delay: Seconds) -> ScheduledTimer? {
-    // `schedule` keeps the recognizer alive while this runs (see there).
-    schedule(after: delay) { [unowned self] in
-      if self.state == .possible { self.state = .failed }
+    schedule(after: delay) { (recognizer: GestureRecognizer) in
+      if recognizer.state == .possible { recognizer.state = .failed }
     }
   }
 

@@ -132,19 +132,35 @@ public protocol ContactFrameFilter: AnyObject {
 /// or B) and the calibration, into touches. Dropped events cancel the touches under way.
 public final class TouchscreenInput {
   public let touchInput: TouchInput
-  public var calibration: TouchCalibration
+  public var calibration: TouchCalibration {
+    get { calibrationStorage }
+    set { calibrationStorage = newValue }
+  }
+  private var calibrationStorage: TouchCalibration
   /// Sees each frame before the window does (nil: every contact goes through).
-  public var frameFilter: (any ContactFrameFilter)?
+  public var frameFilter: (any ContactFrameFilter)? {
+    get { frameFilterStorage }
+    set { frameFilterStorage = newValue }
+  }
+  private var frameFilterStorage: (any ContactFrameFilter)?
   /// The rotation `rotate(to:)` asked for while fingers were down, applied when the last one lifts.
-  public private(set) var pendingRotation: TouchRotation?
+  public private(set) var pendingRotation: TouchRotation? {
+    get { pendingRotationStorage }
+    set { pendingRotationStorage = newValue }
+  }
+  private var pendingRotationStorage: TouchRotation?
   /// Called each time a new rotation takes effect, with the new calibration (its `screen` is the
   /// window's new size).
-  public var rotationObserver: ((TouchCalibration) -> Void)?
+  public var rotationObserver: ((TouchCalibration) -> Void)? {
+    get { rotationObserverStorage }
+    set { rotationObserverStorage = newValue }
+  }
+  private var rotationObserverStorage: ((TouchCalibration) -> Void)?
   private var decoder = MultitouchDecoder()
 
   public init(window: Window, calibration: TouchCalibration, source: String = "touchscreen") {
     touchInput = TouchInput(window: window, source: source)
-    self.calibration = calibration
+    self.calibrationStorage = calibration
   }
 
   /// Feeds one raw event; a SYN_REPORT delivers the frame to the window.

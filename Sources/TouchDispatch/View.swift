@@ -6,6 +6,9 @@ import ResponderCore
 /// `center`, `bounds` and `transform` define where it is: a point `p` of the view is at
 /// `transform(p - boundsCenter) + center` in the superview.
 open class View: Responder, TouchCoordinateSpace {
+  // Public properties are computed over private `xStorage` fields, as in every public class of
+  // this module: a touch frame reads them, and a public stored property is checked at run time on
+  // every access from another module (HotPathRulesTests; OutOfPlace.swift says why).
   /// The view containing this one, if any. An unowned reference (a weak one would give every view a
   /// side table, which makes each retain of it slower): the superview owns this view and clears it
   /// when it goes away, and reading it after that would stop the program, not read freed memory.
@@ -91,9 +94,15 @@ open class View: Responder, TouchCoordinateSpace {
   /// when it goes away).
   public internal(set) var viewController: ViewController? {
     get { viewControllerStorage }
-    set { viewControllerStorage = newValue }
+    set {
+      viewControllerStorage = newValue
+      hasViewController = newValue != nil
+    }
   }
   private unowned var viewControllerStorage: ViewController?
+  /// Whether `viewController` is set: `next` reads the reference only then. The flag's accesses
+  /// are never checked at run time (storing it releases nothing), unlike the reference's.
+  private var hasViewController = false
 
   /// A view with the given frame (in its future superview's coordinates).
   public init(frame: Rect = .zero) {
@@ -349,7 +358,7 @@ open class View: Responder, TouchCoordinateSpace {
 
   /// The view controller when this is its root view, else the superview.
   open override var next: Responder? {
-    if let viewController { return viewController }
+    if hasViewController, let viewController { return viewController }
     return superview
   }
 

@@ -8,11 +8,23 @@ open class ViewController: Responder {
   private var loadedView: View?
 
   /// The view controller that presented this one, if any.
-  public private(set) weak var presentingViewController: ViewController?
+  public private(set) var presentingViewController: ViewController? {
+    get { presentingViewControllerStorage }
+    set { presentingViewControllerStorage = newValue }
+  }
+  private weak var presentingViewControllerStorage: ViewController?
   /// The view controller this one presented, if any.
-  public private(set) var presentedViewController: ViewController?
+  public private(set) var presentedViewController: ViewController? {
+    get { presentedViewControllerStorage }
+    set { presentedViewControllerStorage = newValue }
+  }
+  private var presentedViewControllerStorage: ViewController?
   /// A name for records and logs.
-  public var identifier: String?
+  public var identifier: String? {
+    get { identifierStorage }
+    set { identifierStorage = newValue }
+  }
+  private var identifierStorage: String?
 
   /// A controller whose root view is `view`, or a view `loadView()` makes on first use.
   public init(view: View? = nil) {

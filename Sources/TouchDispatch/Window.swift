@@ -99,15 +99,19 @@ open class Window: View, EventWindow {
 
   /// The controller whose view fills the window; its next responder is the window.
   public var rootViewController: ViewController? {
-    didSet {
-      guard oldValue !== rootViewController else { return }
+    get { rootViewControllerStorage }
+    set {
+      let oldValue = rootViewControllerStorage
+      rootViewControllerStorage = newValue
+      guard oldValue !== newValue else { return }
       if let old = oldValue, old.isViewLoaded, old.view.superview === self { old.view.removeFromSuperview() }
-      if let controller = rootViewController {
+      if let controller = newValue {
         controller.view.frame = bounds
         insertSubview(controller.view, at: 0)
       }
     }
   }
+  private var rootViewControllerStorage: ViewController?
 
   open override var next: Responder? { hostApplication }
 
@@ -211,6 +215,7 @@ open class Window: View, EventWindow {
       return
     }
     touch.removeAllGestureRecognizers()
+    let arena = self.arena
     var current: View? = view
     while let candidate = current {
       for recognizer in candidate.gestureRecognizers where arena.accepts(recognizer) {
@@ -225,7 +230,7 @@ open class Window: View, EventWindow {
 
   private func deliverToRecognizers(_ frame: [TouchRecord], event: Event) {
     let orderMayDiffer = delivery.sort(frame, relations: arena.relationsPossible)
-    guard !delivery.slots.isEmpty else { return }
+    guard !delivery.recognizers.isEmpty else { return }
     let order = orderMayDiffer ? arena.deliveryOrder(of: delivery) : nil
     delivery.deliver(with: event, order: order, arena: arena)
     delivery.clear()

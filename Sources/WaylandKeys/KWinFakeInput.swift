@@ -1,4 +1,4 @@
-import CWaylandClient
+import CWaylandKeys
 import EventLoop
 import EventTime
 import KeySender
@@ -84,8 +84,7 @@ private final class FakeInputExchange {
   private let loop: EventLoop
   private let display: OpaquePointer
   private let registry: OpaquePointer
-  private let sink: UnsafeMutablePointer<wt_sink>
-  private let doneSink: UnsafeMutablePointer<wt_done_sink>
+  private let sink: UnsafeMutablePointer<rsp_wayland_sink>
   private let chord: EditChord?
   private let deadline: Seconds
   private var done: ((Result<Void, KeySendError>) -> Void)?
@@ -104,14 +103,21 @@ private final class FakeInputExchange {
     loop: EventLoop, displayName: String?, chord: EditChord?, deadline: Seconds,
     _ done: @escaping (Result<Void, KeySendError>) -> Void
   ) throws {
-    guard let display = wl_display_connect(displayName) else {
+    guard let display = rsp_wayland_connect(displayName) else {
+      if errno == ENOSYS {
+        let reason = rsp_wayland_load_error().map { String(cString: $0) } ?? "?"
+        throw KeySendError(
+          "libwayland-client cannot be loaded (\(reason)) for \(KWinFakeInputSender.interface)")
+      }
       let socket = displayName ?? getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0"
       throw KeySendError(
         "no Wayland compositor at '\(socket)' (\(String(cString: strerror(errno)))) for \(KWinFakeInputSender.interface)"
       )
     }
-    guard let registry = wl_display_get_registry(display) else {
-      wl_display_disconnect(display)
+    let sink = UnsafeMutablePointer<rsp_wayland_sink>.allocate(capacity: 1)
+    guard let registry = rsp_wayland_get_registry(display, sink) else {
+      rsp_wayland_disconnect(display)
+      sink.deallocate()
       throw KeySendError("the Wayland compositor gave no registry")
     }
     self.loop = loop
@@ -120,33 +126,29 @@ private final class FakeInputExchange {
     self.chord = chord
     self.deadline = deadline
     self.done = done
-    sink = .allocate(capacity: 1)
-    doneSink = .allocate(capacity: 1)
+    self.sink = sink
   }
 
   /// Lists the globals; what follows happens on the loop.
   func begin() {
     sink.initialize(
-      to: wt_sink(
-        handler: { context, event in
-          guard let context, let event else { return }
-          Unmanaged<FakeInputExchange>.fromOpaque(context).takeUnretainedValue().handle(event.pointee)
-        }, context: Unmanaged.passUnretained(self).toOpaque()))
-    doneSink.initialize(
-      to: wt_done_sink(
+      to: rsp_wayland_sink(
+        global: { context, name, interface, version in
+          guard let context, let interface else { return }
+          Unmanaged<FakeInputExchange>.fromOpaque(context).takeUnretainedValue().global(
+            name: name, interface: String(cString: interface), version: version)
+        },
         done: { context, callback in
           guard let context, let callback else { return }
           Unmanaged<FakeInputExchange>.fromOpaque(context).takeUnretainedValue().roundTrip(callback)
         }, context: Unmanaged.passUnretained(self).toOpaque()))
-    wt_listen_registry(registry, sink)
-    globals = wl_display_sync(display)
-    if let globals { wt_listen_done(globals, doneSink) }
+    globals = rsp_wayland_sync(display, sink)
     timer = loop.scheduler.schedule(after: deadline) { [weak self] in
       self?.finish(
         .failure(KeySendError("the Wayland compositor did not answer within \(Int(self?.deadline ?? 0)) s")))
     }
     do {
-      source = try loop.register(fd: FileDescriptor(rawValue: wl_display_get_fd(display)), events: .readable)
+      source = try loop.register(fd: FileDescriptor(rawValue: rsp_wayland_get_fd(display)), events: .readable)
       {
         [weak self] _ in self?.readable()
       }
@@ -158,42 +160,37 @@ private final class FakeInputExchange {
 
   private func readable() {
     guard !closed else { return }
-    if wl_display_prepare_read(display) == 0, wl_display_read_events(display) < 0 {
-      return finish(.failure(lost()))
-    }
-    if wl_display_dispatch_pending(display) < 0 { return finish(.failure(lost())) }
+    if rsp_wayland_read(display) < 0 { return finish(.failure(lost())) }
     flush()
   }
 
   private func flush() {
     guard !closed else { return }
     // A few requests on a fresh connection: they fit in the socket's buffer.
-    if wl_display_flush(display) < 0 && errno != EAGAIN { finish(.failure(lost())) }
+    if rsp_wayland_flush(display) < 0 && errno != EAGAIN { finish(.failure(lost())) }
   }
 
   private func lost() -> KeySendError {
-    let number = wl_display_get_error(display)
+    let number = rsp_wayland_get_error(display)
     return KeySendError(
       "the Wayland compositor ended the connection (\(number != 0 ? String(cString: strerror(number)) : "closed"))"
     )
   }
 
-  private func handle(_ event: wt_event) {
-    guard !closed, event.kind == WT_GLOBAL, let interface = event.interface,
-      String(cString: interface) == KWinFakeInputSender.interface
-    else { return }
-    offered = (event.name, event.version)
+  private func global(name: UInt32, interface: String, version: UInt32) {
+    guard !closed, interface == KWinFakeInputSender.interface else { return }
+    offered = (name, version)
   }
 
   /// A round trip ended: the globals are all listed, or the keys were taken.
   private func roundTrip(_ callback: OpaquePointer) {
     guard !closed else { return }
     if callback == globals {
-      wl_callback_destroy(callback)
+      rsp_wayland_callback_destroy(callback)
       globals = nil
       listed()
     } else if callback == keysSent {
-      wl_callback_destroy(callback)
+      rsp_wayland_callback_destroy(callback)
       keysSent = nil
       finish(.success(()))
     }
@@ -214,26 +211,25 @@ private final class FakeInputExchange {
           KeySendError("\(KWinFakeInputSender.interface) version \(offered.version) has no keys (4 needed)")))
     }
     guard let chord else { return finish(.success(())) }
-    guard let input = wt_bind_fake_input(registry, offered.name, 4) else {
+    guard let input = rsp_kwin_fake_input_bind(registry, offered.name, 4) else {
       return finish(.failure(KeySendError("cannot bind \(KWinFakeInputSender.interface)")))
     }
     fakeInput = input
-    org_kde_kwin_fake_input_authenticate(input, "responderd", "Undo or redo typing after the user's answer")
+    rsp_kwin_fake_input_authenticate(input, "responderd", "Undo or redo typing after the user's answer")
     // KWin adds a keyboard to the seat when fake input is bound; on a seat that had none, an
     // application binds its wl_keyboard only then: the first modifier is tapped alone (it does
     // nothing alone), and the chord follows a moment later.
-    org_kde_kwin_fake_input_keyboard_key(input, chord.modifiers[0], 1)
-    org_kde_kwin_fake_input_keyboard_key(input, chord.modifiers[0], 0)
+    rsp_kwin_fake_input_key(input, chord.modifiers[0], 1)
+    rsp_kwin_fake_input_key(input, chord.modifiers[0], 0)
     flush()
     settleTimer = loop.scheduler.schedule(after: settle) { [weak self] in
       guard let self, !self.closed else { return }
-      for modifier in chord.modifiers { org_kde_kwin_fake_input_keyboard_key(input, modifier, 1) }
-      org_kde_kwin_fake_input_keyboard_key(input, chord.key, 1)
-      org_kde_kwin_fake_input_keyboard_key(input, chord.key, 0)
-      for modifier in chord.modifiers.reversed() { org_kde_kwin_fake_input_keyboard_key(input, modifier, 0) }
+      for modifier in chord.modifiers { rsp_kwin_fake_input_key(input, modifier, 1) }
+      rsp_kwin_fake_input_key(input, chord.key, 1)
+      rsp_kwin_fake_input_key(input, chord.key, 0)
+      for modifier in chord.modifiers.reversed() { rsp_kwin_fake_input_key(input, modifier, 0) }
       // Done when the compositor has taken them.
-      self.keysSent = wl_display_sync(self.display)
-      if let keysSent = self.keysSent { wt_listen_done(keysSent, self.doneSink) }
+      self.keysSent = rsp_wayland_sync(self.display, self.sink)
       self.flush()
     }
   }
@@ -251,14 +247,13 @@ private final class FakeInputExchange {
     let done = self.done
     self.done = nil
     loop.runSoon { [self] in
-      if let globals { wl_callback_destroy(globals) }
-      if let keysSent { wl_callback_destroy(keysSent) }
-      if let fakeInput { org_kde_kwin_fake_input_destroy(fakeInput) }
-      wl_registry_destroy(registry)
-      wl_display_flush(display)
-      wl_display_disconnect(display)
+      if let globals { rsp_wayland_callback_destroy(globals) }
+      if let keysSent { rsp_wayland_callback_destroy(keysSent) }
+      if let fakeInput { rsp_kwin_fake_input_destroy(fakeInput) }
+      rsp_wayland_registry_destroy(registry)
+      rsp_wayland_flush(display)
+      rsp_wayland_disconnect(display)
       sink.deallocate()
-      doneSink.deallocate()
     }
     done?(result)
   }

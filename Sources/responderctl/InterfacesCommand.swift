@@ -26,7 +26,7 @@ struct InterfacesCommand: ParsableCommand {
   var check: String?
 
   func run() throws {
-    let interfaces = BusInterfaces.all
+    let interfaces = try BusInterfaces.all()
     if output == nil && check == nil {
       for interface in interfaces { print(interface.name) }
     }

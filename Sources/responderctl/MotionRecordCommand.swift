@@ -103,7 +103,9 @@ struct MotionRecordCommand: ParsableCommand {
     let settings = try config.map { try ResponderdConfig.load(path: $0).motion } ?? MotionSettings()
     LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: .notice) }
     let loop = try EventLoop()
-    let recorder = MotionRecorder(loop: loop, settings: settings, logger: Logger(label: "responderctl")) {
+    let recorder = MotionRecorder(
+      loop: loop, settings: settings.inputSettings, logger: Logger(label: "responderctl")
+    ) {
       line in sink.write(line)
     }
     do {

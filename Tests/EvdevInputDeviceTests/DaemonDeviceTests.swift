@@ -31,9 +31,10 @@ extension EvdevInputDeviceTests {
       logger.logLevel = .trace
       let config = try ResponderdConfig.parse("chain = [\"log\"]\n[log]\nhandles = true\n", file: "test.toml")
       let loop = try EventLoop()
-      let keys = KeysComponent(bus: nil)
-      let harness = try LoopService(config: config, loop: loop, logger: logger, components: [keys])
+      let harness = try LoopService(config: config, loop: loop, logger: logger)
       let service = harness.service
+      let keys = service.keysComponent(bus: nil)
+      harness.add(keys)
       var dispatches: [DispatchRecord] { harness.records }
       let player = PlayerResponder()
       player.app = service.application

@@ -50,12 +50,13 @@ extension EvdevInputDeviceTests {
       let store = LogStore()
       let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
       let config = try ResponderdConfig.parse("chain = [\"log\"]\n[log]\nhandles = true\n", file: "test.toml")
-      let keys = KeysComponent(bus: nil)
-      let session = SessionComponent(
+      let harness = try LoopService(config: config, loop: loop, logger: logger)
+      let session = harness.service.sessionComponent(
         systemBusAddress: logind.address,
-        identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil, keys: keys,
-        touchGestures: nil, motion: nil)
-      let harness = try LoopService(config: config, loop: loop, logger: logger, components: [session, keys])
+        identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil)
+      let keys = harness.service.keysComponent(bus: nil, session: session)
+      harness.add(session)
+      harness.add(keys)
       var dispatches: [DispatchRecord] { harness.records }
       let ptysBefore = emulatedNodesOpen()
       // The kernel's EVIOCGRAB, answered live (the grab lands on the headset: a USB audio device).
@@ -124,13 +125,13 @@ extension EvdevInputDeviceTests {
       try logind.addSession("c2", uid: getuid(), active: false)
       let store = LogStore()
       let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
-      let keys = KeysComponent(bus: nil)
-      let session = SessionComponent(
+      let service = try LoopService(config: ResponderdConfig(), loop: loop, logger: logger)
+      let session = service.service.sessionComponent(
         systemBusAddress: logind.address,
-        identity: .init(sessionID: "c2", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil, keys: keys,
-        touchGestures: nil, motion: nil)
-      let service = try LoopService(
-        config: ResponderdConfig(), loop: loop, logger: logger, components: [session, keys])
+        identity: .init(sessionID: "c2", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil)
+      let keys = service.service.keysComponent(bus: nil, session: session)
+      service.add(session)
+      service.add(keys)
       try tb.add("headset")
       var opened: [String] = []
       service.start()
@@ -156,12 +157,11 @@ extension EvdevInputDeviceTests {
       let store = LogStore()
       let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
       // No XDG_SESSION_ID, and dbusmock's logind has no GetSessionByPID: the Display is the one.
-      let session = SessionComponent(
+      let service = try LoopService(config: ResponderdConfig(), loop: loop, logger: logger)
+      let session = service.service.sessionComponent(
         systemBusAddress: logind.address,
-        identity: .init(sessionID: nil, pid: UInt32(getpid()), uid: getuid()), sessionBus: nil, keys: nil,
-        touchGestures: nil, motion: nil)
-      let service = try LoopService(
-        config: ResponderdConfig(), loop: loop, logger: logger, components: [session])
+        identity: .init(sessionID: nil, pid: UInt32(getpid()), uid: getuid()), sessionBus: nil)
+      service.add(session)
       service.start()
       #expect(loop.run(until: { session.watcher?.isFollowingLogind == true }, timeout: 5))
       #expect(session.watcher?.foundBy == "the user's display session")
@@ -179,13 +179,14 @@ extension EvdevInputDeviceTests {
       let store = LogStore()
       let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
       let missing = "unix:path=/tmp/responderd-no-such-dir-\(getpid())/system_bus_socket"
-      let keys = KeysComponent(bus: nil)
-      let session = SessionComponent(
-        systemBusAddress: missing, identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()),
-        sessionBus: nil, keys: keys, touchGestures: nil, motion: nil)
-      let harness = try LoopService(
-        config: ResponderdConfig(), loop: loop, logger: logger, components: [session, keys])
+      let harness = try LoopService(config: ResponderdConfig(), loop: loop, logger: logger)
       let service = harness.service
+      let session = service.sessionComponent(
+        systemBusAddress: missing, identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()),
+        sessionBus: nil)
+      let keys = service.keysComponent(bus: nil, session: session)
+      harness.add(session)
+      harness.add(keys)
       let headset = try tb.add("headset")
       harness.start()
       #expect(session.state == SessionState())
@@ -195,7 +196,7 @@ extension EvdevInputDeviceTests {
           "notice: session: no system bus at \(missing): the session is taken as active and unlocked until it appears"
         ))
       var dispatched = 0
-      service.addDispatchObserver { _ in dispatched += 1 }
+      service.events.addDispatchObserver { _ in dispatched += 1 }
       try tb.key(headset, KEY_PLAYPAUSE, 1, at: realtimeNow())
       #expect(loop.run(until: { dispatched == 1 }, timeout: 5))
     }

@@ -55,12 +55,12 @@ extension EvdevInputDeviceTests {
       let store = LogStore()
       let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
       let config = try ResponderdConfig.parse("[volume]\nstep = 10\n", file: "test.toml")
-      let keys = KeysComponent(bus: nil)
-      let harness = try LoopService(
-        config: config, loop: loop, logger: logger,
-        components: [keys, VolumeComponent(keys: keys, server: server.address)])
+      let harness = try LoopService(config: config, loop: loop, logger: logger)
+      let keys = harness.service.keysComponent(bus: nil)
+      harness.add(keys)
+      harness.add(harness.service.volumeComponent(keys: keys, server: server.address))
       var actions: [KeyActionRecord] = []
-      harness.service.addKeyActionObserver { actions.append($0) }
+      harness.service.events.addKeyActionObserver { actions.append($0) }
       var dispatches: [DispatchRecord] { harness.records }
       harness.start()
       func wait(_ what: String, _ condition: () -> Bool) throws {

@@ -3,6 +3,7 @@ import IIOInput
 import Motion
 import ResponderConfig
 import ResponderTools
+import ResponderdKit
 import Testing
 import TouchScenes
 
@@ -16,7 +17,9 @@ extension IIOInputDeviceTests {
     settings.capture = .polled
     settings.samplingRate = 100
     var text = ""
-    let recorder = MotionRecorder(loop: loop, settings: settings, logger: testLogger) { text += $0 }
+    let recorder = MotionRecorder(loop: loop, settings: settings.inputSettings, logger: testLogger) {
+      text += $0
+    }
     try recorder.start()
     #expect(loop.run(until: { recorder.sampleCount >= 10 }, timeout: 5))
     bed.setAttribute("in_accel_z_raw", "-1024")
@@ -38,7 +41,9 @@ extension IIOInputDeviceTests {
   func noSensor() throws {
     let bed = try Testbed(withDevice: false)
     let loop = try EventLoop()
-    let recorder = MotionRecorder(loop: loop, settings: MotionSettings(), logger: testLogger) { _ in }
+    let recorder = MotionRecorder(loop: loop, settings: MotionSettings().inputSettings, logger: testLogger) {
+      _ in
+    }
     #expect(throws: MotionRecorder.Failure.self) { try recorder.start() }
     #expect(!recorder.input.isWanted)
     _ = bed
@@ -50,7 +55,7 @@ extension IIOInputDeviceTests {
     let loop = try EventLoop()
     var settings = MotionSettings()
     settings.capture = .polled
-    let recorder = MotionRecorder(loop: loop, settings: settings, logger: testLogger) { _ in }
+    let recorder = MotionRecorder(loop: loop, settings: settings.inputSettings, logger: testLogger) { _ in }
     try recorder.start()
     #expect(loop.run(until: { recorder.sampleCount >= 2 }, timeout: 5))
     bed.removeDevice()

@@ -71,7 +71,7 @@ final class MotionRig {
   init(
     withDevice: Bool = true, chain: [String] = ["log"], handlers: [any Handler] = [],
     prepare: (Testbed) throws -> Void = { _ in },
-    session makeSession: ((BusComponent?, MotionComponent) -> SessionComponent)? = nil,
+    session makeSession: ((Service, BusComponent?) -> SessionComponent)? = nil,
     loop givenLoop: EventLoop? = nil
   ) throws {
     bed = try Testbed(withDevice: withDevice)
@@ -80,15 +80,16 @@ final class MotionRig {
     loop = try givenLoop ?? EventLoop()
     var config = ResponderdConfig()
     config.chain = chain
-    harness = try LoopService(config: config, loop: loop, logger: log.logger, busAddress: bus.address)
-    for handler in handlers { harness.service.handlerFactories[handler.name] = { _ in handler } }
+    harness = try LoopService(
+      config: config, loop: loop, logger: log.logger, busAddress: bus.address, handlers: registry(handlers))
     // Closed at the last want: these tests are of streams and sessions (keeping the sensor open a
     // moment is tested on virtual time, FlappingMotionDeviceTests).
-    motion = MotionComponent(service: harness.service, keepOpen: 0)
-    api = MotionAPI(motion: motion, bus: harness.bus)
-    let session = makeSession?(harness.bus, motion)
+    let session = makeSession?(harness.service, harness.bus)
     if let session { harness.add(session) }
-    harness.add(ResponderAPI(bus: harness.bus, session: session, motionInterest: motion.interest))
+    motion = harness.service.motionComponent(session: session, keepOpen: 0)
+    api = harness.service.motionAPI(motion: motion, bus: harness.bus)
+    harness.add(
+      harness.service.responderAPI(bus: harness.bus, session: session, motionInterest: motion.interest))
     harness.add(motion)
     harness.add(api)
     baseline = loop.registeredCount
@@ -192,6 +193,13 @@ func drainRecords(_ fd: Int32) -> [[UInt8]] {
   }
 }
 
+/// The built-in handlers and `handlers`, each by its name.
+func registry(_ handlers: [any Handler]) -> HandlerRegistry {
+  handlers.reduce(HandlerRegistry.builtIn) { registry, handler in
+    registry.merging(HandlerRegistry(handler.name) { _ in handler })
+  }
+}
+
 /// A service with the motion component alone (no bus), `handlers` available to its chain; not
 /// started.
 func motionOnlyService(
@@ -200,9 +208,8 @@ func motionOnlyService(
 ) throws -> (LoopService, MotionComponent) {
   var config = ResponderdConfig()
   config.chain = chain
-  let harness = try LoopService(config: config, loop: loop, logger: logger)
-  for handler in handlers { harness.service.handlerFactories[handler.name] = { _ in handler } }
-  let motion = MotionComponent(service: harness.service, scheduler: keepOpenScheduler)
+  let harness = try LoopService(config: config, loop: loop, logger: logger, handlers: registry(handlers))
+  let motion = harness.service.motionComponent(keepOpenScheduler: keepOpenScheduler)
   harness.add(motion)
   return (harness, motion)
 }

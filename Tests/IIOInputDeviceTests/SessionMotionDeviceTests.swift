@@ -45,11 +45,10 @@ private func records(on fd: Int32) -> [AccelerometerRecord] {
     var made: SessionComponent?
     let daemon = try MotionRig(
       chain: [shakes.name], handlers: [shakes],
-      session: { bus, motion in
-        let session = SessionComponent(
+      session: { service, bus in
+        let session = service.sessionComponent(
           systemBusAddress: logind.address,
-          identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()), sessionBus: bus, keys: nil,
-          touchGestures: nil, motion: motion)
+          identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()), sessionBus: bus)
         made = session
         return session
       }, loop: loop)

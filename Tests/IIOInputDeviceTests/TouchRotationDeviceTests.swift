@@ -41,7 +41,7 @@ extension IIOInputDeviceTests {
     let loop = try EventLoop()
     let (harness, motion, motionAPI, touch) = try rotationService(config, loop: loop, logger: testLogger)
     var handled: [String] = []
-    harness.service.addDispatchObserver { record in
+    harness.service.events.addDispatchObserver { record in
       if let name = record.source.split(separator: ":").last, record.source.hasPrefix("touch:") {
         handled.append(String(name))
       }
@@ -193,9 +193,9 @@ private func rotationService(_ config: ResponderdConfig, loop: EventLoop, logger
 ) {
   let harness = try LoopService(config: config, loop: loop, logger: logger)
   // Closed at the last want (keeping it open a moment: FlappingMotionDeviceTests).
-  let motion = MotionComponent(service: harness.service, keepOpen: 0)
-  let motionAPI = MotionAPI(motion: motion, bus: nil)
-  let touch = TouchGesturesComponent(desktop: nil, motion: motion, motionAPI: motionAPI)
+  let motion = harness.service.motionComponent(keepOpen: 0)
+  let motionAPI = harness.service.motionAPI(motion: motion, bus: nil)
+  let touch = harness.service.touchGesturesComponent(desktop: nil, motion: motion, motionAPI: motionAPI)
   for component: ServiceComponent in [motion, motionAPI, touch] { harness.add(component) }
   return (harness, motion, motionAPI, touch)
 }

@@ -310,7 +310,7 @@ final class ServiceUnderTest {
     harness = try LoopService(
       config: config, loop: loop, logger: Logger(label: "test") { _ in RecordingLogHandler(store: store) },
       busAddress: bus.address)
-    mpris = MPRISComponent(service: harness.service, bus: harness.bus)
+    mpris = harness.service.mprisComponent(bus: harness.bus)
     harness.add(mpris)
     harness.start()
     try waitFor("the service to read \(players.map(\.busName))", on: loop) {

@@ -13,7 +13,7 @@ import ResponderdKit
 ///
 /// ```swift
 /// let harness = try InMemoryService(config: "chain = [\"log\"]\n")
-/// harness.add(ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil))
+/// harness.add(harness.service.responderAPI(bus: harness.busComponent, session: nil, motionInterest: nil))
 /// harness.start()
 /// let app = harness.bus.connect()
 /// ```
@@ -49,10 +49,10 @@ public final class InMemoryService {
     service = Service(
       config: try ResponderdConfig.parse(config, file: "test.toml"), loop: try EventLoop(), scheduler: time,
       logger: logger)
-    busComponent = BusComponent(bus: bus.connect())
+    busComponent = BusComponent(bus: bus.connect(), logger: logger)
     service.add(busComponent)
     for component in components { service.add(component) }
-    service.addDispatchObserver { [weak self] in self?.records.append($0) }
+    service.events.addDispatchObserver { [weak self] in self?.records.append($0) }
   }
 
   /// Calls still under way at the end of a test (a hung application's) hold the service through

@@ -10,7 +10,7 @@ import ResponderdKit
 ///
 /// ```swift
 /// let harness = try LoopService(config: config, busAddress: bus.address)
-/// harness.add(ResponderAPI(bus: harness.bus, session: nil, motionInterest: nil))
+/// harness.add(harness.service.responderAPI(bus: harness.bus, session: nil, motionInterest: nil))
 /// harness.start()
 /// ```
 public final class LoopService {
@@ -22,18 +22,19 @@ public final class LoopService {
   public private(set) var records: [DispatchRecord] = []
 
   /// `logger` says nothing unless given. With `busAddress`, a bus component on that bus comes
-  /// first (the service's bus).
+  /// first (the service's bus). The chain may name `handlers` and the components' handlers.
   public init(
     config: ResponderdConfig, loop: EventLoop? = nil,
     logger: Logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, busAddress: String? = nil,
-    components: [any ServiceComponent] = []
+    handlers: HandlerRegistry = .builtIn, components: [any ServiceComponent] = []
   ) throws {
     self.loop = try loop ?? EventLoop()
-    service = Service(config: config, loop: self.loop, logger: logger)
-    let bus = busAddress.map { BusComponent(address: $0) }
+    let service = Service(config: config, loop: self.loop, logger: logger, handlers: handlers)
+    self.service = service
+    let bus = busAddress.map { service.busComponent(address: $0) }
     self.bus = bus
     if let bus { service.add(bus) }
-    service.addDispatchObserver { [weak self] in self?.records.append($0) }
+    service.events.addDispatchObserver { [weak self] in self?.records.append($0) }
     for component in components { service.add(component) }
   }
 

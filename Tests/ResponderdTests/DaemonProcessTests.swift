@@ -309,3 +309,21 @@ struct TimeoutError: Error, CustomStringConvertible {
     #expect(try daemon.waitForExit(timeout: 10) == 0)
   }
 }
+
+@Suite struct DaemonLibrariesTests {
+  /// In a session with no Wayland compositor (no socket where WAYLAND_DISPLAY names one), the undo
+  /// asks each way to send its keys and finds none, and the daemon never maps libwayland-client:
+  /// it is loaded only for a compositor that is there.
+  @Test func withoutAWaylandCompositorTheDaemonMapsNoWaylandLibrary() throws {
+    let runtime = FileManager.default.temporaryDirectory.appendingPathComponent("rsp-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: runtime) }
+    let fixture = try DaemonFixture(
+      config: "", environment: ["XDG_RUNTIME_DIR": runtime.path, "WAYLAND_DISPLAY": "wayland-0"])
+    let status = try fixture.run([try BuiltProducts.path(of: "responderctl"), "status"])
+    #expect(status.output.contains("undo: on"), "\(status)")
+    let maps = try String(contentsOfFile: "/proc/\(fixture.daemon.pid)/maps", encoding: .utf8)
+    #expect(!maps.contains("libwayland-client"))
+    #expect(fixture.daemon.isRunning)
+  }
+}

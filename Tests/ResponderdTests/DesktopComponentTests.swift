@@ -23,8 +23,8 @@ import Testing
         "[keys]\nenabled = false\ndesktop-handles-media-keys = \"\(setting)\"\n[touch]\nshell = \"\(shell)\"\n"
         + "[[touch.gesture]]\ngesture = \"tap\"\nevent = \"play\"\n",
       bus: bus, time: time)
-    let keys = KeysComponent(bus: harness.busComponent)
-    let desktop = DesktopComponent(keys: keys, bus: harness.busComponent)
+    let keys = harness.service.keysComponent(bus: harness.busComponent)
+    let desktop = harness.service.desktopComponent(keys: keys, bus: harness.busComponent)
     harness.add(keys)
     harness.add(desktop)
     harness.start()

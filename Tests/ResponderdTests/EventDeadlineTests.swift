@@ -19,7 +19,7 @@ import Testing
     harness = try InMemoryService(
       config:
         "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.1875\nevent-deadline = 0.5\n")
-    api = ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil)
+    api = harness.service.responderAPI(bus: harness.busComponent, session: nil, motionInterest: nil)
     harness.add(api)
     harness.start()
   }
@@ -76,7 +76,7 @@ import Testing
   let harness = try InMemoryService(
     config:
       "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.75\nevent-deadline = 0.25\n")
-  harness.add(ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil))
+  harness.add(harness.service.responderAPI(bus: harness.busComponent, session: nil, motionInterest: nil))
   harness.start()
   let time = harness.time
   let bus = harness.bus

@@ -21,7 +21,7 @@ import Testing
   init() throws {
     harness = try InMemoryService(
       config: "chain = [\"log\"]\n[log]\nhandles = true\n", now: 50)
-    harness.add(ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil))
+    harness.add(harness.service.responderAPI(bus: harness.busComponent, session: nil, motionInterest: nil))
     harness.start()
   }
 
@@ -52,7 +52,7 @@ import Testing
     let (late, lateReceived) = try watcher()
     let silentName = try #require(silent.uniqueName)
     let lateName = try #require(late.uniqueName)
-    #expect(service.eventWatchers == [silentName, lateName])
+    #expect(service.events.eventWatchers == [silentName, lateName])
     // Both stop reading; the 32nd event pings them (at 50 s).
     silent.isStopped = true
     late.isStopped = true
@@ -60,7 +60,7 @@ import Testing
     #expect(silentReceived() == 0 && lateReceived() == 0)
 
     time.advance(to: 59.9)
-    #expect(service.eventWatchers == [silentName, lateName])
+    #expect(service.events.eventWatchers == [silentName, lateName])
     #expect(!log.all.contains { $0.contains("has not read its messages") })
     // One reads again just in time: the 32 events, then the ping, which it answers.
     late.isStopped = false
@@ -68,7 +68,7 @@ import Testing
     #expect(lateReceived() == 32)
 
     time.advance(to: 60)
-    #expect(service.eventWatchers == [lateName])
+    #expect(service.events.eventWatchers == [lateName])
     #expect(
       log.all.filter { $0.contains("has not read its messages") } == [
         "notice: responders: event watcher \(silentName) has not read its messages for 10 s: dropped (32 events sent, 0 not)"
@@ -80,7 +80,7 @@ import Testing
     time.advance(by: 0)
     #expect(silentReceived() == 32)
     time.advance(to: 100)
-    #expect(service.eventWatchers == [lateName])
+    #expect(service.events.eventWatchers == [lateName])
     #expect(log.all.count { $0.contains("has not read its messages") } == 1)
   }
 }

@@ -21,8 +21,8 @@ import Testing
   init() throws {
     harness = try InMemoryService(
       config: "[keys]\nenabled = false\n")
-    harness.add(ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil))
-    harness.add(KeysComponent(bus: harness.busComponent))
+    harness.add(harness.service.responderAPI(bus: harness.busComponent, session: nil, motionInterest: nil))
+    harness.add(harness.service.keysComponent(bus: harness.busComponent))
     harness.start()
   }
 
@@ -45,7 +45,7 @@ import Testing
       time.advance(by: 0)
     }
     func press(_ key: String) {
-      service.publish(
+      service.events.publish(
         KeyActionRecord(
           key: key, timestamp: time.now, path: "/dev/input/event7", device: "Headset", action: "x"))
       time.advance(by: 0)

@@ -21,8 +21,8 @@ import Testing
 
   init() throws {
     harness = try InMemoryService()
-    motion = MotionComponent(service: harness.service)
-    api = MotionAPI(motion: motion, bus: harness.busComponent)
+    motion = harness.service.motionComponent()
+    api = harness.service.motionAPI(motion: motion, bus: harness.busComponent)
     harness.add(api)
     harness.start()
   }

@@ -50,7 +50,7 @@ struct MotionComponentTests {
   func defaultChain() throws {
     let loop = try EventLoop()
     let harness = try LoopService(config: ResponderdConfig(), loop: loop, logger: logger)
-    let motion = MotionComponent(service: harness.service)
+    let motion = harness.service.motionComponent()
     harness.add(motion)
     let before = loop.registeredCount
     harness.start()
@@ -66,7 +66,7 @@ struct MotionComponentTests {
     var config = ResponderdConfig()
     config.motion.enabled = false
     let harness = try LoopService(config: config, logger: logger)
-    let motion = MotionComponent(service: harness.service)
+    let motion = harness.service.motionComponent()
     harness.add(motion)
     harness.start()
     #expect(motion.shake == nil)

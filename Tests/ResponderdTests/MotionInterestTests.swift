@@ -15,7 +15,7 @@ import Testing
       config: try ResponderdConfig.parse(toml, file: "test.toml"), loop: loop, logger: recordingLogger().0,
       busAddress: bus.address)
     let interest = MotionInterest(chain: harness.service.chain, logger: harness.service.logger)
-    harness.add(ResponderAPI(bus: harness.bus, session: nil, motionInterest: interest))
+    harness.add(harness.service.responderAPI(bus: harness.bus, session: nil, motionInterest: interest))
     return (harness, interest)
   }
 

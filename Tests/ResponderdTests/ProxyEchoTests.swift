@@ -26,8 +26,8 @@ import Testing
 
   init() throws {
     harness = try InMemoryService(config: "chain = [\"log\"]\n[log]\nhandles = true\n", now: 200)
-    harness.add(ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil))
-    harness.add(MPRISComponent(service: harness.service, bus: harness.busComponent))
+    harness.add(harness.service.responderAPI(bus: harness.busComponent, session: nil, motionInterest: nil))
+    harness.add(harness.service.mprisComponent(bus: harness.busComponent))
     desktop = harness.bus.connect()
     desktop.onSignal(interface: ResponderBusAPI.daemonInterface, member: "EventDispatchedDetails") {
       [unowned self] message in
@@ -48,7 +48,7 @@ import Testing
   }
 
   func press(_ subtype: EventSubtype, device: String = "evdev:/dev/input/event5", owned: Bool = false) {
-    service.postDeviceEvent(
+    service.events.postDeviceEvent(
       .remoteControl(subtype, timestamp: time.now, source: device), desktopSeesDevice: !owned)
   }
 

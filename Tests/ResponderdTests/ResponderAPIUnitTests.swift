@@ -68,7 +68,7 @@ final class BusApp {
   init() throws {
     harness = try InMemoryService(
       config: "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.2\n")
-    api = ResponderAPI(bus: harness.busComponent, session: nil, motionInterest: nil)
+    api = harness.service.responderAPI(bus: harness.busComponent, session: nil, motionInterest: nil)
     harness.add(api)
     harness.start()
   }

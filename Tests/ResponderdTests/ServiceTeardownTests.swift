@@ -14,9 +14,9 @@ import Testing
     let (logger, _) = recordingLogger()
     let service = Service(config: config, loop: try EventLoop(), scheduler: scheduler, logger: logger)
     if let bus {
-      let component = BusComponent(bus: bus.connect())
+      let component = BusComponent(bus: bus.connect(), logger: logger)
       service.add(component)
-      service.add(ResponderAPI(bus: component, session: nil, motionInterest: nil))
+      service.add(service.responderAPI(bus: component, session: nil, motionInterest: nil))
     }
     return service
   }
@@ -54,7 +54,7 @@ import Testing
     do {
       let service = try makeService(
         "chain = [\"log\"]\n[log]\nhandles = true\n[responders]\ndeadline = 0.2\n", scheduler: time, bus: bus)
-      service.addDispatchObserver { records.append($0) }
+      service.events.addDispatchObserver { records.append($0) }
       service.start()
       time.advance(by: 0)
       let reply = hung.daemonCall("RegisterResponder", [.objectPath(hung.path), ["remoteControl"].dbusValue])

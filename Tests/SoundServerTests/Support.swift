@@ -59,10 +59,10 @@ func wait(_ what: String, loop: EventLoop, timeout: Double = 10, until condition
 func volumeService(config: String, server: String, loop: EventLoop, logger: Logger) throws -> (
   LoopService, VolumeComponent
 ) {
-  let component = VolumeComponent(server: server)
   let harness = try LoopService(
-    config: try ResponderdConfig.parse(config, file: "test.toml"), loop: loop, logger: logger,
-    components: [component])
+    config: try ResponderdConfig.parse(config, file: "test.toml"), loop: loop, logger: logger)
+  let component = harness.service.volumeComponent(keys: nil, server: server)
+  harness.add(component)
   harness.start()
   return (harness, component)
 }

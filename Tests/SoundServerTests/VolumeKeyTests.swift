@@ -29,7 +29,7 @@ import Testing
       config: "[volume]\nstep = 10\n", server: server.address, loop: loop, logger: keepingLogger(lines))
     defer { harness.stop() }
     var actions: [KeyActionRecord] = []
-    harness.service.addKeyActionObserver { actions.append($0) }
+    harness.service.events.addKeyActionObserver { actions.append($0) }
 
     let up = try outcome(loop: loop) { volume.press(.up, devicePath: nil, timestamp: 1, completion: $0) }
     #expect(
@@ -148,14 +148,14 @@ import Testing
     try server.start()
     try server.pactlChecked(["set-sink-volume", "speakers", "40%"])
     let lines = LogLines()
-    let volume = VolumeComponent(server: server.address, pressScheduler: time)
     let harness = try LoopService(
-      config: try ResponderdConfig.parse("", file: "test.toml"), loop: loop, logger: keepingLogger(lines),
-      components: [volume])
+      config: try ResponderdConfig.parse("", file: "test.toml"), loop: loop, logger: keepingLogger(lines))
+    let volume = harness.service.volumeComponent(keys: nil, server: server.address, pressScheduler: time)
+    harness.add(volume)
     harness.start()
     defer { harness.stop() }
     var actions: [String] = []
-    harness.service.addKeyActionObserver { actions.append($0.action) }
+    harness.service.events.addKeyActionObserver { actions.append($0.action) }
     _ = try outcome(loop: loop) { volume.press(.up, devicePath: nil, timestamp: 1, completion: $0) }
     #expect(actions == ["default sink 'speakers' 40% → 45%"])
 
@@ -288,7 +288,7 @@ import Testing
       loop.runOnce(timeout: 0)
     }
     var actions: [KeyActionRecord] = []
-    harness.service.addKeyActionObserver { actions.append($0) }
+    harness.service.events.addKeyActionObserver { actions.append($0) }
     var dispatched: [DispatchRecord] { harness.records }
 
     for timestamp in [1.0, 2.0, 3.0] {

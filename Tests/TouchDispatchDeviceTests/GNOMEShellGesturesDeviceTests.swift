@@ -55,9 +55,10 @@ extension TouchDispatchDeviceTests {
         event = "previousTrack"
         """, file: "test.toml")
       let harness = try LoopService(config: config, loop: loop, busAddress: desktop.sessionBusAddress)
-      let keys = KeysComponent(bus: harness.bus)
-      let desktopComponent = DesktopComponent(keys: keys, bus: harness.bus)
-      let touch = TouchGesturesComponent(desktop: desktopComponent, motion: nil, motionAPI: nil)
+      let keys = harness.service.keysComponent(bus: harness.bus)
+      let desktopComponent = harness.service.desktopComponent(keys: keys, bus: harness.bus)
+      let touch = harness.service.touchGesturesComponent(
+        desktop: desktopComponent, motion: nil, motionAPI: nil)
       for component: ServiceComponent in [keys, desktopComponent, touch] { harness.add(component) }
       harness.start()
       defer { harness.stop() }

@@ -26,8 +26,9 @@ extension TouchDispatchDeviceTests {
         direction = "left"
         event = "nextTrack"
         """, file: "test.toml")
-      let component = TouchGesturesComponent(desktop: nil, motion: nil, motionAPI: nil)
-      let harness = try LoopService(config: config, components: [component])
+      let harness = try LoopService(config: config)
+      let component = harness.service.touchGesturesComponent(desktop: nil, motion: nil, motionAPI: nil)
+      harness.add(component)
       harness.start()
       let loop = harness.loop
       #expect(component.source?.device.path == testbed.devnode)

@@ -30,12 +30,14 @@ extension TouchDispatchDeviceTests {
       let loop = try EventLoop()
       let logind = try MockLogind(loop: loop)
       try logind.addSession("c1", uid: getuid(), active: true)
-      let component = TouchGesturesComponent(desktop: nil, motion: nil, motionAPI: nil)
-      let session = SessionComponent(
+      let harness = try LoopService(config: config, loop: loop)
+      let session = harness.service.sessionComponent(
         systemBusAddress: logind.address,
-        identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil, keys: nil,
-        touchGestures: component, motion: nil)
-      let harness = try LoopService(config: config, loop: loop, components: [session, component])
+        identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil)
+      let component = harness.service.touchGesturesComponent(
+        desktop: nil, session: session, motion: nil, motionAPI: nil)
+      harness.add(session)
+      harness.add(component)
       harness.start()
       defer { harness.stop() }
       #expect(loop.run(until: { component.source != nil }, timeout: 5))

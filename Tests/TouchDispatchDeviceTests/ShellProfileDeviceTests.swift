@@ -81,7 +81,7 @@ extension TouchDispatchDeviceTests {
       let harness: LoopService
       var loop: EventLoop { harness.loop }
       /// A fixed profile: no desktop to follow.
-      let component = TouchGesturesComponent(desktop: nil, motion: nil, motionAPI: nil)
+      let component: TouchGesturesComponent
       var dispatches: [DispatchRecord] { harness.records }
       private var controls = 0
       /// Where the last script began, on the loop's clock.
@@ -104,7 +104,9 @@ extension TouchDispatchDeviceTests {
           event = "previousTrack"
           \(rules)
           """, file: "test.toml")
-        harness = try LoopService(config: config, components: [component])
+        harness = try LoopService(config: config)
+        component = harness.service.touchGesturesComponent(desktop: nil, motion: nil, motionAPI: nil)
+        harness.add(component)
         harness.start()
       }
 

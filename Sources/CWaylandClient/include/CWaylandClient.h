@@ -93,17 +93,4 @@ void *wt_bind(struct wl_registry *registry, uint32_t name, const char *interface
 /// An anonymous shared-memory file of `size` bytes (memfd), or -1 with errno set.
 int wt_shm_file(int64_t size);
 
-// KWin's fake input, for the WaylandKeys sender (fake-input-shim.c).
-#include "fake-input-client-protocol.h"
-
-/// Binds KWin's `org_kde_kwin_fake_input` global `name` at `version`.
-struct org_kde_kwin_fake_input *wt_bind_fake_input(struct wl_registry *registry, uint32_t name, uint32_t version);
-/// Where the end of a round trip goes: `done(context, callback)`. Must outlive the callbacks.
-struct wt_done_sink {
-  void (*done)(void *context, struct wl_callback *callback);
-  void *context;
-};
-/// Calls `sink->done` when `callback` (from `wl_display_sync`) is done.
-void wt_listen_done(struct wl_callback *callback, const struct wt_done_sink *sink);
-
 #endif

@@ -1,62 +1,18 @@
-// See CVirtualKeyboard.h. The protocol is unstable and Debian packages no XML of it: its two
+// See CWaylandKeys.h. The protocol is unstable and Debian packages no XML of it: its two
 // interfaces are declared here by hand (requests only; it has no events), as wlroots'
 // protocol/virtual-keyboard-unstable-v1.xml (MIT) defines them. libwayland-client's functions and
 // interfaces are looked up at run time, so its inline helpers (wl_registry_bind…) are written out.
 #define _GNU_SOURCE
-#include "CVirtualKeyboard.h"
+#include "CWaylandKeys.h"
 
-#include <CLibraryLoader.h>
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#include <wayland-client-core.h>
-#include <wayland-client-protocol.h>
 
-static rsp_library libwayland = {.soname = "libwayland-client.so.0"};
-
-static struct {
-  __typeof__(&wl_display_connect) connect;
-  __typeof__(&wl_display_disconnect) disconnect;
-  __typeof__(&wl_display_get_fd) get_fd;
-  __typeof__(&wl_display_prepare_read) prepare_read;
-  __typeof__(&wl_display_cancel_read) cancel_read;
-  __typeof__(&wl_display_read_events) read_events;
-  __typeof__(&wl_display_dispatch_pending) dispatch_pending;
-  __typeof__(&wl_display_flush) flush;
-  __typeof__(&wl_proxy_marshal_flags) marshal;
-  __typeof__(&wl_proxy_add_listener) add_listener;
-  __typeof__(&wl_proxy_destroy) destroy;
-  const struct wl_interface *registry_interface;
-  const struct wl_interface *callback_interface;
-  const struct wl_interface *seat_interface;
-} wl;
-
-const char *rsp_virtual_keyboard_load_error(void) { return libwayland.error; }
-
-static int vk_load(void) {
-  if (wl.destroy) return 1;
-#define RESOLVE(field, name) \
-  if (!(*(void **)&wl.field = rsp_library_resolve(&libwayland, name))) return 0;
-  RESOLVE(connect, "wl_display_connect")
-  RESOLVE(disconnect, "wl_display_disconnect")
-  RESOLVE(get_fd, "wl_display_get_fd")
-  RESOLVE(prepare_read, "wl_display_prepare_read")
-  RESOLVE(cancel_read, "wl_display_cancel_read")
-  RESOLVE(read_events, "wl_display_read_events")
-  RESOLVE(dispatch_pending, "wl_display_dispatch_pending")
-  RESOLVE(flush, "wl_display_flush")
-  RESOLVE(marshal, "wl_proxy_marshal_flags")
-  RESOLVE(add_listener, "wl_proxy_add_listener")
-  RESOLVE(registry_interface, "wl_registry_interface")
-  RESOLVE(callback_interface, "wl_callback_interface")
-  RESOLVE(seat_interface, "wl_seat_interface")
-  RESOLVE(destroy, "wl_proxy_destroy")
-#undef RESOLVE
-  return 1;
-}
+#include "wayland.h"
 
 // zwp_virtual_keyboard_v1 and its manager. The manager's request names the seat's interface,
 // which is libwayland's: the table is filled in once it is loaded.
@@ -87,14 +43,14 @@ struct vk_globals {
 };
 
 static struct wl_proxy *vk_bind(struct wl_proxy *registry, uint32_t name, const struct wl_interface *interface) {
-  return wl.marshal(registry, WL_REGISTRY_BIND, interface, 1, 0, name, interface->name, 1u, NULL);
+  return rsp_wl.marshal(registry, WL_REGISTRY_BIND, interface, 1, 0, name, interface->name, 1u, NULL);
 }
 
 static void vk_global(void *data, struct wl_registry *registry, uint32_t name, const char *interface,
                       uint32_t version) {
   struct vk_globals *globals = data;
   if (strcmp(interface, "wl_seat") == 0 && !globals->seat)
-    globals->seat = vk_bind((struct wl_proxy *)registry, name, wl.seat_interface);
+    globals->seat = vk_bind((struct wl_proxy *)registry, name, rsp_wl.seat_interface);
   else if (strcmp(interface, vk_manager_interface.name) == 0 && !globals->manager)
     globals->manager = vk_bind((struct wl_proxy *)registry, name, &vk_manager_interface);
 }
@@ -118,38 +74,38 @@ static int64_t vk_now_ms(void) {
 static int vk_roundtrip(struct wl_display *display, int64_t deadline) {
   int done = 0;
   struct wl_proxy *callback =
-      wl.marshal((struct wl_proxy *)display, WL_DISPLAY_SYNC, wl.callback_interface, 1, 0, NULL);
+      rsp_wl.marshal((struct wl_proxy *)display, WL_DISPLAY_SYNC, rsp_wl.callback_interface, 1, 0, NULL);
   if (!callback) return RSP_VK_BROKEN;
-  wl.add_listener(callback, (void (**)(void))&vk_sync_listener, &done);
+  rsp_wl.add_listener(callback, (void (**)(void))&vk_sync_listener, &done);
   int result = 0;
   while (!done) {
-    if (wl.prepare_read(display) != 0) {
-      if (wl.dispatch_pending(display) < 0) {
+    if (rsp_wl.prepare_read(display) != 0) {
+      if (rsp_wl.dispatch_pending(display) < 0) {
         result = RSP_VK_BROKEN;
         break;
       }
       continue;
     }
-    if (wl.flush(display) < 0 && errno != EAGAIN) {
-      wl.cancel_read(display);
+    if (rsp_wl.flush(display) < 0 && errno != EAGAIN) {
+      rsp_wl.cancel_read(display);
       result = RSP_VK_BROKEN;
       break;
     }
     int64_t left = deadline - vk_now_ms();
-    struct pollfd readable = {wl.get_fd(display), POLLIN, 0};
+    struct pollfd readable = {rsp_wl.get_fd(display), POLLIN, 0};
     int ready = left > 0 ? poll(&readable, 1, (int)left) : 0;
     if (ready <= 0) {
-      wl.cancel_read(display);
+      rsp_wl.cancel_read(display);
       if (ready < 0 && errno == EINTR) continue;
       result = ready == 0 ? RSP_VK_TIMEOUT : RSP_VK_BROKEN;
       break;
     }
-    if (wl.read_events(display) < 0 || wl.dispatch_pending(display) < 0) {
+    if (rsp_wl.read_events(display) < 0 || rsp_wl.dispatch_pending(display) < 0) {
       result = RSP_VK_BROKEN;
       break;
     }
   }
-  wl.destroy(callback);
+  rsp_wl.destroy(callback);
   return result;
 }
 
@@ -157,29 +113,33 @@ static int vk_roundtrip(struct wl_display *display, int64_t deadline) {
 // `result` 0 or why they cannot be used.
 static struct wl_display *vk_connect(const char *display_name, struct vk_globals *globals, int64_t deadline,
                                      int *result) {
-  if (!vk_load()) {
+  if (!rsp_wayland_display_exists(display_name)) {
+    *result = RSP_VK_NO_DISPLAY;
+    return NULL;
+  }
+  if (!rsp_wayland_load()) {
     *result = RSP_VK_NO_LIBRARY;
     return NULL;
   }
-  vk_create_types[0] = wl.seat_interface;
-  struct wl_display *display = wl.connect(display_name);
+  vk_create_types[0] = rsp_wl.seat_interface;
+  struct wl_display *display = rsp_wl.connect(display_name);
   if (!display) {
     *result = RSP_VK_NO_DISPLAY;
     return NULL;
   }
   globals->registry =
-      wl.marshal((struct wl_proxy *)display, WL_DISPLAY_GET_REGISTRY, wl.registry_interface, 1, 0, NULL);
-  wl.add_listener(globals->registry, (void (**)(void))&vk_registry_listener, globals);
+      rsp_wl.marshal((struct wl_proxy *)display, WL_DISPLAY_GET_REGISTRY, rsp_wl.registry_interface, 1, 0, NULL);
+  rsp_wl.add_listener(globals->registry, (void (**)(void))&vk_registry_listener, globals);
   *result = vk_roundtrip(display, deadline);
   if (*result == 0 && (!globals->seat || !globals->manager)) *result = RSP_VK_NOT_OFFERED;
   return display;
 }
 
 static void vk_disconnect(struct wl_display *display, struct vk_globals *globals) {
-  if (globals->manager) wl.destroy(globals->manager);
-  if (globals->seat) wl.destroy(globals->seat);
-  if (globals->registry) wl.destroy(globals->registry);
-  wl.disconnect(display);
+  if (globals->manager) rsp_wl.destroy(globals->manager);
+  if (globals->seat) rsp_wl.destroy(globals->seat);
+  if (globals->registry) rsp_wl.destroy(globals->registry);
+  rsp_wl.disconnect(display);
 }
 
 int rsp_virtual_keyboard_probe(const char *display_name, int timeout_ms) {
@@ -205,23 +165,23 @@ int rsp_virtual_keyboard_send(const char *display_name, const char *keymap, uint
     vk_disconnect(display, &globals);
     return result;
   }
-  struct wl_proxy *keyboard = wl.marshal(globals.manager, 0, &vk_keyboard_interface, 1, 0, globals.seat, NULL);
-  wl.marshal(keyboard, VK_KEYMAP, NULL, 1, 0, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, (uint32_t)size);
+  struct wl_proxy *keyboard = rsp_wl.marshal(globals.manager, 0, &vk_keyboard_interface, 1, 0, globals.seat, NULL);
+  rsp_wl.marshal(keyboard, VK_KEYMAP, NULL, 1, 0, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, (uint32_t)size);
   close(fd);
   // As a keyboard types the chord: the modifiers down (and the state saying so), the key down and
   // up, the modifiers up in the reverse order.
   uint32_t time = (uint32_t)vk_now_ms();
   for (size_t i = 0; i < modifier_count; i++)
-    wl.marshal(keyboard, VK_KEY, NULL, 1, 0, time, modifier_keys[i], (uint32_t)WL_KEYBOARD_KEY_STATE_PRESSED);
-  wl.marshal(keyboard, VK_MODIFIERS, NULL, 1, 0, modifier_mask, 0u, 0u, 0u);
-  wl.marshal(keyboard, VK_KEY, NULL, 1, 0, time, key, (uint32_t)WL_KEYBOARD_KEY_STATE_PRESSED);
-  wl.marshal(keyboard, VK_KEY, NULL, 1, 0, time + 1, key, (uint32_t)WL_KEYBOARD_KEY_STATE_RELEASED);
+    rsp_wl.marshal(keyboard, VK_KEY, NULL, 1, 0, time, modifier_keys[i], (uint32_t)WL_KEYBOARD_KEY_STATE_PRESSED);
+  rsp_wl.marshal(keyboard, VK_MODIFIERS, NULL, 1, 0, modifier_mask, 0u, 0u, 0u);
+  rsp_wl.marshal(keyboard, VK_KEY, NULL, 1, 0, time, key, (uint32_t)WL_KEYBOARD_KEY_STATE_PRESSED);
+  rsp_wl.marshal(keyboard, VK_KEY, NULL, 1, 0, time + 1, key, (uint32_t)WL_KEYBOARD_KEY_STATE_RELEASED);
   for (size_t i = modifier_count; i > 0; i--)
-    wl.marshal(keyboard, VK_KEY, NULL, 1, 0, time + 1, modifier_keys[i - 1], (uint32_t)WL_KEYBOARD_KEY_STATE_RELEASED);
-  wl.marshal(keyboard, VK_MODIFIERS, NULL, 1, 0, 0u, 0u, 0u, 0u);
+    rsp_wl.marshal(keyboard, VK_KEY, NULL, 1, 0, time + 1, modifier_keys[i - 1], (uint32_t)WL_KEYBOARD_KEY_STATE_RELEASED);
+  rsp_wl.marshal(keyboard, VK_MODIFIERS, NULL, 1, 0, 0u, 0u, 0u, 0u);
   // The compositor has taken every key once it answers; then the keyboard goes away.
   result = vk_roundtrip(display, deadline);
-  wl.marshal(keyboard, VK_DESTROY, NULL, 1, WL_MARSHAL_FLAG_DESTROY);
+  rsp_wl.marshal(keyboard, VK_DESTROY, NULL, 1, WL_MARSHAL_FLAG_DESTROY);
   if (result == 0) result = vk_roundtrip(display, deadline);
   vk_disconnect(display, &globals);
   return result;
