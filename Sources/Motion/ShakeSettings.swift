@@ -127,7 +127,7 @@ public struct ShakeSettings: Equatable, Sendable {
 }
 
 /// The constants of the detector's rules against a body's bounce, in one value so that the
-/// benchmark can try others (`Benchmarks/ShakeAccuracy --loso`); see `ShakeDetector.hopping`. Not
+/// benchmark can try others (`Benchmarks/ShakeAccuracy --loso`); see `BounceRule`. Not
 /// a setting for users.
 package struct ShakeRules: Equatable, Sendable {
   /// A lopsided bounce (hops, running steps): at least this share of the recent motion's second
@@ -141,7 +141,7 @@ package struct ShakeRules: Equatable, Sendable {
   /// alike the jolts up and the dips (a hand shaking the device up and down pulls it further).
   package var steadyBounceShare = 0.35
   package var steadyBounceFloor = -0.7
-  /// …and the acceleration, gravity included, dropped under `ShakeDetector.fallingLevel` within
+  /// …and the acceleration, gravity included, dropped under `BounceRule.fallingLevel` within
   /// this long (a body's step unloads the device; a hand shaking it sideways never does).
   package var steadyBounceDrop: Seconds = 1
   /// The time constant of the gravity estimate the steady bounce's share is measured against.

@@ -1,94 +1,17 @@
 import EventTime
 
-extension ShakeRejection {
-  /// Whether this is `.weak` (matched, not compared with `==`: see `PlainMath`).
-  var isWeak: Bool {
-    if case .weak = self { return true }
-    return false
-  }
-}
-
-/// The settings the swings are judged by, levels in m/s². A small value of its own, read into a
-/// local once per sample: a direction's work then reads it in place, where passing the whole
-/// `ShakeSettings` beside a track of the detector's state copied them for every direction.
-struct SwingLimits {
-  var vigorous: Double
-  var active: Double
-  var sustain: Double
-  var sustainSquared: Double { sustain * sustain }
-  var minimumSwing: Seconds
-  var maximumSwing: Seconds
-  var maximumGap: Seconds
-  var minimumDuration: Seconds
-  var maximumDuration: Seconds
-  var minimumDuty: Double
-  var minimumSwingDuty: Double
-  var axisConsistency: Double
-
-  init(_ settings: ShakeSettings) {
-    vigorous = settings.threshold * standardGravity
-    active = settings.activityThreshold * standardGravity
-    sustain = settings.sustainThreshold * standardGravity
-    minimumSwing = settings.minimumSwing
-    maximumSwing = settings.maximumSwing
-    maximumGap = settings.maximumGap
-    minimumDuration = settings.minimumDuration
-    maximumDuration = settings.maximumDuration
-    minimumDuty = settings.minimumDuty
-    minimumSwingDuty = settings.minimumSwingDuty
-    axisConsistency = settings.axisConsistency
-  }
-}
-
-/// One swing: a stretch during which the dynamic acceleration along a direction keeps one sign.
-struct Swing {
-  /// Whether the acceleration points along the direction (true) or against it.
-  var positive: Bool
-  /// Its strongest sample along the direction (m/s²), and the squared length of that sample's
-  /// whole dynamic acceleration (m²/s⁴): how much of it lay along the direction.
-  var peak: Double
-  var peakMagnitudeSquared: Double
-  /// Whether at its peak the acceleration, gravity included, was under `ShakeDetector.fallingLevel`.
-  var peakFalling: Bool
-  /// Whether at its peak the dynamic acceleration went along gravity (`ShakeDetector.uprightShare`).
-  var peakUpright: Bool
-  /// Whether within it the value went back past the vigorous level the other way sooner than any
-  /// hand turns (a reversal left out as ringing): a jolt's rattle.
-  var rattled = false
-  /// When it began (where the value crossed the activity level, between two samples), and its last
-  /// active sample.
-  var start: Seconds
-  var lastActive: Seconds
-  /// Time its samples stand for, and the part of it at or above the sustain level.
-  var heldTime: Seconds = 0
-  var strongTime: Seconds = 0
-
-  static let none = Swing(
-    positive: false, peak: 0, peakMagnitudeSquared: 0, peakFalling: false, peakUpright: false, start: 0,
-    lastActive: 0)
-
-  var duty: Double { heldTime > 0 ? strongTime / heldTime : 0 }
-
-  /// Whether at the peak at least a share `cosine` of the dynamic acceleration lay along the
-  /// direction (the cosine of the angle between the two at least `cosine`), compared squared: no
-  /// square root (see `PlainMath`).
-  func peakAlong(_ cosine: Double) -> Bool {
-    cosine <= 0 || peak * peak >= cosine * cosine * peakMagnitudeSquared
-  }
-
-  mutating func addTime(_ time: Seconds, strong: Bool) {
-    heldTime += time
-    if strong { strongTime += time }
-  }
-}
-
 /// The swings back and forth of the dynamic acceleration along one direction (a device axis, or
-/// the direction the device moves most along): the last `ShakeDetector.shakeSwings` swings of the
-/// chain under way, which a pause or a swing slower than a shake's breaks.
+/// the direction the device moves most along): the last `shakeSwings` swings of the chain under way,
+/// which a pause or a swing slower than a shake's breaks.
 ///
 /// Constant work per sample and no allocation: the swings are a ring of fixed capacity kept inline,
 /// and what the finished swings say about a shake is worked out once per swing, not per sample.
 struct SwingTrack {
+  /// A shake is at least this many swings (half-cycles) in a row that reach `threshold`: there and
+  /// back twice. Fewer are turned down as `ShakeRejection.weak`: a single stroke is three at most
+  /// (the push, the brake and a rebound), a step a heel strike and its rebound.
+  static let shakeSwings = 4
+
   /// The chain's last swings, a ring: `count` of them from `head`, oldest first.
   private var ring = InlineArray<4, Swing>(repeating: .none)
   private var head = 0
@@ -109,14 +32,20 @@ struct SwingTrack {
   var lastFailure: ShakeRejection?
   /// The value along the direction at the previous sample (m/s²).
   var lastValue = 0.0
-  /// Whether the chain began with the whole device at rest for `ShakeDetector.restBeforeShake`.
+  /// Whether the chain began with the whole device at rest for `PushRule.restBefore`.
   private var startedFromRest = false
   /// Whether the swing under way was counted in `vigorousCount`.
   private var currentCounted = false
-  /// What the swings say about a shake regardless of the time (nil: a shake, once it has lasted),
-  /// valid while `judged`: worked out again only when a swing begins or the last one's peak grows.
-  private var verdict: ShakeRejection? = .weak
-  private var judged = false
+  /// What the swings say about a shake regardless of the time, worked out again only when a
+  /// swing begins or the last one's peak grows.
+  private var verdict = Verdict.due
+
+  private enum Verdict {
+    /// To be worked out (a swing began, or the last one's peak grew).
+    case due
+    /// Why the swings are no shake (nil: they are one, once it has lasted).
+    case known(ShakeRejection?)
+  }
 
   init() {}
 
@@ -125,14 +54,14 @@ struct SwingTrack {
   private var lastIndex: Int { (head &+ count &- 1) & 3 }
 
   private mutating func append(_ swing: Swing) {
-    if count < ShakeDetector.shakeSwings {
+    if count < SwingTrack.shakeSwings {
       ring[(head &+ count) & 3] = swing
       count += 1
     } else {
       ring[head] = swing
       head = (head &+ 1) & 3
     }
-    judged = false
+    verdict = .due
   }
 
   /// This direction's part of a sample: its swings (`add`), and whether they begin a shake (the
@@ -140,17 +69,17 @@ struct SwingTrack {
   /// the note of a burst of motion it turned down. (A call of its own: inlined into the sample's
   /// work four times over, once per direction, it made a sample a fifth dearer.)
   @inline(never) mutating func follow(
-    _ value: Double, _ sample: SampleFacts, phase: DetectorPhase, bouncing: Bool, limits: SwingLimits,
-    began: inout Seconds?, keptGoing: inout Bool
+    _ value: Double, _ sample: SampleFacts, limits: SwingLimits, began: inout Seconds?, keptGoing: inout Bool
   ) -> ShakeRejectionNote? {
     let t = sample.t
+    let phase = sample.phase
     let note = add(
       value, magnitudeSquared: sample.magnitudeSquared, at: t, dt: sample.dt, lastBusy: sample.lastBusy,
       falling: sample.falling, upright: sample.upright, reportNew: phase == .idle, limits: limits)
     if phase == .idle {
       if began == nil, !isEmpty {
         var problem = shakeProblem(at: t, limits: limits)
-        if problem == nil, bouncing { problem = .bounce }
+        if problem == nil, sample.bouncing { problem = .bounce }
         if problem == nil {
           began = vigorousStart ?? chainStart
         } else if let problem, !problem.isWeak {
@@ -166,7 +95,7 @@ struct SwingTrack {
   /// Takes a sample whose dynamic acceleration along the direction is `value` (the square of its
   /// whole dynamic acceleration's length `magnitudeSquared`), `dt` after the previous one. Returns
   /// the note of a chain it broke that is worth one. `lastBusy` is the last sample at which anything
-  /// moved (a chain that begins `ShakeDetector.restBeforeShake` after it starts from rest);
+  /// moved (a chain that begins `PushRule.restBefore` after it starts from rest);
   /// `falling` and `upright` say whether the sample dropped toward free fall and whether its motion
   /// went along gravity (kept at a swing's peak); `reportNew`, whether a chain it begins may be
   /// reported when it breaks (no shake under way).
@@ -196,7 +125,7 @@ struct SwingTrack {
             ring[index].peakMagnitudeSquared = magnitudeSquared
             ring[index].peakFalling = falling
             ring[index].peakUpright = upright
-            judged = false
+            verdict = .due
           }
           ring[index].lastActive = t
           noteVigorous(m, limits)
@@ -215,7 +144,7 @@ struct SwingTrack {
             // (A reversal faster than any shake's is ringing or vibration, left out; one past the
             // vigorous level is a jolt's rattle.)
             ring[index].rattled = true
-            judged = false
+            verdict = .due
           }
         }
       } else {
@@ -228,7 +157,7 @@ struct SwingTrack {
         vigorousStart = nil
         currentCounted = false
         chainStart = ring[lastIndex].start
-        startedFromRest = chainStart - lastBusy >= ShakeDetector.restBeforeShake
+        startedFromRest = chainStart - lastBusy >= PushRule.restBefore
         notable = false
         lastFailure = nil
         reportable = reportNew
@@ -262,15 +191,18 @@ struct SwingTrack {
   /// Why the chain's last swings are not (yet) a shake at `t`, or nil when they are one: at least
   /// `shakeSwings` swings in a row, every one reaching the vigorous level with its peak along the
   /// direction (`axisConsistency`), strong for `minimumDuty` of the finished ones' time, alike in
-  /// length (`ShakeDetector.maximumRhythmRatio`), under way for `minimumDuration`.
+  /// length (`RhythmRule`), under way for `minimumDuration`.
   mutating func shakeProblem(at t: Seconds, limits: SwingLimits)
     -> ShakeRejection?
   {
-    if !judged {
-      verdict = judgement(limits: limits)
-      judged = true
+    let problem: ShakeRejection?
+    if case .known(let known) = verdict {
+      problem = known
+    } else {
+      problem = judgement(limits: limits)
+      verdict = .known(problem)
     }
-    if let verdict { return verdict }
+    if let problem { return problem }
     if t - ring[head].start < limits.minimumDuration { return .brief }
     // Vigorous motion that went on, unbroken, for longer than a shake may last before it looked like
     // one (a thigh's swings while walking) is not a shake beginning now.
@@ -283,10 +215,10 @@ struct SwingTrack {
   /// (`mutating` though it changes nothing, as `keepsShaking`: read through a non-mutating method,
   /// an element of the ring copies the whole ring first, and the track with it.)
   private mutating func judgement(limits: SwingLimits) -> ShakeRejection? {
-    guard count == ShakeDetector.shakeSwings else { return .weak }
+    guard count == SwingTrack.shakeSwings else { return .weak }
     // A hand shaking from rest begins with a push alone: a swing weaker and shorter (or, winding
     // up, longer) than the rest; and a shake begins within its newest swing. Not for a jolt's
-    // rattle, a body's bounce or a flight (see `ShakeDetector.restBeforeShake`).
+    // rattle, a body's bounce or a flight (see `PushRule.restBefore`).
     var rattled = false
     var bouncing = true
     var falling = false
@@ -305,22 +237,24 @@ struct SwingTrack {
       let slot = (head &+ index) & 3
       let peak = ring[slot].peak
       let push = fromRest && index == 0
-      // (The newest swing counts from `relaxedSwingFactor` of the level: a shake begins within it.)
+      // (The newest swing counts from `PushRule.relaxedFactor` of the level: a shake begins
+      // within it.)
       let level =
-        push || (relaxed && index == count - 1 && !ring[slot].peakUpright)
-        ? ShakeDetector.relaxedSwingFactor : 1
+        push || (relaxed && index == count - 1 && !ring[slot].peakUpright) ? PushRule.relaxedFactor : 1
       if peak < level * limits.vigorous { return .weak }
-      if !ring[slot].peakAlong(limits.axisConsistency) { return .axis }
+      if !AxisRule.holds(
+        peak: peak, magnitudeSquared: ring[slot].peakMagnitudeSquared, cosine: limits.axisConsistency)
+      {
+        return .axis
+      }
       if index < count - 1, !push {
         held += ring[slot].heldTime
         strong += ring[slot].strongTime
-        if ring[slot].duty < limits.minimumSwingDuty { return .impulses }
+        if DutyRule.swingFails(duty: ring[slot].duty, minimum: limits.minimumSwingDuty) { return .impulses }
       }
-      if !push, peak < ShakeDetector.violentShakeFactor * limits.vigorous { violent = false }
+      if !push, peak < RhythmRule.violentFactor * limits.vigorous { violent = false }
     }
-    if strong < limits.minimumDuty * held { return .impulses }
-    // A shake's swings are alike in length (a rhythm); jolts and steps come at odd moments. Only
-    // a violent shake may keep a looser rhythm.
+    if DutyRule.chainFails(held: held, strong: strong, minimum: limits.minimumDuty) { return .impulses }
     var shortest = Seconds.infinity
     var longest: Seconds = 0
     for index in (fromRest ? 2 : 1)..<count {
@@ -328,8 +262,7 @@ struct SwingTrack {
       shortest = min(shortest, length)
       longest = max(longest, length)
     }
-    let ratio = violent ? ShakeDetector.violentRhythmRatio : ShakeDetector.maximumRhythmRatio
-    if longest > ratio * shortest { return .rhythm }
+    if RhythmRule.fails(shortest: shortest, longest: longest, violent: violent) { return .rhythm }
     return nil
   }
 
@@ -345,7 +278,8 @@ struct SwingTrack {
   mutating func keepsShaking(limits: SwingLimits) -> Bool {
     guard count >= 2 else { return false }
     let current = lastIndex
-    return ring[(current + 3) & 3].duty >= limits.minimumSwingDuty
+    let previous = (current &+ 3) & 3
+    return ring[previous].duty >= limits.minimumSwingDuty
       && ring[current].strongTime >= limits.minimumSwingDuty * ring[current].heldTime
   }
 
@@ -357,7 +291,7 @@ struct SwingTrack {
       var why = reason
       if let failure = lastFailure, !failure.isWeak {
         why = failure
-      } else if vigorousCount < ShakeDetector.shakeSwings {
+      } else if vigorousCount < SwingTrack.shakeSwings {
         why = .weak
       }
       note = ShakeRejectionNote(reason: why, start: chainStart, time: t)
@@ -376,6 +310,6 @@ struct SwingTrack {
     lastFailure = nil
     reportable = false
     currentCounted = false
-    judged = false
+    verdict = .due
   }
 }
