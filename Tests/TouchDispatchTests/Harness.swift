@@ -103,6 +103,17 @@ final class Harness {
     return recognizer
   }
 
+  /// Single and double taps on a view "V" (0, 0, 400, 800), the single requiring the double to fail.
+  @discardableResult
+  func singleAndDoubleTaps() -> (single: TapGestureRecognizer, double: TapGestureRecognizer) {
+    let view = addView("V", 0, 0, 400, 800)
+    let single = attach(TapGestureRecognizer(), "single", to: view)
+    let double = attach(TapGestureRecognizer(), "double", to: view)
+    double.numberOfTapsRequired = 2
+    single.require(toFail: double)
+    return (single, double)
+  }
+
   /// Logs every event of `control`.
   func observe(_ control: Control) {
     control.addHandler(for: .allEvents) { [log] control, event in
