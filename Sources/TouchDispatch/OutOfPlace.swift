@@ -17,8 +17,17 @@
 // read of a plain `unowned` field costs less than reading one swapped in as a value, which takes
 // two more atomic operations, and back references are read far more often than written.)
 
-extension RangeReplaceableCollection {
-  /// The collection, leaving an empty one in its place.
+/// A value with an empty form to leave in its place while it is taken out: the lists and sets that
+/// touch frames read.
+protocol OutOfPlace {
+  init()
+}
+
+extension Array: OutOfPlace {}
+extension Set: OutOfPlace {}
+
+extension OutOfPlace {
+  /// The value, leaving an empty one in its place.
   mutating func takeOut() -> Self {
     var taken = Self()
     swap(&taken, &self)
@@ -27,20 +36,6 @@ extension RangeReplaceableCollection {
 
   /// Puts `taken` back in place; `taken` is left with what was there (released by the caller,
   /// outside the access).
-  mutating func putBack(_ taken: inout Self) {
-    swap(&taken, &self)
-  }
-}
-
-extension Set {
-  /// The set, leaving an empty one in its place.
-  mutating func takeOut() -> Self {
-    var taken = Self()
-    swap(&taken, &self)
-    return taken
-  }
-
-  /// Puts `taken` back in place; `taken` is left with what was there.
   mutating func putBack(_ taken: inout Self) {
     swap(&taken, &self)
   }

@@ -40,6 +40,12 @@ struct FingerPair {
     contains(any: touches) || !isComplete
   }
 
+  /// Ends `recognizer`'s gesture (or cancels it) when lifting `touches` breaks the pair.
+  func end(_ recognizer: GestureRecognizer, lifting touches: Set<Touch>, cancelled: Bool) {
+    guard isBroken(byLifting: touches) else { return }
+    recognizer.endContinuous(cancelled: cancelled)
+  }
+
   mutating func clear() {
     first = nil
     second = nil
@@ -88,13 +94,11 @@ open class PinchGestureRecognizer: GestureRecognizer {
   }
 
   open override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
-    guard pair.isBroken(byLifting: touches) else { return }
-    endContinuous(cancelled: false)
+    pair.end(self, lifting: touches, cancelled: false)
   }
 
   open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
-    guard pair.isBroken(byLifting: touches) else { return }
-    endContinuous(cancelled: true)
+    pair.end(self, lifting: touches, cancelled: true)
   }
 
   open override func reset() {
@@ -151,13 +155,11 @@ open class RotationGestureRecognizer: GestureRecognizer {
   }
 
   open override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
-    guard pair.isBroken(byLifting: touches) else { return }
-    endContinuous(cancelled: false)
+    pair.end(self, lifting: touches, cancelled: false)
   }
 
   open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
-    guard pair.isBroken(byLifting: touches) else { return }
-    endContinuous(cancelled: true)
+    pair.end(self, lifting: touches, cancelled: true)
   }
 
   open override func reset() {

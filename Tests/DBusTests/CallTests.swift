@@ -167,18 +167,12 @@ import Testing
   @Test func fireAndForgetCallsArrive() throws {
     let fixture = try BusFixture()
     var received: [DBusValue] = []
-    try fixture.server.export(
-      path: "/t",
-      interfaces: [
-        DBusInterface(
-          "org.responderd.Test",
-          methods: [
-            DBusMethod("Note", in: "s") { call in
-              received.append(contentsOf: call.arguments)
-              return []
-            }
-          ])
-      ])
+    try fixture.serveTest([
+      DBusMethod("Note", in: "s") { call in
+        received.append(contentsOf: call.arguments)
+        return []
+      }
+    ])
     try fixture.client.callWithoutReply(
       destination: fixture.server.uniqueName!, path: "/t", interface: "org.responderd.Test", method: "Note",
       arguments: ["one"])
@@ -192,13 +186,7 @@ import Testing
   @Test func repliesCanComeLater() throws {
     let fixture = try BusFixture()
     var waiting: [DBusMethodCall] = []
-    try fixture.server.export(
-      path: "/t",
-      interfaces: [
-        DBusInterface(
-          "org.responderd.Test",
-          methods: [.replyLater("Ask", in: "s", out: "b") { call in waiting.append(call) }])
-      ])
+    try fixture.serveTest([.replyLater("Ask", in: "s", out: "b") { call in waiting.append(call) }])
     var answers: [String: Bool] = [:]
     for question in ["first", "second"] {
       fixture.client.call(
@@ -217,9 +205,7 @@ import Testing
 
   @Test func aCallDroppedWithoutReplyIsAnsweredWithAnError() throws {
     let fixture = try BusFixture()
-    try fixture.server.export(
-      path: "/t",
-      interfaces: [DBusInterface("org.responderd.Test", methods: [.replyLater("Forget", out: "b") { _ in }])])
+    try fixture.serveTest([.replyLater("Forget", out: "b") { _ in }])
     let error = try callError(
       fixture.client, destination: fixture.server.uniqueName!, path: "/t", interface: "org.responderd.Test",
       method: "Forget")
@@ -229,11 +215,7 @@ import Testing
 
   @Test func aReplyOfTheWrongTypeBecomesAnError() throws {
     let fixture = try BusFixture()
-    try fixture.server.export(
-      path: "/t",
-      interfaces: [
-        DBusInterface("org.responderd.Test", methods: [DBusMethod("Bad", out: "b") { _ in ["text"] }])
-      ])
+    try fixture.serveTest([DBusMethod("Bad", out: "b") { _ in ["text"] }])
     let error = try callError(
       fixture.client, destination: fixture.server.uniqueName!, path: "/t", interface: "org.responderd.Test",
       method: "Bad")

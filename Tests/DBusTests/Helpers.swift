@@ -55,6 +55,11 @@ final class BusFixture {
     client = try bus.connect(loop: loop)
   }
 
+  /// Exports `methods` on the server as interface org.responderd.Test at /t.
+  func serveTest(_ methods: [DBusMethod]) throws {
+    try server.export(path: "/t", interfaces: [DBusInterface("org.responderd.Test", methods: methods)])
+  }
+
   /// Runs an external command with this bus as its session bus while the loop serves.
   func run(_ arguments: [String], timeout: Double = 10) throws -> CommandResult {
     try ChildProcess.run(arguments, environment: bus.environment, loop: loop, timeout: timeout)

@@ -9,6 +9,26 @@ import Testing
 #endif
 
 @Suite struct ReconnectTests {
+  /// How often a connection connected and was lost.
+  final class Counts {
+    var connected = 0
+    var disconnects = 0
+  }
+
+  /// A connection to `bus` that reconnects when the bus reappears, counted, once the bus has been
+  /// killed and the loss seen.
+  static func connectThenKill(_ bus: PrivateBus, loop: EventLoop) throws -> (DBusConnection, Counts) {
+    let connection = try bus.connect(loop: loop, reconnect: .whenBusReappears)
+    let counts = Counts()
+    connection.addObserver { event in
+      if case .connected = event { counts.connected += 1 }
+      if case .disconnected = event { counts.disconnects += 1 }
+    }
+    try bus.kill()
+    try waitFor("the disconnect", on: loop) { connection.state == .disconnected }
+    return (connection, counts)
+  }
+
   @Test func aKilledBusIsReportedAndEverythingComesBackWithANewDaemon() throws {
     let bus = try PrivateBus()
     let loop = try EventLoop()
@@ -93,16 +113,8 @@ import Testing
   @Test func aReconnectionDroppedBeforeHelloIsNotANewLoss() throws {
     let bus = try PrivateBus()
     let loop = try EventLoop()
-    let connection = try bus.connect(loop: loop, reconnect: .whenBusReappears)
-    var connected = 0
-    var disconnects = 0
-    connection.addObserver { event in
-      if case .connected = event { connected += 1 }
-      if case .disconnected = event { disconnects += 1 }
-    }
-    try bus.kill()
-    try waitFor("the disconnect", on: loop) { connection.state == .disconnected }
-    #expect(disconnects == 1)
+    let (connection, counts) = try Self.connectThenKill(bus, loop: loop)
+    #expect(counts.disconnects == 1)
 
     // The stale socket replaced by one that accepts and hangs up at once.
     unlink(bus.socketPath)
@@ -133,30 +145,23 @@ import Testing
     source.remove()
     close(listener)
     unlink(bus.socketPath)
-    #expect(disconnects == 1, "one loss, reported once: the attempts that failed are not new losses")
+    #expect(counts.disconnects == 1, "one loss, reported once: the attempts that failed are not new losses")
 
     try bus.start()
-    try waitFor("the reconnection", on: loop) { connected == 1 }
-    #expect(disconnects == 1)
+    try waitFor("the reconnection", on: loop) { counts.connected == 1 }
+    #expect(connection.isConnected)
+    #expect(counts.disconnects == 1)
   }
 
   @Test func withoutASocketFileReconnectionBacksOff() throws {
     let bus = try PrivateBus(abstractSocket: true)
     let loop = try EventLoop()
-    let connection = try bus.connect(loop: loop, reconnect: .whenBusReappears)
-    var connected = 0
-    var disconnects = 0
-    connection.addObserver { event in
-      if case .connected = event { connected += 1 }
-      if case .disconnected = event { disconnects += 1 }
-    }
-    try bus.kill()
-    try waitFor("the disconnect", on: loop) { connection.state == .disconnected }
+    let (connection, counts) = try Self.connectThenKill(bus, loop: loop)
     #expect(loop.scheduler.pendingCount == 1)  // the back-off timer
     try bus.start()
-    try waitFor("the reconnection", on: loop) { connected == 1 }
+    try waitFor("the reconnection", on: loop) { counts.connected == 1 }
     #expect(connection.isConnected)
-    #expect(disconnects == 1, "one loss, reported once")
+    #expect(counts.disconnects == 1, "one loss, reported once")
     #expect(loop.scheduler.pendingCount == 0)
   }
 

@@ -213,18 +213,12 @@ func sync(_ connection: DBusConnection) throws {
   @Test func callsCarryTheCallersUniqueName() throws {
     let fixture = try BusFixture()
     var senders: [String] = []
-    try fixture.server.export(
-      path: "/t",
-      interfaces: [
-        DBusInterface(
-          "org.responderd.Test",
-          methods: [
-            DBusMethod("Who", out: "s") { call in
-              senders.append(call.sender)
-              return [.string(call.sender)]
-            }
-          ])
-      ])
+    try fixture.serveTest([
+      DBusMethod("Who", out: "s") { call in
+        senders.append(call.sender)
+        return [.string(call.sender)]
+      }
+    ])
     let answer = try fixture.client.callAndWait(
       destination: fixture.server.uniqueName!, path: "/t", interface: "org.responderd.Test", method: "Who",
       timeout: 5)

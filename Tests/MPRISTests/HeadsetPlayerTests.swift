@@ -12,16 +12,10 @@ import Testing
 /// Players that are not players (docs/design.md#one-press-one-action): BlueZ's mpris-proxy
 /// exports a connected Bluetooth headset as an MPRIS player; selecting it would send the keys back to the headset
 /// (bluez#1980). It is listed with the reason and never selected, playing or not.
-@Suite struct HeadsetPlayerTests {
-  let time = VirtualScheduler(now: 100)
-  let bus: InMemoryBus
-  let daemon: InMemoryBusConnection
-  let tracker: PlayerTracker
+@Suite struct HeadsetPlayerTests: OnTrackerBed {
+  let bed = TrackerBed()
 
   init() {
-    bus = InMemoryBus(scheduler: time)
-    daemon = bus.connect()
-    tracker = PlayerTracker(settings: PlayerSettings(), scheduler: time)
     // The in-memory bus's connections carry the pid they were made with; 4242 is mpris-proxy.
     tracker.processName = { pid in pid == 4242 ? "mpris-proxy" : PlayerTracker.processName(of: pid) }
   }

@@ -60,26 +60,13 @@ final class InvalidatingPlayer {
 
 /// Players that cost more than they should (issue 27): a noisy player not selected, bogus
 /// Metadata; on the in-memory bus and virtual time.
-@Suite struct HostilePlayerTests {
-  let time = VirtualScheduler(now: 100)
-  let bus: InMemoryBus
-  let daemon: InMemoryBusConnection
-  let tracker: PlayerTracker
-
-  init() {
-    bus = InMemoryBus(scheduler: time)
-    daemon = bus.connect()
-    tracker = PlayerTracker(settings: PlayerSettings(), scheduler: time)
-  }
-
-  func settle() { time.advance(by: 0) }
+@Suite struct HostilePlayerTests: OnTrackerBed {
+  let bed = TrackerBed()
 
   @Test func aPlayerNotSelectedThatInvalidatesItsMetadataIsNotAskedForIt() throws {
     let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
     let noisy = try InvalidatingPlayer("noisy", on: bus, titleBytes: 100)
-    settle()
-    tracker.attach(to: daemon)
-    settle()
+    attachTracker()
     let noisyID = try #require(noisy.connection.uniqueName)
     #expect(tracker.selected?.uniqueName == mpv.connection.uniqueName)
     #expect(noisy.metadataReads == 1)  // found: read once
@@ -115,9 +102,7 @@ final class InvalidatingPlayer {
     // Within what responderd decodes (a larger one is read every 10 s: the next test).
     let noisy = try InvalidatingPlayer("noisy", on: bus, titleBytes: 2000, artists: 60)
     noisy.status = "Playing"
-    settle()
-    tracker.attach(to: daemon)
-    settle()
+    attachTracker()
     #expect(tracker.selected?.uniqueName == noisy.connection.uniqueName)
     let before = noisy.metadataReads
 
@@ -252,9 +237,7 @@ final class InvalidatingPlayer {
     // `responderctl players` printed their 2 MB titles.
     let bogus = try InvalidatingPlayer("bogus", on: bus, titleBytes: 1 << 20)
     bogus.status = "Playing"
-    settle()
-    tracker.attach(to: daemon)
-    settle()
+    attachTracker()
     let player = try #require(tracker.selected)
     #expect(player.uniqueName == bogus.connection.uniqueName)
     let title = try #require(player.title)

@@ -96,24 +96,16 @@ final class FakePlayer {
 
 /// Player tracking, selection and control on the in-memory bus and virtual time: what the bus
 /// tests do with real mpv players, deterministic and without a dbus-daemon.
-@Suite struct PlayerTrackingTests {
-  let time = VirtualScheduler(now: 100)
-  let bus: InMemoryBus
-  let daemon: InMemoryBusConnection
-  let tracker: PlayerTracker
+@Suite struct PlayerTrackingTests: OnTrackerBed {
+  let bed: TrackerBed
   let controller: PlayerController
 
   init() {
-    bus = InMemoryBus(scheduler: time)
-    daemon = bus.connect()
     var settings = PlayerSettings()
     settings.callDeadline = 0.3
-    tracker = PlayerTracker(settings: settings, scheduler: time)
-    controller = PlayerController(tracker: tracker)
+    bed = TrackerBed(settings: settings)
+    controller = PlayerController(tracker: bed.tracker)
   }
-
-  /// Delivers every message due now (and what they cause, at the same instant).
-  func settle() { time.advance(by: 0) }
 
   func perform(_ subtype: EventSubtype) -> ControlOutcome? {
     var outcome: ControlOutcome?
@@ -124,9 +116,7 @@ final class FakePlayer {
 
   @Test func playersFoundAtStartAppearLaterAndVanishWhenTheyLeave() throws {
     let mpv = try FakePlayer("mpv", on: bus)
-    settle()
-    tracker.attach(to: daemon)
-    settle()
+    attachTracker()
     #expect(tracker.players.values.map(\.busNames) == [[mpv.busName]])
     #expect(tracker.selected?.uniqueName == mpv.connection.uniqueName)
     #expect(tracker.selected?.identity == "mpv")
@@ -144,9 +134,7 @@ final class FakePlayer {
   @Test func playingFirstFollowsThePlayerThatStartsPlaying() throws {
     let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
     let vlc = try FakePlayer("vlc", on: bus)
-    settle()
-    tracker.attach(to: daemon)
-    settle()
+    attachTracker()
     #expect(tracker.selected?.uniqueName == mpv.connection.uniqueName)
 
     time.advance(by: 5)
@@ -171,9 +159,7 @@ final class FakePlayer {
 
   @Test func anEventBecomesTheCallAndThePlayersAnswerHandlesIt() throws {
     let mpv = try FakePlayer("mpv", on: bus)
-    settle()
-    tracker.attach(to: daemon)
-    settle()
+    attachTracker()
 
     #expect(perform(.remoteControlTogglePlayPause) == .sent(player: "mpv", method: "PlayPause"))
     #expect(mpv.calls == ["PlayPause"])
@@ -188,9 +174,7 @@ final class FakePlayer {
   @Test func aStoppedPlayerMissesTheDeadlineAndIsPassedOverUntilItAnswers() throws {
     let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
     let vlc = try FakePlayer("vlc", on: bus)
-    settle()
-    tracker.attach(to: daemon)
-    settle()
+    attachTracker()
     #expect(tracker.selected?.uniqueName == mpv.connection.uniqueName)
 
     mpv.connection.isStopped = true
@@ -216,9 +200,7 @@ final class FakePlayer {
   /// until it answers again (issue 16): one late toggle, never several.
   @Test func aLateCallRunsOnceAndNothingMoreIsSentUntilThePlayerAnswers() throws {
     let mpv = try FakePlayer("mpv", on: bus, status: "Playing")
-    settle()
-    tracker.attach(to: daemon)
-    settle()
+    attachTracker()
     mpv.connection.isStopped = true
     var first: ControlOutcome?
     controller.perform(.remoteControlTogglePlayPause) { first = $0 }
@@ -238,9 +220,7 @@ final class FakePlayer {
 
   @Test func aPlayerLeavingMidCallFailsTheCallAtOnce() throws {
     let mpv = try FakePlayer("mpv", on: bus)
-    settle()
-    tracker.attach(to: daemon)
-    settle()
+    attachTracker()
     mpv.connection.isStopped = true
     var outcome: ControlOutcome?
     controller.perform(.remoteControlTogglePlayPause) { outcome = $0 }
@@ -501,9 +481,7 @@ final class FakePlayer {
   @Test func theReportReadsThePlayersWithUnreadChangesFirst() throws {
     _ = try FakePlayer("mpv", on: bus, status: "Playing")
     let tab = try FakePlayer("tab", on: bus)
-    settle()
-    tracker.attach(to: daemon)
-    settle()
+    attachTracker()
     let tabID = try #require(tab.connection.uniqueName)
     try tab.changeTrack()
     settle()

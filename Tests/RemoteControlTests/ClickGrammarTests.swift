@@ -17,23 +17,35 @@ struct ClickGrammarTests {
     #expect(h.scheduler.pendingCount == 0)
   }
 
-  @Test("double click → nextTrack")
-  func doubleClick() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.click(MEDIA, at: 1.3)
-    h.finish()
-    #expect(h.log == ["nextTrack@1.8"])
-  }
-
-  @Test("triple click → previousTrack")
-  func tripleClick() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.click(MEDIA, at: 1.3)
-    h.click(MEDIA, at: 1.6)
-    h.finish()
-    #expect(h.log == ["previousTrack@2.1"])
+  @Test(
+    "scenarios",
+    arguments: [
+      Scenario(
+        "double click → nextTrack",
+        [.click(MEDIA, at: 1.0), .click(MEDIA, at: 1.3)],
+        makes: ["nextTrack@1.8"]),
+      Scenario(
+        "triple click → previousTrack",
+        [.click(MEDIA, at: 1.0), .click(MEDIA, at: 1.3), .click(MEDIA, at: 1.6)],
+        makes: ["previousTrack@2.1"]),
+      Scenario(
+        "triple-click-and-hold → beginSeekingBackward at the hold, endSeekingBackward at release",
+        [.click(MEDIA, at: 1.0), .click(MEDIA, at: 1.3), .press(MEDIA, at: 1.6), .release(MEDIA, at: 2.4)],
+        makes: ["beginSeekingBackward@2.1", "endSeekingBackward@2.4"]),
+      Scenario(
+        "four-click-and-hold counts as triple-click-and-hold",
+        [
+          .click(MEDIA, at: 1.0), .click(MEDIA, at: 1.3), .click(MEDIA, at: 1.6), .press(MEDIA, at: 1.9),
+          .release(MEDIA, at: 3.0),
+        ],
+        makes: ["beginSeekingBackward@2.4", "endSeekingBackward@3.0"]),
+      Scenario(
+        "a click after a click-and-hold starts a new group",
+        [.press(MEDIA, at: 1.0), .release(MEDIA, at: 2.0), .click(MEDIA, at: 2.1)],
+        makes: ["togglePlayPause@2.0", "togglePlayPause@2.6"]),
+    ])
+  func scenario(_ scenario: Scenario) {
+    #expect(scenario.run() == scenario.expected)
   }
 
   @Test("four or more clicks count as three", arguments: [4, 5, 8])
@@ -71,29 +83,6 @@ struct ClickGrammarTests {
     #expect(h.log == ["beginSeekingForward@1.8", "endSeekingForward@3.0"])
   }
 
-  @Test("triple-click-and-hold → beginSeekingBackward at the hold, endSeekingBackward at release")
-  func tripleClickAndHold() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.click(MEDIA, at: 1.3)
-    h.press(MEDIA, at: 1.6)
-    h.release(MEDIA, at: 2.4)
-    h.finish()
-    #expect(h.log == ["beginSeekingBackward@2.1", "endSeekingBackward@2.4"])
-  }
-
-  @Test("four-click-and-hold counts as triple-click-and-hold")
-  func fourClickAndHold() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.click(MEDIA, at: 1.3)
-    h.click(MEDIA, at: 1.6)
-    h.press(MEDIA, at: 1.9)
-    h.release(MEDIA, at: 3.0)
-    h.finish()
-    #expect(h.log == ["beginSeekingBackward@2.4", "endSeekingBackward@3.0"])
-  }
-
   @Test("a group is decided click-interval after its last release, however long it lasts")
   func longGroupDecidedAfterLastRelease() {
     let h = Harness()
@@ -121,16 +110,6 @@ struct ClickGrammarTests {
       h.log == ["nextTrack@1.8", "togglePlayPause@3.5", "beginSeekingForward@5.8", "endSeekingForward@6.0"])
   }
 
-  @Test("a click after a click-and-hold starts a new group")
-  func clickAfterHold() {
-    let h = Harness()
-    h.press(MEDIA, at: 1.0)
-    h.release(MEDIA, at: 2.0)
-    h.click(MEDIA, at: 2.1)
-    h.finish()
-    #expect(h.log == ["togglePlayPause@2.0", "togglePlayPause@2.6"])
-  }
-
   @Test("a release without a press and a second press without release do nothing")
   func unbalancedEvents() {
     let h = Harness()
@@ -145,49 +124,36 @@ struct ClickGrammarTests {
 
 @Suite("Boundaries of click-interval and hold-threshold")
 struct BoundaryTests {
-  @Test("a press 0.399 s after the release joins the group")
-  func justInsideClickInterval() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0, duration: 0.1)
-    h.click(MEDIA, at: 1.499, duration: 0.1)
-    h.finish()
-    #expect(h.log == ["nextTrack@1.999"])
-  }
-
-  @Test("a press 0.401 s after the release starts a new group")
-  func justOutsideClickInterval() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0, duration: 0.1)
-    h.click(MEDIA, at: 1.501, duration: 0.1)
-    h.finish()
-    #expect(h.log == ["togglePlayPause@1.5", "togglePlayPause@2.001"])
-  }
-
-  @Test("a press exactly click-interval after the release comes after the decision")
-  func exactlyClickInterval() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0, duration: 0.1)
-    h.click(MEDIA, at: 1.5, duration: 0.1)
-    h.finish()
-    #expect(h.log == ["togglePlayPause@1.5", "togglePlayPause@2.0"])
-  }
-
-  @Test("a press released 0.499 s after it went down is a click")
-  func justInsideHoldThreshold() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.click(MEDIA, at: 1.3, duration: 0.499)
-    h.finish()
-    #expect(h.log == ["nextTrack@2.199"])
-  }
-
-  @Test("a press released 0.501 s after it went down is a hold")
-  func justOutsideHoldThreshold() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.click(MEDIA, at: 1.3, duration: 0.501)
-    h.finish()
-    #expect(h.log == ["beginSeekingForward@1.8", "endSeekingForward@1.801"])
+  @Test(
+    "scenarios",
+    arguments: [
+      Scenario(
+        "a press 0.399 s after the release joins the group",
+        [.click(MEDIA, at: 1.0, duration: 0.1), .click(MEDIA, at: 1.499, duration: 0.1)],
+        makes: ["nextTrack@1.999"]),
+      Scenario(
+        "a press 0.401 s after the release starts a new group",
+        [.click(MEDIA, at: 1.0, duration: 0.1), .click(MEDIA, at: 1.501, duration: 0.1)],
+        makes: ["togglePlayPause@1.5", "togglePlayPause@2.001"]),
+      Scenario(
+        "a press exactly click-interval after the release comes after the decision",
+        [.click(MEDIA, at: 1.0, duration: 0.1), .click(MEDIA, at: 1.5, duration: 0.1)],
+        makes: ["togglePlayPause@1.5", "togglePlayPause@2.0"]),
+      Scenario(
+        "a press released 0.499 s after it went down is a click",
+        [.click(MEDIA, at: 1.0), .click(MEDIA, at: 1.3, duration: 0.499)],
+        makes: ["nextTrack@2.199"]),
+      Scenario(
+        "a press released 0.501 s after it went down is a hold",
+        [.click(MEDIA, at: 1.0), .click(MEDIA, at: 1.3, duration: 0.501)],
+        makes: ["beginSeekingForward@1.8", "endSeekingForward@1.801"]),
+      Scenario(
+        "a press held exactly hold-threshold is a hold",
+        [.click(MEDIA, at: 1.0), .click(MEDIA, at: 1.3, duration: 0.5)],
+        makes: ["beginSeekingForward@1.8", "endSeekingForward@1.8"]),
+    ])
+  func scenario(_ scenario: Scenario) {
+    #expect(scenario.run() == scenario.expected)
   }
 
   @Test("a single press of 0.499 s waits for the decision; of 0.501 s emits at the release")
@@ -200,15 +166,6 @@ struct BoundaryTests {
     long.click(MEDIA, at: 1.0, duration: 0.501)
     long.finish()
     #expect(long.log == ["togglePlayPause@1.501"])
-  }
-
-  @Test("a press held exactly hold-threshold is a hold")
-  func exactlyHoldThreshold() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.click(MEDIA, at: 1.3, duration: 0.5)
-    h.finish()
-    #expect(h.log == ["beginSeekingForward@1.8", "endSeekingForward@1.8"])
   }
 
   @Test("next released 0.499 s after press skips; 0.501 s seeks")

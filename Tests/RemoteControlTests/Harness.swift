@@ -2,6 +2,7 @@ import EventTime
 import InputCodes
 import RemoteControl
 import ResponderCore
+import Testing
 
 /// Drives a KeyInterpreter on virtual time and records what it emits as "subtype@time" strings
 /// (times rounded to the microsecond).
@@ -96,3 +97,46 @@ let PAUSECD = InputCode.KEY_PAUSECD
 let STOPCD = InputCode.KEY_STOPCD
 let KEY_A: UInt16 = 30
 let KEY_VOLUMEUP: UInt16 = 115
+
+/// One thing a scenario does to the harness, as the method of the same name.
+enum Step: Sendable {
+  case click(UInt16, at: Seconds, duration: Seconds = 0.1, device: String = "usb")
+  case press(UInt16, at: Seconds, device: String = "usb")
+  case release(UInt16, at: Seconds, device: String = "usb")
+  case autoRepeat(UInt16, from: Seconds, until: Seconds, period: Seconds = 0.033, device: String = "usb")
+  case unplug(String = "usb", at: Seconds)
+}
+
+/// Keys pressed on the standard settings and what they make once every decision is made; its
+/// name is the test case's.
+struct Scenario: Sendable, CustomTestStringConvertible {
+  let name: String
+  let steps: [Step]
+  let expected: [String]
+
+  init(_ name: String, _ steps: [Step], makes expected: [String]) {
+    self.name = name
+    self.steps = steps
+    self.expected = expected
+  }
+
+  var testDescription: String { name }
+
+  /// What a fresh harness emits for the steps.
+  func run() -> [String] {
+    let h = Harness()
+    for step in steps {
+      switch step {
+      case .click(let code, let time, let duration, let device):
+        h.click(code, at: time, duration: duration, device: device)
+      case .press(let code, let time, let device): h.press(code, at: time, device: device)
+      case .release(let code, let time, let device): h.release(code, at: time, device: device)
+      case .autoRepeat(let code, let start, let end, let period, let device):
+        h.autoRepeat(code, from: start, until: end, period: period, device: device)
+      case .unplug(let device, let time): h.unplug(device, at: time)
+      }
+    }
+    h.finish()
+    return h.log
+  }
+}

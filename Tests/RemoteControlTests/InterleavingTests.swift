@@ -27,16 +27,41 @@ struct InterleavingTests {
     #expect(h.log == ["nextTrack@1.5", "\(name)@1.5"])
   }
 
-  @Test("fast-forward flushes a triple-click group")
-  func flushBySeek() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.click(MEDIA, at: 1.2)
-    h.click(MEDIA, at: 1.4)
-    h.press(FASTFORWARD, at: 1.6)
-    h.release(FASTFORWARD, at: 2.0)
-    h.finish()
-    #expect(h.log == ["previousTrack@1.6", "beginSeekingForward@1.6", "endSeekingForward@2.0"])
+  @Test(
+    "scenarios",
+    arguments: [
+      Scenario(
+        "fast-forward flushes a triple-click group",
+        [
+          .click(MEDIA, at: 1.0), .click(MEDIA, at: 1.2), .click(MEDIA, at: 1.4),
+          .press(FASTFORWARD, at: 1.6), .release(FASTFORWARD, at: 2.0),
+        ],
+        makes: ["previousTrack@1.6", "beginSeekingForward@1.6", "endSeekingForward@2.0"]),
+      Scenario(
+        "a headset key still down is not flushed; its group goes on",
+        [
+          .click(MEDIA, at: 1.0), .press(MEDIA, at: 1.3), .click(PLAYCD, at: 1.4, duration: 0.05),
+          .release(MEDIA, at: 1.5),
+        ],
+        makes: ["play@1.4", "nextTrack@1.9"]),
+      Scenario(
+        "a double-click-and-hold seek goes on while other keys are pressed",
+        [.click(MEDIA, at: 1.0), .press(MEDIA, at: 1.3), .click(STOPCD, at: 2.0), .release(MEDIA, at: 2.5)],
+        makes: ["beginSeekingForward@1.8", "stop@2.0", "endSeekingForward@2.5"]),
+      Scenario(
+        "fast-forward held while the headset key clicks: both run",
+        [
+          .press(FASTFORWARD, at: 1.0), .click(MEDIA, at: 1.2), .click(MEDIA, at: 1.4),
+          .release(FASTFORWARD, at: 3.0),
+        ],
+        makes: ["beginSeekingForward@1.0", "nextTrack@1.9", "endSeekingForward@3.0"]),
+      Scenario(
+        "next held to seek while a headset group waits: the press flushed the group",
+        [.click(MEDIA, at: 1.0), .press(NEXT, at: 1.1), .release(NEXT, at: 2.0)],
+        makes: ["togglePlayPause@1.1", "beginSeekingForward@1.6", "endSeekingForward@2.0"]),
+    ])
+  func scenario(_ scenario: Scenario) {
+    #expect(scenario.run() == scenario.expected)
   }
 
   @Test("a headset key of another device flushes the group and starts its own")
@@ -81,69 +106,36 @@ struct InterleavingTests {
     #expect(h.log == ["togglePlayPause@1.5"])
   }
 
-  @Test("a headset key still down is not flushed; its group goes on")
-  func heldGroupNotFlushed() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.press(MEDIA, at: 1.3)
-    h.click(PLAYCD, at: 1.4, duration: 0.05)
-    h.release(MEDIA, at: 1.5)
-    h.finish()
-    #expect(h.log == ["play@1.4", "nextTrack@1.9"])
-  }
-
-  @Test("a double-click-and-hold seek goes on while other keys are pressed")
-  func seekNotFlushed() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.press(MEDIA, at: 1.3)
-    h.click(STOPCD, at: 2.0)
-    h.release(MEDIA, at: 2.5)
-    h.finish()
-    #expect(h.log == ["beginSeekingForward@1.8", "stop@2.0", "endSeekingForward@2.5"])
-  }
-
-  @Test("fast-forward held while the headset key clicks: both run")
-  func seekAndClicks() {
-    let h = Harness()
-    h.press(FASTFORWARD, at: 1.0)
-    h.click(MEDIA, at: 1.2)
-    h.click(MEDIA, at: 1.4)
-    h.release(FASTFORWARD, at: 3.0)
-    h.finish()
-    #expect(h.log == ["beginSeekingForward@1.0", "nextTrack@1.9", "endSeekingForward@3.0"])
-  }
-
-  @Test("next held to seek while a headset group waits: the press flushed the group")
-  func nextHeldAfterGroup() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.press(NEXT, at: 1.1)
-    h.release(NEXT, at: 2.0)
-    h.finish()
-    #expect(h.log == ["togglePlayPause@1.1", "beginSeekingForward@1.6", "endSeekingForward@2.0"])
-  }
 }
 
 @Suite("Unplugging")
 struct UnplugTests {
-  @Test("fast-forward held: the seek ends at the moment of unplug")
-  func unplugSeek() {
-    let h = Harness()
-    h.press(FASTFORWARD, at: 1.0)
-    h.unplug(at: 2.25)
-    h.release(FASTFORWARD, at: 3.0)
-    h.finish()
-    #expect(h.log == ["beginSeekingForward@1.0", "endSeekingForward@2.25"])
-  }
-
-  @Test("next held past hold-threshold: the seek ends at unplug")
-  func unplugSkipSeeking() {
-    let h = Harness()
-    h.press(PREVIOUS, at: 1.0)
-    h.unplug(at: 1.7)
-    h.finish()
-    #expect(h.log == ["beginSeekingBackward@1.5", "endSeekingBackward@1.7"])
+  @Test(
+    "scenarios",
+    arguments: [
+      Scenario(
+        "fast-forward held: the seek ends at the moment of unplug",
+        [.press(FASTFORWARD, at: 1.0), .unplug(at: 2.25), .release(FASTFORWARD, at: 3.0)],
+        makes: ["beginSeekingForward@1.0", "endSeekingForward@2.25"]),
+      Scenario(
+        "next held past hold-threshold: the seek ends at unplug",
+        [.press(PREVIOUS, at: 1.0), .unplug(at: 1.7)],
+        makes: ["beginSeekingBackward@1.5", "endSeekingBackward@1.7"]),
+      Scenario(
+        "double-click-and-hold: endSeekingForward at unplug",
+        [.click(MEDIA, at: 1.0), .press(MEDIA, at: 1.3), .unplug(at: 2.0)],
+        makes: ["beginSeekingForward@1.8", "endSeekingForward@2.0"]),
+      Scenario(
+        "triple-click-and-hold: endSeekingBackward at unplug",
+        [.click(MEDIA, at: 1.0), .click(MEDIA, at: 1.3), .press(MEDIA, at: 1.6), .unplug(at: 2.5)],
+        makes: ["beginSeekingBackward@2.1", "endSeekingBackward@2.5"]),
+      Scenario(
+        "a released group is still decided on time after unplug",
+        [.click(MEDIA, at: 1.0), .click(MEDIA, at: 1.3), .unplug(at: 1.5)],
+        makes: ["nextTrack@1.8"]),
+    ])
+  func scenario(_ scenario: Scenario) {
+    #expect(scenario.run() == scenario.expected)
   }
 
   @Test("next unplugged before hold-threshold: no skip, no seek later")
@@ -154,27 +146,6 @@ struct UnplugTests {
     h.finish()
     #expect(h.log == [])
     #expect(h.scheduler.pendingCount == 0)
-  }
-
-  @Test("double-click-and-hold: endSeekingForward at unplug")
-  func unplugDoubleClickHold() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.press(MEDIA, at: 1.3)
-    h.unplug(at: 2.0)
-    h.finish()
-    #expect(h.log == ["beginSeekingForward@1.8", "endSeekingForward@2.0"])
-  }
-
-  @Test("triple-click-and-hold: endSeekingBackward at unplug")
-  func unplugTripleClickHold() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.click(MEDIA, at: 1.3)
-    h.press(MEDIA, at: 1.6)
-    h.unplug(at: 2.5)
-    h.finish()
-    #expect(h.log == ["beginSeekingBackward@2.1", "endSeekingBackward@2.5"])
   }
 
   @Test("single click-and-hold or a press in progress: nothing (the release never came)")
@@ -191,16 +162,6 @@ struct UnplugTests {
     pressed.finish()
     #expect(pressed.log == [])
     #expect(pressed.scheduler.pendingCount == 0)
-  }
-
-  @Test("a released group is still decided on time after unplug")
-  func unplugReleasedGroup() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.click(MEDIA, at: 1.3)
-    h.unplug(at: 1.5)
-    h.finish()
-    #expect(h.log == ["nextTrack@1.8"])
   }
 
   @Test("unplugging one device leaves the others alone")

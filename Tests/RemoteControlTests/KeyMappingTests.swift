@@ -48,14 +48,16 @@ struct KeyMappingTests {
       ])
   }
 
-  @Test("next and previous have no click grammar")
-  func skipKeysNoGrammar() {
-    let h = Harness()
-    h.click(NEXT, at: 1.0)
-    h.click(NEXT, at: 1.2)
-    h.click(NEXT, at: 1.4)
-    h.finish()
-    #expect(h.log == ["nextTrack@1.1", "nextTrack@1.3", "nextTrack@1.5"])
+  @Test(
+    "scenarios",
+    arguments: [
+      Scenario(
+        "next and previous have no click grammar",
+        [.click(NEXT, at: 1.0), .click(NEXT, at: 1.2), .click(NEXT, at: 1.4)],
+        makes: ["nextTrack@1.1", "nextTrack@1.3", "nextTrack@1.5"])
+    ])
+  func scenario(_ scenario: Scenario) {
+    #expect(scenario.run() == scenario.expected)
   }
 
   @Test("fast-forward and rewind seek from press to release")
@@ -118,25 +120,30 @@ struct KeyMappingTests {
 
 @Suite("Auto-repeat")
 struct AutoRepeatTests {
-  @Test("a held headset key with repeats is a hold, nothing more")
-  func headsetHoldWithRepeats() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.press(MEDIA, at: 1.3)
-    h.autoRepeat(MEDIA, from: 1.55, until: 3.0)
-    h.release(MEDIA, at: 3.0)
-    h.finish()
-    #expect(h.log == ["beginSeekingForward@1.8", "endSeekingForward@3.0"])
-  }
-
-  @Test("repeats during a short press leave it a click")
-  func clickWithRepeats() {
-    let h = Harness()
-    h.press(MEDIA, at: 1.0)
-    h.autoRepeat(MEDIA, from: 1.25, until: 1.45)
-    h.release(MEDIA, at: 1.45)
-    h.finish()
-    #expect(h.log == ["togglePlayPause@1.85"])
+  @Test(
+    "scenarios",
+    arguments: [
+      Scenario(
+        "a held headset key with repeats is a hold, nothing more",
+        [
+          .click(MEDIA, at: 1.0), .press(MEDIA, at: 1.3), .autoRepeat(MEDIA, from: 1.55, until: 3.0),
+          .release(MEDIA, at: 3.0),
+        ],
+        makes: ["beginSeekingForward@1.8", "endSeekingForward@3.0"]),
+      Scenario(
+        "repeats during a short press leave it a click",
+        [.press(MEDIA, at: 1.0), .autoRepeat(MEDIA, from: 1.25, until: 1.45), .release(MEDIA, at: 1.45)],
+        makes: ["togglePlayPause@1.85"]),
+      Scenario(
+        "a repeat alone (no press seen) makes nothing and flushes nothing",
+        [
+          .click(MEDIA, at: 1.0), .autoRepeat(NEXT, from: 1.2, until: 1.3),
+          .autoRepeat(PLAYCD, from: 1.2, until: 1.3),
+        ],
+        makes: ["togglePlayPause@1.5"]),
+    ])
+  func scenario(_ scenario: Scenario) {
+    #expect(scenario.run() == scenario.expected)
   }
 
   @Test("repeats of on-press, skip and seek keys make no events")
@@ -160,16 +167,6 @@ struct AutoRepeatTests {
         "togglePlayPause@1.0", "nextTrack@3.45", "beginSeekingForward@4.5", "endSeekingForward@5.0",
         "beginSeekingForward@6.0", "endSeekingForward@7.0",
       ])
-  }
-
-  @Test("a repeat alone (no press seen) makes nothing and flushes nothing")
-  func repeatWithoutPress() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.autoRepeat(NEXT, from: 1.2, until: 1.3)
-    h.autoRepeat(PLAYCD, from: 1.2, until: 1.3)
-    h.finish()
-    #expect(h.log == ["togglePlayPause@1.5"])
   }
 
   @Test("a repeat of the headset key after its release does not join the group")

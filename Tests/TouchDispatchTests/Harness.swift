@@ -103,6 +103,17 @@ final class Harness {
     return recognizer
   }
 
+  /// Single and double taps on a view "V" (0, 0, 400, 800), the single requiring the double to fail.
+  @discardableResult
+  func singleAndDoubleTaps() -> (single: TapGestureRecognizer, double: TapGestureRecognizer) {
+    let view = addView("V", 0, 0, 400, 800)
+    let single = attach(TapGestureRecognizer(), "single", to: view)
+    let double = attach(TapGestureRecognizer(), "double", to: view)
+    double.numberOfTapsRequired = 2
+    single.require(toFail: double)
+    return (single, double)
+  }
+
   /// Logs every event of `control`.
   func observe(_ control: Control) {
     control.addHandler(for: .allEvents) { [log] control, event in
@@ -119,27 +130,25 @@ final class Harness {
     input.process(samples, at: time)
   }
 
-  func down(_ slot: Int, _ x: Double, _ y: Double, at time: Seconds) {
-    contacts[slot] = Point(x: x, y: y)
+  /// The fingers of `points` at those places in one frame: down if new, else moved.
+  private func place(_ points: [Int: Point], at time: Seconds) {
+    for (slot, point) in points { contacts[slot] = point }
     send(at: time)
+  }
+
+  func down(_ slot: Int, _ x: Double, _ y: Double, at time: Seconds) {
+    place([slot: Point(x: x, y: y)], at: time)
   }
 
   /// Several fingers down in one frame.
-  func down(_ points: [Int: Point], at time: Seconds) {
-    for (slot, point) in points { contacts[slot] = point }
-    send(at: time)
-  }
+  func down(_ points: [Int: Point], at time: Seconds) { place(points, at: time) }
 
   func move(_ slot: Int, _ x: Double, _ y: Double, at time: Seconds) {
-    contacts[slot] = Point(x: x, y: y)
-    send(at: time)
+    place([slot: Point(x: x, y: y)], at: time)
   }
 
   /// Several fingers moved in one frame.
-  func move(_ points: [Int: Point], at time: Seconds) {
-    for (slot, point) in points { contacts[slot] = point }
-    send(at: time)
-  }
+  func move(_ points: [Int: Point], at time: Seconds) { place(points, at: time) }
 
   /// One frame in which the `lifting` fingers lift and the others move to `points`.
   func move(_ points: [Int: Point], lifting: [Int], at time: Seconds) {

@@ -143,11 +143,7 @@ private func pinchAndTurn(_ h: Harness, at start: Seconds, hz: Double = 60) {
     weak var weakTouch: Touch?
     do {
       let h = Harness()
-      let view = h.addView("V", 0, 0, 400, 800)
-      let single = h.attach(TapGestureRecognizer(), "single", to: view)
-      let double = h.attach(TapGestureRecognizer(), "double", to: view)
-      double.numberOfTapsRequired = 2
-      single.require(toFail: double)
+      h.singleAndDoubleTaps()
       h.window.addDeliveryObserver { delivery in weakTouch = delivery.touches.first }
       h.tap(100, 100, at: 1)
       h.advance(to: 2)

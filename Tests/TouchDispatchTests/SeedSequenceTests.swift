@@ -238,11 +238,7 @@ final class TwoFingerSpreadRecognizer: GestureRecognizer {
   /// once the double tap failed (a slight delay); a double tap sends only the double's action.
   @Test func singleTapRequiresDoubleTapToFail() {
     let h = Harness()
-    let view = h.addView("V", 0, 0, 400, 800)
-    let single = h.attach(TapGestureRecognizer(), "single", to: view)
-    let double = h.attach(TapGestureRecognizer(), "double", to: view)
-    double.numberOfTapsRequired = 2
-    single.require(toFail: double)
+    let (single, _) = h.singleAndDoubleTaps()
     var singleAt: Seconds?
     // The scheduler, not h: its views keep this handler.
     single.addHandler { [scheduler = h.scheduler] _ in singleAt = scheduler.now }
