@@ -189,7 +189,7 @@ let package = Package(
     .target(
       name: "EvdevInput",
       dependencies: [
-        "CEvdev", "CUdev", "EventLoop", "EventTime", "InputCodes", "RemoteControl", "TouchDispatch",
+        "CEvdev", "CUdev", "EventLoop", "EventTime", "InputCodes", "ResponderCore",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -433,7 +433,7 @@ let package = Package(
         "EventTime", "TouchDispatch",
         "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore",
         "EventLoop", "RemoteControl", "ResponderdTestKit", "SystemCalls", "Motion", "InputCodes",
-        "ShellGestures", "AccessibilityWatch", "KeySender", "SessionWatcher",
+        "ShellGestures", "AccessibilityWatch", "KeySender", "SessionWatcher", "EvdevInput",
       ],
       swiftSettings: strict),
     .testTarget(
