@@ -433,7 +433,7 @@ let package = Package(
         "EventTime", "TouchDispatch",
         "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore",
         "EventLoop", "RemoteControl", "ResponderdTestKit", "SystemCalls", "Motion", "InputCodes",
-        "ShellGestures", "AccessibilityWatch", "KeySender", "SessionWatcher",
+        "ShellGestures", "AccessibilityWatch", "KeySender", "SessionWatcher", "SoundServer",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -497,13 +497,14 @@ let package = Package(
       name: "CUmockdev", path: "Tests/CUmockdev",
       pkgConfig: pkgConfig("--exists umockdev-1.0") == nil ? nil : "umockdev-1.0",
       providers: [.apt(["libumockdev-dev"])]),
-    // The in-memory bus (MessageBus on virtual time, no dbus-daemon), and a service on it.
+    // The in-memory bus (MessageBus on virtual time, no dbus-daemon), a service on it, and the
+    // in-process doubles of the I/O the daemon uses (logind, the sound server, …).
     .target(
       name: "ResponderdTestKit",
       dependencies: [
-        "AccessibilityWatch", "DBus", "EventLoop", "EventTime", "KeySender", "ResponderConfig",
-        "ResponderCore",
-        "ResponderdKit", .product(name: "Logging", package: "swift-log"),
+        "AccessibilityWatch", "DBus", "EventLoop", "EventTime", "InputCodes", "KeySender", "ResponderConfig",
+        "ResponderCore", "ResponderdKit", "SessionWatcher", "SoundServer",
+        .product(name: "Logging", package: "swift-log"),
       ],
       path: "Tests/ResponderdTestKit",
       swiftSettings: strict),
