@@ -369,7 +369,9 @@ let package = Package(
       path: "Benchmarks/TouchFrame",
       swiftSettings: strict),
 
-    // Tests: one target per module.
+    // Tests: per module, a unit target (`…Tests`: the test kit only, no process started) and, where
+    // processes are needed, `…IntegrationTests` (buses, programs), `…DeviceTests` (umockdev) or
+    // `…ShellTests` (real compositors). scripts/test finds the kinds by these names.
     .testTarget(name: "EventTimeTests", dependencies: ["EventTime"], swiftSettings: strict),
     .testTarget(name: "InputCodesTests", dependencies: ["InputCodes"], swiftSettings: strict),
     // The device-ownership state machine, on its own (no device).
@@ -380,6 +382,7 @@ let package = Package(
       name: "EventLoopTests",
       dependencies: ["EventLoop", "SystemCalls", .product(name: "SystemPackage", package: "swift-system")],
       swiftSettings: strict),
+    .testTarget(name: "EventLoopIntegrationTests", dependencies: ["EventLoop"], swiftSettings: strict),
     .testTarget(
       name: "MotionTests", dependencies: ["EventTime", "ResponderCore", "Motion"], swiftSettings: strict),
     .testTarget(name: "IIOInputTests", dependencies: ["IIOInput"], swiftSettings: strict),
@@ -427,13 +430,23 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
+    // The service and its components on the test kit (no process); the architecture and
+    // documentation checks.
     .testTarget(
       name: "ResponderdTests",
       dependencies: [
         "EventTime", "TouchDispatch",
-        "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "ResponderClient", "ResponderCore",
+        "ResponderdKit", "ResponderConfig", "DBus", "ResponderClient", "ResponderCore",
         "EventLoop", "RemoteControl", "ResponderdTestKit", "SystemCalls", "Motion", "InputCodes",
-        "ShellGestures", "AccessibilityWatch", "KeySender", "SessionWatcher", "EvdevInput",
+        "ShellGestures", "AccessibilityWatch", "KeySender", "SessionWatcher", "SoundServer", "EvdevInput",
+      ],
+      swiftSettings: strict),
+    // The daemon and its tools as programs, on private buses; the examples, the interface files.
+    .testTarget(
+      name: "ResponderdIntegrationTests",
+      dependencies: [
+        "EventTime", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "ResponderClient",
+        "ResponderCore", "EventLoop", "ResponderdTestKit", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     .testTarget(
@@ -449,8 +462,9 @@ let package = Package(
         "Motion", "SystemCalls",
       ],
       swiftSettings: strict),
+    .testTarget(name: "ResponderClientTests", dependencies: ["ResponderClient"], swiftSettings: strict),
     .testTarget(
-      name: "ResponderClientTests",
+      name: "ResponderClientIntegrationTests",
       dependencies: ["ResponderClient", "DBus", "DBusTestSupport", "ResponderCore", "EventLoop"],
       swiftSettings: strict),
 
@@ -476,7 +490,7 @@ let package = Package(
       swiftSettings: strict),
     // The kit against the real desktops: a Wayland client's touches, the shells' gestures.
     .testTarget(
-      name: "DesktopSessionTests",
+      name: "DesktopShellTests",
       dependencies: ["ShellTestSupport", "DBusTestSupport", "EventLoop", "SystemCalls", "KeySender"],
       swiftSettings: strict),
     // touch-demo as a client of a headless desktop, its JSON lines read (tests and the benchmark).
@@ -497,13 +511,14 @@ let package = Package(
       name: "CUmockdev", path: "Tests/CUmockdev",
       pkgConfig: pkgConfig("--exists umockdev-1.0") == nil ? nil : "umockdev-1.0",
       providers: [.apt(["libumockdev-dev"])]),
-    // The in-memory bus (MessageBus on virtual time, no dbus-daemon), and a service on it.
+    // The in-memory bus (MessageBus on virtual time, no dbus-daemon), a service on it, and the
+    // in-process doubles of the I/O the daemon uses (logind, the sound server, …).
     .target(
       name: "ResponderdTestKit",
       dependencies: [
-        "AccessibilityWatch", "DBus", "EventLoop", "EventTime", "KeySender", "ResponderConfig",
-        "ResponderCore",
-        "ResponderdKit", .product(name: "Logging", package: "swift-log"),
+        "AccessibilityWatch", "DBus", "EventLoop", "EventTime", "InputCodes", "KeySender", "ResponderConfig",
+        "ResponderCore", "ResponderdKit", "SessionWatcher", "SoundServer",
+        .product(name: "Logging", package: "swift-log"),
       ],
       path: "Tests/ResponderdTestKit",
       swiftSettings: strict),
@@ -545,6 +560,14 @@ let package = Package(
     .testTarget(
       name: "MPRISTests",
       dependencies: [
+        "EventTime", "ResponderdTestKit", "PlayerSelection", "MPRIS", "ResponderConfig", "DBus",
+        "ResponderCore",
+      ],
+      swiftSettings: strict),
+    // Real players (mpv, playerctld) on private buses, and the daemon with them.
+    .testTarget(
+      name: "MPRISIntegrationTests",
+      dependencies: [
         "EventTime", "ResponderdTestKit", "PlayerSelection",
         "MPRIS", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "EventLoop", "ResponderCore",
         "SystemCalls", .product(name: "SystemPackage", package: "swift-system"),
@@ -558,7 +581,7 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "SoundServerTests",
+      name: "SoundServerIntegrationTests",
       dependencies: [
         "SoundServer", "ResponderdKit", "ResponderConfig", "ResponderCore", "EventLoop", "EventTime",
         "DBusTestSupport", "InputCodes", "ResponderdTestKit",
@@ -566,7 +589,10 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "DBusTests",
+      name: "DBusTests", dependencies: ["DBus", "EventTime", "ResponderdTestKit"], swiftSettings: strict),
+    // libdbus against a private dbus-daemon, with a peer process.
+    .testTarget(
+      name: "DBusIntegrationTests",
       dependencies: [
         "DBus", "DBusTestSupport", "DBusEchoPeer", "EventLoop", "EventTime", "ResponderdTestKit",
       ],
@@ -624,7 +650,7 @@ for (name, module, library) in [("touch-demo-gtk", "CGtk4", "gtk4"), ("touch-dem
 // RESPONDERD_SANITIZED_PASS set, the package leaves them out of its build.
 if Context.environment["RESPONDERD_SANITIZED_PASS"] != nil {
   package.targets.removeAll { target in
-    target.name.hasSuffix("DeviceTests") || target.name == "DesktopSessionTests"
+    target.name.hasSuffix("DeviceTests") || target.name == "DesktopShellTests"
       || target.path?.hasPrefix("Benchmarks/") == true
       || ["CGtk4", "touch-demo-gtk", "CSDL2", "touch-demo-sdl"].contains(target.name)
   }

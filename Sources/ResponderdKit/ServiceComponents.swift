@@ -3,6 +3,7 @@ import DBus
 import EventTime
 import KeySender
 import SessionWatcher
+import SoundServer
 
 /// Each component made with this service's parts: its config section, the loop or the clock, the
 /// logger, the events and the programs it runs, and the components it is given. The component
@@ -53,13 +54,15 @@ extension Service {
       events: events, children: children, logger: logger)
   }
 
-  /// The volume keys of `keys`' owned devices, on the sound server at `server` (the user's when nil).
+  /// The volume keys of `keys`' owned devices, on the sound server at `server` (the user's when nil),
+  /// or on `control` when given (a test's double).
   public func volumeComponent(
-    keys: KeysComponent?, server: String? = nil, pressScheduler: (any Scheduler)? = nil
+    keys: KeysComponent?, server: String? = nil, pressScheduler: (any Scheduler)? = nil,
+    control: (any VolumeControl)? = nil
   ) -> VolumeComponent {
     VolumeComponent(
       settings: config.volume, keys: keys, server: server, loop: loop, events: events, logger: logger,
-      pressScheduler: pressScheduler)
+      pressScheduler: pressScheduler, control: control)
   }
 
   /// The desktop found on `bus`, told to `keys`.

@@ -16,7 +16,9 @@ import SoundServer
 public final class VolumeComponent: ServiceComponent {
   public let componentName = "volume"
   /// The sound server connection, while started and enabled.
-  public private(set) var connection: SoundServerConnection?
+  public private(set) var connection: (any VolumeControl)?
+  /// The control given in place of a connection of its own (a test's double).
+  private let givenControl: (any VolumeControl)?
   private var locations: [String: InputDeviceLocation] = [:]
   private let server: String?
   private let keys: KeysComponent?
@@ -32,10 +34,13 @@ public final class VolumeComponent: ServiceComponent {
   /// Takes the volume keys of `keys`' owned devices (none: only `press` calls), with the config's
   /// `[volume]`; what each did is published to `events`. `server`: the sound server's address
   /// (`unix:/path`); nil, the user's default server. `pressScheduler` is for tests (virtual time).
+  /// `control`: the sound server to use instead of a connection of its own (a test's double).
   public init(
     settings: VolumeSettings, keys: KeysComponent? = nil, server: String? = nil, loop: EventLoop,
-    events: ServiceEvents, logger: Logger, pressScheduler: (any Scheduler)? = nil
+    events: ServiceEvents, logger: Logger, pressScheduler: (any Scheduler)? = nil,
+    control: (any VolumeControl)? = nil
   ) {
+    givenControl = control
     self.settings = settings
     self.keys = keys
     self.server = server
@@ -68,8 +73,10 @@ public final class VolumeComponent: ServiceComponent {
     // libpulse's timers run on real time, whatever clock the service's own timers use. The
     // connection (and libpulse) waits for the first volume key: a service whose volume keys are
     // never pressed never loads it.
-    connection = SoundServerConnection(
-      loop: loop, scheduler: pressScheduler, server: server, step: settings.step, logger: logger)
+    connection =
+      givenControl
+      ?? SoundServerConnection(
+        loop: loop, scheduler: pressScheduler, server: server, step: settings.step, logger: logger)
   }
 
   private var observing = false

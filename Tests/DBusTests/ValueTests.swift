@@ -1,20 +1,7 @@
 import DBus
 import Glibc
+import ResponderdTestKit
 import Testing
-
-/// Every kind of value, nested, for round trips.
-let sampleValues: [DBusValue] = [
-  .byte(0xFE), .bool(true), .int16(-12345), .uint16(54321), .int32(-2_000_000_000), .uint32(4_000_000_000),
-  .int64(Int64.min), .uint64(UInt64.max), .double(-1.5e300), .string("héllo wörld ✓"),
-  .objectPath("/org/responderd/Test"), .signature("a{sv}(ii)"),
-  .array(elementSignature: "v", [.variant(.int32(1)), .variant(.string("two"))]),
-  .structure([.int32(7), .string("seven")]),
-  .vardict([
-    "PlaybackStatus": .string("Playing"), "Position": .int64(123_456),
-    "Metadata": .vardict(["xesam:title": .string("Song"), "xesam:artist": ["A", "B"].dbusValue]),
-    "Empty": .array(elementSignature: "s", []),
-  ]),
-]
 
 @Suite struct ValueTests {
   @Test func signaturesAreComputed() {

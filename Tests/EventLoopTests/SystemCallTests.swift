@@ -72,27 +72,6 @@ import Testing
       try watch.addInotifyWatch("/nonexistent/directory", mask: UInt32(IN_CREATE))
     }
   }
-
-  @Test func aProgramThatDoesNotExistCannotBeStarted() throws {
-    let loop = try EventLoop()
-    let children = ChildProcesses(loop: loop)
-    #expect {
-      try children.spawn(["responderd-no-such-program"])
-    } throws: { error in
-      "\(error)" == "spawn responderd-no-such-program: No such file or directory"
-    }
-    #expect(children.count == 0)
-  }
-
-  @Test func aChildIsReapedThroughItsPidFD() throws {
-    let loop = try EventLoop()
-    let children = ChildProcesses(loop: loop)
-    var status: Int32?
-    try children.spawn(["sh", "-c", "exit 3"]) { status = $0 }
-    #expect(loop.run(until: { status != nil }, timeout: 10))
-    #expect(status == 3)
-    #expect(children.count == 0)
-  }
 }
 
 /// A fresh directory under $TMPDIR (or /tmp), without Foundation.

@@ -38,6 +38,35 @@ import Testing
       ])
   }
 
+  @Test func everyTestTargetSaysItsKindAndUnitTargetsStartNoProcess() throws {
+    let problems = try TestTargetKind.problems(manifest: DocumentationTests.read("Package.swift"))
+    #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    let unit = try ArchitectureCheck.targets(DocumentationTests.read("Package.swift")).filter {
+      $0.declaration == "testTarget" && TestTargetKind.of($0.name) == .unit
+    }
+    #expect(unit.contains { $0.name == "ResponderdTests" })
+  }
+
+  @Test func aUnitTargetThatWouldStartProcessesIsFound() throws {
+    let manifest = try DocumentationTests.read("Package.swift")
+    let wrong = manifest.replacingOccurrences(
+      of: "\"SessionWatcher\", \"DBus\", \"EventTime\", \"ResponderdTestKit\",",
+      with: "\"SessionWatcher\", \"DBus\", \"EventTime\", \"ResponderdTestKit\", \"ShellTestSupport\",")
+    #expect(wrong != manifest)
+    // ShellTestSupport starts compositors, and brings DBusTestSupport (a bus daemon) with it.
+    #expect(
+      try TestTargetKind.problems(manifest: wrong) == [
+        "Package.swift: SessionWatcherTests is a unit test target but depends on DBusTestSupport, which starts processes: move the tests that need it to SessionWatcherIntegrationTests",
+        "Package.swift: SessionWatcherTests is a unit test target but depends on ShellTestSupport, which starts processes: move the tests that need it to SessionWatcherIntegrationTests",
+      ])
+    let unnamed = manifest.replacingOccurrences(
+      of: "name: \"SessionWatcherTests\"", with: "name: \"SessionWatcherChecks\"")
+    #expect(
+      try TestTargetKind.problems(manifest: unnamed) == [
+        "Package.swift: test target SessionWatcherChecks says no kind (its name ends in none of IntegrationTests, DeviceTests, ShellTests, Tests)"
+      ])
+  }
+
   @Test func aModuleThatDoesNotExistIsFound() throws {
     let architecture = try DocumentationTests.read("docs/architecture.md")
     let problems = try ArchitectureCheck.problems(
@@ -125,6 +154,8 @@ enum ArchitectureCheck {
   struct Target: Equatable {
     var name: String
     var dependencies: Set<String>
+    /// How it is declared: "target", "systemLibrary", "executableTarget" or "testTarget".
+    var declaration = "target"
   }
 
   /// The folders of `Sources/`: one module each.
@@ -191,6 +222,7 @@ enum ArchitectureCheck {
     let kinds = [".target(", ".systemLibrary(", ".executableTarget(", ".testTarget("]
     while let found = kinds.compactMap({ rest.range(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound }) {
       let body = try balanced(rest[found.upperBound...], open: "(", close: ")")
+      let declaration = String(rest[found].dropFirst().dropLast())
       rest = rest[found.upperBound...].dropFirst(body.count)
       guard let name = firstString(after: "name: ", in: body) else {
         throw ArchitectureCheckError("a target without a literal name: \(body.prefix(80))")
@@ -214,7 +246,7 @@ enum ArchitectureCheck {
           }
         }
       }
-      targets.append(Target(name: name, dependencies: dependencies))
+      targets.append(Target(name: name, dependencies: dependencies, declaration: declaration))
     }
     return targets
   }
@@ -257,6 +289,63 @@ enum ArchitectureCheck {
   static func firstString(after label: String, in text: Substring) -> String? {
     guard let start = text.range(of: label + "\"") else { return nil }
     return String(text[start.upperBound...].prefix { $0 != "\"" })
+  }
+}
+
+/// The kinds of test target, by the end of their names: unit tests start no process (the
+/// no-process pass of `scripts/test` runs every unit target, found from Package.swift as this
+/// check finds them); the others start processes of their own.
+enum TestTargetKind: String, CaseIterable {
+  /// `…IntegrationTests`: buses (a private dbus-daemon), players, sound servers, the daemon and
+  /// its tools as programs.
+  case integration = "IntegrationTests"
+  /// `…DeviceTests`: devices emulated by umockdev (run under umockdev-wrapper).
+  case device = "DeviceTests"
+  /// `…ShellTests`: real headless compositors (GNOME Shell, KWin, phosh).
+  case shell = "ShellTests"
+  /// `…Tests`, none of the above: the test kit only, no process started.
+  case unit = "Tests"
+
+  /// The kind a test target's name says; nil for a name that ends in none of them.
+  static func of(_ name: String) -> TestTargetKind? {
+    allCases.first { name.hasSuffix($0.rawValue) }
+  }
+
+  /// The support modules that start processes (a bus daemon, umockdev's testbed, a compositor, a
+  /// peer program): a unit target depends on none of them, not even through another module.
+  static let processStarting: Set<String> = [
+    "DBusTestSupport", "DeviceTestSupport", "ShellTestSupport", "TouchDemoTestSupport", "CUmockdev",
+    "DBusEchoPeer",
+  ]
+
+  /// What is wrong with the manifest's test targets, one sentence each: a name that says no
+  /// kind, a unit target that depends on a process-starting module.
+  static func problems(manifest: String) throws -> [String] {
+    let targets = try ArchitectureCheck.targets(manifest)
+    let byName = Dictionary(targets.map { ($0.name, $0) }) { first, _ in first }
+    var problems: [String] = []
+    for target in targets where target.declaration == "testTarget" {
+      guard let kind = of(target.name) else {
+        problems.append(
+          "Package.swift: test target \(target.name) says no kind (its name ends in none of \(allCases.map(\.rawValue).joined(separator: ", ")))"
+        )
+        continue
+      }
+      guard kind == .unit else { continue }
+      // Everything it depends on, directly or through the package's other targets.
+      var reached: Set<String> = []
+      var next = Array(target.dependencies)
+      while let name = next.popLast() {
+        guard reached.insert(name).inserted else { continue }
+        next += byName[name]?.dependencies ?? []
+      }
+      for module in reached.intersection(processStarting).sorted() {
+        problems.append(
+          "Package.swift: \(target.name) is a unit test target but depends on \(module), which starts processes: move the tests that need it to \(target.name.dropLast(5))IntegrationTests"
+        )
+      }
+    }
+    return problems
   }
 }
 

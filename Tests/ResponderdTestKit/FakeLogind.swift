@@ -1,8 +1,5 @@
 import DBus
 import EventTime
-import Foundation
-import Logging
-import ResponderdTestKit
 import SessionWatcher
 
 /// logind as the watcher sees it on the system bus (`org.freedesktop.login1`): the manager's
@@ -12,26 +9,28 @@ import SessionWatcher
 /// Beside `MockLogind` (DBusTestSupport) on purpose: that one is python-dbusmock's model of logind,
 /// written by others, on a private system bus the service reaches by address through libdbus (the
 /// device tests and the service's session tests). This one is on the in-memory bus and virtual
-/// time, for the no-process pass, and has what dbusmock's template has not: GetSessionByPID and
+/// time, for the unit tests, and has what dbusmock's template has not: GetSessionByPID and
 /// answers that come late (`getSessionDelay`, on virtual time); it also records the calls asked.
-final class FakeLogind {
-  let connection: InMemoryBusConnection
+public final class FakeLogind {
+  public let connection: InMemoryBusConnection
   /// Sessions by id.
-  private(set) var sessions: [String: DBusExportedObject] = [:]
+  public private(set) var sessions: [String: DBusExportedObject] = [:]
   private var values: [String: (active: Bool, locked: Bool)] = [:]
   /// The session each pid runs in (GetSessionByPID).
-  var sessionOfPID: [UInt32: String] = [:]
+  public var sessionOfPID: [UInt32: String] = [:]
   /// Each user's display session (nil: "/").
   private var displays: [UInt32: String] = [:]
   private var users: [UInt32: DBusExportedObject] = [:]
   /// Methods asked, in order ("GetSession 3").
-  private(set) var asked: [String] = []
+  public private(set) var asked: [String] = []
 
   /// How long GetSession takes to answer (on `scheduler`), as a logind slow at start-up does.
-  var getSessionDelay: Seconds = 0
+  public var getSessionDelay: Seconds = 0
   private let scheduler: Scheduler?
 
-  init(bus: InMemoryBus, owningName: Bool = true, scheduler: Scheduler? = nil) throws {
+  /// logind on `bus` (owning its name unless `owningName` is false: a system without logind);
+  /// late answers are timed on `scheduler`.
+  public init(bus: InMemoryBus, owningName: Bool = true, scheduler: Scheduler? = nil) throws {
     self.scheduler = scheduler
     connection = bus.connect(uid: 0, pid: 1)
     try connection.export(
@@ -76,11 +75,12 @@ final class FakeLogind {
   }
 
   /// logind escapes ids in paths ("3" is "_33"); the watcher must ask, not build paths.
-  static func path(ofSession id: String) -> String {
+  public static func path(ofSession id: String) -> String {
     "/org/freedesktop/login1/session/" + id.utf8.map { "_" + String($0, radix: 16) }.joined()
   }
 
-  func addSession(_ id: String, active: Bool) throws {
+  /// A session `id` (not locked), active or not.
+  public func addSession(_ id: String, active: Bool) throws {
     values[id] = (active, false)
     let object = try connection.export(
       path: Self.path(ofSession: id),
@@ -96,7 +96,8 @@ final class FakeLogind {
     sessions[id] = object
   }
 
-  func addUser(_ uid: UInt32, display: String?) throws {
+  /// A user `uid` whose display session is `display` (nil: none).
+  public func addUser(_ uid: UInt32, display: String?) throws {
     displays[uid] = display
     users[uid] = try connection.export(
       path: "/org/freedesktop/login1/user/_\(uid)",
@@ -116,31 +117,33 @@ final class FakeLogind {
       ])
   }
 
-  func setDisplay(of uid: UInt32, to id: String?) throws {
+  /// Changes the user's display session and announces it.
+  public func setDisplay(of uid: UInt32, to id: String?) throws {
     displays[uid] = id
     try users[uid]?.propertiesChanged(interface: "org.freedesktop.login1.User", ["Display"])
   }
 
   /// Sets Active and announces it (PropertiesChanged with the value, as logind does).
-  func setActive(_ id: String, _ active: Bool) throws {
+  public func setActive(_ id: String, _ active: Bool) throws {
     values[id]?.active = active
     try sessions[id]?.propertiesChanged(interface: "org.freedesktop.login1.Session", ["Active"])
   }
 
-  func setLockedHint(_ id: String, _ locked: Bool) throws {
+  /// Sets LockedHint and announces it.
+  public func setLockedHint(_ id: String, _ locked: Bool) throws {
     values[id]?.locked = locked
     try sessions[id]?.propertiesChanged(interface: "org.freedesktop.login1.Session", ["LockedHint"])
   }
 
   /// Changes Active but announces it as invalidated (the name without the value).
-  func setActiveInvalidating(_ id: String, _ active: Bool) throws {
+  public func setActiveInvalidating(_ id: String, _ active: Bool) throws {
     values[id]?.active = active
     try sessions[id]?.emitPropertiesChanged(
       interface: "org.freedesktop.login1.Session", changed: [:], invalidated: ["Active"])
   }
 
   /// The session ends (logout): SessionRemoved, and its object goes.
-  func removeSession(_ id: String) throws {
+  public func removeSession(_ id: String) throws {
     let path = Self.path(ofSession: id)
     sessions.removeValue(forKey: id)?.unexport()
     values[id] = nil
@@ -151,14 +154,15 @@ final class FakeLogind {
 }
 
 /// A desktop's screen saver on the session bus: GetActive and ActiveChanged.
-final class FakeScreenSaver {
-  let connection: InMemoryBusConnection
-  let saver: SessionWatcher.ScreenSaver
-  private(set) var active: Bool
+public final class FakeScreenSaver {
+  public let connection: InMemoryBusConnection
+  public let saver: SessionWatcher.ScreenSaver
+  public private(set) var active: Bool
   private var object: DBusExportedObject?
 
   /// A screen saver run by `uid`.
-  init(bus: InMemoryBus, _ saver: SessionWatcher.ScreenSaver, active: Bool = false, uid: UInt32) throws {
+  public init(bus: InMemoryBus, _ saver: SessionWatcher.ScreenSaver, active: Bool = false, uid: UInt32) throws
+  {
     connection = bus.connect(uid: uid)
     self.saver = saver
     self.active = active
@@ -173,7 +177,8 @@ final class FakeScreenSaver {
     connection.requestName(saver.name)
   }
 
-  func setActive(_ active: Bool) throws {
+  /// Sets the screen saver on or off and announces it (ActiveChanged).
+  public func setActive(_ active: Bool) throws {
     self.active = active
     try object?.emit(interface: saver.interface, signal: "ActiveChanged", arguments: [.bool(active)])
   }

@@ -1,6 +1,7 @@
 import DBus
 import DBusTestSupport
 import EventLoop
+import ResponderdTestKit
 import Testing
 
 /// A player-like object: read-only, read-write, typed and untyped properties.

@@ -1,6 +1,7 @@
 import DBus
 import DBusTestSupport
 import EventLoop
+import ResponderdTestKit
 import Testing
 
 #if canImport(Glibc)

@@ -65,23 +65,3 @@ final class BusFixture {
     try ChildProcess.run(arguments, environment: bus.environment, loop: loop, timeout: timeout)
   }
 }
-
-/// The echo interface used by several tests.
-func echoInterface() -> DBusInterface {
-  DBusInterface(
-    "org.responderd.Test",
-    methods: [
-      DBusMethod("Echo", in: "v", out: "v", inNames: ["value"], outNames: ["value"]) { call in call.arguments
-      },
-      DBusMethod("EchoAll", in: "ybnqiuxtdsogav(is)a{sv}", out: "ybnqiuxtdsogav(is)a{sv}") { call in
-        call.arguments
-      },
-      DBusMethod("Add", in: "ii", out: "i", inNames: ["a", "b"], outNames: ["sum"]) { call in
-        [.int32((call.arguments[0].int32 ?? 0) &+ (call.arguments[1].int32 ?? 0))]
-      },
-      DBusMethod("Fail", in: "s") { call in
-        throw DBusError("org.responderd.Test.Error.Refused", call.arguments[0].string ?? "")
-      },
-    ],
-    signals: [DBusSignalInfo("Pinged", signature: "s", argumentNames: ["text"])])
-}
