@@ -189,7 +189,7 @@ let package = Package(
     .target(
       name: "EvdevInput",
       dependencies: [
-        "CEvdev", "CUdev", "EventLoop", "EventTime", "InputCodes", "RemoteControl", "TouchDispatch",
+        "CEvdev", "CUdev", "EventLoop", "EventTime", "InputCodes", "ResponderCore",
         .product(name: "Logging", package: "swift-log"), "SystemCalls",
         .product(name: "SystemPackage", package: "swift-system"),
       ],
@@ -438,7 +438,7 @@ let package = Package(
         "EventTime", "TouchDispatch",
         "ResponderdKit", "ResponderConfig", "DBus", "ResponderClient", "ResponderCore",
         "EventLoop", "RemoteControl", "ResponderdTestKit", "SystemCalls", "Motion", "InputCodes",
-        "ShellGestures", "AccessibilityWatch", "KeySender", "SessionWatcher", "SoundServer",
+        "ShellGestures", "AccessibilityWatch", "KeySender", "SessionWatcher", "SoundServer", "EvdevInput",
       ],
       swiftSettings: strict),
     // The daemon and its tools as programs, on private buses; the examples, the interface files.

@@ -1,7 +1,6 @@
 import CEvdev
 import EventTime
 import InputCodes
-import ResponderCore
 import SystemCalls
 import SystemPackage
 

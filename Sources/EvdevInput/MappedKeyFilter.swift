@@ -1,6 +1,4 @@
 import InputCodes
-import RemoteControl
-import ResponderCore
 
 /// The privacy boundary of the key input: on a device opened for its media keys, only the mapped
 /// key codes get through. Every other event type (scan codes, LEDs, relative and absolute axes, …)
@@ -15,11 +13,8 @@ struct MappedKeyFilter {
   /// The key codes that may leave the input layer.
   let mappedKeys: Set<UInt16>
 
-  init(profile: DeviceKeyProfile) {
-    mappedKeys = profile.mappedKeys
-  }
-
-  /// A filter that lets exactly `keys` through (an owned device's mapped and other keys).
+  /// A filter that lets exactly `keys` through (the mapped keys; an owned device's mapped and other
+  /// keys).
   init(keys: Set<UInt16>) {
     mappedKeys = keys
   }

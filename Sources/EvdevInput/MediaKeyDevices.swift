@@ -1,6 +1,5 @@
 import EventLoop
 import InputCodes
-import RemoteControl
 
 // Hotplug and reading: which devices are opened, how, and what is read from them.
 extension MediaKeyInput {
@@ -58,28 +57,26 @@ extension MediaKeyInput {
       return
     }
     let identity = device.identity
-    let profile = settings.profile(for: identity)
-    let mapped = MappedKeyFilter(profile: profile)
+    let isKeyboard = Self.letterKeys.contains { device.has(type: InputCode.EV_KEY, code: $0) }
+    let decision = decide(
+      KeyDeviceCandidate(identity: identity, usbInterfaces: node.usbInterfaces, isKeyboard: isKeyboard))
+    let mapped = MappedKeyFilter(keys: decision.isIgnored ? [] : decision.mappedKeys)
     let keys = mapped.mappedKeys(of: device)
-    guard !profile.isIgnored, !keys.isEmpty else {
+    guard !decision.isIgnored, !keys.isEmpty else {
       device.close()
-      let reason = profile.isIgnored ? "ignored by a device rule" : "no mapped key"
+      let reason = decision.isIgnored ? "ignored by a device rule" : "no mapped key"
       logger.debug("evdev: \(path) '\(identity.name)': \(reason)")
       setStatus(
         DeviceStatus(
           path: path, identity: identity, state: .leftAlone,
-          reason: profile.isIgnored ? "ignored by a device rule" : "no media or headset key",
-          reasonCode: profile.isIgnored ? "ignored" : "no-media-key"))
+          reason: decision.isIgnored ? "ignored by a device rule" : "no media or headset key",
+          reasonCode: decision.isIgnored ? "ignored" : "no-media-key"))
       notify(.skipped(path: path, reason: reason))
       return
     }
-    let isKeyboard = Self.letterKeys.contains { device.has(type: InputCode.EV_KEY, code: $0) }
-    let intent = settings.ownership(
-      of: profile, headsetClass: HeadsetClass.of(identity, usbInterfaces: node.usbInterfaces),
-      isKeyboard: isKeyboard)
     // Owned, every key but the typing keys is read; shared, only the mapped ones.
     let ownedKeys =
-      intent.grab
+      decision.grab
       ? Set(device.codes(ofType: InputCode.EV_KEY, upTo: MappedKeyFilter.keyMax)).subtracting(
         mapped.mappedKeys
       )
@@ -91,11 +88,12 @@ extension MediaKeyInput {
       path: path, syspath: node.syspath, identity: identity, keys: keys, clockIsMonotonic: monotonic,
       source: "evdev:\(path)", isOwned: false)
     let status = DeviceStatus(
-      path: path, identity: identity, state: .shared, reason: intent.explanation, reasonCode: intent.code,
+      path: path, identity: identity, state: .shared, reason: decision.explanation,
+      reasonCode: decision.reasonCode,
       keys: keys.map(InputCode.keyName))
     var reader = Reader(
       info: info, device: device, source: nil, filter: mapped, ownedKeys: ownedKeys, readFilter: readFilter,
-      intent: intent, status: status)
+      decision: decision, status: status)
     do {
       reader.source = try loop.register(fd: device.fd, events: .readable) { [weak self] events in
         self?.ready(path, events)
@@ -107,16 +105,16 @@ extension MediaKeyInput {
     }
     readers[path] = reader
     closed[path] = nil
-    interpreter.deviceAdded(info.source, identity: identity)
+    sink(.deviceOpened(source: info.source, identity: identity))
     logger.info(
       "evdev: opened \(path) '\(identity.name)' (\(Self.id(identity))) for \(keys.map(InputCode.keyName).joined(separator: ", "))\(monotonic ? "" : "; clock: realtime, converted")"
     )
-    if intent.grab && isKeyboard {
+    if decision.grab && isKeyboard {
       logger.warning(
         "evdev: \(path) '\(identity.name)' has typing keys and a rule says grab = \"always\": while responderd holds it, the desktop gets none of its keys"
       )
     }
-    transition(path, .opened(toBeOwned: intent.grab))
+    transition(path, .opened(toBeOwned: decision.grab))
     notify(.opened(readers[path]?.info ?? info))
     if desktop != nil { transition(path, .desktopAppeared) }
   }
@@ -135,7 +133,7 @@ extension MediaKeyInput {
     guard let reader = readers.removeValue(forKey: path) else { return }
     reader.source?.remove()
     reader.device.close()
-    interpreter.deviceRemoved(reader.info.source, at: scheduler.now)
+    sink(.deviceClosed(source: reader.info.source, at: scheduler.now))
     logger.info("evdev: closed \(path) '\(reader.info.identity.name)' (\(reason))")
     notify(.closed(path: path, reason: reason))
   }

@@ -5,7 +5,7 @@ import InputCodes
   import Glibc
 #endif
 
-// The fan-out of what is read: mapped keys to the read observers and the key interpreter, an owned
+// The fan-out of what is read: mapped keys to the read observers and the sink, an owned
 // device's volume keys to the volume observers, its other keys to the owned-key observers.
 extension MediaKeyInput {
   func deliver(_ frame: EvdevFrame, from reader: Reader) {
@@ -25,7 +25,7 @@ extension MediaKeyInput {
       for observer in readObservers {
         observer(.key(path: reader.info.path, code: event.code, value: event.value))
       }
-      interpreter.handle(event, from: reader.info.source)
+      sink(.key(event, source: reader.info.source))
     }
   }
 

@@ -2,12 +2,11 @@ import EventLoop
 import EventTime
 import InputCodes
 import Logging
-import RemoteControl
-import ResponderCore
 
 /// Headset and media keys from evdev: finds the devices that have mapped keys (at start and on
-/// hotplug), reads them with libevdev on the event loop, and runs the key interpreter (mapping and
-/// click grammar) on what they send. Emitted remote-control events go to `sink`.
+/// hotplug), reads them with libevdev on the event loop, and hands their mapped keys to `sink`
+/// (`MappedKeyEvent`). Which keys are mapped and which devices are owned is decided above it
+/// (`decide`: the config's key settings); what the keys mean (the key interpreter) too.
 ///
 /// Devices of a headset class (the sound card's jack input, a USB headset's keys, BlueZ's AVRCP
 /// device) or marked by a rule are owned: grabbed (EVIOCGRAB) while none of their keys is down, so
@@ -91,7 +90,7 @@ public final class MediaKeyInput {
     var ownedKeys: Set<UInt16>
     /// What is read from libevdev: the mapped keys, and the owned keys while they may be.
     var readFilter: MappedKeyFilter
-    var intent: OwnershipIntent
+    var decision: KeyDeviceDecision
     var ownership = DeviceOwnership.shared
     /// Why the last grab failed (for the status).
     var grabError = ""
@@ -100,14 +99,16 @@ public final class MediaKeyInput {
     var loggedUnhandledVolume = false
   }
 
-  public let settings: KeySettings
   let loop: EventLoop
   let scheduler: any Scheduler
   /// Whether key timestamps are put on CLOCK_MONOTONIC (the loop's clock).
   let convertsToMonotonic: Bool
   var logger: Logger
   let watcher: UdevInputWatcher
-  var interpreter: KeyInterpreter!
+  /// What to do with a device opened (its mapped keys, whether to own it).
+  let decide: (KeyDeviceCandidate) -> KeyDeviceDecision
+  /// Where the mapped keys go.
+  let sink: (MappedKeyEvent) -> Void
   var readers: [String: Reader] = [:]
   /// Devices closed but kept in view (yielded to the desktop, suspended), by path.
   var closed: [String: DeviceOwnership] = [:]
@@ -120,26 +121,27 @@ public final class MediaKeyInput {
   var volumeKeyObservers: [(VolumeKeyEvent) -> Void] = []
   var ownedKeyObservers: [(OwnedKeyEvent) -> Void] = []
 
-  /// `sink` receives every emitted event, on the loop thread.
+  /// `decide` says what to do with each device opened; `sink` receives the mapped keys of the
+  /// devices kept, on the loop thread.
   ///
   /// Key timestamps are read on the scheduler's clock. With the loop's scheduler (the default:
   /// CLOCK_MONOTONIC), a device that keeps CLOCK_REALTIME has its timestamps converted; with a
   /// scheduler of your own (virtual time), they are taken as the device reports them.
   public init(
-    loop: EventLoop, scheduler: (any Scheduler)? = nil, settings: KeySettings = .standard, logger: Logger,
-    sink: @escaping (RemoteControlEmission) -> Void
+    loop: EventLoop, scheduler: (any Scheduler)? = nil, logger: Logger,
+    decide: @escaping (KeyDeviceCandidate) -> KeyDeviceDecision, sink: @escaping (MappedKeyEvent) -> Void
   ) {
     self.loop = loop
     self.scheduler = scheduler ?? loop.scheduler
     self.convertsToMonotonic = scheduler == nil
-    self.settings = settings
     self.logger = logger
+    self.decide = decide
+    self.sink = sink
     watcher = UdevInputWatcher(loop: loop)
-    interpreter = KeyInterpreter(settings: settings, scheduler: self.scheduler) { [logger] emission in
-      logger.debug("evdev: \(emission)")
-      sink(emission)
-    }
   }
+
+  /// The scheduler whose clock the key timestamps are on.
+  public var keyScheduler: any Scheduler { scheduler }
 
   deinit { stop() }
 
@@ -148,8 +150,7 @@ public final class MediaKeyInput {
     deviceObservers.append(observer)
   }
 
-  /// Calls `observer` with every mapped key event read and every resync, before the interpreter
-  /// sees them.
+  /// Calls `observer` with every mapped key event read and every resync, before `sink` gets them.
   public func addReadObserver(_ observer: @escaping (ReadEvent) -> Void) {
     readObservers.append(observer)
   }
@@ -318,14 +319,16 @@ public final class MediaKeyInput {
       guard let reader = readers[path] else { return }
       logger.info("evdev: \(path): a key is down; it is grabbed once every key is up")
       status.share(
-        because: "\(reader.intent.explanation); a key is down: grabbed once every key is up", code: "key-down"
+        because: "\(reader.decision.explanation); a key is down: grabbed once every key is up",
+        code: "key-down"
       )
     case .owned:
       guard let reader = readers[path] else { return }
-      status.own(because: reader.intent.explanation, code: reader.intent.code)
+      status.own(because: reader.decision.explanation, code: reader.decision.reasonCode)
       status.keys = Set(reader.info.keys).union(reader.ownedKeys).sorted().map(InputCode.keyName)
       logger.info(
-        "evdev: owning \(path) '\(name)' (\(reader.intent.explanation)): the desktop no longer sees its keys")
+        "evdev: owning \(path) '\(name)' (\(reader.decision.explanation)): the desktop no longer sees its keys"
+      )
     case .busy(heldByAnother: true):
       logger.notice(
         "evdev: \(path) '\(name)' is held by another program (EVIOCGRAB: busy): it stays shared; while that program holds it, every key of the device goes to that program alone and responderd gets none"

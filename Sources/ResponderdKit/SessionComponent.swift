@@ -191,7 +191,11 @@ public final class SessionComponent: ServiceComponent {
       next.devices = state.isActive ? .open : .released
     }
     next.shakesPaused =
-      !state.isActive ? "another session is in front" : state.isLocked ? "the screen is locked" : nil
+      switch state.phase {
+      case .inactive: "another session is in front"
+      case .locked: "the screen is locked"
+      case .active: nil
+      }
     gate = next
     if state.isActive != before.isActive || state.isLocked != before.isLocked {
       let what: String

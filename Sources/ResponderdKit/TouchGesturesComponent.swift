@@ -78,9 +78,8 @@ public final class TouchGesturesComponent: ServiceComponent {
 
   public func start() throws {
     // The touchscreen is closed while the session holds or releases the input devices.
-    isSuspended = (session?.gate.devices ?? .open) != .open
     session?.addGateObserver { [weak self] gate in
-      if gate.devices == .open { self?.resume() } else { self?.suspend() }
+      self?.follow(gate.devices == .open ? .sessionOpened : .sessionClosed)
     }
     let config = self.config.touch
     guard config.enabled else {
@@ -100,9 +99,8 @@ public final class TouchGesturesComponent: ServiceComponent {
         self?.useShellProfile(profile)
       }
     }
-    isWatching = true
-    guard !isSuspended else { return }
-    try watchTouchscreens()
+    let sessionOpen = (session?.gate.devices ?? .open) == .open
+    if watch.handle(.started(sessionOpen: sessionOpen)).contains(.watch) { try watchTouchscreens() }
   }
 
   /// Opens the touchscreen present and follows hotplug.
@@ -120,8 +118,7 @@ public final class TouchGesturesComponent: ServiceComponent {
   }
 
   public func stop() {
-    isWatching = false
-    closeTouchscreen()
+    for action in watch.handle(.stopped) where action == .close { closeTouchscreen() }
   }
 
   private func closeTouchscreen() {
@@ -135,29 +132,27 @@ public final class TouchGesturesComponent: ServiceComponent {
     motion?.interest.touchFollowsOrientation = false
   }
 
-  /// Whether the touchscreen is released because the user's session is not in front.
-  public private(set) var isSuspended = false
-  /// Whether gestures are configured and the component started (the touchscreen is followed).
-  private var isWatching = false
+  /// Whether the touchscreen is followed, or held closed by the session.
+  public private(set) var watch = TouchscreenWatch.off
 
-  /// The session went inactive: the touchscreen is closed and not opened until `resume()`.
-  private func suspend() {
-    guard !isSuspended else { return }
-    isSuspended = true
-    guard isWatching else { return }
-    if let path = source?.device.path { logger.info("touch: closed \(path) (session inactive)") }
-    closeTouchscreen()
-  }
+  /// Whether the touchscreen is closed because the session holds the input devices.
+  public var isSuspended: Bool { watch == .held }
 
-  /// The session is in front again: the touchscreen is opened again.
-  private func resume() {
-    guard isSuspended else { return }
-    isSuspended = false
-    guard isWatching else { return }
-    do {
-      try watchTouchscreens()
-    } catch {
-      logger.error("touch: cannot follow the touchscreens again: \(error)")
+  /// The session let the input devices be opened, or took them back: the touchscreen is opened
+  /// again, or closed until then.
+  private func follow(_ event: TouchscreenWatch.Event) {
+    for action in watch.handle(event) {
+      switch action {
+      case .close:
+        if let path = source?.device.path { logger.info("touch: closed \(path) (session inactive)") }
+        closeTouchscreen()
+      case .watch:
+        do {
+          try watchTouchscreens()
+        } catch {
+          logger.error("touch: cannot follow the touchscreens again: \(error)")
+        }
+      }
     }
   }
 

@@ -313,8 +313,8 @@ public final class SessionWatcher {
         let id = properties["Id"]?.string ?? path
         var next = self.state
         next.sessionID = id
-        if let active = properties["Active"]?.bool { next.isActive = active }
-        if let locked = properties["LockedHint"]?.bool { next.lockedHint = locked }
+        if let active = properties["Active"]?.bool { next.seat = active ? .active : .inactive }
+        if let locked = properties["LockedHint"]?.bool { next.set(.logind, locked: locked) }
         done?(id)
         self.update(next)
         self.settle()
@@ -327,8 +327,8 @@ public final class SessionWatcher {
   private func sessionPropertiesChanged(_ changed: [String: DBusValue], invalidated: [String], path: String) {
     guard started, sessionPath == path else { return }
     var next = state
-    if let active = changed["Active"]?.bool { next.isActive = active }
-    if let locked = changed["LockedHint"]?.bool { next.lockedHint = locked }
+    if let active = changed["Active"]?.bool { next.seat = active ? .active : .inactive }
+    if let locked = changed["LockedHint"]?.bool { next.set(.logind, locked: locked) }
     update(next)
     if invalidated.contains("Active") || invalidated.contains("LockedHint") { readSession(at: path) }
   }
@@ -407,8 +407,8 @@ public final class SessionWatcher {
       logger.notice("session: \(reason): the session is taken as active and unlocked")
     }
     var next = state
-    next.isActive = true
-    next.lockedHint = false
+    next.seat = .active
+    next.set(.logind, locked: false)
     next.sessionID = nil
     update(next)
     settle()
@@ -457,7 +457,7 @@ public final class SessionWatcher {
     guard started else { return }
     screenSaverStates[name] = active
     var next = state
-    next.screenSaverActive = screenSaverStates.values.contains(true)
+    next.set(.screenSaver, locked: screenSaverStates.values.contains(true))
     update(next)
   }
 

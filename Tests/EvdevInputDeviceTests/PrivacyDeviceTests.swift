@@ -136,7 +136,7 @@ extension EvdevInputDeviceTests {
       let keyboard = try tb.add("keyboard")
       let device = try EvdevDevice(path: keyboard.devnode)
       defer { device.close() }
-      let filter = MappedKeyFilter(profile: KeySettings.standard.profile(for: device.identity))
+      let filter = MappedKeyFilter(keys: KeySettings.standard.profile(for: device.identity).mappedKeys)
       filter.restrict(device)
       #expect(!device.has(type: EV_MSC) && !device.has(type: EV_LED))
       #expect(!device.has(type: InputCode.EV_KEY, code: 30))

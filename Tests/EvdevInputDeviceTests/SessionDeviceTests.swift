@@ -71,7 +71,7 @@ extension EvdevInputDeviceTests {
         }
       }
       try wait("the session to be followed") { session.watcher?.isFollowingLogind == true }
-      #expect(session.state == SessionState(isActive: true, sessionID: "c1"))
+      #expect(session.state == SessionState(.active, sessionID: "c1"))
       #expect(keys.input?.openDevices.map(\.path) == ["/dev/input/event7"])
       #expect(emulatedNodesOpen() == ptysBefore + 1)
       #expect(grab.isGrabbed)

@@ -5,6 +5,7 @@ import EventTime
 import Logging
 import RemoteControl
 import ResponderCore
+import ResponderdKit
 import ResponderdTestKit
 
 #if canImport(Glibc)

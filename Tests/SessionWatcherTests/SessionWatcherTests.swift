@@ -43,7 +43,7 @@ import Testing
     try logind.addSession("3", active: true)
     let (watcher, states) = watcher(sessionID: "3")
     #expect(logind.asked == ["GetSession 3"])
-    #expect(watcher.state == SessionState(isActive: true, sessionID: "3"))
+    #expect(watcher.state == SessionState(.active, sessionID: "3"))
     #expect(watcher.foundBy == "XDG_SESSION_ID")
     #expect(log.all.contains("info: session: following logind session 3 (XDG_SESSION_ID): active"))
 
@@ -78,7 +78,7 @@ import Testing
     // A user service runs outside any session: the user's display session is the one.
     logind.sessionOfPID = [:]
     let (byDisplay, _) = watcher(sessionID: "gone")
-    #expect(byDisplay.state == SessionState(isActive: true, sessionID: "5"))
+    #expect(byDisplay.state == SessionState(.active, sessionID: "5"))
     #expect(byDisplay.foundBy == "the user's display session")
     #expect(
       logind.asked.suffix(3) == ["GetSession gone", "GetSessionByPID \(pid)", "GetUser \(uid)"])
@@ -97,14 +97,14 @@ import Testing
 
     try logind.setDisplay(of: uid, to: "6")
     time.advance(by: 0)
-    #expect(watcher.state == SessionState(isActive: false, sessionID: "6"))
+    #expect(watcher.state == SessionState(.inactive, sessionID: "6"))
     try logind.setDisplay(of: uid, to: "5")
     time.advance(by: 0)
-    #expect(watcher.state == SessionState(isActive: true, sessionID: "5"))
+    #expect(watcher.state == SessionState(.active, sessionID: "5"))
     try logind.setActive("6", true)
     try logind.setActive("5", false)
     time.advance(by: 0)
-    #expect(watcher.state == SessionState(isActive: false, sessionID: "5"))
+    #expect(watcher.state == SessionState(.inactive, sessionID: "5"))
   }
 
   @Test("a value announced as invalidated is read again")
@@ -151,7 +151,7 @@ import Testing
     logind.sessionOfPID[pid] = "3"
     logind.connection.requestName(SessionWatcher.logindName)
     time.advance(by: 0)
-    #expect(waiting.state == SessionState(isActive: false, sessionID: "3"))
+    #expect(waiting.state == SessionState(.inactive, sessionID: "3"))
     // logind goes away (restarted, crashed): active again, one line.
     let lines = log.all.count
     logind.connection.leave()
@@ -172,7 +172,7 @@ import Testing
     #expect(watcher.state.sessionID == "3")
     try logind.removeSession("3")
     time.advance(by: 0)
-    #expect(watcher.state == SessionState(isActive: false, sessionID: "4"))
+    #expect(watcher.state == SessionState(.inactive, sessionID: "4"))
     #expect(watcher.foundBy == "the user's display session")
   }
 
@@ -217,7 +217,7 @@ import Testing
     #expect(watcher.foundBy == nil)
     time.advance(by: 6)
     #expect(watcher.foundBy == "XDG_SESSION_ID")
-    #expect(watcher.state == SessionState(isActive: true, sessionID: "3"))
+    #expect(watcher.state == SessionState(.active, sessionID: "3"))
     #expect(log.all.contains { $0.contains("logind has not answered GetSession within 5 s: asked again") })
     #expect(!log.all.contains { $0.contains("graphical session") || $0.contains("taken as active") })
     try logind.setActive("3", false)
@@ -244,7 +244,7 @@ import Testing
     let freedesktop = try FakeScreenSaver(
       bus: session, SessionWatcher.ScreenSaver.standard[1], active: true, uid: uid)
     time.advance(by: 0)
-    #expect(watcher.state.screenSaverActive)
+    #expect(watcher.state.locks.contains(.screenSaver))
     // Both lock; one unlocking leaves the screen locked.
     try gnome.setActive(true)
     try freedesktop.setActive(false)
@@ -280,9 +280,9 @@ import Testing
       logger: Logger(label: "test") { _ in RecordingLogHandler(store: store) })
     watcher.start()
     time.advance(by: 0)
-    #expect(watcher.state == SessionState(isActive: false, screenSaverActive: true, sessionID: "3"))
+    #expect(watcher.state == SessionState(.inactive, locks: [.screenSaver], sessionID: "3"))
     sessionConnection.leave()
-    #expect(watcher.state == SessionState(isActive: false, sessionID: "3"))
+    #expect(watcher.state == SessionState(.inactive, sessionID: "3"))
     systemConnection.leave()
     #expect(watcher.state == SessionState())
     #expect(
@@ -295,7 +295,7 @@ import Testing
     let logind = try FakeLogind(bus: system)
     try logind.addSession("3", active: true)
     let (watcher, states) = watcher(sessionID: "3")
-    #expect(states() == [SessionState(isActive: true, sessionID: "3")])
+    #expect(states() == [SessionState(.active, sessionID: "3")])
     watcher.stop()
     try logind.setActive("3", false)
     time.advance(by: 0)

@@ -4,6 +4,7 @@ import EventLoop
 import EventTime
 import InputCodes
 import ResponderCore
+import ResponderdKit
 import SystemCalls
 import Testing
 import TouchDispatch

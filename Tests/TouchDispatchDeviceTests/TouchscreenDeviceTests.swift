@@ -3,6 +3,7 @@ import EventLoop
 import EventTime
 import InputCodes
 import ResponderCore
+import ResponderdKit
 import Testing
 import TouchDispatch
 
