@@ -57,7 +57,6 @@ let package = Package(
       name: "ResponderdTestKit", targets: ["ResponderdTestKit", "DBusTestSupport", "DeviceTestSupport"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
@@ -282,10 +281,12 @@ let package = Package(
         "ResponderTools", "TouchScenes", "ResponderdKit", "ResponderConfig", "ResponderClient", "DBus",
         "EventLoop",
         "EventTime", "ResponderCore", "MPRIS", "Motion", .product(name: "Logging", package: "swift-log"),
-        .product(name: "ArgumentParser", package: "swift-argument-parser"), "SystemCalls",
+        "SystemCalls",
       ],
       swiftSettings: strict,
-      // 20.3 → 17.9 MB stripped (docs/benchmarks.md, what the package weighs).
+      // No swift-argument-parser (it brings Foundation): the command line is parsed by hand
+      // (CommandLineParser.swift). 20.3 → 17.9 → 10.8 MB stripped (docs/benchmarks.md, what the package
+      // weighs).
       linkerSettings: [.unsafeFlags(compactReleaseLink, .when(configuration: .release))]),
     // TouchDispatch in a Wayland window: a scene of views and recognizers live (see docs/touch-apps.md).
     .executableTarget(

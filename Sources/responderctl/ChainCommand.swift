@@ -1,20 +1,22 @@
-import ArgumentParser
 import ResponderClient
 import ResponderTools
 import TouchScenes
 
 /// `responderctl chain`: the chain of responders now, the first responder marked.
-struct ChainCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "chain",
-    abstract: "Show the responder chain now: the first responder (marked *), the other applications "
-      + "(most recently registered first), then the built-in handlers in config order.",
-    discussion: "An event goes down the chain until someone handles it; at the end it is dropped. "
-      + "Applications and handlers only see the event types they take. An application that follows "
-      + "its window's focus shows (window active) or (window inactive): an inactive one gets no shake. "
-      + "An application whose connection missed its deadlines says so, and why its events pass it by.")
+struct ChainCommand {
+  static var command: Command {
+    Command(
+      name: "chain",
+      abstract: "Show the responder chain now: the first responder (marked *), the other applications "
+        + "(most recently registered first), then the built-in handlers in config order.",
+      discussion: "An event goes down the chain until someone handles it; at the end it is dropped. "
+        + "Applications and handlers only see the event types they take. An application that follows "
+        + "its window's focus shows (window active) or (window inactive): an inactive one gets no shake. "
+        + "An application whose connection missed its deadlines says so, and why its events pass it by.",
+      arguments: [.flag("--json", help: "One JSON object instead of text.")]
+    ) { try ChainCommand(json: $0.flag("json")).run() }
+  }
 
-  @Flag(name: .long, help: "One JSON object instead of text.")
   var json = false
 
   func run() throws {

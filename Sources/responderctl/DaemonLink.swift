@@ -1,4 +1,3 @@
-import ArgumentParser
 import DBus
 import EventLoop
 import ResponderClient

@@ -1,23 +1,25 @@
-import ArgumentParser
 import DBus
 import ResponderTools
 import ResponderdKit
 import TouchScenes
 
 /// `responderctl devices`: every input device responderd sees, and what it does with each.
-struct DevicesCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "devices",
-    abstract: "List the input devices responderd sees: owned, shared or left alone, and why.",
-    discussion: """
-      Owned devices (a headset's: the sound card's jack input, a USB headset's keys, a Bluetooth
-      headset's AVRCP device, or one a [[keys.device]] rule marks grab = "always") are held
-      exclusively: the desktop never sees their keys. Shared devices (keyboards, devices another
-      program holds, grab = "never") are read for their media keys only. Every other device is left
-      alone. Exits with 69 when responderd is not running on the session bus.
-      """)
+struct DevicesCommand {
+  static var command: Command {
+    Command(
+      name: "devices",
+      abstract: "List the input devices responderd sees: owned, shared or left alone, and why.",
+      discussion: """
+        Owned devices (a headset's: the sound card's jack input, a USB headset's keys, a Bluetooth
+        headset's AVRCP device, or one a [[keys.device]] rule marks grab = "always") are held
+        exclusively: the desktop never sees their keys. Shared devices (keyboards, devices another
+        program holds, grab = "never") are read for their media keys only. Every other device is left
+        alone. Exits with 69 when responderd is not running on the session bus.
+        """,
+      arguments: [.flag("--json", help: "One JSON object instead of text.")]
+    ) { try DevicesCommand(json: $0.flag("json")).run() }
+  }
 
-  @Flag(name: .long, help: "One JSON object instead of text.")
   var json = false
 
   func run() throws {

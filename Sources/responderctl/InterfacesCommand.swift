@@ -1,28 +1,33 @@
-import ArgumentParser
 import DBus
 import ResponderConfig
 import ResponderdKit
 import SystemCalls
 
 /// `responderctl interfaces`: the D-Bus interface files of responderd's API.
-struct InterfacesCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "interfaces",
-    abstract:
-      "Write or check the D-Bus interface files (NAME.xml, with doc annotations) of responderd's API.",
-    discussion: """
-      The files hold the introspection data of org.responderd.Daemon1, org.responderd.Motion1 and \
-      org.responderd.Responder1, \
-      generated from the descriptors the daemon exports (the package installs them under \
-      /usr/share/dbus-1/interfaces). Without options, lists the interface names.
-      """)
+struct InterfacesCommand {
+  static var command: Command {
+    Command(
+      name: "interfaces",
+      abstract:
+        "Write or check the D-Bus interface files (NAME.xml, with doc annotations) of responderd's API.",
+      discussion: """
+        The files hold the introspection data of org.responderd.Daemon1, org.responderd.Motion1 and \
+        org.responderd.Responder1, \
+        generated from the descriptors the daemon exports (the package installs them under \
+        /usr/share/dbus-1/interfaces). Without options, lists the interface names.
+        """,
+      arguments: [
+        .option(
+          "--output", help: "Write NAME.xml for each interface into this directory.", completion: .directory),
+        .option(
+          "--check",
+          help: "Check that this directory's NAME.xml files equal the generated ones (exit 1 when not).",
+          completion: .directory),
+      ]
+    ) { try InterfacesCommand(output: $0.string("output"), check: $0.string("check")).run() }
+  }
 
-  @Option(name: .long, help: "Write NAME.xml for each interface into this directory.")
   var output: String?
-
-  @Option(
-    name: .long,
-    help: "Check that this directory's NAME.xml files equal the generated ones (exit 1 when not).")
   var check: String?
 
   func run() throws {

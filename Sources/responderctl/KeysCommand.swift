@@ -1,35 +1,39 @@
-import ArgumentParser
 import ResponderConfig
 import ResponderTools
 import SystemCalls
 import TouchScenes
 
 /// `responderctl keys`: the headset and media key tools.
-struct KeysCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "keys", abstract: "Headset and media key tools.",
-    subcommands: [KeysReplayCommand.self])
+enum KeysCommand {
+  static var command: Command {
+    Command(name: "keys", abstract: "Headset and media key tools.", subcommands: [KeysReplayCommand.command])
+  }
 }
 
 /// `responderctl keys replay FILE.evemu [--config F]`.
-struct KeysReplayCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "replay",
-    abstract: "Run the key mapping and click grammar on an evemu recording.",
-    discussion: """
-      Reads a recording as evemu-record writes it (its N: and I: header lines feed the device \
-      rules), runs the daemon's key code on the recording's clock, and prints one JSON object per \
-      line for every remote-control event emitted, e.g.
-        {"t": 1.75, "type": "remoteControl", "subtype": "nextTrack"}
-      t is the time of emission in seconds on the recording's clock. At the end of the file, time \
-      runs on until every pending decision has been made. Without --config, the built-in defaults \
-      apply.
-      """)
+struct KeysReplayCommand {
+  static var command: Command {
+    Command(
+      name: "replay",
+      abstract: "Run the key mapping and click grammar on an evemu recording.",
+      discussion: """
+        Reads a recording as evemu-record writes it (its N: and I: header lines feed the device \
+        rules), runs the daemon's key code on the recording's clock, and prints one JSON object per \
+        line for every remote-control event emitted, e.g.
+          {"t": 1.75, "type": "remoteControl", "subtype": "nextTrack"}
+        t is the time of emission in seconds on the recording's clock. At the end of the file, time \
+        runs on until every pending decision has been made. Without --config, the built-in defaults \
+        apply.
+        """,
+      arguments: [
+        .positional("file", help: "The evemu recording.", completion: .file),
+        .option(
+          "--config", help: "Read [keys] settings and device rules from this config file.", completion: .file),
+      ]
+    ) { try KeysReplayCommand(file: $0.string("file")!, config: $0.string("config")).run() }
+  }
 
-  @Argument(help: "The evemu recording.")
   var file: String
-
-  @Option(name: .long, help: "Read [keys] settings and device rules from this config file.")
   var config: String?
 
   func run() throws {

@@ -1,4 +1,3 @@
-import ArgumentParser
 import DBus
 import ResponderClient
 import ResponderConfig
@@ -12,26 +11,31 @@ import TouchScenes
 #endif
 
 /// `responderctl monitor`: follows EventDispatched live.
-struct MonitorCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "monitor",
-    abstract: "Follow the events responderd dispatches, one line each: time, type, subtype, who handled it.",
-    discussion: """
-      Text lines: local time, type, subtype (and the phase of motion events), then "handled by NAME"
-      or "dropped (REASON)". The keys of owned devices that act outside the chain come as type "key"
-      lines with the device and what was done: a volume key, what it did to the sound server's volume
-      ("default sink 'speakers' 40% → 45%"); another key (KEY_MICMUTE, KEY_VOICECOMMAND, …), its
-      command ("command PROGRAM" or "none"). With --json, one object per line: time (UTC, ISO 8601),
-      timestamp (seconds since boot, the event's), type, subtype, phase (motion events only),
-      handledBy (null when dropped), dropReason (when dropped), source, receivedBy; a key: time,
-      timestamp, type "key", key, device, path, action. Runs until Ctrl-C, SIGTERM or --count
-      events; waits for responderd when it restarts.
-      """)
+struct MonitorCommand {
+  static var command: Command {
+    Command(
+      name: "monitor",
+      abstract:
+        "Follow the events responderd dispatches, one line each: time, type, subtype, who handled it.",
+      discussion: """
+        Text lines: local time, type, subtype (and the phase of motion events), then "handled by NAME"
+        or "dropped (REASON)". The keys of owned devices that act outside the chain come as type "key"
+        lines with the device and what was done: a volume key, what it did to the sound server's volume
+        ("default sink 'speakers' 40% → 45%"); another key (KEY_MICMUTE, KEY_VOICECOMMAND, …), its
+        command ("command PROGRAM" or "none"). With --json, one object per line: time (UTC, ISO 8601),
+        timestamp (seconds since boot, the event's), type, subtype, phase (motion events only),
+        handledBy (null when dropped), dropReason (when dropped), source, receivedBy; a key: time,
+        timestamp, type "key", key, device, path, action. Runs until Ctrl-C, SIGTERM or --count
+        events; waits for responderd when it restarts.
+        """,
+      arguments: [
+        .flag("--json", help: "One JSON object per line instead of text."),
+        .option("--count", help: "Exit after this many events."),
+      ]
+    ) { try MonitorCommand(json: $0.flag("json"), count: $0.int("count")).run() }
+  }
 
-  @Flag(name: .long, help: "One JSON object per line instead of text.")
   var json = false
-
-  @Option(name: .long, help: "Exit after this many events.")
   var count: Int?
 
   func run() throws {

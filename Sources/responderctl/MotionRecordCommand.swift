@@ -1,4 +1,3 @@
-import ArgumentParser
 import DBus
 import EventLoop
 import Logging
@@ -18,39 +17,49 @@ import TouchScenes
 /// `responderctl motion record [--interval S] [--duration S] [--device-motion] [-o FILE]`: the
 /// running responderd's samples (the stream `motion watch` prints) into a trace `motion analyze`
 /// reads; `--direct` opens the sensor itself instead.
-struct MotionRecordCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "record",
-    abstract: "Record the running responderd's samples to a trace that `motion analyze` reads.",
-    discussion: """
-      Asks the running responderd for a stream (org.responderd.Motion1, as `motion watch` does) \
-      and writes t,x,y,z lines: CLOCK_MONOTONIC seconds, m/s² in screen coordinates as the sensor \
-      reads them (lying face up reads z = +9.8), the trace `motion analyze` reads. With \
-      --device-motion the lines go on with the gravity estimate and the user's acceleration \
-      (t,x,y,z,gravity_x,gravity_y,gravity_z,user_x,user_y,user_z; x = gravity + user). Records \
-      for --duration seconds or until Ctrl-C (SIGINT or SIGTERM end it cleanly: the file is \
-      complete). With --direct, opens the accelerometer itself the way responderd does (the \
-      [motion] settings of --config) instead of asking responderd.
-      """)
+struct MotionRecordCommand {
+  static var command: Command {
+    Command(
+      name: "record",
+      abstract: "Record the running responderd's samples to a trace that `motion analyze` reads.",
+      discussion: """
+        Asks the running responderd for a stream (org.responderd.Motion1, as `motion watch` does) \
+        and writes t,x,y,z lines: CLOCK_MONOTONIC seconds, m/s² in screen coordinates as the sensor \
+        reads them (lying face up reads z = +9.8), the trace `motion analyze` reads. With \
+        --device-motion the lines go on with the gravity estimate and the user's acceleration \
+        (t,x,y,z,gravity_x,gravity_y,gravity_z,user_x,user_y,user_z; x = gravity + user). Records \
+        for --duration seconds or until Ctrl-C (SIGINT or SIGTERM end it cleanly: the file is \
+        complete). With --direct, opens the accelerometer itself the way responderd does (the \
+        [motion] settings of --config) instead of asking responderd.
+        """,
+      arguments: [
+        .option("--interval", help: "Seconds between samples (through responderd).", defaultValue: "0.02"),
+        .option("--duration", "--seconds", help: "Stop after this many seconds (default: until Ctrl-C)."),
+        .flag(
+          "--device-motion", help: "Device motion: also the gravity estimate and the user's acceleration."),
+        .option(
+          "-o", "--output", help: "Write the trace to this file instead of standard output.",
+          completion: .file),
+        .flag("--direct", help: "Open the accelerometer directly instead of asking the running responderd."),
+        .option(
+          "--config", help: "With --direct: a responderd config file whose [motion] settings to use.",
+          completion: .file),
+      ]
+    ) { arguments in
+      let command = MotionRecordCommand(
+        interval: try arguments.double("interval") ?? 0.02, duration: try arguments.double("duration"),
+        deviceMotion: arguments.flag("device-motion"), output: arguments.string("output"),
+        direct: arguments.flag("direct"), config: arguments.string("config"))
+      try command.validate()
+      try command.run()
+    }
+  }
 
-  @Option(help: "Seconds between samples (through responderd).")
   var interval: Double = 0.02
-
-  @Option(
-    name: [.customLong("duration"), .customLong("seconds")],
-    help: "Stop after this many seconds (default: until Ctrl-C).")
   var duration: Double?
-
-  @Flag(help: "Device motion: also the gravity estimate and the user's acceleration.")
   var deviceMotion = false
-
-  @Option(name: .shortAndLong, help: "Write the trace to this file instead of standard output.")
   var output: String?
-
-  @Flag(help: "Open the accelerometer directly instead of asking the running responderd.")
   var direct = false
-
-  @Option(help: "With --direct: a responderd config file whose [motion] settings to use.")
   var config: String?
 
   func validate() throws {

@@ -1,4 +1,3 @@
-import ArgumentParser
 import DBus
 import EventLoop
 import Motion
@@ -11,40 +10,53 @@ import TouchScenes
 #endif
 
 /// `responderctl motion watch`: samples from the running responderd, live, through the motion API.
-struct MotionWatchCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "watch",
-    abstract: "Print accelerometer (or device-motion) samples from the running responderd, live.",
-    discussion: """
-      Asks responderd for a stream (org.responderd.Motion1) and prints a header line (# …), then \
-      one line per sample: the timestamp (CLOCK_MONOTONIC seconds) and x y z in g, Core Motion's \
-      axes and signs (lying face up reads 0 0 -1); with --units m/s2, in m/s² with the sensor's \
-      signs (face up reads z = +9.8), as `motion record` writes them. With --device-motion, \
-      gravity then user acceleration. Stops after --count samples, --seconds, or Ctrl-C.
-      """)
+struct MotionWatchCommand {
+  static var command: Command {
+    Command(
+      name: "watch",
+      abstract: "Print accelerometer (or device-motion) samples from the running responderd, live.",
+      discussion: """
+        Asks responderd for a stream (org.responderd.Motion1) and prints a header line (# …), then \
+        one line per sample: the timestamp (CLOCK_MONOTONIC seconds) and x y z in g, Core Motion's \
+        axes and signs (lying face up reads 0 0 -1); with --units m/s2, in m/s² with the sensor's \
+        signs (face up reads z = +9.8), as `motion record` writes them. With --device-motion, \
+        gravity then user acceleration. Stops after --count samples, --seconds, or Ctrl-C.
+        """,
+      arguments: [
+        .option("--interval", help: "Seconds between samples.", defaultValue: "0.1"),
+        .option(
+          "--units",
+          help: "g with Core Motion's signs (face up: z = -1), or m/s2 with the sensor's (z = +9.8).",
+          completion: .choices(Units.allCases.map(\.rawValue)), defaultValue: "g"),
+        .flag(
+          "--device-motion",
+          help: "Device motion (gravity and user acceleration) instead of the raw accelerometer."),
+        .flag("--json", help: "One JSON object per line."),
+        .option("--count", help: "Stop after this many samples."),
+        .option("--seconds", help: "Stop after this many seconds."),
+      ]
+    ) { arguments in
+      let command = MotionWatchCommand(
+        interval: try arguments.double("interval") ?? 0.1,
+        units: try arguments.choice("units").flatMap(Units.init(rawValue:)) ?? .g,
+        deviceMotion: arguments.flag("device-motion"), json: arguments.flag("json"),
+        count: try arguments.int("count"), seconds: try arguments.double("seconds"))
+      try command.validate()
+      try command.run()
+    }
+  }
 
   /// What `--units` takes.
-  enum Units: String, ExpressibleByArgument, CaseIterable {
+  enum Units: String, CaseIterable {
     case g
     case metresPerSecondSquared = "m/s2"
   }
 
-  @Option(help: "Seconds between samples.")
   var interval: Double = 0.1
-
-  @Option(help: "g with Core Motion's signs (face up: z = -1), or m/s2 with the sensor's (z = +9.8).")
   var units: Units = .g
-
-  @Flag(help: "Device motion (gravity and user acceleration) instead of the raw accelerometer.")
   var deviceMotion = false
-
-  @Flag(help: "One JSON object per line.")
   var json = false
-
-  @Option(help: "Stop after this many samples.")
   var count: Int?
-
-  @Option(help: "Stop after this many seconds.")
   var seconds: Double?
 
   func validate() throws {

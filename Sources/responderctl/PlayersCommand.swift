@@ -1,4 +1,3 @@
-import ArgumentParser
 import DBus
 import MPRIS
 import ResponderTools
@@ -6,17 +5,20 @@ import ResponderdKit
 import TouchScenes
 
 /// `responderctl players`: the MPRIS players responderd sees, which one it controls and why.
-struct PlayersCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "players",
-    abstract: "List the MPRIS players responderd sees, which one it controls, and why.",
-    discussion: """
-      The selected player is marked with '*'; every other one says why it is not selected: a
-      candidate, ignored by a glob, a proxy such as playerctld, responderd itself, or unresponsive
-      after missing a call deadline. Exits with 69 when responderd is not running on the session bus.
-      """)
+struct PlayersCommand {
+  static var command: Command {
+    Command(
+      name: "players",
+      abstract: "List the MPRIS players responderd sees, which one it controls, and why.",
+      discussion: """
+        The selected player is marked with '*'; every other one says why it is not selected: a
+        candidate, ignored by a glob, a proxy such as playerctld, responderd itself, or unresponsive
+        after missing a call deadline. Exits with 69 when responderd is not running on the session bus.
+        """,
+      arguments: [.flag("--json", help: "One JSON object instead of text.")]
+    ) { try PlayersCommand(json: $0.flag("json")).run() }
+  }
 
-  @Flag(name: .long, help: "One JSON object instead of text.")
   var json = false
 
   func run() throws {

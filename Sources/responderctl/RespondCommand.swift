@@ -1,4 +1,3 @@
-import ArgumentParser
 import DBus
 import EventLoop
 import EventTime
@@ -12,28 +11,39 @@ import SystemCalls
 #endif
 
 /// `responderctl respond --events motion -- CMD ARGS…`: a responder that runs a command per event.
-struct RespondCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "respond",
-    abstract: "Register as a responder, become first responder, and run a command for each event.",
-    discussion: """
-      The command runs without a shell, once per event, with RESPONDERD_EVENT_TYPE,
-      RESPONDERD_EVENT_SUBTYPE, RESPONDERD_EVENT_TIMESTAMP (and RESPONDERD_EVENT_PHASE for motion)
-      in its environment; the event counts as handled when the command starts. Ctrl-C or SIGTERM
-      unregisters and exits. When responderd restarts, responderctl registers again.
-      Example: responderctl respond --events motion -- notify-send "shaken"
-      """)
+struct RespondCommand {
+  static var command: Command {
+    Command(
+      name: "respond",
+      abstract: "Register as a responder, become first responder, and run a command for each event.",
+      discussion: """
+        The command runs without a shell, once per event, with RESPONDERD_EVENT_TYPE,
+        RESPONDERD_EVENT_SUBTYPE, RESPONDERD_EVENT_TIMESTAMP (and RESPONDERD_EVENT_PHASE for motion)
+        in its environment; the event counts as handled when the command starts. Ctrl-C or SIGTERM
+        unregisters and exits. When responderd restarts, responderctl registers again.
+        Example: responderctl respond --events motion -- notify-send "shaken"
+        """,
+      arguments: [
+        .option(
+          "--events", help: "The event types to take, comma-separated: motion, remoteControl.",
+          defaultValue: "motion"),
+        .flag("--no-first-responder", help: "Stay in the chain without becoming first responder."),
+        .remainder("command", help: "The command and its arguments, after --."),
+      ]
+    ) { arguments in
+      let command = RespondCommand(
+        events: arguments.string("events") ?? "motion",
+        noFirstResponder: arguments.flag("no-first-responder"),
+        commandLine: arguments.remainder)
+      try command.validate()
+      try command.run()
+    }
+  }
 
-  @Option(
-    name: .long,
-    help: "The event types to take, comma-separated: motion, remoteControl.")
   var events = "motion"
-
-  @Flag(name: .customLong("no-first-responder"), help: "Stay in the chain without becoming first responder.")
   var noFirstResponder = false
-
-  @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.")
-  var command: [String] = []
+  /// The command to run for each event, and its arguments.
+  var commandLine: [String] = []
 
   func eventTypes() throws -> Set<EventType> {
     var types = Set<EventType>()
@@ -50,7 +60,7 @@ struct RespondCommand: ParsableCommand {
 
   func validate() throws {
     _ = try eventTypes()
-    guard !command.isEmpty else { throw ValidationError("give the command to run after --") }
+    guard !commandLine.isEmpty else { throw ValidationError("give the command to run after --") }
   }
 
   func run() throws {
@@ -68,7 +78,7 @@ struct RespondCommand: ParsableCommand {
     } catch {
       throw failure("cannot export the responder object: \(error.message)")
     }
-    let program = command[0]
+    let program = commandLine[0]
     client.onEvent = { event in
       var environment = [
         "RESPONDERD_EVENT_TYPE": event.type.name,
@@ -77,7 +87,7 @@ struct RespondCommand: ParsableCommand {
       ]
       if let phase = event.phase { environment["RESPONDERD_EVENT_PHASE"] = phase.rawValue }
       do {
-        let pid = try children.spawn(command, extraEnvironment: environment) { status in
+        let pid = try children.spawn(commandLine, extraEnvironment: environment) { status in
           if status != 0 {
             writeText("responderctl respond: \(program) exited with status \(status)\n", to: .standardError)
           }

@@ -1,46 +1,70 @@
-import ArgumentParser
 import ResponderConfig
 import ResponderTools
 import ResponderdKit
 import SystemCalls
 import TouchScenes
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `responderctl`: talks to the running responderd and runs its offline tools.
 @main
-struct ResponderctlCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "responderctl",
-    abstract: "Control and inspect responderd, and run its offline tools on recordings.",
-    discussion: ExitCodes.helpText,
-    version: "responderctl \(responderdVersion)",
-    subcommands: [
-      StatusCommand.self, ChainCommand.self, PlayersCommand.self, DevicesCommand.self, MonitorCommand.self,
-      SendCommand.self,
-      RespondCommand.self,
-      KeysCommand.self, MotionCommand.self, TouchCommand.self, InterfacesCommand.self, VersionCommand.self,
-    ])
+enum ResponderctlCommand {
+  /// The commands, their options and their help (`CommandLineParser.swift` reads the line).
+  static var root: Command {
+    Command(
+      name: "responderctl",
+      abstract: "Control and inspect responderd, and run its offline tools on recordings.",
+      discussion: ExitCodes.helpText,
+      subcommands: [
+        StatusCommand.command, ChainCommand.command, PlayersCommand.command, DevicesCommand.command,
+        MonitorCommand.command, SendCommand.command, RespondCommand.command, KeysCommand.command,
+        MotionCommand.command, TouchCommand.command, InterfacesCommand.command,
+        Command(name: "version", abstract: "Print the version of responderctl.") { _ in
+          print("responderctl \(responderdVersion)")
+        },
+      ])
+  }
 
-  /// Parses and runs the command; a mistyped subcommand gets a "did you mean", and the errors the
-  /// commands throw get the exit codes of `ExitCodes` (the messages start with `responderctl:`).
+  /// Parses and runs the command; a mistake on the command line exits with 64 (EX_USAGE), the
+  /// errors the commands throw with the codes of `ExitCodes` (the messages start with
+  /// `responderctl:`).
   static func main() {
     let arguments = Array(CommandLine.arguments.dropFirst())
-    if let message = unknownSubcommand(in: arguments) {
-      writeText("responderctl: \(message)\n", to: .standardError)
-      exit(withError: ExitCode(ExitCodes.usage.rawValue))
-    }
-    do {
-      var command = try parseAsRoot(arguments)
-      try command.run()
-    } catch {
-      if let status = status(of: error) {
-        writeText("responderctl: \(error)\n", to: .standardError)
-        exit(withError: ExitCode(status.rawValue))
+    do throws(UsageError) {
+      switch try root.parse(arguments) {
+      case .help(let path): writeText(Command.help(path), to: .standardOutput)
+      case .version: writeText("responderctl \(responderdVersion)\n", to: .standardOutput)
+      case .completionScript(let script): writeText(script, to: .standardOutput)
+      case .run(let parsed): run(parsed)
       }
-      exit(withError: error)
+    } catch {
+      writeText(Command.errorText(error), to: .standardError)
+      exit(ExitCodes.usage.rawValue)
+    }
+    exit(0)
+  }
+
+  /// Runs the command and exits with what it ended with.
+  private static func run(_ parsed: ParsedArguments) {
+    do {
+      try parsed.command.run?(parsed)
+    } catch let error as ExitCode {
+      exit(error.status)
+    } catch let error as ValidationError {
+      writeText(Command.errorText(UsageError(message: error.message, path: parsed.path)), to: .standardError)
+      exit(ExitCodes.usage.rawValue)
+    } catch let error as UsageError {
+      writeText(Command.errorText(error), to: .standardError)
+      exit(ExitCodes.usage.rawValue)
+    } catch {
+      writeText("responderctl: \(error)\n", to: .standardError)
+      exit((status(of: error) ?? .failure).rawValue)
     }
   }
 
-  /// The exit status of an error the tools throw (nil: ArgumentParser's own, e.g. usage).
+  /// The exit status of an error the tools throw.
   static func status(of error: Error) -> ExitCodes? {
     switch error {
     case is ConfigError: .config
@@ -48,35 +72,6 @@ struct ResponderctlCommand: ParsableCommand {
     case is ToolInputError, is KeysReplay.Error, is MotionTraceError: .dataError
     default: nil
     }
-  }
-
-  /// "unknown command 'stauts' (did you mean 'status'?)…" when a word where a subcommand goes names
-  /// none (before ArgumentParser, which calls it an unexpected argument).
-  static func unknownSubcommand(in arguments: [String]) -> String? {
-    var command: ParsableCommand.Type = Self.self
-    var path = ["responderctl"]
-    var previous = ""
-    for argument in arguments {
-      defer { previous = argument }
-      if argument == "--" { return nil }
-      if argument.hasPrefix("-") || previous == "--generate-completion-script" { continue }
-      let subcommands = command.configuration.subcommands
-      guard !subcommands.isEmpty else { return nil }
-      if argument == "help" { return nil }
-      let names = subcommands.flatMap { [($0.configuration.commandName ?? "")] + $0.configuration.aliases }
-      if let next = subcommands.first(where: {
-        ([($0.configuration.commandName ?? "")] + $0.configuration.aliases).contains(argument)
-      }) {
-        command = next
-        path.append((next.configuration.commandName ?? ""))
-        continue
-      }
-      let hint = suggestion(for: argument, among: names).map { " (did you mean '\($0)'?)" } ?? ""
-      return
-        "unknown command '\(path.dropFirst().joined(separator: " ") + (path.count > 1 ? " " : "") + argument)'\(hint); "
-        + "one of: \(subcommands.map { $0.configuration.commandName ?? "" }.joined(separator: ", ")) (see '\(path.joined(separator: " ")) --help')"
-    }
-    return nil
   }
 }
 
@@ -106,15 +101,5 @@ func writeOutputFile(_ path: String, _ text: String) throws {
     try writeTextFile(path, text)
   } catch {
     throw ToolFileError(status: .cannotCreate, description: "\(path): cannot write the file: \(error.errno)")
-  }
-}
-
-/// `responderctl version`.
-struct VersionCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "version", abstract: "Print the version of responderctl.")
-
-  func run() throws {
-    print("responderctl \(responderdVersion)")
   }
 }

@@ -1,4 +1,3 @@
-import ArgumentParser
 import DBus
 import ResponderClient
 import ResponderCore
@@ -7,26 +6,39 @@ import ResponderdKit
 import TouchScenes
 
 /// `responderctl send`: injects an event through responderd.
-struct SendCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "send",
-    abstract: "Inject an event through responderd and print who handled it.",
-    discussion: "Exits with 1 when no responder handled the event (as playerctl does when no player acted).",
-    subcommands: [SendRemoteControlCommand.self, SendMotionCommand.self])
+enum SendCommand {
+  static var command: Command {
+    Command(
+      name: "send",
+      abstract: "Inject an event through responderd and print who handled it.",
+      discussion:
+        "Exits with 1 when no responder handled the event (as playerctl does when no player acted).",
+      subcommands: [SendRemoteControlCommand.command, SendMotionCommand.command])
+  }
 }
 
 /// `responderctl send remoteControl SUBTYPE` (also `remote-control`).
-struct SendRemoteControlCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "remoteControl",
-    abstract: "Send a remoteControl event: "
-      + EventSubtype.remoteControlSubtypes.map(\.name).joined(separator: ", ") + ".",
-    aliases: ["remote-control"])
+struct SendRemoteControlCommand {
+  static var command: Command {
+    Command(
+      name: "remoteControl", aliases: ["remote-control"],
+      abstract: "Send a remoteControl event: "
+        + EventSubtype.remoteControlSubtypes.map(\.name).joined(separator: ", ") + ".",
+      arguments: [
+        .positional(
+          "subtype", help: "The subtype (nextTrack, next-track or remoteControlNextTrack).",
+          completion: .choices(EventSubtype.remoteControlSubtypes.map(\.name))),
+        .flag("--json", help: "One JSON object instead of text."),
+      ]
+    ) { arguments in
+      let command = SendRemoteControlCommand(
+        subtype: arguments.string("subtype")!, json: arguments.flag("json"))
+      try command.validate()
+      try command.run()
+    }
+  }
 
-  @Argument(help: "The subtype (nextTrack, next-track or remoteControlNextTrack).")
   var subtype: String
-
-  @Flag(name: .long, help: "One JSON object instead of text.")
   var json = false
 
   func validate() throws {
@@ -44,15 +56,23 @@ struct SendRemoteControlCommand: ParsableCommand {
 }
 
 /// `responderctl send motion began|ended|cancelled`.
-struct SendMotionCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "motion",
-    abstract: "Send a shake (motionShake) event in one phase: began, ended or cancelled.")
+struct SendMotionCommand {
+  static var command: Command {
+    Command(
+      name: "motion", abstract: "Send a shake (motionShake) event in one phase: began, ended or cancelled.",
+      arguments: [
+        .positional(
+          "phase", help: "began, ended or cancelled.", completion: .choices(["began", "ended", "cancelled"])),
+        .flag("--json", help: "One JSON object instead of text."),
+      ]
+    ) { arguments in
+      let command = SendMotionCommand(phase: arguments.string("phase")!, json: arguments.flag("json"))
+      try command.validate()
+      try command.run()
+    }
+  }
 
-  @Argument(help: "began, ended or cancelled.")
   var phase: String
-
-  @Flag(name: .long, help: "One JSON object instead of text.")
   var json = false
 
   func validate() throws {

@@ -1,4 +1,3 @@
-import ArgumentParser
 import DBus
 import ResponderClient
 import ResponderTools
@@ -6,13 +5,17 @@ import ResponderdKit
 import TouchScenes
 
 /// `responderctl status`: whether responderd runs, and its state.
-struct StatusCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "status",
-    abstract: "Show whether responderd is running, its first responder, chain, session and motion interest.",
-    discussion: "Exits with 69 when responderd is not running on the session bus.")
+struct StatusCommand {
+  static var command: Command {
+    Command(
+      name: "status",
+      abstract:
+        "Show whether responderd is running, its first responder, chain, session and motion interest.",
+      discussion: "Exits with 69 when responderd is not running on the session bus.",
+      arguments: [.flag("--json", help: "One JSON object instead of text.")]
+    ) { try StatusCommand(json: $0.flag("json")).run() }
+  }
 
-  @Flag(name: .long, help: "One JSON object instead of text.")
   var json = false
 
   func run() throws {

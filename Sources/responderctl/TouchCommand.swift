@@ -1,39 +1,46 @@
-import ArgumentParser
 import ResponderTools
 import SystemCalls
 import TouchScenes
 
 /// `responderctl touch …`: touchscreen tools.
-struct TouchCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "touch",
-    abstract:
-      "Touchscreen tools: replay a recording into a scene of views and recognizers; make a recording from strokes; convert a libinput recording.",
-    subcommands: [TouchReplayCommand.self, TouchSynthCommand.self, TouchConvertCommand.self])
+enum TouchCommand {
+  static var command: Command {
+    Command(
+      name: "touch",
+      abstract:
+        "Touchscreen tools: replay a recording into a scene of views and recognizers; make a recording from strokes; convert a libinput recording.",
+      subcommands: [TouchReplayCommand.command, TouchSynthCommand.command, TouchConvertCommand.command])
+  }
 }
 
 /// `responderctl touch replay FILE.evemu --scene SCENE.json`.
-struct TouchReplayCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "replay",
-    abstract:
-      "Play a touchscreen recording into a scene; print every delivery, recognizer change and action.",
-    discussion: """
-      The recording is what evemu-record writes (its A: lines give the ABS_MT_POSITION_X/Y ranges, \
-      which map linearly onto the scene's screen). The scene is JSON: {"screen":{"width":W,"height":H,\
-      "rotation":0}, "views":[{"id":"A","parent":null,"frame":[x,y,w,h],"boundsOrigin":[x,y],\
-      "transform":[a,b,c,d,tx,ty],"hitArea":[x,y,w,h],"control":"button|switch|slider", …}], \
-      "recognizers":[{"id":"t","kind":"tap","view":"A" (or "window"),"shouldBegin":true,\
-      "receiveArea":[x,y,w,h],"requireFailureOf":["…"],"cannotPrevent":["…"],"ignoreArea":[x,y,w,h], …}], "viewControllers":[{"id":"vc","view":"A"}]}. \
-      Output: one JSON object per line, t on the \
-      recording's clock; touches give the screen point (x, y) and the point in the view (viewX, viewY). \
-      At the end of the file, time runs on until every pending timer has fired.
-      """)
+struct TouchReplayCommand {
+  static var command: Command {
+    Command(
+      name: "replay",
+      abstract:
+        "Play a touchscreen recording into a scene; print every delivery, recognizer change and action.",
+      discussion: """
+        The recording is what evemu-record writes (its A: lines give the ABS_MT_POSITION_X/Y ranges, \
+        which map linearly onto the scene's screen). The scene is JSON: {"screen":{"width":W,"height":H,\
+        "rotation":0}, "views":[{"id":"A","parent":null,"frame":[x,y,w,h],"boundsOrigin":[x,y],\
+        "transform":[a,b,c,d,tx,ty],"hitArea":[x,y,w,h],"control":"button|switch|slider", …}], \
+        "recognizers":[{"id":"t","kind":"tap","view":"A" (or "window"),"shouldBegin":true,\
+        "receiveArea":[x,y,w,h],"requireFailureOf":["…"],"cannotPrevent":["…"],"ignoreArea":[x,y,w,h], …}], "viewControllers":[{"id":"vc","view":"A"}]}. \
+        Output: one JSON object per line, t on the \
+        recording's clock; touches give the screen point (x, y) and the point in the view (viewX, viewY). \
+        At the end of the file, time runs on until every pending timer has fired.
+        """,
+      arguments: [
+        .positional("recording", help: "The touchscreen recording (evemu-record format).", completion: .file),
+        .option(
+          "--scene", help: "The scene: screen, views and recognizers (JSON).", completion: .file,
+          isRequired: true),
+      ]
+    ) { try TouchReplayCommand(recording: $0.string("recording")!, scene: $0.string("scene")!).run() }
+  }
 
-  @Argument(help: "The touchscreen recording (evemu-record format).")
   var recording: String
-
-  @Option(help: "The scene: screen, views and recognizers (JSON).")
   var scene: String
 
   func run() throws {
@@ -66,18 +73,21 @@ struct TouchReplayCommand: ParsableCommand {
 }
 
 /// `responderctl touch synth STROKES.json`.
-struct TouchSynthCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "synth",
-    abstract: "Write a touchscreen recording (evemu format) of timed finger strokes, for `touch replay`.",
-    discussion: """
-      STROKES.json: {"screen":{"width":W,"height":H}, "hz":60, "strokes":[{"slot":0,"points":[[t,x,y], …]}, …]}. \
-      Each stroke is a finger in a slot (0…9), down at its first point and lifted at its last, moving in a \
-      straight line between its points (seconds, screen points), sampled hz times a second. Replayed into a \
-      scene of the same screen, the fingers are where the strokes say.
-      """)
+struct TouchSynthCommand {
+  static var command: Command {
+    Command(
+      name: "synth",
+      abstract: "Write a touchscreen recording (evemu format) of timed finger strokes, for `touch replay`.",
+      discussion: """
+        STROKES.json: {"screen":{"width":W,"height":H}, "hz":60, "strokes":[{"slot":0,"points":[[t,x,y], …]}, …]}. \
+        Each stroke is a finger in a slot (0…9), down at its first point and lifted at its last, moving in a \
+        straight line between its points (seconds, screen points), sampled hz times a second. Replayed into a \
+        scene of the same screen, the fingers are where the strokes say.
+        """,
+      arguments: [.positional("strokes", help: "The strokes (JSON).", completion: .file)]
+    ) { try TouchSynthCommand(strokes: $0.string("strokes")!).run() }
+  }
 
-  @Argument(help: "The strokes (JSON).")
   var strokes: String
 
   func run() throws {
@@ -86,16 +96,21 @@ struct TouchSynthCommand: ParsableCommand {
 }
 
 /// `responderctl touch convert FILE.yml`.
-struct TouchConvertCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "convert",
-    abstract: "Turn a `libinput record` recording (YAML) into evemu text, for `touch replay`.",
-    discussion: """
-      Of the file's first device: the name, id, event codes, properties and axis ranges become the evemu \
-      header (N:, I:, B:, P:, A:), and every evdev event an E: line. Writes to standard output.
-      """)
+struct TouchConvertCommand {
+  static var command: Command {
+    Command(
+      name: "convert",
+      abstract: "Turn a `libinput record` recording (YAML) into evemu text, for `touch replay`.",
+      discussion: """
+        Of the file's first device: the name, id, event codes, properties and axis ranges become the evemu \
+        header (N:, I:, B:, P:, A:), and every evdev event an E: line. Writes to standard output.
+        """,
+      arguments: [
+        .positional("recording", help: "The recording `libinput record` wrote (YAML).", completion: .file)
+      ]
+    ) { try TouchConvertCommand(recording: $0.string("recording")!).run() }
+  }
 
-  @Argument(help: "The recording `libinput record` wrote (YAML).")
   var recording: String
 
   func run() throws {
