@@ -47,6 +47,20 @@ import Testing
     #expect(unit.contains { $0.name == "ResponderdTests" })
   }
 
+  /// Every test builds into one bundle, so a unit target's file can import a process-starting
+  /// module its manifest entry does not name: the imports are checked too.
+  @Test func noUnitTestFileImportsAProcessStartingModule() throws {
+    let problems = try TestTargetKind.importProblems(
+      manifest: DocumentationTests.read("Package.swift"), root: DocumentationTests.root)
+    #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    #expect(
+      TestTargetKind.importProblems(
+        target: "ResponderdTests", file: "Example.swift", text: "import Foundation\nimport DBusTestSupport\n")
+        == [
+          "Tests/ResponderdTests/Example.swift imports DBusTestSupport, which starts processes: move it to ResponderdIntegrationTests"
+        ])
+  }
+
   @Test func aUnitTargetThatWouldStartProcessesIsFound() throws {
     let manifest = try DocumentationTests.read("Package.swift")
     let wrong = manifest.replacingOccurrences(
@@ -346,6 +360,37 @@ enum TestTargetKind: String, CaseIterable {
       }
     }
     return problems
+  }
+}
+
+extension TestTargetKind {
+  /// The files of unit test targets that import a process-starting module, one sentence each.
+  static func importProblems(manifest: String, root: URL) throws -> [String] {
+    let unit = try ArchitectureCheck.targets(manifest).filter {
+      $0.declaration == "testTarget" && of($0.name) == .unit
+    }
+    var problems: [String] = []
+    for target in unit {
+      let folder = root.appendingPathComponent("Tests/\(target.name)")
+      let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+      for file in files.sorted() where file.hasSuffix(".swift") {
+        let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+        problems += importProblems(target: target.name, file: file, text: text)
+      }
+    }
+    return problems
+  }
+
+  /// The process-starting imports of one unit test file.
+  static func importProblems(target: String, file: String, text: String) -> [String] {
+    text.split(separator: "\n").compactMap { line in
+      let words = line.split(separator: " ")
+      guard let last = words.last, words.contains("import"), processStarting.contains(String(last)) else {
+        return nil
+      }
+      return
+        "Tests/\(target)/\(file) imports \(last), which starts processes: move it to \(target.dropLast(5))IntegrationTests"
+    }
   }
 }
 
