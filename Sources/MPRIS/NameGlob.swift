@@ -2,8 +2,8 @@ import ResponderCore
 
 /// A glob over MPRIS player names, as written in the config's `priority` and `ignore` lists.
 ///
-/// `*` matches any run of characters (dots included), `?` one character; everything else is
-/// literal. A glob is matched against a player's short name (its bus name without
+/// `*` matches any run of characters (dots included), `?` one character, `[…]` one of a class
+/// (as `Glob` reads it); everything else is literal. A glob is matched against a player's short name (its bus name without
 /// `org.mpris.MediaPlayer2.`, as playerctl shows it: `mpv`, `mpv.instance4242`, `spotify`) and
 /// against its full bus name. As in playerctl, a glob without `.instance` also matches the
 /// instances of that name: `mpv` matches `mpv.instance4242`; `mpv.instance*` matches only them.

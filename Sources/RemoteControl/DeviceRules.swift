@@ -2,7 +2,8 @@ import InputCodes
 import ResponderCore
 
 /// Which devices a rule applies to. Every criterion given must match; a match with none matches
-/// every device. Names and phys are glob patterns (`*` any run of characters, `?` one character).
+/// every device. Names and phys are glob patterns (`*` any run of characters, `?` one character,
+/// `[…]` one of a class, as in the shell).
 public struct DeviceMatch: Hashable, Sendable, CustomStringConvertible {
   /// Glob on the device name ("* Headset Jack").
   public var name: String?
