@@ -143,11 +143,13 @@ final class MotionRig {
   @discardableResult
   func feed(
     rate: Double, duration: Double, raw: (Double) -> (Int, Int, Int) = { _ in (0, 0, 1023) },
-    each: () -> Void = {}
+    each: () -> Void = {}, delivered: () -> Bool = { true }
   ) -> Double {
+    // Fed for `duration`, then until `delivered()` says the last scans came through (on a loaded
+    // machine the daemon reads the last of them later than 50 ms after), at most 5 s more.
     feed(
       rate: { _ in rate }, timeout: duration + 5, raw: raw, feedingFor: duration, each: { _ in each() },
-      until: { $0 > duration + 0.05 })
+      until: { $0 > duration + 0.05 && delivered() })
   }
 
   /// Feeds scans as they happen, `raw(t)` at `rate(t)` Hz (t from the start) for `feedingFor` s,
