@@ -396,6 +396,7 @@ let package = Package(
     .testTarget(
       name: "TouchDispatchDeviceTests",
       dependencies: [
+        "TestConditions",
         "EventTime", "InputCodes",
         "DeviceTestSupport", "TouchDispatch", "EvdevInput", "EventLoop", "ResponderCore", "CUmockdev",
         "ResponderdKit", "ResponderConfig", "DBusTestSupport", "SessionWatcher", "ShellGestures",
@@ -406,6 +407,7 @@ let package = Package(
     .testTarget(
       name: "IIOInputDeviceTests",
       dependencies: [
+        "TestConditions",
         "EventTime",
         "IIOInput", "CUmockdev", "EventLoop", "Motion", "ResponderdKit", "ResponderConfig", "ResponderTools",
         "TouchScenes",
@@ -424,6 +426,7 @@ let package = Package(
     .testTarget(
       name: "EvdevInputDeviceTests",
       dependencies: [
+        "TestConditions",
         "EventTime", "InputCodes",
         "DeviceTestSupport", "EvdevInput", "RemoteControl", "ResponderCore", "EventLoop", "CUmockdev",
         "ResponderdKit", "ResponderConfig", "SoundServer", "DBusTestSupport", "SessionWatcher",
@@ -446,6 +449,7 @@ let package = Package(
     .testTarget(
       name: "ResponderdIntegrationTests",
       dependencies: [
+        "TestConditions",
         "EventTime", "ResponderdKit", "ResponderConfig", "DBus", "DBusTestSupport", "ResponderClient",
         "ResponderCore", "EventLoop", "ResponderdTestKit", .product(name: "Logging", package: "swift-log"),
       ],
@@ -492,7 +496,9 @@ let package = Package(
     // The kit against the real desktops: a Wayland client's touches, the shells' gestures.
     .testTarget(
       name: "DesktopShellTests",
-      dependencies: ["ShellTestSupport", "DBusTestSupport", "EventLoop", "SystemCalls", "KeySender"],
+      dependencies: [
+        "DBusTestSupport", "EventLoop", "KeySender", "ShellTestSupport", "SystemCalls", "TestConditions",
+      ],
       swiftSettings: strict),
     // touch-demo as a client of a headless desktop, its JSON lines read (tests and the benchmark).
     .target(
@@ -503,7 +509,9 @@ let package = Package(
     // touch-demo under the real GNOME Shell and KWin.
     .testTarget(
       name: "WaylandTouchShellTests",
-      dependencies: ["DBusTestSupport", "ShellTestSupport", "SystemCalls", "TouchDemoTestSupport"],
+      dependencies: [
+        "DBusTestSupport", "ShellTestSupport", "SystemCalls", "TestConditions", "TouchDemoTestSupport",
+      ],
       swiftSettings: strict),
     // libumockdev, for the device tests and benchmarks only: pkg-config is asked only where it is
     // installed, so that building the daemon without it (`scripts/run` on a fresh machine) prints no
@@ -524,6 +532,7 @@ let package = Package(
       path: "Tests/ResponderdTestKit",
       swiftSettings: strict),
     // umockdev testbed for the device tests (emulated evdev devices).
+    .target(name: "TestConditions", path: "Tests/TestConditions", swiftSettings: strict),
     .target(
       name: "DeviceTestSupport",
       dependencies: [

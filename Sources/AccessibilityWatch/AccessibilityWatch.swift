@@ -41,20 +41,13 @@ public enum AccessibleRole {
   public static let documentWeb: UInt32 = 95
 
   /// The role's name as AT-SPI spells it (`GetRoleName`), "role N" for the others.
-  public static func name(_ role: UInt32) -> String {
-    switch role {
-    case passwordText: "password text"
-    case terminal: "terminal"
-    case text: "text"
-    case paragraph: "paragraph"
-    case entry: "entry"
-    case documentFrame: "document frame"
-    case section: "section"
-    case documentText: "document text"
-    case documentWeb: "document web"
-    default: "role \(role)"
-    }
-  }
+  public static func name(_ role: UInt32) -> String { names[role] ?? "role \(role)" }
+
+  private static let names: [UInt32: String] = [
+    passwordText: "password text", terminal: "terminal", text: "text", paragraph: "paragraph",
+    entry: "entry", documentFrame: "document frame", section: "section", documentText: "document text",
+    documentWeb: "document web",
+  ]
 
   /// The roles whose editable accessibles hold text a user types: GTK's and Qt's text views and
   /// entries, LibreOffice's paragraphs and documents, a web page's editable regions.
@@ -73,17 +66,12 @@ public enum AccessibleState {
   public static let readOnly: UInt32 = 43
 
   /// The state's name, "state N" for the others.
-  public static func name(_ state: UInt32) -> String {
-    switch state {
-    case active: "ACTIVE"
-    case editable: "EDITABLE"
-    case focused: "FOCUSED"
-    case showing: "SHOWING"
-    case visible: "VISIBLE"
-    case readOnly: "READ_ONLY"
-    default: "state \(state)"
-    }
-  }
+  public static func name(_ state: UInt32) -> String { names[state] ?? "state \(state)" }
+
+  private static let names: [UInt32: String] = [
+    active: "ACTIVE", editable: "EDITABLE", focused: "FOCUSED", showing: "SHOWING", visible: "VISIBLE",
+    readOnly: "READ_ONLY",
+  ]
 }
 
 /// An accessible on the accessibility bus: its application's bus name and its object path.

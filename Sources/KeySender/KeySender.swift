@@ -65,6 +65,27 @@ public protocol EditKeySender: AnyObject {
   func send(_ chord: EditChord, _ done: @escaping (Result<Void, KeySendError>) -> Void)
 }
 
+/// A sender's state and the observers told when it changes, as each sender keeps them.
+public final class KeySenderStatus {
+  /// The state as last set.
+  public private(set) var state: KeySenderState
+  private var observers: [(KeySenderState) -> Void] = []
+
+  public init(_ state: KeySenderState) { self.state = state }
+
+  /// Calls `observer` after each change of `state`.
+  public func addObserver(_ observer: @escaping (KeySenderState) -> Void) {
+    observers.append(observer)
+  }
+
+  /// Sets the state; tells the observers when it changed.
+  public func set(_ new: KeySenderState) {
+    guard new != state else { return }
+    state = new
+    for observer in observers { observer(new) }
+  }
+}
+
 /// The first ready sender of several, one per compositor API: the desktop that runs says which
 /// is ready.
 public final class FirstReadyKeySender: EditKeySender {

@@ -21,8 +21,9 @@ public final class MutterRemoteDesktopSender: EditKeySender {
   static let path = "/org/gnome/Mutter/RemoteDesktop"
   static let sessionInterface = "org.gnome.Mutter.RemoteDesktop.Session"
 
-  public private(set) var state = KeySenderState.unavailable(
-    reason: "GNOME's org.gnome.Mutter.RemoteDesktop is not on the session bus")
+  public var state: KeySenderState { status.state }
+  private let status = KeySenderStatus(
+    .unavailable(reason: "GNOME's org.gnome.Mutter.RemoteDesktop is not on the session bus"))
   /// How long the modifiers are held before the key.
   public var settle: Seconds = 0.15
   /// How long each call may take.
@@ -30,7 +31,6 @@ public final class MutterRemoteDesktopSender: EditKeySender {
   private let bus: any MessageBus
   private var owner: String?
   private var watch: DBusSubscription?
-  private var observers: [(KeySenderState) -> Void] = []
   private let logger: Logger
 
   /// Follows the name on `bus` (the session bus); only a mutter running as `uid` is used.
@@ -47,7 +47,7 @@ public final class MutterRemoteDesktopSender: EditKeySender {
     ) { [weak self] owner in
       guard let self else { return }
       self.owner = owner
-      self.set(
+      self.status.set(
         owner == nil
           ? .unavailable(reason: "GNOME's org.gnome.Mutter.RemoteDesktop is not on the session bus")
           : .ready(api: "\(Self.name) (GNOME)"))
@@ -57,13 +57,7 @@ public final class MutterRemoteDesktopSender: EditKeySender {
   deinit { watch?.cancel() }
 
   public func addObserver(_ observer: @escaping (KeySenderState) -> Void) {
-    observers.append(observer)
-  }
-
-  private func set(_ new: KeySenderState) {
-    guard new != state else { return }
-    state = new
-    for observer in observers { observer(new) }
+    status.addObserver(observer)
   }
 
   public func send(_ chord: EditChord, _ done: @escaping (Result<Void, KeySendError>) -> Void) {

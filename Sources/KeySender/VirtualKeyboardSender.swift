@@ -38,17 +38,16 @@ public final class VirtualKeyboardSender: EditKeySender {
   /// more than `recheckInterval` ago, it is asked again (a compositor that started after the
   /// daemon): on demand, never on a timer.
   public var state: KeySenderState {
-    if !current.isReady, let checked, scheduler.now - checked >= Self.recheckInterval { refresh() }
-    return current
+    if !status.state.isReady, let checked, scheduler.now - checked >= Self.recheckInterval { refresh() }
+    return status.state
   }
   /// How long an answer of "not offered" is believed.
   public static let recheckInterval: Seconds = 5
-  private var current: KeySenderState = .unavailable(reason: "not checked yet")
+  private let status = KeySenderStatus(.unavailable(reason: "not checked yet"))
   private let display: String?
   private let timeout: Seconds
   private let scheduler: any Scheduler
   private let logger: Logger
-  private var observers: [(KeySenderState) -> Void] = []
   private var checked: Seconds?
 
   /// The compositor at `display` (a name in XDG_RUNTIME_DIR or a path; nil: WAYLAND_DISPLAY, else
@@ -65,13 +64,13 @@ public final class VirtualKeyboardSender: EditKeySender {
   }
 
   public func addObserver(_ observer: @escaping (KeySenderState) -> Void) {
-    observers.append(observer)
+    status.addObserver(observer)
   }
 
   /// Asks the compositor again whether it offers a virtual keyboard (one short connection).
   public func refresh() {
     checked = scheduler.now
-    set(Self.state(of: withDisplayName { rsp_virtual_keyboard_probe($0, milliseconds) }))
+    status.set(Self.state(of: withDisplayName { rsp_virtual_keyboard_probe($0, milliseconds) }))
   }
 
   public func send(_ chord: EditChord, _ done: @escaping (Result<Void, KeySendError>) -> Void) {
@@ -90,7 +89,7 @@ public final class VirtualKeyboardSender: EditKeySender {
     } else {
       let reason = Self.state(of: result).description
       logger.notice("undo: \(chord) not sent through the virtual keyboard: \(reason)")
-      set(Self.state(of: result))
+      status.set(Self.state(of: result))
       outcome = .failure(KeySendError("the virtual keyboard: \(reason)"))
     }
     scheduler.schedule(after: 0) { done(outcome) }
@@ -120,9 +119,4 @@ public final class VirtualKeyboardSender: EditKeySender {
     }
   }
 
-  private func set(_ new: KeySenderState) {
-    guard new != current else { return }
-    current = new
-    for observer in observers { observer(new) }
-  }
 }

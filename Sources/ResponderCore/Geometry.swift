@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A point in a two-dimensional coordinate space, in points.
 public struct Point: Hashable, Sendable, CustomStringConvertible {
   public var x: Double
@@ -62,16 +68,23 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
     return Rect(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
   }
 
-  /// This rectangle transformed by `t`: the bounding box of its transformed corners.
-  public func applying(_ t: AffineTransform) -> Rect {
-    let corners = [
-      Point(x: minX, y: minY), Point(x: maxX, y: minY), Point(x: minX, y: maxY), Point(x: maxX, y: maxY),
-    ].map { $0.applying(t) }
-    let xs = corners.map(\.x)
-    let ys = corners.map(\.y)
+  /// The four corners: top left, top right, bottom left, bottom right.
+  public var corners: [Point] {
+    [Point(x: minX, y: minY), Point(x: maxX, y: minY), Point(x: minX, y: maxY), Point(x: maxX, y: maxY)]
+  }
+
+  /// The smallest rectangle holding all of `points` (not empty).
+  public init(boundingBoxOf points: [Point]) {
+    let xs = points.map(\.x)
+    let ys = points.map(\.y)
     let x0 = xs.min()!
     let y0 = ys.min()!
-    return Rect(x: x0, y: y0, width: xs.max()! - x0, height: ys.max()! - y0)
+    self.init(x: x0, y: y0, width: xs.max()! - x0, height: ys.max()! - y0)
+  }
+
+  /// This rectangle transformed by `t`: the bounding box of its transformed corners.
+  public func applying(_ t: AffineTransform) -> Rect {
+    Rect(boundingBoxOf: corners.map { $0.applying(t) })
   }
 
   public var description: String { "(\(origin.x), \(origin.y), \(size.width), \(size.height))" }
@@ -98,8 +111,8 @@ public struct AffineTransform: Hashable, Sendable {
   public init(scaleX x: Double, y: Double) { self.init(a: x, b: 0, c: 0, d: y, tx: 0, ty: 0) }
   /// A rotation by `angle` radians (positive is clockwise on a y-down screen, as UIKit).
   public init(rotationAngle angle: Double) {
-    let cosA = cosine(angle)
-    let sinA = sine(angle)
+    let cosA = Trig.cosine(angle)
+    let sinA = Trig.sine(angle)
     self.init(a: cosA, b: sinA, c: -sinA, d: cosA, tx: 0, ty: 0)
   }
   public var isIdentity: Bool { self == .identity }
@@ -129,16 +142,10 @@ extension Point {
   }
 }
 
-// Trigonometry from the C library (Glibc is the platform module, not one of the project C modules).
-@inline(__always) func sine(_ x: Double) -> Double { _sin(x) }
-@inline(__always) func cosine(_ x: Double) -> Double { _cos(x) }
-
-#if canImport(Glibc)
-  import Glibc
-  @inline(__always) private func _sin(_ x: Double) -> Double { Glibc.sin(x) }
-  @inline(__always) private func _cos(_ x: Double) -> Double { Glibc.cos(x) }
-#elseif canImport(Darwin)
-  import Darwin
-  @inline(__always) private func _sin(_ x: Double) -> Double { Darwin.sin(x) }
-  @inline(__always) private func _cos(_ x: Double) -> Double { Darwin.cos(x) }
-#endif
+/// The C library's trigonometry, in one place for the geometry here and the gesture recognizers,
+/// so that neither imports the platform's C library for it.
+public enum Trig {
+  @inline(__always) public static func sine(_ x: Double) -> Double { sin(x) }
+  @inline(__always) public static func cosine(_ x: Double) -> Double { cos(x) }
+  @inline(__always) public static func arcTangent(_ y: Double, _ x: Double) -> Double { atan2(y, x) }
+}

@@ -285,12 +285,7 @@ public final class MotionAPI: ServiceComponent {
   /// the bus's `SameUserCallers`); answers AccessDenied otherwise.
   private func checkCaller(_ call: DBusMethodCall, then body: @escaping (SameUserCallers.Caller) -> Void) {
     guard let callers = bus?.callers else { return call.reply(error: .disconnected()) }
-    callers.caller(call.sender, member: call.member) { result in
-      switch result {
-      case .success(let caller): body(caller)
-      case .failure(let error): call.reply(error: error)
-      }
-    }
+    callers.check(call, then: body)
   }
 
   private func startUpdates(_ call: DBusMethodCall, kind: StreamKind) {

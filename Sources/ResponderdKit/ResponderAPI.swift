@@ -337,12 +337,7 @@ public final class ResponderAPI: ServiceComponent {
   /// the bus's caller check already made sure; answers AccessDenied otherwise.
   private func checkCaller(_ call: DBusMethodCall, then body: @escaping (SameUserCallers.Caller) -> Void) {
     guard let callers = bus?.callers else { return call.reply(error: .disconnected()) }
-    callers.caller(call.sender, member: call.member) { result in
-      switch result {
-      case .success(let caller): body(caller)
-      case .failure(let error): call.reply(error: error)
-      }
-    }
+    callers.check(call, then: body)
   }
 
   /// Runs `body` with the responder `id` when the caller is its owner.

@@ -97,6 +97,17 @@ public final class SameUserCallers {
     }
   }
 
+  /// Runs `body` with the caller of `call` when it runs as the daemon's user; answers the call
+  /// with the error otherwise (AccessDenied).
+  func check(_ call: DBusMethodCall, then body: @escaping (Caller) -> Void) {
+    caller(call.sender, member: call.member) { result in
+      switch result {
+      case .success(let caller): body(caller)
+      case .failure(let error): call.reply(error: error)
+      }
+    }
+  }
+
   /// Connections refused, by uid (since the last connection to the bus).
   private var refusedConnections: [UInt32: Int] = [:]
 

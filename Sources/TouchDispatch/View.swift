@@ -339,14 +339,7 @@ open class View: Responder, TouchCoordinateSpace {
 
   /// Converts a rectangle of this view to `view`'s coordinates (its bounding box there).
   public func convert(_ rect: Rect, to view: View?) -> Rect {
-    let corners = [
-      Point(x: rect.minX, y: rect.minY), Point(x: rect.maxX, y: rect.minY),
-      Point(x: rect.minX, y: rect.maxY), Point(x: rect.maxX, y: rect.maxY),
-    ].map { convert($0, to: view) }
-    let xs = corners.map(\.x)
-    let ys = corners.map(\.y)
-    return Rect(
-      x: xs.min()!, y: ys.min()!, width: xs.max()! - xs.min()!, height: ys.max()! - ys.min()!)
+    Rect(boundingBoxOf: rect.corners.map { convert($0, to: view) })
   }
 
   /// Touch locations are kept in window coordinates.

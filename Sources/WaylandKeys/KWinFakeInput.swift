@@ -20,13 +20,14 @@ import SystemPackage
 public final class KWinFakeInputSender: EditKeySender {
   public static let interface = "org_kde_kwin_fake_input"
 
-  public private(set) var state: KeySenderState
+  public var state: KeySenderState { status.state }
+  private let status = KeySenderStatus(
+    .unavailable(reason: "asking the Wayland compositor for \(KWinFakeInputSender.interface)"))
   /// How long a probe or a chord may take.
   public var deadline: Seconds = 2
   private let loop: EventLoop
   private let displayName: String?
   private let logger: Logger
-  private var observers: [(KeySenderState) -> Void] = []
   private var exchanges: [ObjectIdentifier: FakeInputExchange] = [:]
 
   /// A sender on the compositor `displayName` names (nil: `WAYLAND_DISPLAY`); asks it at once
@@ -35,24 +36,17 @@ public final class KWinFakeInputSender: EditKeySender {
     self.loop = loop
     self.displayName = displayName
     self.logger = logger
-    state = .unavailable(reason: "asking the Wayland compositor for \(Self.interface)")
     exchange(nil) { [weak self] result in
       guard let self else { return }
       switch result {
-      case .success: self.set(.ready(api: "\(Self.interface) (KWin)"))
-      case .failure(let error): self.set(.unavailable(reason: error.message))
+      case .success: self.status.set(.ready(api: "\(Self.interface) (KWin)"))
+      case .failure(let error): self.status.set(.unavailable(reason: error.message))
       }
     }
   }
 
   public func addObserver(_ observer: @escaping (KeySenderState) -> Void) {
-    observers.append(observer)
-  }
-
-  private func set(_ new: KeySenderState) {
-    guard new != state else { return }
-    state = new
-    for observer in observers { observer(new) }
+    status.addObserver(observer)
   }
 
   public func send(_ chord: EditChord, _ done: @escaping (Result<Void, KeySendError>) -> Void) {

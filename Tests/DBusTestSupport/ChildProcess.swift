@@ -324,6 +324,14 @@ public final class ChildProcess {
     return text
   }
 
+  /// Takes the whole lines read so far (without their newlines); a line not ended yet stays.
+  public func takeBufferedLines() -> [String] {
+    guard let last = buffered.lastIndex(of: UInt8(ascii: "\n")) else { return [] }
+    let text = String(decoding: buffered[..<last], as: UTF8.self)
+    buffered.removeSubrange(...last)
+    return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+  }
+
   /// Reads what is available; false at end of output.
   private func fill(until deadline: Double) throws -> Bool {
     guard let output else { return false }

@@ -2,26 +2,12 @@ import DBus
 import DBusTestSupport
 import ShellTestSupport
 import SystemCalls
+import TestConditions
 import Testing
 
 #if canImport(Glibc)
   import Glibc
 #endif
-
-/// Why the GNOME Shell accessibility test cannot run here, nil when it can.
-private let gnomeMissing: String? =
-  HeadlessDesktop.missing(.gnomeShell) ?? AccessibilityReader.missing ?? DesktopApp.textEditor.missing
-  ?? DesktopApp.console.missing
-  ?? (access("/usr/bin/gjs", X_OK) == 0
-    ? nil
-    : "/usr/bin/gjs is not installed: GNOME Shell's notification server cannot start (scripts/deps test)")
-
-/// Why the KWin accessibility test cannot run here, nil when it can.
-private let kwinMissing: String? =
-  HeadlessDesktop.missing(.kwin) ?? AccessibilityReader.missing ?? DesktopApp.kwrite(file: "").missing
-  ?? HeadlessDesktop.plasmaShellMissing
-  ?? (access("/usr/bin/kbuildsycoca5", X_OK) == 0
-    ? nil : "kbuildsycoca5 is not installed (scripts/deps test)")
 
 /// evdev codes of the keys the tests press themselves.
 private let leftControl: UInt16 = 29
@@ -35,7 +21,7 @@ private let keyZ: UInt16 = 44
 struct AccessibilityTests {
   @Test(
     "GNOME Shell: text typed in GNOME Text Editor read back, Ctrl+Z undoes it; kgx is a terminal, not editable; a notification's Undo tapped through the shell",
-    .enabled(if: gnomeMissing == nil, Comment(rawValue: gnomeMissing ?? "")), .timeLimit(.minutes(5)))
+    .enabledUnless(missing: HeadlessDesktop.gnomeAppsMissing), .timeLimit(.minutes(5)))
   func gnomeShell() throws {
     let desktop = try HeadlessDesktop.gnomeShell(options: .init(accessibility: true))
     defer { desktop.stop() }
@@ -82,7 +68,7 @@ struct AccessibilityTests {
 
   @Test(
     "KWin with its permission check on: the kit's injector gets fake input from its desktop file, a copy without one does not; text typed in KWrite read back",
-    .enabled(if: kwinMissing == nil, Comment(rawValue: kwinMissing ?? "")),
+    .enabledUnless(missing: HeadlessDesktop.kdeAppsMissing),
     // About every other run (from /work as from /tmp: not the checkout's path), KWrite started
     // before plasmashell never has a focused widget on the accessibility bus (60 s), even after a
     // tap on its window, with or without kactivitymanagerd started first. Off until understood.

@@ -1,6 +1,7 @@
 import DBusTestSupport
 import ShellTestSupport
 import SystemCalls
+import TestConditions
 import Testing
 
 #if canImport(Glibc)
@@ -55,9 +56,7 @@ struct HeadlessDesktopTests {
 
   @Test(
     "GNOME Shell: a tap at (300, 200), a key, three fingers cancelled and the overview opened by their swipe up",
-    .enabled(
-      if: HeadlessDesktop.missing(.gnomeShell) == nil,
-      Comment(rawValue: HeadlessDesktop.missing(.gnomeShell) ?? "")),
+    .enabledUnless(missing: HeadlessDesktop.missing(.gnomeShell)),
     .timeLimit(.minutes(3)))
   func gnomeShell() throws {
     let desktop = try HeadlessDesktop.gnomeShell(width: 1280, height: 800)
@@ -94,8 +93,7 @@ struct HeadlessDesktopTests {
 
   @Test(
     "KWin: a tap at (300, 200), a key, three fingers cancelled",
-    .enabled(
-      if: HeadlessDesktop.missing(.kwin) == nil, Comment(rawValue: HeadlessDesktop.missing(.kwin) ?? "")),
+    .enabledUnless(missing: HeadlessDesktop.missing(.kwin)),
     .timeLimit(.minutes(3)))
   func kwin() throws {
     let desktop = try HeadlessDesktop.kwin(width: 1280, height: 800)
@@ -112,8 +110,7 @@ struct HeadlessDesktopTests {
 
   @Test(
     "mutter alone at scale 2: the window is half the monitor, a tap at monitor pixel (600, 400) is at (300, 200) on it, three fingers stay the client's",
-    .enabled(
-      if: HeadlessDesktop.missing(.mutter) == nil, Comment(rawValue: HeadlessDesktop.missing(.mutter) ?? "")),
+    .enabledUnless(missing: HeadlessDesktop.missing(.mutter)),
     .timeLimit(.minutes(3)))
   func mutterAtScale2() throws {
     let desktop = try HeadlessDesktop.mutter(width: 2560, height: 1600, scale: 2)
@@ -156,8 +153,7 @@ struct HeadlessDesktopTests {
 
   @Test(
     "stop() leaves no process behind, D-Bus-activated ones included",
-    .enabled(
-      if: HeadlessDesktop.missing(.kwin) == nil, Comment(rawValue: HeadlessDesktop.missing(.kwin) ?? "")),
+    .enabledUnless(missing: HeadlessDesktop.missing(.kwin)),
     .timeLimit(.minutes(2)))
   func stopKillsTheTree() throws {
     let desktop = try HeadlessDesktop.kwin()

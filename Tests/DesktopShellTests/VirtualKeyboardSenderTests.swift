@@ -1,5 +1,6 @@
 import KeySender
 import ShellTestSupport
+import TestConditions
 import Testing
 
 /// Why the phosh test cannot run here, nil when it can.
@@ -13,7 +14,7 @@ private let phoshMissing: String? =
 struct VirtualKeyboardSenderTests {
   @Test(
     "phosh: Ctrl+Z and Ctrl+Shift+Z from the sender undo and redo the typing in GNOME Text Editor; gone with phoc",
-    .enabled(if: phoshMissing == nil, Comment(rawValue: phoshMissing ?? "")), .timeLimit(.minutes(3)))
+    .enabledUnless(missing: phoshMissing), .timeLimit(.minutes(3)))
   func undoAndRedoUnderPhosh() throws {
     let desktop = try HeadlessDesktop.phosh(options: .init(accessibility: true))
     var stopped = false

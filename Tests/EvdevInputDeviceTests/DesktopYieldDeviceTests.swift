@@ -17,10 +17,8 @@ extension EvdevInputDeviceTests {
     @Test("with a desktop, the keyboard is closed and its keys are not read; the headset stays owned")
     func keyboardYields() throws {
       let tb = try Testbed()
-      let headsetHandler = try tb.handler("headset")
-      let keyboardHandler = try tb.handler("keyboard")
-      let headset = try tb.add("headset", handler: headsetHandler)
-      let keyboard = try tb.add("keyboard", handler: keyboardHandler)
+      let (headset, headsetHandler) = try tb.addLive("headset")
+      let (keyboard, keyboardHandler) = try tb.addLive("keyboard")
       let p = try KeyPipeline()
       p.input.setDesktop("GNOME (gsd-media-keys)")
       try p.start()
@@ -64,9 +62,8 @@ extension EvdevInputDeviceTests {
       let tb = try Testbed()
       let headsetHandler = try tb.handler("headset")
       headsetHandler.setGrabbedElsewhere(true)
-      let jackHandler = try tb.handler("jack")
       try tb.add("headset", handler: headsetHandler)
-      try tb.add("jack", handler: jackHandler)
+      let jackHandler = try tb.addLive("jack").handler
       let p = try KeyPipeline()
       p.input.setDesktop("GNOME (gsd-media-keys)")
       try p.start()

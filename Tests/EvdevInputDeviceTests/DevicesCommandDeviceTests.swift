@@ -13,10 +13,8 @@ extension EvdevInputDeviceTests {
     )
     func devicesStatusAndMonitor() throws {
       let tb = try Testbed()
-      let headset = try tb.handler("headset")
-      let jack = try tb.handler("jack")
-      let headsetDevice = try tb.add("headset", handler: headset)
-      try tb.add("jack", handler: jack)
+      let (headsetDevice, headset) = try tb.addLive("headset")
+      let jack = try tb.addLive("jack").handler
       try tb.add("keyboard")
       try tb.add("touchscreen")
       let out = tb.root + "/micmute.txt"

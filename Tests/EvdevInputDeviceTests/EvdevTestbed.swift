@@ -54,6 +54,13 @@ final class Testbed {
       handler: handler)
   }
 
+  /// Adds a fixture device with a live ioctl handler of its own: the device and the handler.
+  @discardableResult
+  func addLive(_ name: String) throws -> (device: EmulatedDevice, handler: EvdevIoctlHandler) {
+    let handler = try self.handler(name)
+    return (try add(name, handler: handler), handler)
+  }
+
   /// A live ioctl handler with the fixture's answers ("headset", "jack", …).
   func handler(_ name: String) throws -> EvdevIoctlHandler {
     try EvdevIoctlHandler(ioctlPath: evdevFixture(name + ".ioctl"))

@@ -7,6 +7,7 @@ import Foundation
 import InputCodes
 import ShellTestSupport
 import SystemCalls
+import TestConditions
 import Testing
 
 #if canImport(Glibc)
@@ -39,7 +40,7 @@ extension EvdevInputDeviceTests {
   /// calls mpv receives are counted with dbus-monitor.
   @Suite(
     "GNOME: real GNOME Shell, gsd-media-keys, mpv and responderd (umockdev)",
-    .enabled(if: gnomeMissing == nil, Comment(rawValue: gnomeMissing ?? "")))
+    .enabledUnless(missing: gnomeMissing))
   final class GNOMEDesktopDeviceTests {
     @Test(
       "each press acts once: headset play/pause, a KEY_MEDIA double click, the keyboard's play/pause, a first responder"
@@ -53,17 +54,15 @@ extension EvdevInputDeviceTests {
     /// `ShellVersion`, not as GNOME Shell. Keys reach phoc through its virtual keyboard.
     @Test(
       "phosh: each press acts once beside phosh and gsd-media-keys",
-      .enabled(if: phoshMissing == nil, Comment(rawValue: phoshMissing ?? "")))
+      .enabledUnless(missing: phoshMissing))
     func onePressOneActionOnPhosh() throws {
       try onePressOneAction(on: .phosh, desktopName: "Phosh (gsd-media-keys)")
     }
 
     func onePressOneAction(on compositor: HeadlessDesktop.Compositor, desktopName: String) throws {
       let tb = try Testbed()
-      let headsetHandler = try tb.handler("headset")
-      let keyboardHandler = try tb.handler("keyboard-consumer")
-      let headset = try tb.add("headset", handler: headsetHandler)
-      let keyboard = try tb.add("keyboard-consumer", handler: keyboardHandler)
+      let (headset, headsetHandler) = try tb.addLive("headset")
+      let (keyboard, keyboardHandler) = try tb.addLive("keyboard-consumer")
       let fixture = try DaemonFixture(config: "chain = [\"mpris\"]\n")
       let session = try GNOMESession(compositor, bus: fixture.bus, loop: fixture.loop)
       defer { session.stop() }
@@ -190,6 +189,7 @@ extension EvdevInputDeviceTests {
     )
     func proxyPlayerNeverDoublesAPress() throws {
       let tb = try Testbed()
+      // The handler answers the device's ioctls while it lives.
       let keyboardHandler = try tb.handler("keyboard-consumer")
       let keyboard = try tb.add("keyboard-consumer", handler: keyboardHandler)
       let fixture = try DaemonFixture(

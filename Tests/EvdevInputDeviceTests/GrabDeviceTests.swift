@@ -17,8 +17,7 @@ extension EvdevInputDeviceTests {
       "USB headset: grabbed at start, what was queued before is dropped, each press reaches the chain once")
     func headsetGrabbed() throws {
       let tb = try Testbed()
-      let handler = try tb.handler("headset")
-      let headset = try tb.add("headset", handler: handler)
+      let (headset, handler) = try tb.addLive("headset")
       // Queued before responderd opens and grabs it: the desktop had this press.
       try tb.key(headset, KEY_PLAYPAUSE, 1, at: 50.0)
       try tb.key(headset, KEY_PLAYPAUSE, 0, at: 50.1)
@@ -120,8 +119,7 @@ extension EvdevInputDeviceTests {
       try tb.add("touchscreen")
       let p = try KeyPipeline()
       try p.start()
-      let handler = try tb.handler("headset")
-      let headset = try tb.add("headset", handler: handler)
+      let (headset, handler) = try tb.addLive("headset")
       try p.wait("the headset to be grabbed") { handler.isGrabbed }
       #expect(p.input.deviceStatuses.map(\.reasonCode) == ["headset-class", "no-media-key"])
       // No sound-server adapter here: the volume keys do nothing, and one line says so.
@@ -141,8 +139,7 @@ extension EvdevInputDeviceTests {
     @Test("session inactive: released and closed; active again: taken again")
     func sessionSwitch() throws {
       let tb = try Testbed()
-      let handler = try tb.handler("headset")
-      let headset = try tb.add("headset", handler: handler)
+      let (headset, handler) = try tb.addLive("headset")
       let p = try KeyPipeline()
       try p.start()
       #expect(handler.isGrabbed)
@@ -164,12 +161,9 @@ extension EvdevInputDeviceTests {
     @Test("grab = \"never\" shares a headset; a keyboard is shared; the jack input is owned")
     func classification() throws {
       let tb = try Testbed()
-      let headsetHandler = try tb.handler("headset")
-      let jackHandler = try tb.handler("jack")
-      let keyboardHandler = try tb.handler("keyboard")
-      try tb.add("headset", handler: headsetHandler)
-      try tb.add("jack", handler: jackHandler)
-      try tb.add("keyboard", handler: keyboardHandler)
+      let headsetHandler = try tb.addLive("headset").handler
+      let jackHandler = try tb.addLive("jack").handler
+      let keyboardHandler = try tb.addLive("keyboard").handler
       try tb.add("touchscreen")
       var settings = KeySettings.standard
       settings.deviceRules.append(DeviceRule(match: DeviceMatch.id("0003:046d:0a38")!, grab: .never))

@@ -5,6 +5,7 @@ import EventLoop
 import InputCodes
 import ShellTestSupport
 import SystemCalls
+import TestConditions
 import Testing
 
 #if canImport(Glibc)
@@ -28,17 +29,15 @@ extension EvdevInputDeviceTests {
   /// The Player calls are counted with dbus-monitor.
   @Suite(
     "KDE Plasma: real KWin, kglobalaccel and Plasma's media controller, mpv and responderd (umockdev)",
-    .enabled(if: kdeMissing == nil, Comment(rawValue: kdeMissing ?? "")))
+    .enabledUnless(missing: kdeMissing))
   final class KDEDesktopDeviceTests {
     @Test(
       "each press acts once: ten headset presses, the keyboard's play/pause through KWin and Plasma (Play and Pause), a first responder"
     )
     func onePressOneAction() throws {
       let tb = try Testbed()
-      let headsetHandler = try tb.handler("headset")
-      let keyboardHandler = try tb.handler("keyboard-consumer")
-      let headset = try tb.add("headset", handler: headsetHandler)
-      let keyboard = try tb.add("keyboard-consumer", handler: keyboardHandler)
+      let (headset, headsetHandler) = try tb.addLive("headset")
+      let (keyboard, keyboardHandler) = try tb.addLive("keyboard-consumer")
       let fixture = try DaemonFixture(config: "chain = [\"mpris\"]\n")
       let session = try KDESession(fixture)
       defer { session.stop() }
@@ -147,10 +146,8 @@ extension EvdevInputDeviceTests {
     )
     func plasmaCallingThePlayerActsOnce() throws {
       let tb = try Testbed()
-      let headsetHandler = try tb.handler("headset")
-      let keyboardHandler = try tb.handler("keyboard-consumer")
-      let headset = try tb.add("headset", handler: headsetHandler)
-      let keyboard = try tb.add("keyboard-consumer", handler: keyboardHandler)
+      let (headset, headsetHandler) = try tb.addLive("headset")
+      let (keyboard, keyboardHandler) = try tb.addLive("keyboard-consumer")
       let fixture = try DaemonFixture(config: "chain = [\"mpris\"]\n[players]\nproxy = false\n")
       let session = try KDESession(fixture)
       defer { session.stop() }

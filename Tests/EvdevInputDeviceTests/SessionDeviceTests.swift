@@ -60,8 +60,7 @@ extension EvdevInputDeviceTests {
       var dispatches: [DispatchRecord] { harness.records }
       let ptysBefore = emulatedNodesOpen()
       // The kernel's EVIOCGRAB, answered live (the grab lands on the headset: a USB audio device).
-      let grab = try tb.handler("headset")
-      let headset = try tb.add("headset", handler: grab)
+      let (headset, grab) = try tb.addLive("headset")
       harness.start()
       defer { harness.stop() }
       func wait(_ what: String, timeout: Double = 5, _ condition: () -> Bool) throws {

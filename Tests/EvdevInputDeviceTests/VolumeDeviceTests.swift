@@ -37,8 +37,7 @@ extension EvdevInputDeviceTests {
         "P: \(Self.usbDevice)\nE: SUBSYSTEM=usb\nE: DEVTYPE=usb_device\nA: idVendor=046d\nA: idProduct=0a38\n"
       )
       try tb.addSysfs("P: \(Self.usbDevice)/1-2:1.0/sound/card2\nE: SUBSYSTEM=sound\nA: number=2\n")
-      let handler = try tb.handler("headset")
-      let headset = try tb.add("headset", handler: handler)
+      let (headset, handler) = try tb.addLive("headset")
 
       let loop = try EventLoop()
       let server = try SoundServerFixture(
@@ -107,8 +106,7 @@ extension EvdevInputDeviceTests.VolumeDeviceTests {
     try tb.addSysfs(
       "P: \(Self.usbDevice)\nE: SUBSYSTEM=usb\nE: DEVTYPE=usb_device\nA: idVendor=046d\nA: idProduct=0a38\n")
     try tb.addSysfs("P: \(Self.usbDevice)/1-2:1.0/sound/card2\nE: SUBSYSTEM=sound\nA: number=2\n")
-    let handler = try tb.handler("headset")
-    let headset = try tb.add("headset", handler: handler)
+    let (headset, handler) = try tb.addLive("headset")
     let soundLoop = try EventLoop()
     let server = try SoundServerFixture(
       sinks: [.init("speakers"), .init("usb_headset", properties: ["alsa.card": "2"])], loop: soundLoop)

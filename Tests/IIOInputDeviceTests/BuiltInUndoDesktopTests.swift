@@ -4,6 +4,7 @@ import EventLoop
 import Foundation
 import ShellTestSupport
 import SystemCalls
+import TestConditions
 import Testing
 
 #if canImport(Glibc)
@@ -16,19 +17,8 @@ private let undoConfig = "chain = [\"log\", \"undo\"]\n[responders]\ndeadline = 
 
 /// Why the GNOME Shell test cannot run here, nil when it can.
 private let gnomeMissing: String? =
-  HeadlessDesktop.missing(.gnomeShell) ?? AccessibilityReader.missing ?? DesktopApp.textEditor.missing
-  ?? DesktopApp.console.missing
-  ?? (access("/usr/bin/gjs", X_OK) == 0
-    ? nil
-    : "/usr/bin/gjs is not installed: GNOME Shell's notification server cannot start (scripts/deps test)")
+  HeadlessDesktop.gnomeAppsMissing
   ?? (access("/usr/bin/dbus-monitor", X_OK) == 0 ? nil : "dbus-monitor is not installed (dbus-bin)")
-
-/// Why the KWin test cannot run here, nil when it can.
-private let kwinMissing: String? =
-  HeadlessDesktop.missing(.kwin) ?? AccessibilityReader.missing ?? DesktopApp.kwrite(file: "").missing
-  ?? HeadlessDesktop.plasmaShellMissing
-  ?? (access("/usr/bin/kbuildsycoca5", X_OK) == 0
-    ? nil : "kbuildsycoca5 is not installed (scripts/deps test)")
 
 /// What the daemon says on the session bus to the compositor's key API and to the notification
 /// server, from `dbus-monitor` on that bus: every method call it makes there.
@@ -79,7 +69,7 @@ extension HeadlessDesktop {
 extension IIOInputDeviceTests {
   @Test(
     "GNOME Shell: a shake asks over GNOME Text Editor; Undo undoes the last typing, Cancel nothing; kgx gets no question and no key; the registered GTK example gets its own shake",
-    .enabled(if: gnomeMissing == nil, "\(gnomeMissing ?? "")"), .timeLimit(.minutes(8)))
+    .enabledUnless(missing: gnomeMissing), .timeLimit(.minutes(8)))
   func builtInUndoInGNOMETextEditor() throws {
     let bed = try Testbed()
     let fixture = try DaemonFixture(config: undoConfig)
@@ -179,7 +169,7 @@ extension IIOInputDeviceTests {
 
   @Test(
     "KWin, its permission check on: the package's desktop file grants fake input; a shake asks over KWrite, Undo undoes the last typing",
-    .enabled(if: kwinMissing == nil, "\(kwinMissing ?? "")"), .timeLimit(.minutes(8)))
+    .enabledUnless(missing: HeadlessDesktop.kdeAppsMissing), .timeLimit(.minutes(8)))
   func builtInUndoInKWrite() throws {
     let bed = try Testbed()
     let fixture = try DaemonFixture(config: undoConfig)
@@ -224,7 +214,7 @@ extension IIOInputDeviceTests {
 extension IIOInputDeviceTests {
   @Test(
     "KWin, its permission check on, no desktop file for the daemon: no fake input; status says why and the accelerometer is not opened for the undo",
-    .enabled(if: kwinMissing == nil, "\(kwinMissing ?? "")"), .timeLimit(.minutes(4)))
+    .enabledUnless(missing: HeadlessDesktop.kdeAppsMissing), .timeLimit(.minutes(4)))
   func builtInUndoInKWinWithoutItsGrant() throws {
     let fixture = try DaemonFixture(config: undoConfig)
     let desktop = try HeadlessDesktop.kwin(

@@ -36,9 +36,7 @@ extension IIOInputDeviceTests {
     let bed = try Testbed()
     defer { withExtendedLifetime(bed) {} }
     let loop = try EventLoop()
-    var settings = IIOInput.Settings()
-    settings.capture = .polled
-    let input = IIOInput(loop: loop, settings: settings, logger: testLogger)
+    let input = polledInput(on: loop)
     var samples = 0
     input.addSampleObserver { [weak input] _ in
       samples += 1
@@ -59,9 +57,7 @@ extension IIOInputDeviceTests {
   func failedSensorOpenedAgainWhenAskedAgain() throws {
     let bed = try Testbed()
     let loop = try EventLoop()
-    var settings = IIOInput.Settings()
-    settings.capture = .polled
-    let input = IIOInput(loop: loop, settings: settings, logger: testLogger)
+    let input = polledInput(on: loop)
     var samples = 0
     input.addSampleObserver { _ in samples += 1 }
     input.setWanted(true)

@@ -5,6 +5,7 @@ import IIOInput
 import Logging
 import Motion
 import ResponderCore
+import ResponderdTestKit
 import Testing
 
 @testable import ResponderConfig
@@ -19,6 +20,16 @@ private final class Phases: Handler {
     phases.append(phase ?? .began)
     decide(true)
   }
+}
+
+/// A motion-only service on a loop of its own, its chain a phase recorder and its log kept; started.
+private func recordedMotionService() throws -> (LoopService, MotionComponent, LoggedLines, Phases) {
+  let log = LoggedLines()
+  let recorder = Phases()
+  let (service, motion) = try motionOnlyService(
+    chain: [recorder.name], loop: try EventLoop(), handlers: [recorder], logger: log.logger)
+  service.start()
+  return (service, motion, log, recorder)
 }
 
 /// The accelerometer and the proximity sensor when wants come and go fast, sensors come and go,
@@ -66,12 +77,7 @@ extension IIOInputDeviceTests {
   func theAccelerometerStateFollowsThePause() throws {
     let bed = try Testbed()
     defer { withExtendedLifetime(bed) {} }
-    let loop = try EventLoop()
-    let log = LoggedLines()
-    let recorder = Phases()
-    let (service, motion) = try motionOnlyService(
-      chain: [recorder.name], loop: loop, handlers: [recorder], logger: log.logger)
-    service.start()
+    let (service, motion, log, _) = try recordedMotionService()
     defer { service.stop() }
     #expect(motion.interest.isWanted)
     #expect(motion.interest.accelerometer.hasPrefix("sampled (iio:device0 (bmc150_accel), buffered"))
@@ -127,12 +133,8 @@ extension IIOInputDeviceTests {
   func anUnpluggedProximitySensorIsLetGo() throws {
     let bed = try Testbed()
     try bed.addProximitySensor()
-    let loop = try EventLoop()
-    let log = LoggedLines()
-    let recorder = Phases()
-    let (service, motion) = try motionOnlyService(
-      chain: [recorder.name], loop: loop, handlers: [recorder], logger: log.logger)
-    service.start()
+    let (service, motion, log, recorder) = try recordedMotionService()
+    let loop = service.loop
     defer { service.stop() }
     #expect(motion.proximity?.id == "iio:device1")
 
@@ -150,12 +152,8 @@ extension IIOInputDeviceTests {
   @Test("proximity: plugged in while shakes are wanted, used at once (the accelerometer as it is)")
   func aProximitySensorPluggedInIsUsedAtOnce() throws {
     let bed = try Testbed()
-    let loop = try EventLoop()
-    let log = LoggedLines()
-    let recorder = Phases()
-    let (service, motion) = try motionOnlyService(
-      chain: [recorder.name], loop: loop, handlers: [recorder], logger: log.logger)
-    service.start()
+    let (service, motion, log, recorder) = try recordedMotionService()
+    let loop = service.loop
     defer { service.stop() }
     #expect(motion.proximity == nil)
 

@@ -19,10 +19,7 @@ struct IIOInputDeviceTests {
   func polled() throws {
     let bed = try Testbed()
     let loop = try EventLoop()
-    var settings = IIOInput.Settings()
-    settings.capture = .polled
-    settings.samplingRate = 50
-    let input = IIOInput(loop: loop, settings: settings, logger: testLogger)
+    let input = polledInput(on: loop, rate: 50)
     var samples: [MotionSample] = []
     input.addSampleObserver { samples.append($0) }
     let start = monotonicNow()
@@ -244,9 +241,7 @@ struct IIOInputDeviceTests {
   func hotplugAdd() throws {
     let bed = try Testbed(withDevice: false)
     let loop = try EventLoop()
-    var settings = IIOInput.Settings()
-    settings.capture = .polled
-    let input = IIOInput(loop: loop, settings: settings, logger: testLogger)
+    let input = polledInput(on: loop)
     var samples = 0
     input.addSampleObserver { _ in samples += 1 }
     input.setWanted(true)

@@ -15,17 +15,6 @@ import TouchScenes
 @testable import ResponderConfig
 @testable import ResponderdKit
 
-/// Every record waiting on a stream's socket.
-private func drain(_ fd: Int32, size: Int) -> [[UInt8]] {
-  var records: [[UInt8]] = []
-  var buffer = [UInt8](repeating: 0, count: 256)
-  while true {
-    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-    if n <= 0 { return records }
-    records.append(Array(buffer[0..<n]))
-  }
-}
-
 /// Whether the other end of a stream's socket was closed: end of file once the records waiting
 /// are read.
 private func isClosed(_ fd: Int32) -> Bool {
@@ -57,7 +46,7 @@ extension IIOInputDeviceTests {
     let start = daemon.feed(
       rate: 100, duration: 1,
       each: {
-        records += drain(fd, size: AccelerometerRecord.size).compactMap { AccelerometerRecord(bytes: $0) }
+        records += drainRecords(fd).compactMap { AccelerometerRecord(bytes: $0) }
       }, delivered: { records.count >= 19 })
     #expect((19...21).contains(records.count), "\(records.count) samples in 1 s at 0.05 s")
     let gaps = zip(records.dropFirst(), records).map { $0.seconds - $1.seconds }
@@ -92,8 +81,8 @@ extension IIOInputDeviceTests {
     daemon.feed(
       rate: 62.5, duration: 1,
       each: {
-        slowRecords += drain(a.fd, size: 32).compactMap { AccelerometerRecord(bytes: $0) }
-        fastRecords += drain(b.fd, size: 56).compactMap { DeviceMotionRecord(bytes: $0) }
+        slowRecords += drainRecords(a.fd).compactMap { AccelerometerRecord(bytes: $0) }
+        fastRecords += drainRecords(b.fd).compactMap { DeviceMotionRecord(bytes: $0) }
       }, delivered: { slowRecords.count >= 9 && fastRecords.count >= 48 })
     #expect((9...11).contains(slowRecords.count), "\(slowRecords.count) at 0.1 s")
     #expect((48...52).contains(fastRecords.count), "\(fastRecords.count) at 0.02 s")
@@ -170,7 +159,7 @@ extension IIOInputDeviceTests {
     let second = try daemon.start(client, interval: 0.05)
     defer { close(second.fd) }
     var records = 0
-    daemon.feed(rate: 100, duration: 0.5, each: { records += drain(second.fd, size: 32).count })
+    daemon.feed(rate: 100, duration: 0.5, each: { records += drainRecords(second.fd).count })
     #expect(records >= 8, "\(records) samples in 0.5 s at 0.05 s")
     daemon.stop()
   }
@@ -200,7 +189,7 @@ extension IIOInputDeviceTests {
         let dynamic = t < 1.2 ? 1.8 * standardGravity * sin(2 * .pi * 3 * t) : 0
         return (0, max(-2048, min(2047, Int((dynamic / 0.009582).rounded()))), 1023)
       },
-      each: { records += drain(stream.fd, size: 32).compactMap { AccelerometerRecord(bytes: $0) } })
+      each: { records += drainRecords(stream.fd).compactMap { AccelerometerRecord(bytes: $0) } })
     _ = daemon.loop.run(until: { shakes.phases.count >= 2 }, timeout: 2)
     #expect(shakes.phases == [.began, .ended])
     #expect((38...42).contains(records.count), "\(records.count) samples in 2 s at 0.05 s")
@@ -348,15 +337,7 @@ extension IIOInputDeviceTests {
     let watch = try ChildProcess(
       [responderctl, "motion", "watch", "--interval", "0.05", "--json", "--count", "10"],
       environment: daemon.bus.environment, stdout: .capture, stderr: .capture)
-    var text = ""
-    daemon.feed(
-      rate: 100, duration: 1,
-      each: {
-        watch.readAvailable()
-        text += watch.takeBufferedOutput()
-      })
-    _ = try watch.waitForExit(timeout: 5)
-    text += try watch.readToEnd(timeout: 2)
+    let text = try daemon.run(watch, feedingFor: 1).output
     let lines = text.split(separator: "\n")
     #expect(lines.count == 10, "\(text)")
     #expect(
@@ -368,15 +349,7 @@ extension IIOInputDeviceTests {
     let sensorUnits = try ChildProcess(
       [responderctl, "motion", "watch", "--interval", "0.05", "--count", "3", "--units", "m/s2"],
       environment: daemon.bus.environment, stdout: .capture, stderr: .capture)
-    var plain = ""
-    daemon.feed(
-      rate: 100, duration: 1,
-      each: {
-        sensorUnits.readAvailable()
-        plain += sensorUnits.takeBufferedOutput()
-      })
-    _ = try sensorUnits.waitForExit(timeout: 5)
-    plain += try sensorUnits.readToEnd(timeout: 2)
+    let plain = try daemon.run(sensorUnits, feedingFor: 1).output
     let plainLines = plain.split(separator: "\n")
     #expect(
       plainLines.first
@@ -445,20 +418,12 @@ extension IIOInputDeviceTests {
       return
     }
     let daemon = try MotionRig()
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("examples/python-motion/motion_watch.py").path
+    let script = pythonMotionExample.appendingPathComponent("motion_watch.py").path
     let example = try ChildProcess(
       [python, script, "--interval", "0.05", "--count", "5"], environment: daemon.bus.environment,
       stdout: .capture, stderr: .capture)
-    var text = ""
-    daemon.feed(
-      rate: 100, duration: 1,
-      each: {
-        example.readAvailable()
-        text += example.takeBufferedOutput()
-      })
-    #expect(ChildProcess.exitCode(try example.waitForExit(timeout: 5)) == 0)
-    text += try example.readToEnd(timeout: 2)
+    let (text, exitCode) = try daemon.run(example, feedingFor: 1)
+    #expect(exitCode == 0)
     let lines = text.split(separator: "\n")
     #expect(lines.count == 5, "\(text)")
     let times = lines.compactMap { $0.split(separator: " ").first.flatMap { Double($0) } }
@@ -480,8 +445,7 @@ extension IIOInputDeviceTests {
       return
     }
     let daemon = try MotionRig()
-    let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("examples/python-motion").path
+    let examples = pythonMotionExample.path
     let app = try ChildProcess(
       [
         python, "-c",
@@ -534,7 +498,7 @@ extension IIOInputDeviceTests {
     let start = monotonicNow()
     _ = daemon.loop.run(
       until: {
-        records += drain(fd, size: AccelerometerRecord.size).compactMap { AccelerometerRecord(bytes: $0) }
+        records += drainRecords(fd).compactMap { AccelerometerRecord(bytes: $0) }
         return monotonicNow() > start + 1
       }, timeout: 3)
     #expect((18...22).contains(records.count), "\(records.count) samples in 1 s at 0.05 s")

@@ -152,6 +152,21 @@ final class MotionRig {
       until: { $0 > duration + 0.05 && delivered() })
   }
 
+  /// Feeds scans at 100 Hz for `duration` s while `child` runs and prints, then waits for it to
+  /// exit: all it printed, and its exit code (nil when a signal ended it).
+  func run(_ child: ChildProcess, feedingFor duration: Double) throws -> (output: String, exitCode: Int32?) {
+    var output = ""
+    feed(
+      rate: 100, duration: duration,
+      each: {
+        child.readAvailable()
+        output += child.takeBufferedOutput()
+      })
+    let status = try child.waitForExit(timeout: 5)
+    output += try child.readToEnd(timeout: 2)
+    return (output, ChildProcess.exitCode(status))
+  }
+
   /// Feeds scans as they happen, `raw(t)` at `rate(t)` Hz (t from the start) for `feedingFor` s,
   /// until `until(t)` says so; `each(t)` runs every loop turn. Returns the monotonic start time.
   @discardableResult
@@ -182,6 +197,18 @@ final class MotionRig {
     for component in service.components.reversed() { component.stop() }
     bus.stop()
   }
+}
+
+/// The Python motion example (examples/python-motion/motion_watch.py).
+let pythonMotionExample = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+  .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples/python-motion")
+
+/// An input on `loop` that polls the sensor (at `rate` Hz; else the settings' default rate).
+func polledInput(on loop: EventLoop, rate: Double? = nil) -> IIOInput {
+  var settings = IIOInput.Settings()
+  settings.capture = .polled
+  if let rate { settings.samplingRate = rate }
+  return IIOInput(loop: loop, settings: settings, logger: testLogger)
 }
 
 /// Every record waiting on a stream's socket.

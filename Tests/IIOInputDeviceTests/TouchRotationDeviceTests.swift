@@ -120,25 +120,6 @@ extension IIOInputDeviceTests {
   }
 }
 
-/// The log lines a service writes, kept for the test to read.
-private final class KeptLines: @unchecked Sendable {
-  private let lock = NSLock()
-  private var kept: [String] = []
-  func append(_ line: String) { lock.withLock { kept.append(line) } }
-  var lines: [String] { lock.withLock { kept } }
-}
-
-private struct KeepingLogHandler: LogHandler {
-  let store: KeptLines
-  var metadata: Logger.Metadata = [:]
-  var logLevel: Logger.Level = .info
-  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-    get { metadata[key] }
-    set { metadata[key] = newValue }
-  }
-  func log(event: LogEvent) { store.append("\(event.message)") }
-}
-
 extension IIOInputDeviceTests {
   /// `"auto"` without an accelerometer to follow: the service starts anyway, says why in one line,
   /// and the touchscreen keeps its natural orientation.
@@ -161,9 +142,8 @@ extension IIOInputDeviceTests {
       gesture = "tap"
       event = "play"
       """, file: "test.toml")
-    let lines = KeptLines()
-    let (harness, motion, _, touch) = try rotationService(
-      config, loop: try EventLoop(), logger: Logger(label: "test") { _ in KeepingLogHandler(store: lines) })
+    let lines = LoggedLines()
+    let (harness, motion, _, touch) = try rotationService(config, loop: try EventLoop(), logger: lines.logger)
     harness.start()
     #expect(touch.source?.device.path == touchscreen.devnode, "started anyway")
     #expect(touch.source?.input.calibration.rotation == .degrees0)

@@ -4,17 +4,6 @@ import Testing
 
 @Suite("Interleaved keys and the flush rule")
 struct InterleavingTests {
-  @Test("another mapped key flushes a pending group first, at its press")
-  func flushByNext() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.press(NEXT, at: 1.2)
-    #expect(h.log == ["togglePlayPause@1.2"])
-    h.release(NEXT, at: 1.3)
-    h.finish()
-    #expect(h.log == ["togglePlayPause@1.2", "nextTrack@1.3"])
-  }
-
   @Test("flushed event comes before the on-press event of the flushing key", arguments: [PLAYCD, PLAYPAUSE])
   func flushOrder(code: UInt16) {
     let h = Harness()
@@ -30,6 +19,14 @@ struct InterleavingTests {
   @Test(
     "scenarios",
     arguments: [
+      Scenario(
+        "another mapped key flushes a pending group first, at its press",
+        [.click(MEDIA, at: 1.0), .press(NEXT, at: 1.2), .release(NEXT, at: 1.3)],
+        makes: ["togglePlayPause@1.2", "nextTrack@1.3"]),
+      Scenario(
+        "releases of other keys do not flush (next was down before the click: its release skips)",
+        [.press(NEXT, at: 0.9), .click(MEDIA, at: 1.0), .release(NEXT, at: 1.2)],
+        makes: ["nextTrack@1.2", "togglePlayPause@1.5"]),
       Scenario(
         "fast-forward flushes a triple-click group",
         [
@@ -73,16 +70,6 @@ struct InterleavingTests {
     h.finish()
     #expect(h.emitted.map(\.source) == ["usb", "jack"])
     #expect(h.log == ["togglePlayPause@1.2", "nextTrack@1.9"])
-  }
-
-  @Test("releases of other keys do not flush")
-  func releaseDoesNotFlush() {
-    let h = Harness()
-    h.press(NEXT, at: 0.9)
-    h.click(MEDIA, at: 1.0)
-    h.release(NEXT, at: 1.2)  // next was down before the click: its release skips, no flush
-    h.finish()
-    #expect(h.log == ["nextTrack@1.2", "togglePlayPause@1.5"])
   }
 
   @Test("unmapped keys never flush", arguments: [KEY_A, KEY_VOLUMEUP])

@@ -20,60 +20,40 @@ struct KeyMappingTests {
     #expect(h.log == ["\(name)@1.0", "\(name)@3.1"])
   }
 
-  @Test("next and previous skip at release")
-  func skipKeys() {
-    let h = Harness()
-    h.press(NEXT, at: 1.0)
-    #expect(h.log == [])
-    h.release(NEXT, at: 1.2)
-    h.click(PREVIOUS, at: 2.0, duration: 0.3)
-    h.finish()
-    #expect(h.log == ["nextTrack@1.2", "previousTrack@2.3"])
-  }
-
-  @Test("next and previous held seek from press + hold-threshold to release")
-  func skipKeysHeld() {
-    let h = Harness()
-    h.press(NEXT, at: 1.0)
-    h.advance(to: 1.5)
-    #expect(h.log == ["beginSeekingForward@1.5"])
-    h.release(NEXT, at: 4.0)
-    h.press(PREVIOUS, at: 5.0)
-    h.release(PREVIOUS, at: 6.0)
-    h.finish()
-    #expect(
-      h.log == [
-        "beginSeekingForward@1.5", "endSeekingForward@4.0", "beginSeekingBackward@5.5",
-        "endSeekingBackward@6.0",
-      ])
-  }
-
   @Test(
     "scenarios",
     arguments: [
       Scenario(
+        "next and previous skip at release",
+        [.press(NEXT, at: 1.0), .release(NEXT, at: 1.2), .click(PREVIOUS, at: 2.0, duration: 0.3)],
+        makes: ["nextTrack@1.2", "previousTrack@2.3"]),
+      Scenario(
+        "next and previous held seek from press + hold-threshold to release",
+        [
+          .press(NEXT, at: 1.0), .release(NEXT, at: 4.0), .press(PREVIOUS, at: 5.0),
+          .release(PREVIOUS, at: 6.0),
+        ],
+        makes: [
+          "beginSeekingForward@1.5", "endSeekingForward@4.0", "beginSeekingBackward@5.5",
+          "endSeekingBackward@6.0",
+        ]),
+      Scenario(
         "next and previous have no click grammar",
         [.click(NEXT, at: 1.0), .click(NEXT, at: 1.2), .click(NEXT, at: 1.4)],
-        makes: ["nextTrack@1.1", "nextTrack@1.3", "nextTrack@1.5"])
+        makes: ["nextTrack@1.1", "nextTrack@1.3", "nextTrack@1.5"]),
+      Scenario(
+        "fast-forward and rewind seek from press to release",
+        [
+          .press(FASTFORWARD, at: 1.0), .release(FASTFORWARD, at: 1.05), .press(REWIND, at: 2.0),
+          .release(REWIND, at: 3.5),
+        ],
+        makes: [
+          "beginSeekingForward@1.0", "endSeekingForward@1.05", "beginSeekingBackward@2.0",
+          "endSeekingBackward@3.5",
+        ]),
     ])
   func scenario(_ scenario: Scenario) {
     #expect(scenario.run() == scenario.expected)
-  }
-
-  @Test("fast-forward and rewind seek from press to release")
-  func seekKeys() {
-    let h = Harness()
-    h.press(FASTFORWARD, at: 1.0)
-    #expect(h.log == ["beginSeekingForward@1.0"])
-    h.release(FASTFORWARD, at: 1.05)
-    h.press(REWIND, at: 2.0)
-    h.release(REWIND, at: 3.5)
-    h.finish()
-    #expect(
-      h.log == [
-        "beginSeekingForward@1.0", "endSeekingForward@1.05", "beginSeekingBackward@2.0",
-        "endSeekingBackward@3.5",
-      ])
   }
 
   @Test("unmapped keys make nothing")
@@ -141,32 +121,23 @@ struct AutoRepeatTests {
           .autoRepeat(PLAYCD, from: 1.2, until: 1.3),
         ],
         makes: ["togglePlayPause@1.5"]),
+      Scenario(
+        "repeats of on-press, skip and seek keys make no events",
+        [
+          .press(PLAYPAUSE, at: 1.0), .autoRepeat(PLAYPAUSE, from: 1.25, until: 2.0),
+          .release(PLAYPAUSE, at: 2.0),
+          .press(NEXT, at: 3.0), .autoRepeat(NEXT, from: 3.25, until: 3.45), .release(NEXT, at: 3.45),
+          .press(NEXT, at: 4.0), .autoRepeat(NEXT, from: 4.25, until: 5.0), .release(NEXT, at: 5.0),
+          .press(FASTFORWARD, at: 6.0), .autoRepeat(FASTFORWARD, from: 6.25, until: 7.0),
+          .release(FASTFORWARD, at: 7.0),
+        ],
+        makes: [
+          "togglePlayPause@1.0", "nextTrack@3.45", "beginSeekingForward@4.5", "endSeekingForward@5.0",
+          "beginSeekingForward@6.0", "endSeekingForward@7.0",
+        ]),
     ])
   func scenario(_ scenario: Scenario) {
     #expect(scenario.run() == scenario.expected)
-  }
-
-  @Test("repeats of on-press, skip and seek keys make no events")
-  func otherKeysRepeat() {
-    let h = Harness()
-    h.press(PLAYPAUSE, at: 1.0)
-    h.autoRepeat(PLAYPAUSE, from: 1.25, until: 2.0)
-    h.release(PLAYPAUSE, at: 2.0)
-    h.press(NEXT, at: 3.0)
-    h.autoRepeat(NEXT, from: 3.25, until: 3.45)
-    h.release(NEXT, at: 3.45)
-    h.press(NEXT, at: 4.0)
-    h.autoRepeat(NEXT, from: 4.25, until: 5.0)
-    h.release(NEXT, at: 5.0)
-    h.press(FASTFORWARD, at: 6.0)
-    h.autoRepeat(FASTFORWARD, from: 6.25, until: 7.0)
-    h.release(FASTFORWARD, at: 7.0)
-    h.finish()
-    #expect(
-      h.log == [
-        "togglePlayPause@1.0", "nextTrack@3.45", "beginSeekingForward@4.5", "endSeekingForward@5.0",
-        "beginSeekingForward@6.0", "endSeekingForward@7.0",
-      ])
   }
 
   @Test("a repeat of the headset key after its release does not join the group")

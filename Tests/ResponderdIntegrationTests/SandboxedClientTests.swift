@@ -1,4 +1,5 @@
 import DBusTestSupport
+import TestConditions
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Testing
 /// it registers, follows its window's focus and gets a shake; without it, one error: responderd's
 /// name is not there.
 @Suite(
-  .enabled(if: FlatpakSandbox.missing == nil, Comment(rawValue: FlatpakSandbox.missing ?? "")))
+  .enabledUnless(missing: FlatpakSandbox.missing))
 struct SandboxedClientTests {
   /// A responder following a window's focus (a GObject with GTK's `is-active`, made active), or
   /// the error `register()` raised.

@@ -110,6 +110,24 @@ extension HeadlessDesktop {
     throw TestSupportError("\(name) is not installed (scripts/deps test)")
   }
 
+  /// Why a test of GNOME Shell with its notifications, the accessibility bus read, GNOME Text
+  /// Editor and Console cannot run here, nil when it can.
+  public static var gnomeAppsMissing: String? {
+    missing(.gnomeShell) ?? AccessibilityReader.missing ?? DesktopApp.textEditor.missing
+      ?? DesktopApp.console.missing
+      ?? (access("/usr/bin/gjs", X_OK) == 0
+        ? nil
+        : "/usr/bin/gjs is not installed: GNOME Shell's notification server cannot start (scripts/deps test)")
+  }
+
+  /// Why a test of KWin with Plasma's shell, the accessibility bus read and KWrite cannot run
+  /// here, nil when it can.
+  public static var kdeAppsMissing: String? {
+    missing(.kwin) ?? AccessibilityReader.missing ?? DesktopApp.kwrite(file: "").missing ?? plasmaShellMissing
+      ?? (access("/usr/bin/kbuildsycoca5", X_OK) == 0
+        ? nil : "kbuildsycoca5 is not installed (scripts/deps test)")
+  }
+
   /// Why Plasma's shell cannot run here, nil when it can.
   public static var plasmaShellMissing: String? {
     if access("/usr/bin/plasmashell", X_OK) != 0 { return "plasmashell is not installed (scripts/deps test)" }

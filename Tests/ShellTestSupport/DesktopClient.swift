@@ -13,7 +13,6 @@ public final class DesktopClient {
   public let stderrPath: String
   private let desktop: HeadlessDesktop
   private var source: IOSource?
-  private var partial = ""
 
   /// Starts `arguments` with the desktop's environment plus `environment`; `name` names its
   /// stderr file (`NAME.err`).
@@ -47,10 +46,6 @@ public final class DesktopClient {
       source?.remove()
       source = nil
     }
-    partial += process.takeBufferedOutput()
-    while let newline = partial.firstIndex(of: "\n") {
-      lines.append(String(partial[..<newline]))
-      partial = String(partial[partial.index(after: newline)...])
-    }
+    lines += process.takeBufferedLines()
   }
 }

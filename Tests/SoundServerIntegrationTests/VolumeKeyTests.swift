@@ -18,6 +18,15 @@ import Testing
 /// Volume keys against a real PulseAudio, or PipeWire with WirePlumber and pipewire-pulse (null
 /// sinks), read back with pactl.
 @Suite struct VolumeKeyTests {
+  /// A sound server with one sink, "speakers", at 40 %; virtual time for the presses; log lines kept.
+  private func speakersAt40() throws -> (EventLoop, VirtualScheduler, SoundServerFixture, LogLines) {
+    let loop = try EventLoop()
+    let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
+    try server.start()
+    try server.pactlChecked(["set-sink-volume", "speakers", "40%"])
+    return (loop, VirtualScheduler(now: 100), server, LogLines())
+  }
+
   @Test(arguments: SoundServerFixture.Kind.allCases)
   func upDownAndMuteMoveTheDefaultSinkByTheConfiguredStep(_ kind: SoundServerFixture.Kind) throws {
     let loop = try EventLoop()
@@ -98,12 +107,7 @@ import Testing
   /// times when it resumed (45 % → 100 %). Presses made while it does not answer are coalesced:
   /// one kept, the others dropped (one log line). Virtual time for the presses' times.
   @Test func pressesMadeWhileTheServerIsFrozenAreCoalesced() throws {
-    let loop = try EventLoop()
-    let time = VirtualScheduler(now: 100)
-    let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
-    try server.start()
-    try server.pactlChecked(["set-sink-volume", "speakers", "40%"])
-    let lines = LogLines()
+    let (loop, time, server, lines) = try speakersAt40()
     let connection = SoundServerConnection(
       loop: loop, scheduler: time, server: server.address, step: 5, logger: keepingLogger(lines))
     connection.start()
@@ -142,12 +146,7 @@ import Testing
   /// as they are made, in order: the one sent and the one kept as not answered yet, the others
   /// dropped; the two answers come later, said to be late. The log gives the 100 ms limit.
   @Test func theMonitorShowsPressesWhileTheServerIsFrozenAsTheyAreMade() throws {
-    let loop = try EventLoop()
-    let time = VirtualScheduler(now: 100)
-    let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
-    try server.start()
-    try server.pactlChecked(["set-sink-volume", "speakers", "40%"])
-    let lines = LogLines()
+    let (loop, time, server, lines) = try speakersAt40()
     let harness = try LoopService(
       config: try ResponderdConfig.parse("", file: "test.toml"), loop: loop, logger: keepingLogger(lines))
     let volume = harness.service.volumeComponent(keys: nil, server: server.address, pressScheduler: time)

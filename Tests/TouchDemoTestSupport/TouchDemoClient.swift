@@ -86,7 +86,6 @@ public final class TouchDemoClient {
   public private(set) var lines: [DemoLine] = []
   private let desktop: HeadlessDesktop
   private var source: IOSource?
-  private var partial = ""
 
   /// The demo this client runs: touch-demo, touch-demo-gtk or touch-demo-sdl.
   public let program: String
@@ -177,11 +176,6 @@ public final class TouchDemoClient {
       source?.remove()
       source = nil
     }
-    partial += process.takeBufferedOutput()
-    while let newline = partial.firstIndex(of: "\n") {
-      let text = String(partial[..<newline])
-      partial = String(partial[partial.index(after: newline)...])
-      lines.append(DemoLine(text) ?? DemoLine(stderr: text))
-    }
+    lines += process.takeBufferedLines().map { DemoLine($0) ?? DemoLine(stderr: $0) }
   }
 }

@@ -6,6 +6,7 @@ import ResponderdKit
 import ResponderdTestKit
 import ShellGestures
 import ShellTestSupport
+import TestConditions
 import Testing
 
 /// The daemon's whole-screen gestures beside the real phoc 0.24 and phosh 0.24 (headless): each
@@ -17,8 +18,7 @@ import Testing
 extension TouchDispatchDeviceTests {
   @Suite(
     "The real phosh beside the daemon's gestures (umockdev)",
-    .enabled(
-      if: HeadlessDesktop.missing(.phosh) == nil, Comment(rawValue: HeadlessDesktop.missing(.phosh) ?? "")))
+    .enabledUnless(missing: HeadlessDesktop.missing(.phosh)))
   struct PhoshGesturesDeviceTests {
     @Test(.timeLimit(.minutes(3)))
     func barsArePhoshsAndTheRestTheRules() throws {
@@ -30,69 +30,23 @@ extension TouchDispatchDeviceTests {
       // desktop's processes start before the emulated panel is opened (a process forked while
       // responderd holds it would run umockdev's preload on its copy of the descriptor).
       let probe = try TouchProbe(desktop, size: (width: 300, height: 400))
-      let testbed = try TouchscreenTestbed()
       let screen = Size(width: 360, height: 720)
-      let config = try ResponderdConfig.parse(
-        """
-        chain = ["log"]
-        [keys]
-        enabled = false
-        [touch]
-        width = 360
-        height = 720
-        [[touch.gesture]]
-        name = "down"
-        gesture = "swipe"
-        fingers = 1
-        direction = "down"
-        event = "previousTrack"
-        [[touch.gesture]]
-        name = "up"
-        gesture = "swipe"
-        fingers = 1
-        direction = "up"
-        event = "nextTrack"
-        [[touch.gesture]]
-        name = "three"
-        gesture = "swipe"
-        fingers = 3
-        direction = "up"
-        event = "togglePlayPause"
-        """, file: "test.toml")
-      let harness = try LoopService(config: config, loop: loop, busAddress: desktop.sessionBusAddress)
-      let keys = harness.service.keysComponent(bus: harness.bus)
-      let desktopComponent = harness.service.desktopComponent(keys: keys, bus: harness.bus)
-      let touch = harness.service.touchGesturesComponent(
-        desktop: desktopComponent, motion: nil, motionAPI: nil)
-      for component: ServiceComponent in [keys, desktopComponent, touch] { harness.add(component) }
-      harness.start()
-      defer { harness.stop() }
-      var dispatches: [DispatchRecord] { harness.records }
+      let daemon = try DaemonBesideShell(
+        rules: [
+          swipeRule("down", fingers: 1, "down", "previousTrack"),
+          swipeRule("up", fingers: 1, "up", "nextTrack"),
+          swipeRule("three", fingers: 3, "up", "togglePlayPause"),
+        ].joined(separator: "\n"), desktop: desktop, testbed: try TouchscreenTestbed(), loop: loop,
+        screen: screen, scale: 2)
+      defer { daemon.stop() }
 
-      try desktop.waitFor("responderd to find phosh 0.24 on the session bus") {
-        touch.shellProfile == .phosh034 && touch.source?.device.path == testbed.devnode
-      }
-      #expect(desktopComponent.watcher.phoshVersion == "0.24.0")
+      try daemon.waitForShell("responderd to find phosh 0.24 on the session bus", profile: .phosh034)
+      #expect(daemon.desktopComponent.watcher.phoshVersion == "0.24.0")
       #expect(
-        keys.report.notes.contains {
+        daemon.keys.report.notes.contains {
           $0.hasPrefix("touch: shell profile phosh-0.34 (Phosh 0.34 and earlier, found on the session bus)")
-        }, "\(keys.report.notes)")
-      var claims: [ShellClaim] = []
-      touch.shellFilter?.claimObserver = { claim, _ in claims.append(claim) }
+        }, "\(daemon.keys.report.notes)")
 
-      /// Fingers at `starts` (points) moving by `dy`, then lifted: written to the panel (6 steps
-      /// 0.08 s apart, with the times of the gesture) and to phoc's touchscreen (in pixels, 25
-      /// steps over 0.5 s, at that pace).
-      func touches(_ starts: [(x: Double, y: Double)], dy: Double) throws {
-        var script = PanelScript(screen: screen)
-        var fingers: [Int: Point] = [:]
-        for (slot, start) in starts.enumerated() { fingers[slot] = Point(x: start.x, y: start.y) }
-        script.stroke(loop.scheduler.now, fingers, by: Point(x: 0, y: dy), steps: 6, interval: 0.08)
-        try testbed.write(script.events)
-        try desktop.swipe(
-          fingers: starts.map { (x: $0.x * 2, y: $0.y * 2) }, dx: 0, dy: dy * 2, steps: 25, duration: 0.5)
-      }
-      func count(_ subtype: EventSubtype) -> Int { dispatches.count { $0.subtype == subtype } }
       /// How much of the screen the application covers (0.9 between the bars; its thumbnail in
       /// the overview, about 0.15).
       func appShare() throws -> Double { try desktop.screenShare(inColour: TouchProbe.colour) }
@@ -103,20 +57,20 @@ extension TouchDispatchDeviceTests {
 
       // Down from the top bar (y = 20 of its 32 points): phosh's quick settings; the rule "down"
       // does nothing, the application gets nothing.
-      try touches([(180, 20)], dy: 480)
-      try desktop.waitFor("responderd to give the touch to phosh's top bar") { claims == [.bar(.top)] }
+      try daemon.touches([(180, 20)], dy: 480)
+      try desktop.waitFor("responderd to give the touch to phosh's top bar") { daemon.claims == [.bar(.top)] }
       try desktop.waitFor("phosh's quick settings to cover the application") {
         (try? appShare()).map { $0 < 0.3 } == true
       }
       // Up from the bottom closes them again (a home-bar touch for responderd).
-      try touches([(180, 712)], dy: -600)
+      try daemon.touches([(180, 712)], dy: -600)
       try desktop.waitFor("the quick settings to close") { (try? appShare()).map { $0 > 0.85 } == true }
-      #expect(claims == [.bar(.top), .bar(.bottom)])
+      #expect(daemon.claims == [.bar(.top), .bar(.bottom)])
       #expect(touchDowns().isEmpty, "\(probe.touches)")
 
       // Down from just below the top bar (y = 34): the application's touch, and the rule acts.
-      try touches([(180, 34)], dy: 480)
-      try desktop.waitFor("the rule 'down' to act") { count(.remoteControlPreviousTrack) == 1 }
+      try daemon.touches([(180, 34)], dy: 480)
+      try desktop.waitFor("the rule 'down' to act") { daemon.count(.remoteControlPreviousTrack) == 1 }
       try probe.waitFor("the application's touch at y = 2") { lines in
         lines.contains { $0.hasPrefix("touch down") && $0.hasSuffix("x=180.00 y=2.00") }
       }
@@ -125,24 +79,24 @@ extension TouchDispatchDeviceTests {
       // releases): phosh's overview opens (the application shrinks to a thumbnail); the rule "up"
       // does nothing, the application gets nothing.
       var downs = touchDowns().count
-      try touches([(180, 690)], dy: -460)
+      try daemon.touches([(180, 690)], dy: -460)
       try desktop.waitFor("phosh's overview to open") { (try? appShare()).map { $0 < 0.3 } == true }
-      try desktop.waitFor("responderd to give the touch to phosh's home bar") { claims.count == 3 }
-      #expect(claims.last == .bar(.bottom))
-      #expect(count(.remoteControlNextTrack) == 0, "\(dispatches.map(\.source))")
+      try desktop.waitFor("responderd to give the touch to phosh's home bar") { daemon.claims.count == 3 }
+      #expect(daemon.claims.last == .bar(.bottom))
+      #expect(daemon.count(.remoteControlNextTrack) == 0, "\(daemon.dispatches.map(\.source))")
       #expect(touchDowns().count == downs, "\(probe.touches)")
       // A tap on the thumbnail brings the application back (a tap: no rule).
       try desktop.tap(x: 360, y: 400)
       var tap = PanelScript(screen: screen)
       tap.stroke(
         loop.scheduler.now, [0: Point(x: 180, y: 200)], by: Point(x: 0, y: 0), steps: 1, interval: 0.05)
-      try testbed.write(tap.events)
+      try daemon.testbed.write(tap.events)
       try desktop.waitFor("the overview to close") { (try? appShare()).map { $0 > 0.85 } == true }
 
       // Up from just above the home bar (y = 678): the application's touch, and the rule acts.
       downs = touchDowns().count
-      try touches([(180, 678)], dy: -400)
-      try desktop.waitFor("the rule 'up' to act") { count(.remoteControlNextTrack) == 1 }
+      try daemon.touches([(180, 678)], dy: -400)
+      try desktop.waitFor("the rule 'up' to act") { daemon.count(.remoteControlNextTrack) == 1 }
       try probe.waitFor("the application's touch at y = 646") { lines in
         lines.filter { $0.hasPrefix("touch down") }.dropFirst(downs).contains {
           $0.hasSuffix("x=180.00 y=646.00")
@@ -152,13 +106,13 @@ extension TouchDispatchDeviceTests {
       // Three fingers up in the middle: phosh does nothing (the application gets the three
       // touches, the overview stays closed), the rule "three" acts.
       downs = touchDowns().count
-      try touches([(100, 500), (180, 500), (260, 500)], dy: -300)
-      try desktop.waitFor("the rule 'three' to act") { count(.remoteControlTogglePlayPause) == 1 }
+      try daemon.touches([(100, 500), (180, 500), (260, 500)], dy: -300)
+      try desktop.waitFor("the rule 'three' to act") { daemon.count(.remoteControlTogglePlayPause) == 1 }
       try probe.waitFor("the application's three touches") { _ in touchDowns().count == downs + 3 }
       #expect(try appShare() > 0.85)
-      #expect(claims.count == 3, "\(claims)")
+      #expect(daemon.claims.count == 3, "\(daemon.claims)")
       #expect(!probe.touches.contains("touch cancel"))
-      #expect(dispatches.map(\.source) == ["touch:down", "touch:up", "touch:three"])
+      #expect(daemon.dispatches.map(\.source) == ["touch:down", "touch:up", "touch:three"])
     }
   }
 }

@@ -19,12 +19,7 @@ extension TouchDispatchDeviceTests {
         [touch]
         width = 540
         height = 1170
-        [[touch.gesture]]
-        name = "next"
-        gesture = "swipe"
-        fingers = 3
-        direction = "left"
-        event = "nextTrack"
+        \(swipeRule("next", fingers: 3, "left", "nextTrack"))
         """, file: "test.toml")
       let harness = try LoopService(config: config)
       let component = harness.service.touchGesturesComponent(desktop: nil, motion: nil, motionAPI: nil)

@@ -19,14 +19,7 @@ extension TouchDispatchDeviceTests {
     @Test func inactiveSessionClosesTheTouchscreen() throws {
       let testbed = try TouchscreenTestbed()
       let config = try ResponderdConfig.parse(
-        """
-        [[touch.gesture]]
-        name = "next"
-        gesture = "swipe"
-        fingers = 3
-        direction = "left"
-        event = "nextTrack"
-        """, file: "test.toml")
+        swipeRule("next", fingers: 3, "left", "nextTrack"), file: "test.toml")
       let loop = try EventLoop()
       let logind = try MockLogind(loop: loop)
       try logind.addSession("c1", uid: getuid(), active: true)

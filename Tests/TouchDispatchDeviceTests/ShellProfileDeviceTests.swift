@@ -96,12 +96,7 @@ extension TouchDispatchDeviceTests {
           width = 540
           height = 1170
           shell = "\(shell)"
-          [[touch.gesture]]
-          name = "control"
-          gesture = "swipe"
-          fingers = 2
-          direction = "down"
-          event = "previousTrack"
+          \(swipeRule("control", fingers: 2, "down", "previousTrack"))
           \(rules)
           """, file: "test.toml")
         harness = try LoopService(config: config)
@@ -136,14 +131,8 @@ extension TouchDispatchDeviceTests {
 
     private func p(_ x: Double, _ y: Double) -> Point { Point(x: x, y: y) }
 
-    private static let threeUp = """
-      [[touch.gesture]]
-      name = "three"
-      gesture = "swipe"
-      fingers = 3
-      direction = "up"
-      event = "nextTrack"
-      """
+    /// Three fingers up: nextTrack (the gesture GNOME Shell takes).
+    static let threeUp = swipeRule("three", fingers: 3, "up", "nextTrack")
 
     /// GNOME takes the sequence at its third finger: the three-finger rule never acts, the
     /// two-finger one does; with no shell profile the same three fingers act.
@@ -165,13 +154,7 @@ extension TouchDispatchDeviceTests {
     @Test func gnomeBottomEdge() throws {
       let rig = try Rig(
         shell: "gnome",
-        rules: """
-          [[touch.gesture]]
-          name = "drawer"
-          gesture = "edge-swipe"
-          edge = "bottom"
-          event = "play"
-          """)
+        rules: edgeSwipeRule("drawer", "bottom", "play"))
       let at10 = try rig.actions(of: .remoteControlPlay) {
         $0.stroke(1, [0: self.p(270, 1160)], by: self.p(0, -90))
       }
@@ -186,15 +169,7 @@ extension TouchDispatchDeviceTests {
     @Test func gnome3FourFingers() throws {
       let rig = try Rig(
         shell: "gnome-3",
-        rules: Self.threeUp + """
-
-          [[touch.gesture]]
-          name = "four"
-          gesture = "swipe"
-          fingers = 4
-          direction = "up"
-          event = "play"
-          """)
+        rules: Self.threeUp + "\n" + swipeRule("four", fingers: 4, "up", "play"))
       let four = try rig.actions(of: .remoteControlPlay) { script in
         script.stroke(
           1, [0: self.p(120, 700), 1: self.p(220, 700), 2: self.p(320, 700), 3: self.p(420, 700)],
@@ -256,18 +231,7 @@ extension TouchDispatchDeviceTests {
     @Test func phoshBars() throws {
       let rig = try Rig(
         shell: "phosh",
-        rules: """
-          [[touch.gesture]]
-          name = "shade"
-          gesture = "edge-swipe"
-          edge = "top"
-          event = "play"
-          [[touch.gesture]]
-          name = "drawer"
-          gesture = "edge-swipe"
-          edge = "bottom"
-          event = "pause"
-          """)
+        rules: edgeSwipeRule("shade", "top", "play") + "\n" + edgeSwipeRule("drawer", "bottom", "pause"))
       #expect(
         try rig.actions(of: .remoteControlPlay) { $0.stroke(1, [0: self.p(270, 20)], by: self.p(0, 90)) } == 0
       )
@@ -287,13 +251,7 @@ extension TouchDispatchDeviceTests {
     @Test func hyprlandSideEdges() throws {
       let rig = try Rig(
         shell: "hyprland-touch",
-        rules: """
-          [[touch.gesture]]
-          name = "drawer"
-          gesture = "edge-swipe"
-          edge = "left"
-          event = "play"
-          """)
+        rules: edgeSwipeRule("drawer", "left", "play"))
       #expect(
         try rig.actions(of: .remoteControlPlay) { $0.stroke(1, [0: self.p(10, 600)], by: self.p(120, 0)) }
           == 0)

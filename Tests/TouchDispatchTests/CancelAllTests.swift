@@ -17,10 +17,7 @@ import TouchDispatch
     pan.cancelsTouchesInView = false  // P keeps its touches while the pan runs
     let tapped = h.addView("T", 200, 0, 200, 300)
     h.attach(TapGestureRecognizer(), "tap", to: tapped)
-    let button = Button(frame: Rect(x: 100, y: 400, width: 200, height: 100))
-    button.identifier = "B"
-    h.window.addSubview(button)
-    h.observe(button)
+    let button = h.add(Button(frame: Rect(x: 100, y: 400, width: 200, height: 100)), "B")
 
     h.down(0, 100, 100, at: 1)
     h.glide(from: 1, duration: 0.2, hz: 60) { f in [0: point(100, 100 + 60 * f)] }

@@ -5,11 +5,7 @@ import TouchDispatch
 @Suite struct ControlTests {
   @discardableResult
   private func button(_ h: Harness, in parent: View? = nil) -> Button {
-    let button = Button(frame: Rect(x: 100, y: 100, width: 100, height: 40))
-    button.identifier = "B"
-    (parent ?? h.window).addSubview(button)
-    h.observe(button)
-    return button
+    h.add(Button(frame: Rect(x: 100, y: 100, width: 100, height: 40)), "B", to: parent)
   }
 
   @Test func tapSendsTouchDownThenTouchUpInsideAndPrimaryAction() {
@@ -56,10 +52,7 @@ import TouchDispatch
   /// A switch toggles on touch up inside and reports valueChanged.
   @Test func switchValueChanged() {
     let h = Harness()
-    let toggle = Switch(frame: Rect(x: 10, y: 10, width: 60, height: 30))
-    toggle.identifier = "S"
-    h.window.addSubview(toggle)
-    h.observe(toggle)
+    let toggle = h.add(Switch(frame: Rect(x: 10, y: 10, width: 60, height: 30)), "S")
     h.tap(20, 20, at: 1)
     #expect(toggle.isOn)
     #expect(h.log.take() == ["S touchDown", "S touchUpInside", "S valueChanged", "S primaryActionTriggered"])
@@ -180,11 +173,7 @@ import TouchDispatch
   // MARK: The iOS 6 rule for a switch's knob and a slider's knob (seed 000)
 
   private func toggle(_ h: Harness, in parent: View) -> Switch {
-    let toggle = Switch(frame: Rect(x: 100, y: 100, width: 60, height: 30))
-    toggle.identifier = "S"
-    parent.addSubview(toggle)
-    h.observe(toggle)
-    return toggle
+    h.add(Switch(frame: Rect(x: 100, y: 100, width: 60, height: 30)), "S", to: parent)
   }
 
   /// Seed 000: "A single finger pan gesture on the knob of a UISwitch, in a direction parallel to
@@ -220,11 +209,7 @@ import TouchDispatch
   }
 
   private func slider(_ h: Harness, in parent: View) -> Slider {
-    let slider = Slider(frame: Rect(x: 100, y: 100, width: 220, height: 20))
-    slider.identifier = "L"
-    parent.addSubview(slider)
-    h.observe(slider)
-    return slider
+    h.add(Slider(frame: Rect(x: 100, y: 100, width: 220, height: 20)), "L", to: parent)
   }
 
   /// Dragging the knob moves the value by as much as the finger moves along the track (200 points

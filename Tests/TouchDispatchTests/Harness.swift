@@ -114,11 +114,15 @@ final class Harness {
     return (single, double)
   }
 
-  /// Logs every event of `control`.
-  func observe(_ control: Control) {
+  /// Adds `control` to `parent` (the window by default) as `name`, its events logged ("B touchDown").
+  @discardableResult
+  func add<C: Control>(_ control: C, _ name: String, to parent: View? = nil) -> C {
+    control.identifier = name
+    (parent ?? window).addSubview(control)
     control.addHandler(for: .allEvents) { [log] control, event in
       log.add("\(control.identifier ?? "control") \(event)")
     }
+    return control
   }
 
   func advance(to time: Seconds) { scheduler.advance(to: time) }

@@ -18,6 +18,11 @@ private let id = InputCode.ABS_MT_TRACKING_ID
 private let x = InputCode.ABS_MT_POSITION_X
 private let y = InputCode.ABS_MT_POSITION_Y
 
+/// A frame of contacts, each (slot, tracking id, x, y).
+private func frame(_ time: Seconds, _ contacts: (Int, Int32, Int32, Int32)...) -> MultitouchReport {
+  .frame(time: time, contacts: contacts.map { RawContact(slot: $0.0, trackingID: $0.1, x: $0.2, y: $0.3) })
+}
+
 private func feed(_ decoder: inout MultitouchDecoder, _ events: [RawInputEvent]) -> [MultitouchReport] {
   events.compactMap { decoder.feed($0) }
 }
@@ -36,19 +41,9 @@ private func feed(_ decoder: inout MultitouchDecoder, _ events: [RawInputEvent])
       ])
     #expect(
       reports == [
-        .frame(
-          time: 1,
-          contacts: [
-            RawContact(slot: 0, trackingID: 45, x: 10, y: 20),
-            RawContact(slot: 1, trackingID: 46, x: 30, y: 40),
-          ]),
-        .frame(
-          time: 2,
-          contacts: [
-            RawContact(slot: 0, trackingID: 45, x: 10, y: 20),
-            RawContact(slot: 1, trackingID: 46, x: 35, y: 40),
-          ]),
-        .frame(time: 3, contacts: [RawContact(slot: 1, trackingID: 46, x: 35, y: 40)]),
+        frame(1, (0, 45, 10, 20), (1, 46, 30, 40)),
+        frame(2, (0, 45, 10, 20), (1, 46, 35, 40)),
+        frame(3, (1, 46, 35, 40)),
       ])
   }
 
@@ -74,7 +69,7 @@ private func feed(_ decoder: inout MultitouchDecoder, _ events: [RawInputEvent])
     var decoder = MultitouchDecoder()
     let reports = feed(
       &decoder, [abs(id, 1), abs(x, 10), abs(y, 10), syn(at: 1), abs(id, 2), abs(x, 50), syn(at: 2)])
-    #expect(reports.last == .frame(time: 2, contacts: [RawContact(slot: 0, trackingID: 2, x: 50, y: 10)]))
+    #expect(reports.last == frame(2, (0, 2, 50, 10)))
   }
 
   /// SYN_DROPPED: everything until the next SYN_REPORT is discarded, the contacts are lost, their
@@ -91,7 +86,7 @@ private func feed(_ decoder: inout MultitouchDecoder, _ events: [RawInputEvent])
       ])
     #expect(
       reports == [
-        .frame(time: 6.1, contacts: [RawContact(slot: 0, trackingID: 200, x: 500, y: 900)]),
+        frame(6.1, (0, 200, 500, 900)),
         .dropped(time: 6.3),
       ])
     reports = feed(&decoder, [abs(x, 520, at: 6.4), syn(at: 6.4)])  // slot unknown: ignored
@@ -104,7 +99,7 @@ private func feed(_ decoder: inout MultitouchDecoder, _ events: [RawInputEvent])
         abs(id, -1, at: 6.6), syn(at: 6.6), abs(id, 201, at: 6.7), abs(x, 100, at: 6.7), abs(y, 100, at: 6.7),
         syn(at: 6.7),
       ])
-    #expect(reports == [.frame(time: 6.7, contacts: [RawContact(slot: 0, trackingID: 201, x: 100, y: 100)])])
+    #expect(reports == [frame(6.7, (0, 201, 100, 100))])
   }
 }
 
@@ -275,45 +270,30 @@ private func feed(_ decoder: inout MultitouchDecoder, _ events: [RawInputEvent])
     var decoder = MultitouchDecoder()
     var reports = feed(&decoder, contact(100, 100) + [syn(at: 1)])
     #expect(decoder.isProtocolA)
-    #expect(reports == [.frame(time: 1, contacts: [RawContact(slot: 0, trackingID: 0, x: 100, y: 100)])])
+    #expect(reports == [frame(1, (0, 0, 100, 100))])
     // A second finger, sent first.
     reports = feed(&decoder, contact(500, 500) + contact(104, 100) + [syn(at: 2)])
     #expect(
       reports == [
-        .frame(
-          time: 2,
-          contacts: [
-            RawContact(slot: 0, trackingID: 0, x: 104, y: 100),
-            RawContact(slot: 1, trackingID: 1, x: 500, y: 500),
-          ])
+        frame(2, (0, 0, 104, 100), (1, 1, 500, 500))
       ])
     // The order flips again; both move.
     reports = feed(&decoder, contact(110, 104) + contact(490, 505) + [syn(at: 3)])
     #expect(
       reports == [
-        .frame(
-          time: 3,
-          contacts: [
-            RawContact(slot: 0, trackingID: 0, x: 110, y: 104),
-            RawContact(slot: 1, trackingID: 1, x: 490, y: 505),
-          ])
+        frame(3, (0, 0, 110, 104), (1, 1, 490, 505))
       ])
     // The first lifts: the second keeps its slot and id; a new one takes slot 0 and id 2.
     reports = feed(&decoder, contact(480, 510) + [syn(at: 4)])
-    #expect(reports == [.frame(time: 4, contacts: [RawContact(slot: 1, trackingID: 1, x: 480, y: 510)])])
+    #expect(reports == [frame(4, (1, 1, 480, 510))])
     reports = feed(&decoder, contact(200, 200) + contact(470, 515) + [syn(at: 5)])
     #expect(
       reports == [
-        .frame(
-          time: 5,
-          contacts: [
-            RawContact(slot: 0, trackingID: 2, x: 200, y: 200),
-            RawContact(slot: 1, trackingID: 1, x: 470, y: 515),
-          ])
+        frame(5, (0, 2, 200, 200), (1, 1, 470, 515))
       ])
     // An empty frame (a lone SYN_MT_REPORT, or nothing): every contact lifted.
     reports = feed(&decoder, [mtReport(), syn(at: 6)])
-    #expect(reports == [.frame(time: 6, contacts: [])])
+    #expect(reports == [frame(6)])
   }
 
   /// Protocol A with the device's own tracking ids: the ids say which contact is which.
@@ -327,12 +307,7 @@ private func feed(_ decoder: inout MultitouchDecoder, _ events: [RawInputEvent])
       &decoder, [abs(id, 8)] + contact(100, 100) + [abs(id, 7)] + contact(120, 100) + [syn(at: 2)])
     #expect(
       reports == [
-        .frame(
-          time: 2,
-          contacts: [
-            RawContact(slot: 0, trackingID: 0, x: 120, y: 100),
-            RawContact(slot: 1, trackingID: 1, x: 100, y: 100),
-          ])
+        frame(2, (0, 0, 120, 100), (1, 1, 100, 100))
       ])
     // A device repeating an id within a frame: still two contacts, in two slots.
     reports = feed(

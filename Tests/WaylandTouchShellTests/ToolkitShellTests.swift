@@ -1,5 +1,6 @@
 import DBusTestSupport
 import ShellTestSupport
+import TestConditions
 import Testing
 import TouchDemoTestSupport
 
@@ -35,9 +36,7 @@ struct ToolkitShellTests {
 
   @Test(
     "GTK 4 under GNOME Shell: taps in a window, tap, pan, pinch, third finger cancelled, a covered window",
-    .enabled(
-      if: DemoProgram.gtk.missing(under: .gnomeShell) == nil,
-      Comment(rawValue: DemoProgram.gtk.missing(under: .gnomeShell) ?? "")),
+    .enabledUnless(missing: DemoProgram.gtk.missing(under: .gnomeShell)),
     .timeLimit(.minutes(3)))
   func gtkUnderGNOMEShell() throws {
     let desktop = try HeadlessDesktop.gnomeShell(width: 1280, height: 800)
@@ -47,9 +46,7 @@ struct ToolkitShellTests {
 
   @Test(
     "GTK 4 under KWin: taps in a window, tap, pan, pinch, third finger cancelled, a covered window",
-    .enabled(
-      if: DemoProgram.gtk.missing(under: .kwin) == nil,
-      Comment(rawValue: DemoProgram.gtk.missing(under: .kwin) ?? "")),
+    .enabledUnless(missing: DemoProgram.gtk.missing(under: .kwin)),
     .timeLimit(.minutes(3)))
   func gtkUnderKWin() throws {
     let desktop = try HeadlessDesktop.kwin(width: 1280, height: 800)
@@ -86,9 +83,7 @@ struct ToolkitShellTests {
 
   @Test(
     "SDL 2 under GNOME Shell: taps in a window, tap, pan, pinch, third finger and focus lost cancelled, a covered window",
-    .enabled(
-      if: DemoProgram.sdl.missing(under: .gnomeShell) == nil,
-      Comment(rawValue: DemoProgram.sdl.missing(under: .gnomeShell) ?? "")),
+    .enabledUnless(missing: DemoProgram.sdl.missing(under: .gnomeShell)),
     .timeLimit(.minutes(3)))
   func sdlUnderGNOMEShell() throws {
     let desktop = try HeadlessDesktop.gnomeShell(width: 1280, height: 800)
@@ -103,9 +98,7 @@ struct ToolkitShellTests {
   /// only at the next down), which these tests leave to SDL.
   @Test(
     "SDL 2 under KWin: tap, pan, pinch fullscreen, third finger cancelled",
-    .enabled(
-      if: DemoProgram.sdl.missing(under: .kwin) == nil,
-      Comment(rawValue: DemoProgram.sdl.missing(under: .kwin) ?? "")),
+    .enabledUnless(missing: DemoProgram.sdl.missing(under: .kwin)),
     .timeLimit(.minutes(3)))
   func sdlUnderKWin() throws {
     let desktop = try HeadlessDesktop.kwin(width: 1280, height: 800)

@@ -1,4 +1,5 @@
 import ShellTestSupport
+import TestConditions
 import Testing
 import TouchDemoTestSupport
 
@@ -57,8 +58,7 @@ extension TouchDemoShellTests {
 
   @Test(
     "phosh at scale 2: taps, pan and pinch at window points; drags from the top bar and the home bar never reach the app",
-    .enabled(
-      if: HeadlessDesktop.missing(.phosh) == nil, Comment(rawValue: HeadlessDesktop.missing(.phosh) ?? "")),
+    .enabledUnless(missing: HeadlessDesktop.missing(.phosh)),
     .timeLimit(.minutes(3)))
   func phosh() throws {
     let desktop = try HeadlessDesktop.phosh()
@@ -112,8 +112,7 @@ extension TouchDemoShellTests {
   /// with phosh back the window is between the bars again and a tap is the board's tap.
   @Test(
     "phosh restarted while touches are down: the app's touches end, the home bar's never reach it, the next tap is a tap",
-    .enabled(
-      if: HeadlessDesktop.missing(.phosh) == nil, Comment(rawValue: HeadlessDesktop.missing(.phosh) ?? "")),
+    .enabledUnless(missing: HeadlessDesktop.missing(.phosh)),
     .timeLimit(.minutes(4)))
   func phoshRestartedWhileTouchesAreDown() throws {
     let desktop = try HeadlessDesktop.phosh()
@@ -173,9 +172,7 @@ extension TouchDemoShellTests {
 
   @Test(
     "GTK 4 under phosh at scale 2: tap, pan and pinch at window points",
-    .enabled(
-      if: DemoProgram.gtk.missing(under: .phosh) == nil,
-      Comment(rawValue: DemoProgram.gtk.missing(under: .phosh) ?? "")),
+    .enabledUnless(missing: DemoProgram.gtk.missing(under: .phosh)),
     .timeLimit(.minutes(3)))
   func gtkUnderPhosh() throws {
     let desktop = try HeadlessDesktop.phosh()
@@ -186,9 +183,7 @@ extension TouchDemoShellTests {
 
   @Test(
     "SDL 2 under phosh at scale 2: tap, pan and pinch at window points",
-    .enabled(
-      if: DemoProgram.sdl.missing(under: .phosh) == nil,
-      Comment(rawValue: DemoProgram.sdl.missing(under: .phosh) ?? "")),
+    .enabledUnless(missing: DemoProgram.sdl.missing(under: .phosh)),
     .timeLimit(.minutes(3)))
   func sdlUnderPhosh() throws {
     let desktop = try HeadlessDesktop.phosh()

@@ -1,6 +1,7 @@
 import DBusTestSupport
 import ShellTestSupport
 import SystemCalls
+import TestConditions
 import Testing
 import TouchDemoTestSupport
 
@@ -183,9 +184,7 @@ struct TouchDemoShellTests {
 
   @Test(
     "GNOME Shell: taps in a window, tap, pan, pinch, third finger and bottom-edge drag cancelled, a covered window",
-    .enabled(
-      if: HeadlessDesktop.missing(.gnomeShell) == nil,
-      Comment(rawValue: HeadlessDesktop.missing(.gnomeShell) ?? "")),
+    .enabledUnless(missing: HeadlessDesktop.missing(.gnomeShell)),
     .timeLimit(.minutes(3)))
   func gnomeShell() throws {
     let desktop = try HeadlessDesktop.gnomeShell(width: 1280, height: 800)
@@ -220,8 +219,7 @@ struct TouchDemoShellTests {
 
   @Test(
     "KWin: taps in a window, tap, pan, pinch, third finger cancelled, a covered window",
-    .enabled(
-      if: HeadlessDesktop.missing(.kwin) == nil, Comment(rawValue: HeadlessDesktop.missing(.kwin) ?? "")),
+    .enabledUnless(missing: HeadlessDesktop.missing(.kwin)),
     .timeLimit(.minutes(3)))
   func kwin() throws {
     let desktop = try HeadlessDesktop.kwin(width: 1280, height: 800)
@@ -251,9 +249,7 @@ extension TouchDemoShellTests {
 
   @Test(
     "GNOME Shell at scale 2: the window's points, drawn at 2 pixels a point, a tap at its points",
-    .enabled(
-      if: HeadlessDesktop.missing(.gnomeShell) == nil,
-      Comment(rawValue: HeadlessDesktop.missing(.gnomeShell) ?? "")),
+    .enabledUnless(missing: HeadlessDesktop.missing(.gnomeShell)),
     .timeLimit(.minutes(2)))
   func gnomeShellScale2() throws {
     let desktop = try HeadlessDesktop.gnomeShell(width: 2560, height: 1600, scale: 2)
@@ -263,8 +259,7 @@ extension TouchDemoShellTests {
 
   @Test(
     "KWin at scale 2: the window's points, drawn at 2 pixels a point, a tap at its points",
-    .enabled(
-      if: HeadlessDesktop.missing(.kwin) == nil, Comment(rawValue: HeadlessDesktop.missing(.kwin) ?? "")),
+    .enabledUnless(missing: HeadlessDesktop.missing(.kwin)),
     .timeLimit(.minutes(2)))
   func kwinScale2() throws {
     let desktop = try HeadlessDesktop.kwin(width: 2560, height: 1600, scale: 2)
