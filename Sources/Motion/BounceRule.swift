@@ -18,8 +18,12 @@ struct BounceRule {
     (BounceRule.fallingLevel * standardGravity) * (BounceRule.fallingLevel * standardGravity)
   /// The acceleration along gravity (a·g, gravity included): its least and greatest values in each
   /// quarter of the last second, a ring (`current` the quarter under way, ending at `currentEnd`).
+  /// The quarter under way keeps its extremes in `low` and `high`, written to the ring when it ends
+  /// or is read: a sample then touches no element of the ring.
   private var lows = InlineArray<4, Double>(repeating: 0)
   private var highs = InlineArray<4, Double>(repeating: 0)
+  private var low = 0.0
+  private var high = 0.0
   private var current = 0
   private var currentEnd: Seconds = -.infinity
   /// The last bounce found, and the last sample that dropped toward free fall (−∞: none yet).
@@ -28,20 +32,27 @@ struct BounceRule {
 
   /// Takes a sample at `t`: the square of its acceleration, gravity included, and that
   /// acceleration along gravity (`vertical`, a·g). Returns whether it dropped toward free fall.
-  mutating func take(magnitudeSquared: Double, vertical: Double, at t: Seconds) -> Bool {
+  @inline(__always) mutating func take(magnitudeSquared: Double, vertical: Double, at t: Seconds) -> Bool {
     let falling = magnitudeSquared < fallingSquared
     if falling { lastFalling = t }
     if t >= currentEnd {
-      current = (current &+ 1) & 3
-      lows[current] = vertical
-      highs[current] = vertical
-      currentEnd =
-        currentEnd + BounceRule.quarter > t ? currentEnd + BounceRule.quarter : t + BounceRule.quarter
+      endQuarter(at: t)
+      low = vertical
+      high = vertical
     } else {
-      lows[current] = min(lows[current], vertical)
-      highs[current] = max(highs[current], vertical)
+      low = min(low, vertical)
+      high = max(high, vertical)
     }
     return falling
+  }
+
+  /// Writes the quarter under way to the ring, and begins the next (rarely: a call of its own).
+  @inline(never) private mutating func endQuarter(at t: Seconds) {
+    lows[current] = low
+    highs[current] = high
+    current = (current &+ 1) & 3
+    currentEnd =
+      currentEnd + BounceRule.quarter > t ? currentEnd + BounceRule.quarter : t + BounceRule.quarter
   }
 
   /// Whether the recent motion is, or was within `memory`, a bounce, with the gravity estimates
@@ -70,6 +81,8 @@ struct BounceRule {
     let steady2 = steadyGravity.dot(steadyGravity)
     let steadyUpright = moments.quadratic(steadyGravity) >= rules.steadyBounceShare * steady2 * trace
     if !steadyUpright, alongGravity < rules.bounceVerticalShare * g2 * trace { return false }
+    lows[current] = self.low
+    highs[current] = self.high
     var low = lows[0]
     var high = highs[0]
     for index in 1..<4 {
@@ -101,6 +114,8 @@ struct BounceRule {
       lows[index] = 0
       highs[index] = 0
     }
+    low = 0
+    high = 0
     current = 0
     currentEnd = -.infinity
     lastBounce = -.infinity

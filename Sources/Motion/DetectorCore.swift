@@ -29,6 +29,8 @@ struct DetectorCore {
   /// and the rounding: a dynamic acceleration whose square is under it reaches the activity level
   /// along no direction.
   private let quietSquared: Double
+  /// `limits.sustain`².
+  private let sustainSquared: Double
   private var freeFall = FreeFallRule()
   private var bounce = BounceRule()
   /// The last sample at which anything moved (not a quiet sample).
@@ -61,6 +63,7 @@ struct DetectorCore {
     gravityRate = 1 / settings.gravityTimeConstant
     steadyGravityRate = 1 / settings.rules.steadyGravityTime
     quietSquared = 0.99 * limits.active * limits.active
+    sustainSquared = limits.sustainSquared
   }
 
   mutating func step(_ a: Vector3, at t: Seconds, phase: DetectorPhase) -> Step {
@@ -104,15 +107,13 @@ struct DetectorCore {
       steadyGravity = steadyGravity + (a - steadyGravity) * steadyWeight
       principal.update(d, weight: weight, at: t)
     }
-    // (A local copy: the directions read it in place, not a copy each from the state they change.)
-    let limits = self.limits
     var result = Step()
     if surelyQuiet {
       quietDynamic = d
       xTrack.lastValue = d.x
       yTrack.lastValue = d.y
       zTrack.lastValue = d.z
-      if phase == .waiting, m2 >= limits.sustainSquared { result.keptGoing = true }
+      if phase == .waiting, m2 >= sustainSquared { result.keptGoing = true }
       lastTime = t
       return result
     }
@@ -125,10 +126,24 @@ struct DetectorCore {
       xTrack.lastValue = d.x
       yTrack.lastValue = d.y
       zTrack.lastValue = d.z
-      if phase == .waiting, m2 >= limits.sustainSquared { result.keptGoing = true }
+      if phase == .waiting, m2 >= sustainSquared { result.keptGoing = true }
       lastTime = t
       return result
     }
+    return followSwings(
+      d, along: along, magnitudeSquared: m2, sampleGravity: sampleGravity, falling: falling, at: t, dt: dt,
+      phase: phase)
+  }
+
+  /// The part of a sample that follows the swings (the rest of `step`, when something moves): a
+  /// call of its own, so that the quiet samples' part keeps its values in registers.
+  @inline(never) private mutating func followSwings(
+    _ d: Vector3, along: Double, magnitudeSquared m2: Double, sampleGravity: Vector3, falling: Bool,
+    at t: Seconds, dt: Seconds, phase: DetectorPhase
+  ) -> Step {
+    var result = Step()
+    // (A local copy: the directions read it in place, not a copy each from the state they change.)
+    let limits = self.limits
     // (Whether the dynamic acceleration lies along gravity, the estimate it was measured against.)
     let alongGravity = d.dot(sampleGravity)
     let upright =
@@ -141,7 +156,7 @@ struct DetectorCore {
     _ = Self.follow(&xTrack, d.x, sample, limits, &result)
     _ = Self.follow(&yTrack, d.y, sample, limits, &result)
     _ = Self.follow(&zTrack, d.z, sample, limits, &result)
-    if phase == .waiting, m2 >= limits.sustainSquared { result.keptGoing = true }
+    if phase == .waiting, m2 >= sustainSquared { result.keptGoing = true }
     if result.began != nil,
       bounce.holds(
         at: t, gravity: gravity, steadyGravity: steadyGravity, moments: principal.moments,

@@ -15,12 +15,14 @@ struct PrincipalAxis {
   /// on it unnormalized, so that no square root and division lie on the chain from one sample to
   /// the next; the axis itself is this vector scaled to length 1, when it is asked for.
   private var vector = Vector3(1, 0, 0)
+  /// `vector.dot(vector)`, kept beside it (the next step works it out anyway).
+  private var vectorSquared = 1.0
   private var axis = Vector3(1, 0, 0)
   private var axisIsStale = false
   private var nextStep: Seconds = -.infinity
 
   /// Takes the dynamic acceleration `d` of the sample at `t`, with the low-pass filter's weight `k`.
-  mutating func update(_ d: Vector3, weight k: Double, at t: Seconds) {
+  @inline(__always) mutating func update(_ d: Vector3, weight k: Double, at t: Seconds) {
     let updated = moments.adding(d, weight: k)
     moments = updated
     guard t >= nextStep else { return }
@@ -28,8 +30,14 @@ struct PrincipalAxis {
     let next = updated.times(vector)
     let squared = next.dot(next)
     // (The axis stays where it was when the moments are all but nothing.)
-    guard squared > 1e-24 * vector.dot(vector) else { return }
-    vector = squared > 1e40 || squared < 1e-40 ? next * PlainMath.inverseSquareRoot(squared) : next
+    guard squared > 1e-24 * vectorSquared else { return }
+    if squared > 1e40 || squared < 1e-40 {
+      vector = next * PlainMath.inverseSquareRoot(squared)
+      vectorSquared = vector.dot(vector)
+    } else {
+      vector = next
+      vectorSquared = squared
+    }
     axisIsStale = true
   }
 
@@ -37,7 +45,7 @@ struct PrincipalAxis {
   /// by 5e-6 at most, which moves no decision on any corpus.)
   mutating func current() -> Vector3 {
     if axisIsStale {
-      axis = vector * PlainMath.inverseSquareRoot(vector.dot(vector), steps: 2)
+      axis = vector * PlainMath.inverseSquareRoot(vectorSquared, steps: 2)
       axisIsStale = false
     }
     return axis

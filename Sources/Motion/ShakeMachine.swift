@@ -85,7 +85,7 @@ struct ShakeMachine {
     return take(mean, at: pendingTime)
   }
 
-  private mutating func take(_ a: Vector3, at t: Seconds) -> Bool {
+  @inline(__always) private mutating func take(_ a: Vector3, at t: Seconds) -> Bool {
     if state != .idle { outcome = settle(upTo: t) }
     let phase: DetectorPhase
     switch state {
