@@ -513,13 +513,15 @@ let package = Package(
       pkgConfig: pkgConfig("--exists umockdev-1.0") == nil ? nil : "umockdev-1.0",
       providers: [.apt(["libumockdev-dev"])]),
     // The in-memory bus (MessageBus on virtual time, no dbus-daemon), a service on it, and the
-    // in-process doubles of the I/O the daemon uses (logind, the sound server, …).
+    // in-process doubles of the I/O the daemon uses (logind, the sound server, the motion sensors, …).
     .target(
       name: "ResponderdTestKit",
       dependencies: [
-        "AccessibilityWatch", "DBus", "EventLoop", "EventTime", "InputCodes", "KeySender", "ResponderConfig",
-        "ResponderCore", "ResponderdKit", "SessionWatcher", "SoundServer",
+        "AccessibilityWatch", "DBus", "EventLoop", "EventTime", "IIOInput", "InputCodes", "KeySender",
+        "Motion",
+        "ResponderConfig", "ResponderCore", "ResponderdKit", "SessionWatcher", "SoundServer", "SystemCalls",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Tests/ResponderdTestKit",
       swiftSettings: strict),

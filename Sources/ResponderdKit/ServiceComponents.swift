@@ -1,6 +1,7 @@
 import AccessibilityWatch
 import DBus
 import EventTime
+import IIOInput
 import KeySender
 import SessionWatcher
 import SoundServer
@@ -72,15 +73,18 @@ extension Service {
       logger: logger)
   }
 
-  /// Shakes from the accelerometer, wanted by this service's chain.
+  /// Shakes from the accelerometer (`accelerometer` and `proximitySensors`: the IIO devices when
+  /// nil), wanted by this service's chain.
   public func motionComponent(
     session: SessionComponent? = nil, keepOpen: Seconds = MotionComponent.keepOpenAfterLastWant,
-    keepOpenScheduler: (any Scheduler)? = nil
+    keepOpenScheduler: (any Scheduler)? = nil, accelerometer: (any AccelerometerSource)? = nil,
+    proximitySensors: (any ProximitySensors)? = nil
   ) -> MotionComponent {
     MotionComponent(
       settings: config.motion, chain: chain, session: session, events: events, loop: loop,
       scheduler: scheduler,
-      logger: logger, keepOpen: keepOpen, keepOpenScheduler: keepOpenScheduler)
+      logger: logger, keepOpen: keepOpen, keepOpenScheduler: keepOpenScheduler, accelerometer: accelerometer,
+      proximitySensors: proximitySensors)
   }
 
   /// The motion API of `motion`'s accelerometer, on `bus`.
