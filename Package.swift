@@ -513,13 +513,14 @@ let package = Package(
       pkgConfig: pkgConfig("--exists umockdev-1.0") == nil ? nil : "umockdev-1.0",
       providers: [.apt(["libumockdev-dev"])]),
     // The in-memory bus (MessageBus on virtual time, no dbus-daemon), a service on it, and the
-    // in-process doubles of the I/O the daemon uses (logind, the sound server, the motion sensors, …).
+    // in-process doubles of the I/O the daemon uses (logind, the sound server, the motion sensors,
+    // the input devices, …).
     .target(
       name: "ResponderdTestKit",
       dependencies: [
-        "AccessibilityWatch", "DBus", "EventLoop", "EventTime", "IIOInput", "InputCodes", "KeySender",
-        "Motion",
-        "ResponderConfig", "ResponderCore", "ResponderdKit", "SessionWatcher", "SoundServer", "SystemCalls",
+        "AccessibilityWatch", "DBus", "EvdevInput", "EventLoop", "EventTime", "IIOInput", "InputCodes",
+        "KeySender", "Motion", "ResponderConfig", "ResponderCore", "ResponderdKit", "SessionWatcher",
+        "SoundServer", "SystemCalls",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],

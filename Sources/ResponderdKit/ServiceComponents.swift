@@ -1,5 +1,6 @@
 import AccessibilityWatch
 import DBus
+import EvdevInput
 import EventTime
 import IIOInput
 import KeySender
@@ -48,11 +49,15 @@ extension Service {
     MPRISComponent(settings: config.players, bus: bus, events: events, scheduler: scheduler, logger: logger)
   }
 
-  /// Media keys from evdev, their report served on `bus`, the devices following `session`.
-  public func keysComponent(bus: BusComponent?, session: SessionComponent? = nil) -> KeysComponent {
+  /// Media keys from evdev, their report served on `bus`, the devices following `session`; `devices`
+  /// and `keyScheduler` replace udev, libevdev and the loop's clock (a test's double, virtual time).
+  public func keysComponent(
+    bus: BusComponent?, session: SessionComponent? = nil, devices: (any InputDeviceSource)? = nil,
+    keyScheduler: (any Scheduler)? = nil
+  ) -> KeysComponent {
     KeysComponent(
       config: config.keys, commands: config.command.commands, bus: bus, session: session, loop: loop,
-      events: events, children: children, logger: logger)
+      events: events, children: children, logger: logger, devices: devices, keyScheduler: keyScheduler)
   }
 
   /// The volume keys of `keys`' owned devices, on the sound server at `server` (the user's when nil),
