@@ -416,7 +416,9 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "WaylandTouchTests",
-      dependencies: ["EventLoop", "EventTime", "ResponderCore", "TouchDispatch", "WaylandTouch"],
+      dependencies: [
+        "EventLoop", "EventTime", "ResponderCore", "ResponderdTestKit", "TouchDispatch", "WaylandTouch",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "RemoteControlTests",
@@ -514,13 +516,13 @@ let package = Package(
       providers: [.apt(["libumockdev-dev"])]),
     // The in-memory bus (MessageBus on virtual time, no dbus-daemon), a service on it, and the
     // in-process doubles of the I/O the daemon uses (logind, the sound server, the motion sensors,
-    // the input devices, …).
+    // the input devices, the compositor's touches, …).
     .target(
       name: "ResponderdTestKit",
       dependencies: [
         "AccessibilityWatch", "DBus", "EvdevInput", "EventLoop", "EventTime", "IIOInput", "InputCodes",
         "KeySender", "Motion", "ResponderConfig", "ResponderCore", "ResponderdKit", "SessionWatcher",
-        "SoundServer", "SystemCalls",
+        "SoundServer", "SystemCalls", "TouchDispatch", "WaylandTouch",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],
