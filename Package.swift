@@ -418,7 +418,9 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "WaylandTouchTests",
-      dependencies: ["EventLoop", "EventTime", "ResponderCore", "TouchDispatch", "WaylandTouch"],
+      dependencies: [
+        "EventLoop", "EventTime", "ResponderCore", "ResponderdTestKit", "TouchDispatch", "WaylandTouch",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "RemoteControlTests",
@@ -521,13 +523,16 @@ let package = Package(
       pkgConfig: pkgConfig("--exists umockdev-1.0") == nil ? nil : "umockdev-1.0",
       providers: [.apt(["libumockdev-dev"])]),
     // The in-memory bus (MessageBus on virtual time, no dbus-daemon), a service on it, and the
-    // in-process doubles of the I/O the daemon uses (logind, the sound server, …).
+    // in-process doubles of the I/O the daemon uses (logind, the sound server, the motion sensors,
+    // the input devices, the compositor's touches, …).
     .target(
       name: "ResponderdTestKit",
       dependencies: [
-        "AccessibilityWatch", "DBus", "EventLoop", "EventTime", "InputCodes", "KeySender", "ResponderConfig",
-        "ResponderCore", "ResponderdKit", "SessionWatcher", "SoundServer",
+        "AccessibilityWatch", "DBus", "EvdevInput", "EventLoop", "EventTime", "IIOInput", "InputCodes",
+        "KeySender", "Motion", "ResponderConfig", "ResponderCore", "ResponderdKit", "SessionWatcher",
+        "SoundServer", "SystemCalls", "TouchDispatch", "WaylandTouch",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       path: "Tests/ResponderdTestKit",
       swiftSettings: strict),

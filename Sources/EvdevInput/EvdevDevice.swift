@@ -1,4 +1,5 @@
 import CEvdev
+import EventLoop
 import EventTime
 import InputCodes
 import SystemCalls
@@ -24,6 +25,12 @@ public struct EvdevFrame: Sendable {
   public var events: [RawInputEvent]
   /// The time of the frame's SYN_REPORT (or of its last event when it has none).
   public var time: Seconds
+
+  public init(kind: Kind, events: [RawInputEvent], time: Seconds) {
+    self.kind = kind
+    self.events = events
+    self.time = time
+  }
 }
 
 /// What reading a device found.
@@ -54,7 +61,7 @@ public enum EvdevReadItem: Sendable {
 /// Not specific to keys: touchscreens and other devices use it too. A reader narrows what it
 /// receives with `disable(type:)` / `disable(type:code:)` (libevdev then drops those events
 /// before they reach Swift) and the `accept` filter of `read`.
-public final class EvdevDevice {
+public final class EvdevDevice: InputDevice {
   public let path: String
   public let fd: FileDescriptor
   private var device: OpaquePointer?
@@ -65,6 +72,8 @@ public final class EvdevDevice {
   /// How many SYN_DROPPED the device reported (each followed by a resync).
   public private(set) var droppedCount = 0
   private var partial: [RawInputEvent] = []
+  /// The loop's watch of the descriptor (`watch(on:_:)`), until `close()`.
+  private var source: IOSource?
 
   /// Opens `path` (O_RDONLY | O_NONBLOCK | O_CLOEXEC) and reads its description with libevdev.
   /// The error names the call that failed and the device.
@@ -98,6 +107,8 @@ public final class EvdevDevice {
   /// Releases the grab, frees libevdev's state and closes the descriptor (remove it from the event
   /// loop first).
   public func close() {
+    source?.remove()
+    source = nil
     guard let device else { return }
     ungrab()
     libevdev_free(device)
@@ -106,6 +117,13 @@ public final class EvdevDevice {
   }
 
   public var isOpen: Bool { device != nil }
+
+  /// Calls `ready` on `loop` whenever events are pending (`hungUp`: the device hung up or
+  /// failed), until `close()`.
+  public func watch(on loop: EventLoop, _ ready: @escaping (_ hungUp: Bool) -> Void) throws(SystemError) {
+    source?.remove()
+    source = try loop.register(fd: fd, events: .readable) { events in ready(events.isGone) }
+  }
 
   /// Whether this reader holds the device exclusively (EVIOCGRAB).
   public private(set) var isGrabbed = false

@@ -20,12 +20,12 @@ struct MappedKeyFilter {
   }
 
   /// The mapped keys the device has (none: the device is not kept open).
-  func mappedKeys(of device: EvdevDevice) -> [UInt16] {
+  func mappedKeys(of device: any InputDevice) -> [UInt16] {
     mappedKeys.sorted().filter { device.has(type: InputCode.EV_KEY, code: $0) }
   }
 
   /// Disables everything but EV_SYN and the mapped EV_KEY codes on the device.
-  func restrict(_ device: EvdevDevice) {
+  func restrict(_ device: any InputDevice) {
     for type in 1...Self.typeMax where type != InputCode.EV_KEY && device.has(type: type) {
       device.disable(type: type)
     }

@@ -45,9 +45,9 @@ extension MediaKeyInput {
           path: path, state: .leftAlone, reason: Self.sessionInactiveReason, reasonCode: "session-inactive"))
       return
     }
-    let device: EvdevDevice
+    let device: any InputDevice
     do {
-      device = try EvdevDevice(path: path)
+      device = try watcher.open(path)
     } catch {
       logger.debug("evdev: cannot open \(path): \(error)")
       setStatus(
@@ -91,13 +91,11 @@ extension MediaKeyInput {
       path: path, identity: identity, state: .shared, reason: decision.explanation,
       reasonCode: decision.reasonCode,
       keys: keys.map(InputCode.keyName))
-    var reader = Reader(
-      info: info, device: device, source: nil, filter: mapped, ownedKeys: ownedKeys, readFilter: readFilter,
+    let reader = Reader(
+      info: info, device: device, filter: mapped, ownedKeys: ownedKeys, readFilter: readFilter,
       decision: decision, status: status)
     do {
-      reader.source = try loop.register(fd: device.fd, events: .readable) { [weak self] events in
-        self?.ready(path, events)
-      }
+      try device.watch(on: loop) { [weak self] hungUp in self?.ready(path, hungUp: hungUp) }
     } catch {
       device.close()
       logger.error("evdev: \(path): \(error)")
@@ -131,14 +129,13 @@ extension MediaKeyInput {
       closed[path] = nil
     }
     guard let reader = readers.removeValue(forKey: path) else { return }
-    reader.source?.remove()
     reader.device.close()
     sink(.deviceClosed(source: reader.info.source, at: scheduler.now))
     logger.info("evdev: closed \(path) '\(reader.info.identity.name)' (\(reason))")
     notify(.closed(path: path, reason: reason))
   }
 
-  private func ready(_ path: String, _ events: IOEvents) {
+  private func ready(_ path: String, hungUp: Bool) {
     guard let reader = readers[path] else { return }
     // Read what is pending first, even on hang-up: a release may be in it.
     let dropped = reader.device.droppedCount
@@ -152,7 +149,7 @@ extension MediaKeyInput {
     }
     if case .gone(let error) = status {
       remove(path, reason: "gone (\(error))")
-    } else if events.isGone {
+    } else if hungUp {
       remove(path, reason: "gone (hang-up)")
     } else {
       transition(path, .eventsRead)

@@ -82,8 +82,7 @@ public final class MediaKeyInput {
   /// One open device: what is read from it and who has its keys.
   struct Reader {
     var info: OpenDevice
-    var device: EvdevDevice
-    var source: IOSource?
+    var device: any InputDevice
     /// The mapped keys: read whether the device is owned or shared.
     var filter: MappedKeyFilter
     /// The other keys read while the device is owned (volume and other non-typing keys).
@@ -104,7 +103,8 @@ public final class MediaKeyInput {
   /// Whether key timestamps are put on CLOCK_MONOTONIC (the loop's clock).
   let convertsToMonotonic: Bool
   var logger: Logger
-  let watcher: UdevInputWatcher
+  /// Where the devices are found and opened (udev and libevdev, or a test's double).
+  let watcher: any InputDeviceSource
   /// What to do with a device opened (its mapped keys, whether to own it).
   let decide: (KeyDeviceCandidate) -> KeyDeviceDecision
   /// Where the mapped keys go.
@@ -126,9 +126,11 @@ public final class MediaKeyInput {
   ///
   /// Key timestamps are read on the scheduler's clock. With the loop's scheduler (the default:
   /// CLOCK_MONOTONIC), a device that keeps CLOCK_REALTIME has its timestamps converted; with a
-  /// scheduler of your own (virtual time), they are taken as the device reports them.
+  /// scheduler of your own (virtual time), they are taken as the device reports them. `devices`:
+  /// where devices are found and opened (udev and libevdev when nil; a test's double).
   public init(
     loop: EventLoop, scheduler: (any Scheduler)? = nil, logger: Logger,
+    devices: (any InputDeviceSource)? = nil,
     decide: @escaping (KeyDeviceCandidate) -> KeyDeviceDecision, sink: @escaping (MappedKeyEvent) -> Void
   ) {
     self.loop = loop
@@ -137,7 +139,7 @@ public final class MediaKeyInput {
     self.logger = logger
     self.decide = decide
     self.sink = sink
-    watcher = UdevInputWatcher(loop: loop)
+    watcher = devices ?? UdevInputWatcher(loop: loop)
   }
 
   /// The scheduler whose clock the key timestamps are on.

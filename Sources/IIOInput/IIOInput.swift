@@ -50,6 +50,20 @@ public final class IIOInput {
     public var blockSamples: Int
     /// The sampling frequencies the sensor offers, in Hz, lowest first (empty when it does not say).
     public var availableRates: [Double] = []
+
+    /// A sensor `id` (`name`) sampled in `mode` ("buffered", "polled") at `rate` Hz.
+    public init(
+      id: String, name: String, mode: String, rate: Double, blockSamples: Int = 1,
+      availableRates: [Double] = []
+    ) {
+      self.id = id
+      self.name = name
+      self.mode = mode
+      self.rate = rate
+      self.blockSamples = blockSamples
+      self.availableRates = availableRates
+    }
+
     public var description: String {
       "\(id) (\(name)), \(mode) at \(formatFrequency(rate)) Hz"
         + (blockSamples > 1 ? " in blocks of \(blockSamples)" : "")
@@ -435,18 +449,31 @@ public final class IIOInput {
   }
 }
 
-/// Shakes from the accelerometer: an `IIOInput` feeding a `ShakeDetector`.
+/// Shakes from the accelerometer: an `AccelerometerSource` (`IIOInput`) feeding a `ShakeDetector`.
 public final class ShakeInput {
-  public let input: IIOInput
+  public let input: any AccelerometerSource
   public let detector: ShakeDetector
 
+  /// Shakes from the IIO accelerometer (`IIOInput`) on `loop`.
   /// - Parameter onShake: called with each began, ended and cancelled.
-  public init(
+  public convenience init(
     loop: EventLoop, settings: IIOInput.Settings, shake: ShakeSettings, logger: Logger,
     onShake: @escaping (ShakeEvent) -> Void
   ) {
-    input = IIOInput(loop: loop, settings: settings, logger: logger)
-    detector = ShakeDetector(settings: shake, scheduler: loop.scheduler, onEvent: onShake)
+    self.init(
+      input: IIOInput(loop: loop, settings: settings, logger: logger), scheduler: loop.scheduler,
+      shake: shake,
+      onShake: onShake)
+  }
+
+  /// Shakes from `input`'s samples, decided on `scheduler`'s clock.
+  /// - Parameter onShake: called with each began, ended and cancelled.
+  public init(
+    input: any AccelerometerSource, scheduler: any Scheduler, shake: ShakeSettings,
+    onShake: @escaping (ShakeEvent) -> Void
+  ) {
+    self.input = input
+    detector = ShakeDetector(settings: shake, scheduler: scheduler, onEvent: onShake)
     input.addSampleObserver { [detector] sample in detector.process(sample) }
     input.addSensorObserver { [detector, unowned input] change in
       switch change {

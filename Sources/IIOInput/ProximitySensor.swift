@@ -9,7 +9,7 @@ import CUdev
 ///
 /// Open only while it is needed: `open()` finds it, releasing the instance closes it. Each
 /// `isNear()` is one sysfs read; nothing runs in between.
-public final class ProximitySensor {
+public final class ProximitySensor: ProximityReading {
   /// "iio:device1".
   public let id: String
   /// The driver's name ("vcnl4040").
@@ -32,16 +32,9 @@ public final class ProximitySensor {
     self.channel = channel
   }
 
-  /// What was found: a sensor to read, one without a near level (named, not used), or none.
-  public enum Discovery {
-    case sensor(ProximitySensor)
-    case withoutNearLevel(id: String, name: String)
-    case none
-  }
-
   /// Finds the first IIO proximity sensor (a device with an `in_proximity_raw` or
   /// `in_proximity0_raw` channel).
-  public static func open() -> Discovery {
+  public static func open() -> ProximityDiscovery {
     guard let context = try? IIOContext() else { return .none }
     for device in context.devices where !device.isTrigger {
       guard let channel = device.channel("proximity") ?? device.channel("proximity0"),
@@ -72,6 +65,45 @@ public final class ProximitySensor {
   static func isNear(raw: Int64, level: Int64, wasNear: Bool) -> Bool {
     Double(raw) > Double(level) * (wasNear ? 0.9 : 1.1)
   }
+}
+
+/// A proximity sensor as the motion component reads it: whether something is near now.
+/// `ProximitySensor` is the real one (IIO); the test kit's `FakeProximitySensor` is a double
+/// that is covered, uncovered, fails to read or is unplugged.
+public protocol ProximityReading: AnyObject {
+  /// "iio:device1".
+  var id: String { get }
+  /// The driver's name ("vcnl4040").
+  var name: String { get }
+  /// The raw reading above which something is near.
+  var nearLevel: Int64 { get }
+  /// Whether the last reading was near.
+  var near: Bool { get }
+  /// The last raw reading.
+  var lastReading: Int64? { get }
+  /// Reads the sensor: whether something is near now (throws `SystemError` when it cannot).
+  @discardableResult func isNear() throws -> Bool
+}
+
+/// What was found of a proximity sensor: one to read, one without a near level (named, not
+/// used), or none.
+public enum ProximityDiscovery {
+  case sensor(any ProximityReading)
+  case withoutNearLevel(id: String, name: String)
+  case none
+}
+
+/// Where the motion component finds its proximity sensor (`IIOProximitySensors`; the test kit's
+/// `FakeProximitySensor`).
+public protocol ProximitySensors: AnyObject {
+  /// Looks for a proximity sensor now, and opens it.
+  func find() -> ProximityDiscovery
+}
+
+/// The IIO devices' proximity sensors (`ProximitySensor.open()`).
+public final class IIOProximitySensors: ProximitySensors {
+  public init() {}
+  public func find() -> ProximityDiscovery { ProximitySensor.open() }
 }
 
 /// A udev property of an IIO device ("iio:device1"), nil when udev does not know it or it has none.

@@ -48,16 +48,24 @@ public final class KeysComponent: ServiceComponent {
 
   private let bus: BusComponent?
   private let session: SessionComponent?
+  /// Where the devices are found (udev and libevdev when nil; a test's double).
+  private let devices: (any InputDeviceSource)?
+  /// The clock of the keys and the click grammar's timers (the loop's when nil).
+  private let keyScheduler: (any Scheduler)?
 
   /// The keys component with the config's `[keys]`, its devices read on `loop` and their events
   /// posted to `events`; an owned device's other keys run their `commands` (`[command]`) as
   /// `children`. The devices report is served on `bus` (none without it). The devices follow
   /// `session`'s gate: none is opened before logind has answered, and they are released while
-  /// another session is in front.
+  /// another session is in front. `devices` and `keyScheduler` replace udev, libevdev and the
+  /// loop's clock (a test's double and virtual time).
   public init(
     config: KeysConfig, commands: [String: [String]], bus: BusComponent?, session: SessionComponent?,
-    loop: EventLoop, events: ServiceEvents, children: ChildProcesses, logger: Logger
+    loop: EventLoop, events: ServiceEvents, children: ChildProcesses, logger: Logger,
+    devices: (any InputDeviceSource)? = nil, keyScheduler: (any Scheduler)? = nil
   ) {
+    self.devices = devices
+    self.keyScheduler = keyScheduler
     self.config = config
     self.session = session
     self.commands = commands
@@ -135,7 +143,9 @@ public final class KeysComponent: ServiceComponent {
       logger.info("evdev: media and headset keys are off ([keys] enabled = false)")
       return
     }
-    let input = MediaKeyInput(loop: loop, settings: config.settings, logger: logger) { [weak self] emission in
+    let input = MediaKeyInput(
+      loop: loop, scheduler: keyScheduler, settings: config.settings, logger: logger, devices: devices
+    ) { [weak self] emission in
       guard let self else { return }
       // An owned device's keys never reach the desktop: its presses are no desktop's call again.
       let owned = self.input?.isOwned(source: emission.source) ?? false

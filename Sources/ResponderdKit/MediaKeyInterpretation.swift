@@ -34,10 +34,11 @@ extension MediaKeyInput {
   /// The key reader with the key interpreter above it, as the daemon runs them: `settings` decide
   /// which keys of which devices are read and which devices are owned, and the interpreter (the
   /// mapping and the click grammar) turns the keys read into the events `sink` receives, on the
-  /// loop thread, on the reader's clock (see the designated initializer for `scheduler`).
+  /// loop thread, on the reader's clock (see the designated initializer for `scheduler` and
+  /// `devices`).
   public convenience init(
     loop: EventLoop, scheduler: (any Scheduler)? = nil, settings: KeySettings = .standard, logger: Logger,
-    sink: @escaping (RemoteControlEmission) -> Void
+    devices: (any InputDeviceSource)? = nil, sink: @escaping (RemoteControlEmission) -> Void
   ) {
     let interpreter = KeyInterpreter(settings: settings, scheduler: scheduler ?? loop.scheduler) {
       [logger] emission in
@@ -45,7 +46,7 @@ extension MediaKeyInput {
       sink(emission)
     }
     self.init(
-      loop: loop, scheduler: scheduler, logger: logger, decide: settings.decision(for:),
+      loop: loop, scheduler: scheduler, logger: logger, devices: devices, decide: settings.decision(for:),
       sink: interpreter.handle(_:))
   }
 }

@@ -39,17 +39,25 @@ public final class MotionComponent: ServiceComponent {
   public static let keepOpenAfterLastWant: Seconds = 2
   /// The info lines of motion wanted and not wanted: a bounded number however often it flaps.
   private var wantLines = LogRateLimit()
+  /// The accelerometer given in place of the IIO one (a test's double).
+  private let givenAccelerometer: (any AccelerometerSource)?
+  /// Where the proximity sensor is looked for (the IIO devices, or a test's double).
+  private let proximitySensors: any ProximitySensors
 
   /// A motion component with the config's `[motion]`, whose interest follows `chain` and whose
   /// shakes pause as `session` says, its
   /// sensor read on `loop` and its shakes posted to `events`; the accelerometer is kept open
   /// `keepOpen` seconds after the last want, on `keepOpenScheduler` (`scheduler` when nil).
+  /// `accelerometer` and `proximitySensors` replace the IIO devices (a test's doubles).
   public init(
     settings: MotionSettings, chain: HandlerChain, session: SessionComponent?, events: ServiceEvents,
     loop: EventLoop,
     scheduler: any Scheduler, logger: Logger, keepOpen: Seconds = MotionComponent.keepOpenAfterLastWant,
-    keepOpenScheduler: (any Scheduler)? = nil
+    keepOpenScheduler: (any Scheduler)? = nil, accelerometer: (any AccelerometerSource)? = nil,
+    proximitySensors: (any ProximitySensors)? = nil
   ) {
+    givenAccelerometer = accelerometer
+    self.proximitySensors = proximitySensors ?? IIOProximitySensors()
     self.settings = settings
     self.chain = chain
     self.session = session
@@ -70,16 +78,22 @@ public final class MotionComponent: ServiceComponent {
       pauseShakes(session.gate.shakesPaused)
       session.addGateObserver { [weak self] gate in self?.pauseShakes(gate.shakesPaused) }
     }
-    if !directoryEntries("/sys/bus/iio/devices").contains(where: { $0.hasPrefix("iio:device") }) {
+    if givenAccelerometer == nil,
+      !directoryEntries("/sys/bus/iio/devices").contains(where: { $0.hasPrefix("iio:device") })
+    {
       logger.notice("iio: no IIO sensors found (/sys/bus/iio/devices is empty); waiting for one")
     }
     guard settings.enabled else {
       logger.info("iio: motion disabled in the config ([motion] enabled = false)")
       return
     }
-    let input = ShakeInput(
-      loop: loop, settings: settings.inputSettings, shake: settings.shake, logger: logger
-    ) { [weak self] event in self?.post(event) }
+    let onShake: (ShakeEvent) -> Void = { [weak self] event in self?.post(event) }
+    let input =
+      givenAccelerometer.map {
+        ShakeInput(input: $0, scheduler: scheduler, shake: settings.shake, onShake: onShake)
+      }
+      ?? ShakeInput(
+        loop: loop, settings: settings.inputSettings, shake: settings.shake, logger: logger, onShake: onShake)
     shake = input
     // After the detector's observer: a shake it began on this sample is known here.
     input.input.addSampleObserver { [weak self] sample in self?.checkProximity(at: sample.t) }
@@ -207,7 +221,7 @@ public final class MotionComponent: ServiceComponent {
   // MARK: The proximity sensor
 
   /// The proximity sensor, open while shakes are wanted (nil otherwise, or when there is none).
-  public private(set) var proximity: ProximitySensor?
+  public private(set) var proximity: (any ProximityReading)?
   /// Whether shakes are wanted, so a proximity sensor that appears is opened.
   private var proximityWanted = false
   /// The IIO devices were looked at for a proximity sensor since shakes are wanted (again looked
@@ -236,7 +250,7 @@ public final class MotionComponent: ServiceComponent {
     }
     guard proximity == nil, !proximityLookedFor else { return }
     proximityLookedFor = true
-    switch ProximitySensor.open() {
+    switch proximitySensors.find() {
     case .sensor(let sensor):
       proximity = sensor
       logger.info(

@@ -1,6 +1,8 @@
 import AccessibilityWatch
 import DBus
+import EvdevInput
 import EventTime
+import IIOInput
 import KeySender
 import SessionWatcher
 import SoundServer
@@ -47,11 +49,15 @@ extension Service {
     MPRISComponent(settings: config.players, bus: bus, events: events, scheduler: scheduler, logger: logger)
   }
 
-  /// Media keys from evdev, their report served on `bus`, the devices following `session`.
-  public func keysComponent(bus: BusComponent?, session: SessionComponent? = nil) -> KeysComponent {
+  /// Media keys from evdev, their report served on `bus`, the devices following `session`; `devices`
+  /// and `keyScheduler` replace udev, libevdev and the loop's clock (a test's double, virtual time).
+  public func keysComponent(
+    bus: BusComponent?, session: SessionComponent? = nil, devices: (any InputDeviceSource)? = nil,
+    keyScheduler: (any Scheduler)? = nil
+  ) -> KeysComponent {
     KeysComponent(
       config: config.keys, commands: config.command.commands, bus: bus, session: session, loop: loop,
-      events: events, children: children, logger: logger)
+      events: events, children: children, logger: logger, devices: devices, keyScheduler: keyScheduler)
   }
 
   /// The volume keys of `keys`' owned devices, on the sound server at `server` (the user's when nil),
@@ -72,15 +78,18 @@ extension Service {
       logger: logger)
   }
 
-  /// Shakes from the accelerometer, wanted by this service's chain.
+  /// Shakes from the accelerometer (`accelerometer` and `proximitySensors`: the IIO devices when
+  /// nil), wanted by this service's chain.
   public func motionComponent(
     session: SessionComponent? = nil, keepOpen: Seconds = MotionComponent.keepOpenAfterLastWant,
-    keepOpenScheduler: (any Scheduler)? = nil
+    keepOpenScheduler: (any Scheduler)? = nil, accelerometer: (any AccelerometerSource)? = nil,
+    proximitySensors: (any ProximitySensors)? = nil
   ) -> MotionComponent {
     MotionComponent(
       settings: config.motion, chain: chain, session: session, events: events, loop: loop,
       scheduler: scheduler,
-      logger: logger, keepOpen: keepOpen, keepOpenScheduler: keepOpenScheduler)
+      logger: logger, keepOpen: keepOpen, keepOpenScheduler: keepOpenScheduler, accelerometer: accelerometer,
+      proximitySensors: proximitySensors)
   }
 
   /// The motion API of `motion`'s accelerometer, on `bus`.

@@ -44,11 +44,6 @@ public final class WaylandDisplay {
     var touch: OpaquePointer?
   }
 
-  private struct Target {
-    var input: TouchInput
-    var frames: TouchFrames
-  }
-
   private let registry: OpaquePointer
   private let sink: UnsafeMutablePointer<wt_sink>
   private var source: IOSource?
@@ -56,11 +51,8 @@ public final class WaylandDisplay {
   private var seats: [UInt32: Seat] = [:]
   private var outputs: [UInt32: OpaquePointer] = [:]
   private var outputScales: [OpaquePointer: Int] = [:]
-  private var targets: [OpaquePointer: Target] = [:]
-  /// For each wl_touch, the surface each of its fingers went down on.
-  private var fingerSurfaces: [OpaquePointer: [Int32: OpaquePointer]] = [:]
-  /// The surfaces a wl_touch sent events for since its last frame.
-  private var framePending: [OpaquePointer: Set<OpaquePointer>] = [:]
+  /// Each surface's touches, by wl_surface and wl_touch.
+  private let routing = TouchRouting<OpaquePointer, OpaquePointer>()
   private var objectHandlers: [OpaquePointer: (wt_event) -> Void] = [:]
   private var outputObservers: [() -> Void] = []
 
@@ -113,13 +105,12 @@ public final class WaylandDisplay {
 
   /// Sends `input` the touches of `surface` (a `wl_surface` of this connection) from now on.
   public func attach(_ input: TouchInput, to surface: OpaquePointer) {
-    targets[surface] = Target(input: input, frames: TouchFrames(clock: TouchClock()))
+    routing.attach(input, to: surface)
   }
 
   /// Stops sending touches for `surface`; the touches held are cancelled.
   public func detach(surface: OpaquePointer) {
-    guard let target = targets.removeValue(forKey: surface) else { return }
-    target.input.cancelAll(at: loop.scheduler.now)
+    routing.detach(surface: surface, now: loop.scheduler.now)
   }
 
   /// The scale of an output (`wl_output.scale`), 1 until it says.
@@ -163,7 +154,7 @@ public final class WaylandDisplay {
       if wl_display_dispatch_pending(display) < 0 { return fail(connectionError()) }
       // mutter 43 sends no wl_touch.frame after the up of the last finger: what a read brought
       // (the compositor writes a frame's events at once) ends a frame left open.
-      for touch in framePending.keys where !(framePending[touch] ?? []).isEmpty { endFrame(of: touch) }
+      for touch in routing.devicesWithOpenFrames { routing.frame(touch, now: loop.scheduler.now) }
     }
     flush()
   }
@@ -200,14 +191,7 @@ public final class WaylandDisplay {
     failed = true
     source?.remove()
     source = nil
-    let now = loop.scheduler.now
-    for (surface, var target) in targets {
-      target.frames.cancel()
-      targets[surface] = target
-      target.input.cancelAll(at: now)
-    }
-    fingerSurfaces.removeAll()
-    framePending.removeAll()
+    routing.cancelAll(now: loop.scheduler.now)
     onError?(error)
   }
 
@@ -284,73 +268,31 @@ public final class WaylandDisplay {
       wt_listen_touch(touch, sink)
       seat.touch = touch
     } else if !hasTouch, let touch = seat.touch {
-      cancelTouches(of: touch)
-      fingerSurfaces[touch] = nil
-      framePending[touch] = nil
+      routing.remove(touch, now: loop.scheduler.now)
       if seat.version >= 3 { wl_touch_release(touch) } else { wl_touch_destroy(touch) }
       seat.touch = nil
     }
     seats[name] = seat
   }
 
-  private func cancelTouches(of touch: OpaquePointer) {
-    let surfaces = Set((fingerSurfaces[touch] ?? [:]).values).union(framePending[touch] ?? [])
-    fingerSurfaces[touch] = [:]
-    framePending[touch] = []
-    let now = loop.scheduler.now
-    for surface in surfaces {
-      guard var target = targets[surface] else { continue }
-      target.frames.cancel()
-      targets[surface] = target
-      target.input.cancelAll(at: now)
-    }
-  }
-
   private func touchEvent(_ event: wt_event) {
     guard let touch = OpaquePointer(event.object) else { return }
     switch event.kind {
     case WT_TOUCH_FRAME:
-      endFrame(of: touch)
+      routing.frame(touch, now: loop.scheduler.now)
     case WT_TOUCH_CANCEL:
-      cancelTouches(of: touch)
+      routing.cancel(touch, now: loop.scheduler.now)
     case WT_TOUCH_DOWN:
       guard let surface = OpaquePointer(event.other) else { return }
-      fingerSurfaces[touch, default: [:]][event.id] = surface
-      update(surface, of: touch) { $0.down(id: event.id, x: event.x, y: event.y, time: event.time) }
+      routing.down(touch, on: surface, id: event.id, x: event.x, y: event.y, time: event.time)
+    case WT_TOUCH_MOTION:
+      routing.motion(touch, id: event.id, x: event.x, y: event.y, time: event.time)
+    case WT_TOUCH_UP:
+      routing.up(touch, id: event.id, time: event.time)
+    case WT_TOUCH_SHAPE:
+      routing.shape(touch, id: event.id, major: event.major, minor: event.minor)
     default:
-      guard let surface = fingerSurfaces[touch]?[event.id] else { return }
-      switch event.kind {
-      case WT_TOUCH_MOTION:
-        update(surface, of: touch) { $0.motion(id: event.id, x: event.x, y: event.y, time: event.time) }
-      case WT_TOUCH_UP:
-        fingerSurfaces[touch]?[event.id] = nil
-        update(surface, of: touch) { $0.up(id: event.id, time: event.time) }
-      case WT_TOUCH_SHAPE:
-        update(surface, of: touch) { $0.shape(id: event.id, major: event.major, minor: event.minor) }
-      default:
-        break  // orientation: TouchDispatch's touches have none
-      }
+      break  // orientation: TouchDispatch's touches have none
     }
-  }
-
-  /// A frame of `touch` ended: each surface it touched gets one TouchInput frame.
-  private func endFrame(of touch: OpaquePointer) {
-    let surfaces = framePending[touch] ?? []
-    framePending[touch] = []
-    let now = loop.scheduler.now
-    for surface in surfaces {
-      guard var target = targets[surface] else { continue }
-      let frames = target.frames.frame(now: now)
-      targets[surface] = target
-      for frame in frames { target.input.process(frame.contacts, at: frame.time) }
-    }
-  }
-
-  private func update(
-    _ surface: OpaquePointer, of touch: OpaquePointer, _ change: (inout TouchFrames) -> Void
-  ) {
-    guard targets[surface] != nil else { return }
-    framePending[touch, default: []].insert(surface)
-    change(&targets[surface]!.frames)
   }
 }

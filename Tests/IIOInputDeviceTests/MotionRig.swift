@@ -97,7 +97,7 @@ final class MotionRig {
     harness.start()
   }
 
-  var input: IIOInput? { motion.shake?.input }
+  var input: IIOInput? { motion.shake?.input as? IIOInput }
 
   func connect() throws -> DBusConnection {
     let connection = try bus.connect(loop: loop)

@@ -39,16 +39,32 @@ public final class InMemoryService {
   }
 
   /// A service on `bus`, whose messages go through `time` (several services may share one bus).
-  public init(
+  public convenience init(
     config: String, bus: InMemoryBus, time: VirtualScheduler, components: [any ServiceComponent] = []
+  ) throws {
+    try self.init(
+      config: ResponderdConfig.parse(config, file: "test.toml"), bus: bus, time: time, components: components)
+  }
+
+  /// A service with `config` as given, whose chain may name the handlers of `handlers` (a
+  /// downstream daemon's, a test's own), on a bus of its own.
+  public convenience init(config: ResponderdConfig, handlers: HandlerRegistry, now: Seconds = 50) throws {
+    let time = VirtualScheduler(now: now)
+    try self.init(config: config, bus: InMemoryBus(scheduler: time), time: time, handlers: handlers)
+  }
+
+  /// A service with `config` on `bus`, whose messages go through `time`.
+  public init(
+    config: ResponderdConfig, bus: InMemoryBus, time: VirtualScheduler,
+    components: [any ServiceComponent] = [],
+    handlers: HandlerRegistry = .builtIn
   ) throws {
     self.time = time
     self.bus = bus
     let (logger, store) = recordingLogger()
     log = store
     service = Service(
-      config: try ResponderdConfig.parse(config, file: "test.toml"), loop: try EventLoop(), scheduler: time,
-      logger: logger)
+      config: config, loop: try EventLoop(), scheduler: time, logger: logger, handlers: handlers)
     busComponent = BusComponent(bus: bus.connect(), logger: logger)
     service.add(busComponent)
     for component in components { service.add(component) }

@@ -1,0 +1,127 @@
+import EvdevInput
+import InputCodes
+import ResponderCore
+import ResponderdKit
+import ResponderdTestKit
+import Testing
+
+/// The keys component on the test kit's `FakeInputDevices` (virtual time, no device, no
+/// process): what the application is given when a headset's button is clicked, what
+/// `responderctl devices` says of each device, and what the desktop sees, as a grab is refused,
+/// a key is down when the device is opened, or the headset is unplugged mid-press.
+@Suite struct KeysSeamTests: InMemoryServiceSuite {
+  let harness: InMemoryService
+  let devices = FakeInputDevices()
+  let headset: FakeInputDevice
+  let keyboard: FakeInputDevice
+  let keys: KeysComponent
+
+  init() throws {
+    harness = try InMemoryService()
+    headset = FakeInputDevice.usbHeadset(time: harness.time)
+    keyboard = FakeInputDevice.keyboard(time: harness.time)
+    devices.plugIn(keyboard)
+    keys = harness.service.keysComponent(bus: nil, devices: devices, keyScheduler: harness.time)
+    harness.add(keys)
+  }
+
+  /// The remote-control events the application was given, by their short names.
+  var delivered: [String] { records().filter { $0.type == .remoteControl }.map(\.subtype.name) }
+
+  func status(_ device: FakeInputDevice) -> DeviceStatus? {
+    keys.deviceStatuses.first { $0.path == device.path }
+  }
+
+  @Test func aHeadsetClickBecomesARemoteControlEventTheDesktopNeverSees() {
+    devices.plugIn(headset)
+    harness.start()
+    #expect(headset.isGrabbed && status(headset)?.state == .owned)
+    headset.click(InputCode.KEY_MEDIA)
+    time.advance(by: 0.399)
+    #expect(delivered.isEmpty, "a second click may still come")
+    time.advance(by: 0.001)
+    #expect(delivered == ["togglePlayPause"])
+    #expect(headset.desktopSaw.isEmpty)
+    // A keyboard is shared: only its media keys are read, never a typing key.
+    #expect(!keyboard.isGrabbed && status(keyboard)?.state == .shared)
+    #expect(keyboard.disabledKeys.isSuperset(of: Set(1...88)))
+  }
+
+  @Test func aGrabRefusedLeavesTheHeadsetSharedAndItsClicksStillAct() {
+    headset.grabRefusal = .permissionDenied
+    devices.plugIn(headset)
+    harness.start()
+    #expect(!headset.isGrabbed && status(headset)?.state == .shared)
+    #expect(status(headset)?.reasonCode == "grab-failed")
+    #expect(
+      log.all.contains { $0.hasPrefix("warning: evdev: /dev/input/event7") && $0.contains("cannot grab it") })
+    headset.click(InputCode.KEY_MEDIA)
+    time.advance(by: 0.4)
+    #expect(delivered == ["togglePlayPause"])
+    #expect(
+      headset.desktopSaw == [InputCode.KEY_MEDIA, InputCode.KEY_MEDIA], "shared: the desktop sees it too")
+  }
+
+  @Test func aHeadsetHeldByAnotherProgramIsSaidSoAndTheRestGoesOn() {
+    headset.grabRefusal = .resourceBusy
+    devices.plugIn(headset)
+    harness.start()
+    #expect(status(headset)?.reasonCode == "busy")
+    #expect(status(headset)?.reason == "another program holds it (EVIOCGRAB: busy)")
+    keyboard.click(InputCode.KEY_PLAYPAUSE)
+    time.advance(by: 1)
+    #expect(delivered == ["togglePlayPause"])
+  }
+
+  @Test func aKeyDownAtOpenDelaysTheGrabUntilItIsUp() {
+    headset.hold(InputCode.KEY_MEDIA)
+    devices.plugIn(headset)
+    harness.start()
+    #expect(!headset.isGrabbed && status(headset)?.reasonCode == "key-down")
+    headset.release(InputCode.KEY_MEDIA)
+    #expect(headset.isGrabbed && status(headset)?.state == .owned)
+    time.advance(by: 1)
+    #expect(delivered.isEmpty, "the release of a press never read is no click")
+    headset.click(InputCode.KEY_MEDIA)
+    time.advance(by: 0.4)
+    #expect(delivered == ["togglePlayPause"])
+  }
+
+  @Test func aHeadsetUnpluggedMidClickLosesNoKeyAndStopsNoOtherDevice() {
+    devices.plugIn(headset)
+    harness.start()
+    headset.press(InputCode.KEY_MEDIA)
+    time.advance(by: 0.1)
+    // The release is queued when the headset goes: read before its hang-up.
+    headset.queue(InputCode.KEY_MEDIA, value: 0)
+    headset.unplug()
+    #expect(status(headset) == nil && !headset.isOpen)
+    #expect(
+      log.all.contains {
+        $0.hasPrefix("info: evdev: closed /dev/input/event7 'C-Media USB Headphone Set' (gone")
+      })
+    time.advance(by: 0.4)
+    #expect(delivered == ["togglePlayPause"])
+    keyboard.click(InputCode.KEY_NEXTSONG)
+    time.advance(by: 1)
+    #expect(delivered == ["togglePlayPause", "nextTrack"])
+    devices.plugIn(headset)
+    #expect(headset.isGrabbed && status(headset)?.state == .owned)
+  }
+
+  @Test func aSeekUnderWayEndsWhenTheHeadsetIsUnplugged() {
+    devices.plugIn(headset)
+    harness.start()
+    headset.click(InputCode.KEY_MEDIA)
+    time.advance(by: 0.2)
+    headset.click(InputCode.KEY_MEDIA)
+    time.advance(by: 0.2)
+    headset.press(InputCode.KEY_MEDIA)
+    time.advance(by: 1)
+    #expect(delivered == ["beginSeekingBackward"])
+    headset.unplug()
+    #expect(delivered == ["beginSeekingBackward", "endSeekingBackward"])
+    time.advance(by: 5)
+    #expect(delivered.count == 2)
+  }
+}
