@@ -317,7 +317,7 @@ struct Report {
     return out.joined(separator: "\n")
   }
 
-  /// Issue 51's floor targets: responderd at most 1.1× the floor that reads the same device at the
+  /// The floor targets: responderd at most 1.1× the floor that reads the same device at the
   /// median, at most 1.5× at p99.
   private func floorGoals(_ path: String, _ responderd: LatencySummary, _ floor: LatencySummary) -> [Goal] {
     let median = responderd.median / floor.median

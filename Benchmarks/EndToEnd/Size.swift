@@ -6,7 +6,7 @@ import SystemCalls
   import Glibc
 #endif
 
-/// What the package weighs (issue 51, item 5): the two binaries stripped as the package has them,
+/// What the package weighs: the two binaries stripped as the package has them,
 /// the package itself when given, and responderd's resident memory 1.5 s after a start with no
 /// devices.
 struct SizeFigures {
