@@ -354,7 +354,11 @@ let package = Package(
       dependencies: ["InputCodes", "CUmockdev", "DeviceTestSupport", "ResponderCore", "SystemCalls"],
       path: "Benchmarks/BenchmarkSupport",
       swiftSettings: strict),
-    .target(name: "CBenchmarkShims", path: "Benchmarks/CBenchmarkShims"),
+    // C for the benchmarks: the subreaper, and the floors that read the same device as responderd
+    // (libevdev → PlayPause on an open libdbus connection; → the volume on an open libpulse one).
+    .target(
+      name: "CBenchmarkShims", dependencies: ["CDBus", "CEvdev"], path: "Benchmarks/CBenchmarkShims",
+      linkerSettings: [.linkedLibrary("pulse")]),
     // touch-demo under a real GNOME Shell: a wl_touch frame to the recognizer's action, against the
     // same frames through TouchInput in process; idle wake-ups with the window open.
     .executableTarget(

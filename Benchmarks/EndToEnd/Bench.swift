@@ -83,7 +83,8 @@ final class Bench {
     loop = try EventLoop()
     bus = try PrivateBus()
     connection = try bus.connect(loop: loop)
-    audio = bus.directory + "/long.ogg"
+    // A WAV file: no encoding (a 900 s Ogg took sox over a minute on the loaded 2-core machine).
+    audio = bus.directory + "/long.wav"
     let sox = try ChildProcess(
       ["sox", "-n", "-r", "8000", "-c", "1", audio, "synth", "900", "sine", "440", "vol", "0.2"],
       stdout: .null, stderr: .inherit)
@@ -195,12 +196,14 @@ final class Bench {
     """ + (baseline ? "\n" : "\n\n[[keys.device]]\nphys = \"usb-0000:00:14.0-5/*\"\ngrab = \"never\"\n")
   }
 
-  /// Starts the relay (`EndToEnd --relay`, the floor with the device) for `player`; returns once
-  /// it reads its headset.
-  func startRelay(player: String) throws -> LoggedProcess {
+  /// Starts the key relay (`EndToEnd --relay`, the floor with the device) for `player`, or with
+  /// `player` nil the volume relay (`--volume-relay`, with `extraEnvironment` naming the sound
+  /// server); returns once it reads its headset.
+  func startRelay(player: String?, extraEnvironment: [String: String] = [:]) throws -> LoggedProcess {
+    let arguments = player.map { ["--relay", relayHeadset, $0] } ?? ["--volume-relay", relayHeadset]
     let relay = try LoggedProcess(
-      "relay", [try BuiltProducts.path(of: "EndToEnd"), "--relay", relayHeadset, player],
-      environment: environment(testbed: true), loop: loop)
+      "relay", [try BuiltProducts.path(of: "EndToEnd")] + arguments,
+      environment: environment(testbed: true).merging(extraEnvironment) { $1 }, loop: loop)
     try relay.waitForOutput("ready", timeout: 10)
     return relay
   }

@@ -50,8 +50,9 @@ struct LatencySummary {
 /// three setups in turn (a press each, every `spacing` seconds, the order rotating each round):
 ///   floor      - this process's open bus connection sends PlayPause to mpv when the key would be
 ///                written (no device, no reader: the bus and mpv alone);
-///   relay      - the floor with the device: a process reads its headset with read(2) and sends
-///                PlayPause on its open connection (the emulated device and a process wake-up);
+///   relay      - the floor with the device: a C process reads its headset with libevdev and sends
+///                PlayPause on its open libdbus connection, no reply awaited (the emulated device
+///                and a process wake-up: what responderd's ratio is taken to);
 ///   responderd - the daemon owns its headset (grabbed) and its mpris handler calls the player;
 ///   shared     - a second daemon reads its headset shared (`grab = "never"`, as before the grab;
 ///                or the baseline build given with --baseline-responderd), the same way;
@@ -92,7 +93,8 @@ final class KeyToPlayer {
     var setups = [floor]
     setups.append(
       KeySetup(
-        name: "floor with the device: read(2) → PlayPause, in a process of its own",
+        name:
+          "floor with the device: libevdev → PlayPause on an open libdbus connection (C, a process of its own)",
         press: key(1, bench.relayHeadset), release: key(0, bench.relayHeadset)))
     if responderd != nil {
       setups.append(

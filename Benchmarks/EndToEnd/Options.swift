@@ -6,7 +6,8 @@ import EventTime
 
 /// The command line: `EndToEnd [--presses N] [--idle-seconds N] [--starts N] [--motion-seconds N]
 /// [--touch-sequences N] [--load-seconds N] [--load-tabs N] [--load-rate N] [--load-presses N]
-/// [--baseline-responderd PATH] [--only key,idle,startup,motion,flap,touch,load,volume] [--raw FILE]`.
+/// [--baseline-responderd PATH] [--package DEB]
+/// [--only key,idle,startup,motion,flap,touch,load,volume,size] [--raw FILE]`.
 struct Options {
   /// Presses per setup in the key → player measurement (at least 200 for the table).
   var presses = 200
@@ -25,15 +26,17 @@ struct Options {
   var loadPresses = 100
   /// Another responderd build measured in the load part too, first (before/after a change).
   var baselineResponderd: String?
-  var phases: Set<String> = ["key", "idle", "startup", "motion", "flap", "touch", "load", "volume"]
+  /// The Debian package weighed in the size part (scripts/bench builds it), if any.
+  var packagePath: String?
+  var phases: Set<String> = ["key", "idle", "startup", "motion", "flap", "touch", "load", "volume", "size"]
   /// Where to write every key → player latency (CSV: setup, round, seconds), if anywhere.
   var rawPath: String?
 
   static let usage = """
     usage: EndToEnd [--presses N] [--idle-seconds N] [--starts N] [--motion-seconds N]
                     [--touch-sequences N] [--load-seconds N] [--load-tabs N] [--load-rate N]
-                    [--load-presses N] [--baseline-responderd PATH]
-                    [--only key,idle,startup,motion,flap,touch,load,volume] [--raw FILE]
+                    [--load-presses N] [--baseline-responderd PATH] [--package DEB]
+                    [--only key,idle,startup,motion,flap,touch,load,volume,size] [--raw FILE]
     Runs the end-to-end benchmarks of responderd against the peer setup (triggerhappy + playerctl,
     playerctld) in one run and prints a markdown table. Runs itself under umockdev-wrapper.
     """
@@ -67,12 +70,15 @@ struct Options {
       case "--load-presses": loadPresses = Int(try number(1...100_000))
       case "--baseline-responderd": baselineResponderd = try value()
       case "--raw": rawPath = try value()
+      case "--package": packagePath = try value()
       case "--only":
         let names = try value().split(separator: ",").map(String.init)
-        let known: Set<String> = ["key", "idle", "startup", "motion", "flap", "touch", "load", "volume"]
+        let known: Set<String> = [
+          "key", "idle", "startup", "motion", "flap", "touch", "load", "volume", "size",
+        ]
         for name in names where !known.contains(name) {
           throw OptionError(
-            "--only: unknown part '\(name)' (key, idle, startup, motion, flap, touch, load, volume)")
+            "--only: unknown part '\(name)' (key, idle, startup, motion, flap, touch, load, volume, size)")
         }
         phases = Set(names)
       case "-h", "--help": throw OptionError(nil)

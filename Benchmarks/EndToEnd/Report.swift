@@ -21,6 +21,7 @@ struct Report {
   var flap: [MotionFigures] = []
   var touch: [TouchFigures] = []
   var touchHeader = ""
+  var size: SizeFigures?
   var load: LoadFigures?
   var loadBaseline: LoadFigures?
   var failure: String?
@@ -52,6 +53,11 @@ struct Report {
         )
       }
       out.append("")
+      if let responderd = volume.first(where: { $0.name.hasPrefix("responderd") }),
+        let device = volume.first(where: { $0.name.hasPrefix("floor with") })
+      {
+        goals += floorGoals("volume key → sink", responderd, device)
+      }
       if let responderd = volume.first(where: { $0.name.hasPrefix("responderd") }), let peer = volume.last {
         goals.append(
           Goal(
@@ -92,6 +98,9 @@ struct Report {
           "The grab: owned ÷ shared = \(fixed(responderd.median / shared.median, 2))× at the median, \(fixed(responderd.p99 / shared.p99, 2))× at p99 (\(ms(responderd.median)) / \(ms(responderd.p99)) owned, \(ms(shared.median)) / \(ms(shared.p99)) shared)."
         )
         out.append("")
+      }
+      if let responderd = responderdRow, let device = key.first(where: { $0.name.hasPrefix("floor with") }) {
+        goals += floorGoals("key → player", responderd, device)
       }
       if let responderd = responderdRow, let peer = key.last {
         let overFloor = responderd.median - floor
@@ -264,6 +273,26 @@ struct Report {
       let p99 = touch.first { $0.name == "window, 30 recognizers" }?.p99 ?? .nan
       goals.append(Goal(goal: "touch: per-frame p99 ≤ 20 µs", measured: us(p99), met: p99 <= 20e-6))
     }
+    if let size {
+      others.append("| `responderctl`, stripped | \(mb(size.responderctl)) (\(size.responderctl) bytes) |")
+      others.append("| `responderd`, stripped | \(mb(size.responderd)) (\(size.responderd) bytes) |")
+      if let package = size.package {
+        others.append("| the Debian package (\(size.packagePath)) | \(mb(package)) (\(package) bytes) |")
+      }
+      others.append("| `responderd` VmRSS 1.5 s after a start with no devices | \(mib(size.rssAtStart)) |")
+      goals.append(
+        Goal(
+          goal: "size: `responderctl` ≤ 15 MB (stripped)", measured: mb(size.responderctl),
+          met: size.responderctl <= 15_000_000))
+      goals.append(
+        Goal(
+          goal: "size: the package ≤ 8 MB", measured: size.package.map(mb) ?? "no package given (--package)",
+          met: size.package.map { $0 <= 8_000_000 }))
+      goals.append(
+        Goal(
+          goal: "size: `responderd` RSS at start ≤ 8 MiB", measured: mib(size.rssAtStart),
+          met: size.rssAtStart <= 8 * 1024))
+    }
     if !others.isEmpty {
       out.append("| measurement | result |")
       out.append("|---|---|")
@@ -276,7 +305,8 @@ struct Report {
       out.append("|---|---|---|")
       for goal in goals {
         out.append(
-          "| \(goal.goal) | \(goal.measured) | \(goal.met.map { $0 ? "yes" : "**no**" } ?? "not measured") |")
+          "| \(goal.goal) | \(goal.measured) | \(goal.met.map { $0 ? "met" : "**not met**" } ?? "not measured") |"
+        )
       }
       out.append("")
     }
@@ -287,8 +317,25 @@ struct Report {
     return out.joined(separator: "\n")
   }
 
+  /// The floor targets: responderd at most 1.1× the floor that reads the same device at the
+  /// median, at most 1.5× at p99.
+  private func floorGoals(_ path: String, _ responderd: LatencySummary, _ floor: LatencySummary) -> [Goal] {
+    let median = responderd.median / floor.median
+    let p99 = responderd.p99 / floor.p99
+    return [
+      Goal(
+        goal: "\(path): responderd ≤ 1.1× the floor that reads the same device (median)",
+        measured: "\(fixed(median, 2))× (\(ms(responderd.median)) vs \(ms(floor.median)))", met: median <= 1.1
+      ),
+      Goal(
+        goal: "\(path): responderd ≤ 1.5× the floor that reads the same device (p99)",
+        measured: "\(fixed(p99, 2))× (\(ms(responderd.p99)) vs \(ms(floor.p99)))", met: p99 <= 1.5),
+    ]
+  }
+
   private func ms(_ seconds: Double) -> String { "\(fixed(seconds * 1000, seconds < 0.1 ? 3 : 1)) ms" }
   private func us(_ seconds: Double) -> String { "\(fixed(seconds * 1e6, 1)) µs" }
+  private func mb(_ bytes: Int) -> String { "\(fixed(Double(bytes) / 1e6, 1)) MB" }
   private func mib(_ kilobytes: Int) -> String { "\(fixed(Double(kilobytes) / 1024, 1)) MiB" }
   private func percent(_ fraction: Double) -> String { "\(fixed(fraction * 100, 2)) %" }
 

@@ -15,6 +15,9 @@ import SystemCalls
 /// this process), against a real PulseAudio with a null sink, for three setups in turn:
 ///   floor      - this process's open libpulse connection sets the volume when the key would be
 ///                written (no device, no reader: the server alone);
+///   relay      - the floor with the device: a C process reads the relay's headset with libevdev
+///                and sets the volume on its open libpulse connection (what responderd's ratio is
+///                taken to);
 ///   responderd - the daemon owns (grabs) its headset, takes the volume key and sets the volume
 ///                through libpulse on its event loop;
 ///   thd        - triggerhappy reads its headset and runs `pactl set-sink-volume @DEFAULT_SINK@ ±5%`.
@@ -70,6 +73,8 @@ final class VolumeToSink {
       "thd", ["thd", "--triggers", triggers, bench.thdHeadset],
       environment: bench.environment(testbed: true).merging(soundEnvironment) { $1 }, loop: bench.loop)
     defer { thd.stop() }
+    let relay = try bench.startRelay(player: nil, extraEnvironment: soundEnvironment)
+    defer { relay.stop() }
     bench.pass(0.5)
     try thd.checkRunning()
 
@@ -101,6 +106,7 @@ final class VolumeToSink {
         ]
       ))
     for (name, node) in [
+      ("floor with the device: libevdev → the volume on an open libpulse connection (C)", bench.relayHeadset),
       ("responderd (owned headset → libpulse on its event loop)", bench.responderdHeadset),
       ("peer: thd → `pactl set-sink-volume @DEFAULT_SINK@ ±5%`", bench.thdHeadset),
     ] {
@@ -127,6 +133,7 @@ final class VolumeToSink {
       bench.pass(start + bench.options.spacing - monotonicNow())
       try responderd.checkRunning()
       try thd.checkRunning()
+      try relay.checkRunning()
       if let error = errors.first { throw BenchmarkError("volume: \(error)") }
       return latency
     }

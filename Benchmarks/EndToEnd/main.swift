@@ -6,7 +6,7 @@
 // Everything runs on a private dbus-daemon with real players (mpv + mpv-mpris) and devices
 // emulated by umockdev (the program re-executes itself under umockdev-wrapper; responderd and thd
 // are started with the preload library, so they see the same testbed):
-//   key     - key → player latency: responderd vs thd + playerctl vs the floor (see KeyToPlayer);
+//   key     - key → player latency: responderd vs thd + playerctl vs the floors (see KeyToPlayer);
 //   idle    - responderd, thd and playerctld sitting idle, from /proc;
 //   startup - process start → well-known name owned, responderd and playerctld;
 //   motion  - responderd's CPU while it samples the accelerometer at 100 Hz;
@@ -14,6 +14,7 @@
 //   touch   - the TouchFrame benchmark's per-frame cost;
 //   volume  - volume key → the sound server's change event: responderd (an owned headset, libpulse)
 //             vs thd + `pactl set-sink-volume` vs the floor, against a real PulseAudio (see Volume);
+//   size    - the binaries stripped, the package (--package) and responderd's RSS at start;
 //   load    - 20 chatty MPRIS players (browser tabs, PropertiesChanged at 10 Hz each): the CPU of
 //             responderd and playerctld, and key → player with and without them (see Load).
 // Every wait is bounded; every process started is stopped and reaped (the run is also the
@@ -31,6 +32,9 @@ import SystemCalls
 reexecUnderUmockdevIfNeeded(name: "EndToEnd")
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--relay" {
   runRelay(device: CommandLine.arguments[2], player: CommandLine.arguments[3])
+}
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--volume-relay" {
+  runVolumeRelay(device: CommandLine.arguments[2])
 }
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--chatty-players",
   let count = Int(CommandLine.arguments[2]), let rate = Double(CommandLine.arguments[3])
@@ -73,12 +77,16 @@ func runParts(_ options: Options, _ report: inout Report) throws {
       guard bench.responderdHeadsetIoctl.isGrabbed else {
         throw BenchmarkError("responderd did not grab \(bench.responderdHeadset):\n\(responderd.output)")
       }
-      let sharedConfig = try bench.writeConfig(
-        "keys-shared.toml", bench.sharedKeysConfig(baseline: options.baselineResponderd != nil))
-      let shared = try bench.startResponderd(config: sharedConfig, path: options.baselineResponderd)
-      try shared.waitForOutput("evdev: opened \(bench.sharedHeadset)", timeout: 10 * bench.slowdown)
-      guard !bench.sharedHeadsetIoctl.isGrabbed else {
-        throw BenchmarkError("the second responderd grabbed \(bench.sharedHeadset):\n\(shared.output)")
+      // The second daemon only for a baseline build: this one exits when another owns its name.
+      var shared: LoggedProcess?
+      if let baseline = options.baselineResponderd {
+        let sharedConfig = try bench.writeConfig("keys-shared.toml", bench.sharedKeysConfig(baseline: true))
+        let second = try bench.startResponderd(config: sharedConfig, path: baseline)
+        try second.waitForOutput("evdev: opened \(bench.sharedHeadset)", timeout: 10 * bench.slowdown)
+        guard !bench.sharedHeadsetIoctl.isGrabbed else {
+          throw BenchmarkError("the second responderd grabbed \(bench.sharedHeadset):\n\(second.output)")
+        }
+        shared = second
       }
       let measurement = KeyToPlayer(bench: bench)
       if !hasMPRIS {
@@ -90,7 +98,7 @@ func runParts(_ options: Options, _ report: inout Report) throws {
         sharedResponderd: hasMPRIS ? shared : nil, sharedIsBaseline: options.baselineResponderd != nil,
         thd: thd)
       report.key = measurement.summaries
-      shared.stop()
+      shared?.stop()
     }
 
     if options.phases.contains("idle") {
@@ -144,6 +152,9 @@ func runParts(_ options: Options, _ report: inout Report) throws {
     let measurement = VolumeToSink(bench: bench)
     try measurement.run()
     report.volume = measurement.summaries
+  }
+  if options.phases.contains("size") {
+    report.size = try measureSize(bench: bench, package: options.packagePath)
   }
   if options.phases.contains("touch") {
     let (figures, _) = try measureTouch(bench: bench, sequences: options.touchSequences)

@@ -29,6 +29,8 @@ struct OwnedName {
   var flags: DBusNameFlags
   /// The reply of a request made before registration, delivered once.
   var reply: ((Result<DBusRequestNameResult, DBusError>) -> Void)?
+  /// The link (`generation`) on which the name was already asked for, behind Hello.
+  var requestedOn: Int?
 }
 
 /// Calls on the bus driver (`org.freedesktop.DBus`): names and caller credentials.
@@ -194,12 +196,36 @@ extension DBusConnection {
   ) {
     if keep {
       ownedNames.removeAll { $0.name == name }
-      guard state == .connected else {
+      switch state {
+      case .connected:
+        ownedNames.append(OwnedName(name: name, flags: flags, reply: nil))
+      case .connecting:
+        // Sent now, behind Hello (the bus answers in order): the name is owned right after
+        // registration, without waiting for Hello's reply, match rules or queries.
+        let sentOn = generation
+        ownedNames.append(OwnedName(name: name, flags: flags, reply: nil, requestedOn: sentOn))
+        busCall("RequestName", [.string(name), .uint32(flags.rawValue)], as: UInt32.self) {
+          [weak self] result in
+          // The link went away first: asked again (with this reply) once registered anew.
+          if case .failure = result, let self, self.generation != sentOn || self.state != .connected,
+            let index = self.ownedNames.firstIndex(where: { $0.name == name && $0.requestedOn == sentOn })
+          {
+            self.ownedNames[index].reply = reply
+            self.ownedNames[index].requestedOn = nil
+            return
+          }
+          reply?(
+            result.flatMap { code in
+              DBusRequestNameResult(rawValue: code).map { .success($0) }
+                ?? .failure(DBusError.failed("RequestName returned \(code)"))
+            })
+        }
+        return
+      default:
         // Asked once registered (restoreBusState), with this reply.
         ownedNames.append(OwnedName(name: name, flags: flags, reply: reply))
         return
       }
-      ownedNames.append(OwnedName(name: name, flags: flags, reply: nil))
     }
     busCall("RequestName", [.string(name), .uint32(flags.rawValue)], as: UInt32.self) { result in
       reply?(

@@ -514,6 +514,8 @@ public final class DBusConnection: MessageBus {
     }
     for index in ownedNames.indices {
       let owned = ownedNames[index]
+      if owned.requestedOn == generation { continue }  // already asked for, behind Hello
+      ownedNames[index].requestedOn = nil
       ownedNames[index].reply = nil
       requestName(owned.name, flags: owned.flags, keep: false, reply: owned.reply)
     }

@@ -60,7 +60,8 @@ public final class PlayerController {
     self.logger = logger
   }
 
-  /// Adds an observer told of each Player method just before it is sent to a player.
+  /// Adds an observer told of each Player method just after it is sent to a player (before any
+  /// reply).
   public func addCallObserver(_ observer: @escaping (_ player: MPRISPlayer, _ method: String) -> Void) {
     callObservers.append(observer)
   }
@@ -136,7 +137,6 @@ public final class PlayerController {
     }
     let id = player.uniqueName
     let deadline = settings.callDeadline
-    for observer in callObservers { observer(player, method) }
     // Named once the call is on its way (the reply never comes before `call` returns).
     var name = id
     let pending = connection.call(
@@ -156,6 +156,9 @@ public final class PlayerController {
       }
     }
     name = tracker.displayName(player)
+    // The observers after the call is written, so that what they send (the proxy's
+    // PropertiesChanged) does not delay it; the reply cannot have come yet.
+    for observer in callObservers { observer(player, method) }
     return pending
   }
 

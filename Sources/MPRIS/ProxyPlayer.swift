@@ -224,7 +224,7 @@ public final class ProxyPlayer {
 
   // MARK: Playing first
 
-  /// responderd is about to call `method` on `player`: when that starts the selected player
+  /// responderd has just sent `method` to `player`: when that starts the selected player
   /// playing, PlaybackStatus says so now, before the player does.
   private func willCall(_ player: MPRISPlayer, _ method: String) {
     guard player.uniqueName == tracker.selector.selectedID, player.playbackStatus != .playing,

@@ -111,6 +111,23 @@ public final class BusComponent: ServiceComponent {
     }
   }
 
+  /// Runs `action` once the connection has registered and asked for the daemon's name (at its
+  /// first `.connected` or `.disconnected`), or at once when it is not registering now: what can
+  /// wait (opening devices) does not delay the name, which is when clients take the daemon as up.
+  public func afterNameRequested(_ action: @escaping () -> Void) {
+    guard let real = connection as? DBusConnection, real.state == .connecting else { return action() }
+    var done = false
+    real.addObserver { event in
+      guard !done else { return }
+      switch event {
+      case .connected, .disconnected:
+        done = true
+        action()
+      case .nameAcquired, .nameLost: break
+      }
+    }
+  }
+
   public func stop() {
     (connection as? DBusConnection)?.close()
   }

@@ -171,7 +171,16 @@ public final class KeysComponent: ServiceComponent {
     case .released: input.suspend()
     case .open: break
     }
-    try input.start()
+    // Opened once the bus name is asked for: udev and the devices take longer than the bus.
+    guard let bus else { return try input.start() }
+    bus.afterNameRequested { [weak self, weak input] in
+      guard let self, let input, self.input === input else { return }
+      do {
+        try input.start()
+      } catch {
+        self.logger.error("evdev: \(error)")
+      }
+    }
   }
 
   /// Follows what the session lets the devices do: opened once the session is known (or left

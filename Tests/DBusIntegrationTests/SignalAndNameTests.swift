@@ -16,6 +16,28 @@ func sync(_ connection: DBusConnection) throws {
 }
 
 @Suite struct SignalAndNameTests {
+  /// A name asked for while the connection registers goes out behind Hello: it is owned once
+  /// registered, with one reply, and another connection sees this one as its owner.
+  @Test func aNameAskedForWhileRegisteringIsOwnedWithOneReply() throws {
+    let bus = try PrivateBus()
+    let loop = try EventLoop()
+    let connection = try DBusConnection(address: bus.address, loop: loop)
+    #expect(connection.state == .connecting)
+    var replies: [DBusRequestNameResult] = []
+    connection.requestName("org.responderd.Test.Early") { result in
+      if let outcome = try? result.get() { replies.append(outcome) }
+    }
+    try connection.waitUntilConnected(timeout: 10)
+    try waitFor("the reply", on: loop) { !replies.isEmpty }
+    let other = try bus.connect(loop: loop)
+    var owner: String?
+    other.getNameOwner("org.responderd.Test.Early") { owner = try? $0.get() }
+    try waitFor("the owner", on: loop) { owner != nil }
+    try sync(connection)
+    #expect(replies == [.primaryOwner])
+    #expect(owner == connection.uniqueName)
+  }
+
   @Test func subscriptionsFilterByPathInterfaceMemberAndArguments() throws {
     let fixture = try BusFixture()
     var byMember: [String] = []
