@@ -241,3 +241,6 @@ idleService.start()
 let idle = measure(seconds: min(seconds, 2))
 line("nobody (sensor closed)", idle, baseline: nil)
 print("  sensor open with nobody: \(idleMotion.shake?.input.sensor != nil)")
+// A top-level `let` is never deinitialized: the bus daemon is stopped here, not left running.
+for component in idleService.components.reversed() { component.stop() }
+bus.stop()
