@@ -664,17 +664,6 @@ for (name, module, library) in [("touch-demo-gtk", "CGtk4", "gtk4"), ("touch-dem
   package.products = []
 }
 
-// `scripts/test --sanitize=address` runs neither the device and desktop-session tests nor the
-// benchmarks, nor the toolkit examples (the toolkits' own allocations are not the project's): with
-// RESPONDERD_SANITIZED_PASS set, the package leaves them out of its build.
-if Context.environment["RESPONDERD_SANITIZED_PASS"] != nil {
-  package.targets.removeAll { target in
-    target.name.hasSuffix("DeviceTests") || target.name == "DesktopShellTests"
-      || target.path?.hasPrefix("Benchmarks/") == true
-      || ["CGtk4", "touch-demo-gtk", "CSDL2", "touch-demo-sdl"].contains(target.name)
-  }
-}
-
 // `scripts/test-sanitized` builds one test target alone, under the address sanitizer: with
 // RESPONDERD_ONLY_TESTS set to a test target's name, the package declares that target and the
 // targets it depends on, and nothing else.

@@ -43,7 +43,7 @@ public final class ChildProcess {
   }
 
   /// What a child gets instead of the test's own sanitizer options, in a sanitized run
-  /// (`scripts/test --sanitize=address` sets `RESPONDERD_CHILD_ASAN_OPTIONS`): memory errors stop
+  /// (`scripts/test` sets `RESPONDERD_CHILD_ASAN_OPTIONS`): memory errors stop
   /// it, but its leak check at exit is off. A program keeps its service and loop until it exits,
   /// and that memory goes back to the system then; the leaks that matter, those of a running
   /// service, are checked in the test process, which runs the same components. Empty otherwise.

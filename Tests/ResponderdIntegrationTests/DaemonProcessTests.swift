@@ -3,8 +3,8 @@ import EventLoop
 import Foundation
 import Testing
 
-/// A built executable of the package: in `$RESPONDERD_BIN_DIR`, else next to the tests (so that the
-/// sanitized run, `scripts/test --sanitize=address`, runs the sanitized daemon).
+/// A built executable of the package: in `$RESPONDERD_BIN_DIR`, else next to the tests (so that a
+/// sanitized build, as `scripts/test` makes, runs the sanitized daemon).
 func builtExecutable(_ name: String) -> URL {
   if let dir = ProcessInfo.processInfo.environment["RESPONDERD_BIN_DIR"] {
     return URL(fileURLWithPath: dir).appendingPathComponent(name)

@@ -7,7 +7,7 @@ import ResponderdTestKit
 import Testing
 
 /// A service let go is gone with everything it made: no reference cycle keeps its application,
-/// chain or events (`scripts/test --sanitize=address` finds the ones these tests do not name).
+/// chain or events (`scripts/test`, under LeakSanitizer, finds the ones these tests do not name).
 @Suite struct ServiceTeardownTests {
   func makeService(_ toml: String, scheduler: VirtualScheduler, bus: InMemoryBus? = nil) throws -> Service {
     let config = try ResponderdConfig.parse(toml, file: "test.toml")
