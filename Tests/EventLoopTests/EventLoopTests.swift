@@ -40,11 +40,14 @@ import Testing
     let loop = try EventLoop()
     let scheduler = loop.scheduler!
     var fired: [String] = []
-    scheduler.schedule(after: 0.004) { fired.append("b") }
-    scheduler.schedule(after: 0.002) { fired.append("a") }
-    let cancelled = scheduler.schedule(after: 0.001) { fired.append("never") }
+    // Deadlines from one reading of the clock: on a loaded machine (the sanitizers, two cores),
+    // more than 2 ms can pass between two `schedule(after:)` calls and swap their deadlines.
+    let now = scheduler.now
+    scheduler.schedule(at: now + 0.004) { fired.append("b") }
+    scheduler.schedule(at: now + 0.002) { fired.append("a") }
+    let cancelled = scheduler.schedule(at: now + 0.001) { fired.append("never") }
     cancelled.cancel()
-    scheduler.schedule(at: scheduler.now - 1) { fired.append("past") }
+    scheduler.schedule(at: now - 1) { fired.append("past") }
     #expect(loop.run(until: { fired.count == 3 }, timeout: 5))
     #expect(fired == ["past", "a", "b"])
     #expect(scheduler.pendingCount == 0)
