@@ -68,6 +68,15 @@ extension TouchDispatchDeviceTests {
         source = try TouchscreenSource(path: testbed.devnode, window: window, loop: loop)
       }
 
+      /// Lifts the fingers of `slots` and runs the loop until `condition` holds. A touch under way
+      /// holds its window, as in UIKit, until it ends: a test leaves no finger down.
+      func liftEveryFinger(slots: [Int32], at time: Seconds, until condition: () -> Bool) throws {
+        let lifts = slots.flatMap {
+          [abs(InputCode.ABS_MT_SLOT, $0, at: time), abs(InputCode.ABS_MT_TRACKING_ID, -1, at: time)]
+        }
+        #expect(try send(lifts + [syn(at: time)], until: condition))
+      }
+
       /// Writes events, then runs the loop until `condition` holds (at most 2 s).
       func send(_ events: [RawInputEvent], until condition: () -> Bool) throws -> Bool {
         try testbed.write(events)
@@ -121,6 +130,8 @@ extension TouchDispatchDeviceTests {
         finger(0, id: 12, x: 100, y: 100, at: 3) + finger(1, id: 13, x: 300, y: 100, at: 3) + [syn(at: 3)]
       #expect(try rig.send(both) { rig.left.log.count == 4 })
       #expect(rig.left.log.last == "left began 0@50,50 1@150,50")
+      try rig.liftEveryFinger(slots: [0, 1], at: 3.05, until: { rig.left.log.count == 5 })
+      #expect(rig.left.log.last == "left ended 0@50,50 1@150,50")
     }
 
     /// The same recording through the live path (umockdev → libevdev → loop) and through the
@@ -162,6 +173,8 @@ extension TouchDispatchDeviceTests {
       #expect(
         try rig.send(finger(0, id: 300, x: 100, y: 100, at: 7) + [syn(at: 7)]) { rig.left.log.count == 3 })
       #expect(rig.left.log.last == "left began 0@50,50")
+      try rig.liftEveryFinger(slots: [0], at: 7.05, until: { rig.left.log.count == 4 })
+      #expect(rig.left.log.last == "left ended 0@50,50")
     }
 
     /// Unplugged with a finger down: the touch is cancelled and the source reports the device gone.
