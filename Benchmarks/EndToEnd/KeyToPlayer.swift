@@ -22,6 +22,24 @@ final class KeySetup {
     self.press = press
     self.release = release
   }
+
+  /// The floor: no key at all, PlayPause called on `playerName` over an open bus connection; a
+  /// failed call's error goes to `failed`.
+  static func playPauseCall(
+    on connection: DBusConnection, to playerName: String, failed: @escaping (String) -> Void
+  ) -> KeySetup {
+    KeySetup(
+      name: "floor: PlayPause sent on an open bus connection",
+      press: {
+        connection.call(
+          destination: playerName, path: "/org/mpris/MediaPlayer2",
+          interface: "org.mpris.MediaPlayer2.Player",
+          method: "PlayPause", timeout: 5
+        ) { result in
+          if case .failure(let error) = result { failed("\(error)") }
+        }
+      }, release: {})
+  }
 }
 
 /// Latency figures of one setup (seconds).
@@ -72,17 +90,7 @@ final class KeyToPlayer {
   ) throws {
     let connection = bench.connection
     var callErrors: [String] = []
-    let floor = KeySetup(
-      name: "floor: PlayPause sent on an open bus connection",
-      press: {
-        connection.call(
-          destination: playerName, path: "/org/mpris/MediaPlayer2",
-          interface: "org.mpris.MediaPlayer2.Player",
-          method: "PlayPause", timeout: 5
-        ) { result in
-          if case .failure(let error) = result { callErrors.append("\(error)") }
-        }
-      }, release: {})
+    let floor = KeySetup.playPauseCall(on: connection, to: playerName) { callErrors.append($0) }
     let devices = bench.devices
     var writeErrors: [String] = []
     func key(_ value: Int32, _ devnode: String) -> () -> Void {

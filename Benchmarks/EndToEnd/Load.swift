@@ -58,17 +58,7 @@ func measureLoad(
   }
   func setups() -> [KeySetup] {
     [
-      KeySetup(
-        name: "floor: PlayPause sent on an open bus connection",
-        press: {
-          connection.call(
-            destination: playerName, path: "/org/mpris/MediaPlayer2",
-            interface: "org.mpris.MediaPlayer2.Player",
-            method: "PlayPause", timeout: 5
-          ) { result in
-            if case .failure(let error) = result { callErrors.append("\(error)") }
-          }
-        }, release: {}),
+      KeySetup.playPauseCall(on: connection, to: playerName) { callErrors.append($0) },
       KeySetup(name: "responderd (evdev → mpris handler → PlayPause)", press: key(1), release: key(0)),
     ]
   }

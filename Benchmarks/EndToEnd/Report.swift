@@ -40,19 +40,9 @@ struct Report {
     out.append("")
 
     if !volume.isEmpty {
-      out.append(
-        "**Volume key → sink**: KEY_VOLUMEUP / KEY_VOLUMEDOWN written to an emulated \(keyDevice) (umockdev; responderd's is owned, EVIOCGRAB) until PulseAudio's own change event for its null sink (a libpulse subscription), \(volume.first!.count) presses per setup (up, down), interleaved, \(fixed(options.spacing * 1000, 0)) ms apart."
-      )
-      out.append("")
-      out.append("| setup | min | median | p90 | p99 | max | median ÷ floor |")
-      out.append("|---|---:|---:|---:|---:|---:|---:|")
-      let floor = volume[0].median
-      for summary in volume {
-        out.append(
-          "| \(summary.name) | \(ms(summary.min)) | \(ms(summary.median)) | \(ms(summary.p90)) | \(ms(summary.p99)) | \(ms(summary.max)) | \(fixed(summary.median / floor, 2))× |"
-        )
-      }
-      out.append("")
+      out += latencySection(
+        "**Volume key → sink**: KEY_VOLUMEUP / KEY_VOLUMEDOWN written to an emulated \(keyDevice) (umockdev; responderd's is owned, EVIOCGRAB) until PulseAudio's own change event for its null sink (a libpulse subscription), \(volume.first!.count) presses per setup (up, down), interleaved, \(fixed(options.spacing * 1000, 0)) ms apart.",
+        volume)
       if let responderd = volume.first(where: { $0.name.hasPrefix("responderd") }),
         let device = volume.first(where: { $0.name.hasPrefix("floor with") })
       {
@@ -69,19 +59,10 @@ struct Report {
     }
 
     if !key.isEmpty {
-      out.append(
-        "**Key → player**: KEY_PLAYPAUSE written to an emulated \(keyDevice) (umockdev, live injection; the key acts on press there, no click grammar) until \(player)'s own pause change (its JSON IPC), \(key.first!.count) presses per setup, interleaved, \(fixed(options.spacing * 1000, 0)) ms apart."
-      )
-      out.append("")
-      out.append("| setup | min | median | p90 | p99 | max | median ÷ floor |")
-      out.append("|---|---:|---:|---:|---:|---:|---:|")
+      out += latencySection(
+        "**Key → player**: KEY_PLAYPAUSE written to an emulated \(keyDevice) (umockdev, live injection; the key acts on press there, no click grammar) until \(player)'s own pause change (its JSON IPC), \(key.first!.count) presses per setup, interleaved, \(fixed(options.spacing * 1000, 0)) ms apart.",
+        key)
       let floor = key[0].median
-      for summary in key {
-        out.append(
-          "| \(summary.name) | \(ms(summary.min)) | \(ms(summary.median)) | \(ms(summary.p90)) | \(ms(summary.p99)) | \(ms(summary.max)) | \(fixed(summary.median / floor, 2))× |"
-        )
-      }
-      out.append("")
       let responderdRow = key.first(where: { $0.name.hasPrefix("responderd") })
       if let responderd = responderdRow, let device = key.first(where: { $0.name.hasPrefix("floor with") }) {
         out.append(
@@ -331,6 +312,19 @@ struct Report {
         goal: "\(path): responderd ≤ 1.5× the floor that reads the same device (p99)",
         measured: "\(fixed(p99, 2))× (\(ms(responderd.p99)) vs \(ms(floor.p99)))", met: p99 <= 1.5),
     ]
+  }
+
+  /// `intro`, then a table of the setups' latencies, each median also as a ratio to the first
+  /// setup's (the floor).
+  private func latencySection(_ intro: String, _ summaries: [LatencySummary]) -> [String] {
+    let floor = summaries[0].median
+    return [
+      intro, "",
+      "| setup | min | median | p90 | p99 | max | median ÷ floor |", "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+      + summaries.map { summary in
+        "| \(summary.name) | \(ms(summary.min)) | \(ms(summary.median)) | \(ms(summary.p90)) | \(ms(summary.p99)) | \(ms(summary.max)) | \(fixed(summary.median / floor, 2))× |"
+      } + [""]
   }
 
   private func ms(_ seconds: Double) -> String { "\(fixed(seconds * 1000, seconds < 0.1 ? 3 : 1)) ms" }

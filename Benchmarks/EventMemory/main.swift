@@ -23,28 +23,7 @@ func run() throws {
   let warmUp = 1_000
   let inFlight = 32
 
-  let bus = try PrivateBus()
-  let home = bus.directory + "/config"
-  mkdir(home, 0o700)
-  mkdir(home + "/responderd", 0o700)
-  guard let file = fopen(home + "/responderd/config.toml", "w") else { throw BenchmarkError("config") }
-  fputs("chain = []\n", file)
-  fclose(file)
-  var arguments = [binDirectory() + "/responderd"]
-  if getuid() == 0 { arguments.append("--allow-root") }
-  let daemon = try ChildProcess(
-    arguments, environment: bus.environment.merging(["XDG_CONFIG_HOME": home]) { $1 }, stdout: .null,
-    stderr: .null)
-  defer { daemon.terminate(grace: 2) }
-
-  let loop = try EventLoop()
-  let client = try bus.connect(loop: loop)
-  var owner: String?
-  let watch = client.watchNameOwner("org.responderd.Daemon1") { owner = $0 }
-  guard loop.run(until: { owner != nil }, timeout: 15) else {
-    throw BenchmarkError("responderd did not own org.responderd.Daemon1 within 15 s")
-  }
-  watch.cancel()
+  let fixture = try DaemonFixture(config: "chain = []\n", timeout: 15)
 
   var sent = 0
   var answered = 0
@@ -53,7 +32,7 @@ func run() throws {
     func next() {
       guard sent < target else { return }
       sent += 1
-      client.call(
+      fixture.connection.call(
         destination: "org.responderd.Daemon1", path: "/org/responderd/Daemon1",
         interface: "org.responderd.Daemon1", method: "SendEvent",
         arguments: [.string("remoteControl"), .string("togglePlayPause"), .string("")], timeout: 10
@@ -64,21 +43,21 @@ func run() throws {
       }
     }
     for _ in 0..<inFlight { next() }
-    guard loop.run(until: { answered >= target || failure != nil }, timeout: 600) else {
+    guard fixture.loop.run(until: { answered >= target || failure != nil }, timeout: 600) else {
       throw BenchmarkError("timed out after 600 s with \(answered) of \(target) events answered")
     }
     if let failure { throw BenchmarkError("SendEvent failed: \(failure)") }
   }
 
   try sendUpTo(warmUp)
-  let baseline = try processStatusKiB(daemon.pid, "RssAnon")
+  let baseline = try processStatusKiB(fixture.daemon.pid, "RssAnon")
   print("events      RssAnon (KiB)")
   print("\(String(warmUp).padding(toLength: 12))\(baseline)   (baseline, after the warm-up)")
   var last = baseline
   for quarter in 1...4 {
     let target = warmUp + (total - warmUp) * quarter / 4
     try sendUpTo(target)
-    last = try processStatusKiB(daemon.pid, "RssAnon")
+    last = try processStatusKiB(fixture.daemon.pid, "RssAnon")
     print("\(String(target).padding(toLength: 12))\(last)")
   }
   let perEvent = Double(last - baseline) * 1024 / Double(total - warmUp)

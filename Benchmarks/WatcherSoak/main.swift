@@ -27,34 +27,14 @@ func run() throws {
   let inFlight = 64
   let limit = 300.0
 
-  let bus = try PrivateBus()
-  let home = bus.directory + "/config"
-  mkdir(home, 0o700)
-  mkdir(home + "/responderd", 0o700)
-  try writeTextFile(home + "/responderd/config.toml", "chain = []\n")
-  var daemonArguments = [binDirectory() + "/responderd"]
-  if getuid() == 0 { daemonArguments.append("--allow-root") }
-  let environment = bus.environment.merging(["XDG_CONFIG_HOME": home]) { $1 }
-  let logPath = bus.directory + "/responderd.log"
-  let daemon = try ChildProcess(
-    daemonArguments, environment: environment, stdout: .null, stderr: .file(logPath))
-  defer { daemon.terminate(grace: 2) }
-
-  let loop = try EventLoop()
-  let client = try bus.connect(loop: loop)
-  var owner: String?
-  let watch = client.watchNameOwner("org.responderd.Daemon1") { owner = $0 }
-  guard loop.run(until: { owner != nil }, timeout: 15) else {
-    throw BenchmarkError("responderd did not own org.responderd.Daemon1 within 15 s")
-  }
-  watch.cancel()
+  let fixture = try DaemonFixture(config: "chain = []\n", timeout: 15)
 
   // The silent watchers: their loop runs only until WatchEvents has answered.
   let silentLoop = try EventLoop()
   var watchers: [DBusConnection] = []
   var accepted = 0
   for _ in 0..<watcherCount {
-    let connection = try bus.connect(loop: silentLoop)
+    let connection = try fixture.bus.connect(loop: silentLoop)
     watchers.append(connection)
     connection.call(
       destination: "org.responderd.Daemon1", path: "/org/responderd/Daemon1",
@@ -72,7 +52,8 @@ func run() throws {
   func startStatus() throws {
     statusStarted = monotonicNow()
     statusProcess = try ChildProcess(
-      [binDirectory() + "/responderctl", "status"], environment: environment, stdout: .null, stderr: .null)
+      [binDirectory() + "/responderctl", "status"], environment: fixture.bus.environment, stdout: .null,
+      stderr: .null)
   }
   func statusDone() -> Bool {
     guard let process = statusProcess, !process.isRunning else { return statusProcess == nil }
@@ -85,13 +66,13 @@ func run() throws {
   }
   func timeStatus() throws {
     try startStatus()
-    guard loop.run(until: { statusDone() }, timeout: limit) else {
+    guard fixture.loop.run(until: { statusDone() }, timeout: limit) else {
       throw BenchmarkError("responderctl status did not end within \(Int(limit)) s")
     }
   }
 
   try timeStatus()
-  let before = try processStatusKiB(daemon.pid, "VmRSS")
+  let before = try processStatusKiB(fixture.daemon.pid, "VmRSS")
 
   var sent = 0
   var answered = 0
@@ -100,7 +81,7 @@ func run() throws {
     guard sent < total else { return }
     sent += 1
     if sent == total / 2 { try? startStatus() }
-    client.call(
+    fixture.connection.call(
       destination: "org.responderd.Daemon1", path: "/org/responderd/Daemon1",
       interface: "org.responderd.Daemon1", method: "SendEvent",
       arguments: [.string("remoteControl"), .string("togglePlayPause"), .string("")], timeout: 25
@@ -112,14 +93,13 @@ func run() throws {
   }
   let started = monotonicNow()
   for _ in 0..<inFlight { next() }
-  guard loop.run(until: { answered == total && statusDone() }, timeout: limit) else {
+  guard fixture.loop.run(until: { answered == total && statusDone() }, timeout: limit) else {
     throw BenchmarkError("timed out after \(Int(limit)) s with \(answered) of \(total) calls answered")
   }
   let elapsed = monotonicNow() - started
-  let after = try processStatusKiB(daemon.pid, "VmRSS")
+  let after = try processStatusKiB(fixture.daemon.pid, "VmRSS")
   try timeStatus()
-  let log = try readTextFile(logPath)
-  let fellBehind = log.split(separator: "\n").filter { $0.contains("has not read the last") }.count
+  let fellBehind = fixture.log.split(separator: "\n").filter { $0.contains("has not read the last") }.count
 
   func milliseconds(_ seconds: Double) -> String {
     seconds.isFinite ? "\(Int((seconds * 1000).rounded())) ms" : "failed"

@@ -615,6 +615,27 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
       ? .noAnswer(application: reference.application, seconds: deadline) : .failed(error.message)
   }
 
+  /// An accessible's role (`GetRole`).
+  static func role(
+    of reference: AccessibleReference, on bus: any MessageBus, budget: FocusReadBudget,
+    _ done: @escaping (Result<UInt32, FocusReadError>) -> Void
+  ) {
+    bus.call(
+      destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
+      method: "GetRole", timeout: budget.timeout
+    ) { result in
+      switch result {
+      case .success(let values):
+        if let value = values.first?.uint32 {
+          done(.success(value))
+        } else {
+          done(.failure(.failed("GetRole answered '\(values.signature)'")))
+        }
+      case .failure(let error): done(.failure(failure(error, reference, budget.deadline)))
+      }
+    }
+  }
+
   /// An accessible's states (`GetState`).
   static func states(
     of reference: AccessibleReference, on bus: any MessageBus, budget: FocusReadBudget,
@@ -715,35 +736,12 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
         done(.failure(error))
       }
     }
-    func failure(_ error: DBusError) -> FocusReadError { Self.failure(error, reference, budget.deadline) }
-    bus.call(
-      destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
-      method: "GetRole", timeout: budget.timeout
-    ) { result in
-      switch result {
-      case .success(let values):
-        if let value = values.first?.uint32 {
-          role = .success(value)
-        } else {
-          role = .failure(.failed("GetRole answered '\(values.signature)'"))
-        }
-      case .failure(let error): role = .failure(failure(error))
-      }
+    Self.role(of: reference, on: bus, budget: budget) {
+      role = $0
       finish()
     }
-    bus.call(
-      destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
-      method: "GetState", timeout: budget.timeout
-    ) { result in
-      switch result {
-      case .success(let values):
-        if let words = values.first?.elements?.compactMap(\.uint32), words.count == 2 {
-          states = .success(FocusedWidget.states(fromWords: words))
-        } else {
-          states = .failure(.failed("GetState answered '\(values.signature)'"))
-        }
-      case .failure(let error): states = .failure(failure(error))
-      }
+    Self.states(of: reference, on: bus, budget: budget) {
+      states = $0
       finish()
     }
   }

@@ -135,43 +135,31 @@ public final class DesktopMediaKeysWatcher {
         "desktop: \(owner) \(ownerUID.map { "runs as uid \($0)" } ?? "runs as a user the bus cannot tell"), not as uid \(self.uid): the desktop names it owns are not believed"
       )
     }
-    subscriptions.append(
-      connection.watchNameOwner(DesktopNames.gnomeMediaKeys, runningAs: uid, refused: refused) {
-        [weak self] owner in
-        self?.gsdOwner = owner
-        self?.update()
-      })
-    subscriptions.append(
-      connection.watchNameOwner(DesktopNames.phosh, runningAs: uid, refused: refused) { [weak self] owner in
-        self?.phoshOwner = owner
-        self?.update()
-      })
-    subscriptions.append(
-      connection.watchNameOwner(DesktopNames.gnomeShell, runningAs: uid, refused: refused) {
-        [weak self] owner in
-        guard let self else { return }
-        self.gnomeShellOwner = owner
-        self.shellVersion = nil
-        self.shellVersionRead = false
-        self.versionQuery += 1
-        if owner != nil { self.readShellVersion() }
-        self.update()
-      })
-    subscriptions.append(
-      connection.watchNameOwner(DesktopNames.kwin, runningAs: uid, refused: refused) { [weak self] owner in
-        self?.kwinOwner = owner
-        self?.update()
-      })
-    subscriptions.append(
-      connection.watchNameOwner(DesktopNames.kglobalaccel, runningAs: uid, refused: refused) {
-        [weak self] owner in
-        guard let self else { return }
-        self.kglobalaccelOwner = owner
-        self.hasMediacontrol = false
-        self.componentQuery += 1
-        if owner != nil { self.readComponents() }
-        self.update()
-      })
+    // Each name's owner, kept as `changed` says, then what is found told again.
+    func follow(_ name: String, _ changed: @escaping (DesktopMediaKeysWatcher, String?) -> Void) {
+      subscriptions.append(
+        connection.watchNameOwner(name, runningAs: uid, refused: refused) { [weak self] owner in
+          guard let self else { return }
+          changed(self, owner)
+          self.update()
+        })
+    }
+    follow(DesktopNames.gnomeMediaKeys) { $0.gsdOwner = $1 }
+    follow(DesktopNames.phosh) { $0.phoshOwner = $1 }
+    follow(DesktopNames.gnomeShell) { keys, owner in
+      keys.gnomeShellOwner = owner
+      keys.shellVersion = nil
+      keys.shellVersionRead = false
+      keys.versionQuery += 1
+      if owner != nil { keys.readShellVersion() }
+    }
+    follow(DesktopNames.kwin) { $0.kwinOwner = $1 }
+    follow(DesktopNames.kglobalaccel) { keys, owner in
+      keys.kglobalaccelOwner = owner
+      keys.hasMediacontrol = false
+      keys.componentQuery += 1
+      if owner != nil { keys.readComponents() }
+    }
     subscriptions.append(
       connection.onSignal(interface: DesktopNames.kglobalaccelInterface) { [weak self] message in
         guard let self, let owner = self.kglobalaccelOwner, message.sender == owner else { return }

@@ -107,15 +107,9 @@ struct DetectorCore {
       steadyGravity = steadyGravity + (a - steadyGravity) * steadyWeight
       principal.update(d, weight: weight, at: t)
     }
-    var result = Step()
     if surelyQuiet {
       quietDynamic = d
-      xTrack.lastValue = d.x
-      yTrack.lastValue = d.y
-      zTrack.lastValue = d.z
-      if phase == .waiting, m2 >= sustainSquared { result.keptGoing = true }
-      lastTime = t
-      return result
+      return quiet(d, magnitudeSquared: m2, at: t, phase: phase)
     }
     let along = d.dot(principal.current())
     if principalTrack.isEmpty, xTrack.isEmpty, yTrack.isEmpty, zTrack.isEmpty,
@@ -123,16 +117,25 @@ struct DetectorCore {
     {
       // Quiet, and no swing under way: nothing to follow but the values.
       principalTrack.lastValue = along
-      xTrack.lastValue = d.x
-      yTrack.lastValue = d.y
-      zTrack.lastValue = d.z
-      if phase == .waiting, m2 >= sustainSquared { result.keptGoing = true }
-      lastTime = t
-      return result
+      return quiet(d, magnitudeSquared: m2, at: t, phase: phase)
     }
     return followSwings(
       d, along: along, magnitudeSquared: m2, sampleGravity: sampleGravity, falling: falling, at: t, dt: dt,
       phase: phase)
+  }
+
+  /// The end of a quiet sample's step: each axis keeps its value (a swing that starts at the next
+  /// sample is measured from it), and the sample may keep a waiting shake going.
+  @inline(__always) private mutating func quiet(
+    _ d: Vector3, magnitudeSquared m2: Double, at t: Seconds, phase: DetectorPhase
+  ) -> Step {
+    xTrack.lastValue = d.x
+    yTrack.lastValue = d.y
+    zTrack.lastValue = d.z
+    lastTime = t
+    var result = Step()
+    if phase == .waiting, m2 >= sustainSquared { result.keptGoing = true }
+    return result
   }
 
   /// The part of a sample that follows the swings (the rest of `step`, when something moves): a

@@ -168,12 +168,7 @@ public final class ResponderClient {
   /// when the current first responder's `CanResignFirstResponder` is false). Kept as a wish: after
   /// a daemon restart the client asks again.
   public func becomeFirstResponder(completion: ((Result<Bool, DBusError>) -> Void)? = nil) {
-    wantsFirstResponder = true
-    callDaemon("BecomeFirstResponder") { [weak self] result in
-      let accepted = result.map { $0.first?.bool ?? false }
-      if case .success(true) = accepted { self?.setFirstResponder(true) }
-      completion?(accepted)
-    }
+    askFirstResponder(true, completion: completion)
   }
 
   /// Whether this application's window is the active one, as last told with `setActive(_:)`; nil
@@ -201,11 +196,17 @@ public final class ResponderClient {
 
   /// Gives up first-responder status (the previous first responder gets it back).
   public func resignFirstResponder(completion: ((Result<Bool, DBusError>) -> Void)? = nil) {
-    wantsFirstResponder = false
-    callDaemon("ResignFirstResponder") { [weak self] result in
-      let resigned = result.map { $0.first?.bool ?? false }
-      if case .success(true) = resigned { self?.setFirstResponder(false) }
-      completion?(resigned)
+    askFirstResponder(false, completion: completion)
+  }
+
+  /// Asks the daemon to make this client first responder or to let it resign, as a wish kept
+  /// across daemon restarts; `completion` gets whether the daemon did.
+  private func askFirstResponder(_ first: Bool, completion: ((Result<Bool, DBusError>) -> Void)?) {
+    wantsFirstResponder = first
+    callDaemon(first ? "BecomeFirstResponder" : "ResignFirstResponder") { [weak self] result in
+      let done = result.map { $0.first?.bool ?? false }
+      if case .success(true) = done { self?.setFirstResponder(first) }
+      completion?(done)
     }
   }
 

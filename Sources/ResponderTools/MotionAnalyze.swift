@@ -7,22 +7,6 @@ import TouchScenes
   import Glibc
 #endif
 
-/// A problem in a motion trace: the file, the line, what is wrong.
-public struct MotionTraceError: Error, CustomStringConvertible, Equatable {
-  public var file: String
-  public var line: Int
-  public var message: String
-
-  public init(file: String, line: Int, message: String) {
-    self.file = file
-    self.line = line
-    self.message = message
-  }
-
-  /// `FILE:LINE: message`.
-  public var description: String { "\(file):\(line): \(message)" }
-}
-
 /// A recorded accelerometer trace: `t,x,y,z` lines (seconds, m/s² in screen coordinates, gravity
 /// included), the format `responderctl motion record` writes and `motion analyze` reads.
 public enum MotionTrace {
@@ -55,13 +39,13 @@ public enum MotionTrace {
       }
       sawData = true
       guard fields.count == names.count else {
-        throw MotionTraceError(
+        throw ToolInputError(
           file: file, line: lineNumber,
           message: "expected \(names.count) fields \(names.joined(separator: ",")), found \(fields.count)")
       }
       for (index, name) in names.enumerated() {
         guard let value = numbers[index], value.isFinite else {
-          throw MotionTraceError(
+          throw ToolInputError(
             file: file, line: lineNumber, message: "\(name) is not a number: '\(fields[index])'")
         }
       }

@@ -28,7 +28,7 @@ public struct MotionCorpus: Sendable {
       if line.isEmpty || line.hasPrefix("#") { continue }
       let fields = line.split(separator: "\t").map(String.init)
       guard fields.count == 5, let start = Double(fields[3]), let end = Double(fields[4]) else {
-        throw MotionTraceError(
+        throw ToolInputError(
           file: file, line: lineNumber, message: "expected file, placement, label, start, end")
       }
       stretches.append(

@@ -42,13 +42,7 @@ public enum TouchSynth {
 
   /// Reads STROKES.json; errors name the file, the line and column, and the problem.
   public static func parse(_ text: String, file: String) throws -> Strokes {
-    let root: TouchSceneJSON.Node
-    do {
-      root = try TouchSceneJSON.parse(text)
-    } catch let error as TouchSceneJSON.SyntaxError {
-      throw ToolInputError(file: file, line: error.line, column: error.column, message: error.message)
-    }
-    var reader = try SceneObjectReader(node: root, path: "", file: file)
+    var reader = try SceneObjectReader(parsing: text, file: file)
     guard let screenNode = reader.take("screen") else { throw reader.error("missing key 'screen'") }
     var screen = try SceneObjectReader(node: screenNode, path: "screen", file: file)
     let width = try screen.requiredNumber("width", positive: true)

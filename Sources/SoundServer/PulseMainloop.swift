@@ -114,6 +114,9 @@ class PulseEventBase {
   fileprivate weak var mainloop: PulseMainloop?
   fileprivate let userdata: UnsafeMutableRawPointer?
   fileprivate private(set) var isFreed = false
+  /// The callback libpulse set to be told the event is freed (`pa_io_event_destroy_cb_t` and the
+  /// others: one C signature, the event as an opaque pointer).
+  fileprivate var destroy: pa_io_event_destroy_cb_t?
 
   fileprivate init(mainloop: PulseMainloop, userdata: UnsafeMutableRawPointer?) {
     self.mainloop = mainloop
@@ -123,16 +126,15 @@ class PulseEventBase {
   /// The event as libpulse sees it (`pa_io_event *` and the others); `object(_:as:)` turns it back.
   fileprivate final var handle: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
 
-  /// Stops the event (its registration or timer); subclasses call the destroy callback.
+  /// Stops the event (its registration or timer).
   fileprivate func cancel() {}
-  fileprivate func callDestroy(_ api: UnsafeMutablePointer<pa_mainloop_api>) {}
 
   fileprivate final func free() {
     guard !isFreed else { return }
     isFreed = true
     cancel()
     guard let mainloop else { return }
-    callDestroy(mainloop.api)
+    destroy?(mainloop.api, handle, userdata)
     mainloop.release(self)
   }
 
@@ -148,7 +150,6 @@ class PulseEventBase {
 final class PulseIOEvent: PulseEventBase {
   private let fd: FileDescriptor
   private let callback: pa_io_event_cb_t
-  fileprivate var destroy: pa_io_event_destroy_cb_t?
   private var source: IOSource?
 
   fileprivate init(
@@ -197,17 +198,12 @@ final class PulseIOEvent: PulseEventBase {
     source?.remove()
     source = nil
   }
-
-  fileprivate override func callDestroy(_ api: UnsafeMutablePointer<pa_mainloop_api>) {
-    destroy?(api, handle, userdata)
-  }
 }
 
 /// `pa_time_event`: one of the loop's timers. libpulse gives times on the monotonic clock (flagged
 /// with `PA_TIMEVAL_RTCLOCK`) or the wall clock; both become a monotonic deadline.
 final class PulseTimeEvent: PulseEventBase {
   private let callback: pa_time_event_cb_t
-  fileprivate var destroy: pa_time_event_destroy_cb_t?
   private var timer: ScheduledTimer?
   private var time = timeval()
 
@@ -255,17 +251,12 @@ final class PulseTimeEvent: PulseEventBase {
     timer?.cancel()
     timer = nil
   }
-
-  fileprivate override func callDestroy(_ api: UnsafeMutablePointer<pa_mainloop_api>) {
-    destroy?(api, handle, userdata)
-  }
 }
 
 /// `pa_defer_event`: runs after the current handler while enabled. One that stays enabled runs
 /// again through a timer due now, so that descriptors are served between its runs.
 final class PulseDeferEvent: PulseEventBase {
   private let callback: pa_defer_event_cb_t
-  fileprivate var destroy: pa_defer_event_destroy_cb_t?
   private var enabled = false
   private var queued = false
   private var again: ScheduledTimer?
@@ -301,9 +292,5 @@ final class PulseDeferEvent: PulseEventBase {
     enabled = false
     again?.cancel()
     again = nil
-  }
-
-  fileprivate override func callDestroy(_ api: UnsafeMutablePointer<pa_mainloop_api>) {
-    destroy?(api, handle, userdata)
   }
 }

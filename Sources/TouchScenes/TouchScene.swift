@@ -183,13 +183,7 @@ public struct TouchScene: Equatable {
         file, reason: "it is \(text.utf8.count) bytes long, more than the \(maximumFileSize) a scene may have"
       )
     }
-    let root: TouchSceneJSON.Node
-    do {
-      root = try TouchSceneJSON.parse(text)
-    } catch let error as TouchSceneJSON.SyntaxError {
-      throw ToolInputError(file: file, line: error.line, column: error.column, message: error.message)
-    }
-    var top = try SceneObjectReader(node: root, path: "", file: file)
+    var top = try SceneObjectReader(parsing: text, file: file)
     guard let screenNode = top.take("screen") else { throw top.error("missing key 'screen'") }
     var screenReader = try SceneObjectReader(node: screenNode, path: "screen", file: file)
     let width = try screenReader.requiredNumber("width", positive: true)
@@ -490,6 +484,18 @@ public struct SceneObjectReader {
     }
     self.members = members
     self.used = Array(repeating: false, count: members.count)
+  }
+
+  /// A reader of the top object of `text`, a JSON file; a syntax error names the file, the line
+  /// and the column.
+  public init(parsing text: String, file: String) throws {
+    let root: TouchSceneJSON.Node
+    do {
+      root = try TouchSceneJSON.parse(text)
+    } catch let error as TouchSceneJSON.SyntaxError {
+      throw ToolInputError(file: file, line: error.line, column: error.column, message: error.message)
+    }
+    try self.init(node: root, path: "", file: file)
   }
 
   private func qualified(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }

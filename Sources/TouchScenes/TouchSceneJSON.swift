@@ -130,14 +130,9 @@ public enum TouchSceneJSON {
     }
 
     mutating func object(depth: Int) throws -> Value {
-      index += 1
+      if opensEmpty(closedBy: "}") { return .object([]) }
       var members: [Member] = []
       var keys: Set<String> = []
-      skipSpace()
-      if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
-        index += 1
-        return .object(members)
-      }
       while true {
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -166,43 +161,39 @@ public enum TouchSceneJSON {
         skipSpace()
         let node = try value(depth: depth + 1)
         members.append(Member(key: key, line: keyLine, column: keyColumn, node: node))
-        skipSpace()
-        guard index < bytes.count else { throw error("expected ',' or '}', found end of file") }
-        if bytes[index] == UInt8(ascii: ",") {
-          index += 1
-          continue
-        }
-        if bytes[index] == UInt8(ascii: "}") {
-          index += 1
-          return .object(members)
-        }
-        throw error("expected ',' or '}', found \(describeCurrent())")
+        if try closes(with: "}") { return .object(members) }
       }
     }
 
     mutating func array(depth: Int) throws -> Value {
-      index += 1
+      if opensEmpty(closedBy: "]") { return .array([]) }
       var items: [Node] = []
-      skipSpace()
-      if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
-        index += 1
-        return .array(items)
-      }
       while true {
         skipSpace()
         items.append(try value(depth: depth + 1))
-        skipSpace()
-        guard index < bytes.count else { throw error("expected ',' or ']', found end of file") }
-        if bytes[index] == UInt8(ascii: ",") {
-          index += 1
-          continue
-        }
-        if bytes[index] == UInt8(ascii: "]") {
-          index += 1
-          return .array(items)
-        }
-        throw error("expected ',' or ']', found \(describeCurrent())")
+        if try closes(with: "]") { return .array(items) }
       }
+    }
+
+    /// Past the `{` or `[` at the index: true, and past `close` too, when nothing is inside.
+    mutating func opensEmpty(closedBy close: Unicode.Scalar) -> Bool {
+      index += 1
+      skipSpace()
+      guard index < bytes.count && bytes[index] == UInt8(ascii: close) else { return false }
+      index += 1
+      return true
+    }
+
+    /// After an item of an object or array: true past `close`, false past a comma (another item
+    /// follows); anything else is an error.
+    mutating func closes(with close: Unicode.Scalar) throws -> Bool {
+      skipSpace()
+      guard index < bytes.count else { throw error("expected ',' or '\(close)', found end of file") }
+      guard bytes[index] == UInt8(ascii: ",") || bytes[index] == UInt8(ascii: close) else {
+        throw error("expected ',' or '\(close)', found \(describeCurrent())")
+      }
+      index += 1
+      return bytes[index - 1] == UInt8(ascii: close)
     }
 
     mutating func hex4() throws -> UInt32 {

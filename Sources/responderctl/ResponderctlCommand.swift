@@ -69,7 +69,7 @@ enum ResponderctlCommand {
     switch error {
     case is ConfigError: .config
     case let error as ToolFileError: error.status
-    case is ToolInputError, is KeysReplay.Error, is MotionTraceError: .dataError
+    case is ToolInputError, is KeysReplay.Error: .dataError
     default: nil
     }
   }

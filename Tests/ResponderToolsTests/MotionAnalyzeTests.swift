@@ -102,7 +102,7 @@ struct MotionAnalyzeTests {
       ("0.00,0,0,nan\n", "bad.csv:1: z is not a number: 'nan'"),
     ]
     for (text, message) in cases {
-      #expect(throws: MotionTraceError.self) { try MotionTrace.parse(text, file: "bad.csv") }
+      #expect(throws: ToolInputError.self) { try MotionTrace.parse(text, file: "bad.csv") }
       do {
         _ = try MotionTrace.parse(text, file: "bad.csv")
       } catch {
@@ -382,17 +382,17 @@ struct StreamTraceTests {
     #expect(samples.count == 2 && samples[0] == MotionSample(t: 3, x: -2.4517, y: 0, z: 9.8067))
     // Every line has the header's columns, all numbers.
     #expect(
-      throws: MotionTraceError(
+      throws: ToolInputError(
         file: "d.csv", line: 3,
         message: "expected 10 fields t,x,y,z,gravity_x,gravity_y,gravity_z,user_x,user_y,user_z, found 4")
     ) {
       try MotionTrace.parse("\(MotionTrace.deviceMotionHeader)\n\n1,2,3,4\n", file: "d.csv")
     }
-    #expect(throws: MotionTraceError(file: "d.csv", line: 2, message: "user_z is not a number: 'x'")) {
+    #expect(throws: ToolInputError(file: "d.csv", line: 2, message: "user_z is not a number: 'x'")) {
       try MotionTrace.parse("\(MotionTrace.deviceMotionHeader)\n1,2,3,4,5,6,7,8,9,x\n", file: "d.csv")
     }
     // A plain trace still needs four.
-    #expect(throws: MotionTraceError(file: "p.csv", line: 2, message: "expected 4 fields t,x,y,z, found 5")) {
+    #expect(throws: ToolInputError(file: "p.csv", line: 2, message: "expected 4 fields t,x,y,z, found 5")) {
       try MotionTrace.parse("t,x,y,z\n1,2,3,4,5\n", file: "p.csv")
     }
   }

@@ -77,6 +77,17 @@ def tap(r, t, slot, x, y, duration=0.08):
     r.syn(t + duration)
 
 
+def drag_right(r, t, slot, x, y, step, frames, rate):
+    """One finger down at (x, y), `frames` moves right by `step` units `rate` a second, then up."""
+    r.down(t, slot, x, y)
+    r.syn(t)
+    for k in range(1, frames + 1):
+        r.move(t + k / rate, slot, x=x + step * k)
+        r.syn(t + k / rate)
+    r.up(t + (frames + 1) / rate, slot)
+    r.syn(t + (frames + 1) / rate)
+
+
 # Taps: a double tap on the left half, a single tap on the left, a tap on the right half.
 r = Recording('double tap left, single tap left, tap right')
 tap(r, 1.0, 0, 200, 400)
@@ -87,22 +98,8 @@ r.write('taps.evemu')
 
 # A quick flick right (600 points a second), then a slow drag right (100 points a second, 20 frames a second).
 r = Recording('flick right, then a slow drag right')
-r.down(1.0, 0, 100, 1000)
-r.syn(1.0)
-for k in range(1, 7):
-    t = 1.0 + k / 60
-    r.move(t, 0, x=100 + 100 * k)
-    r.syn(t)
-r.up(1.0 + 7 / 60, 0)
-r.syn(1.0 + 7 / 60)
-r.down(3.0, 0, 100, 1600)
-r.syn(3.0)
-for k in range(1, 13):
-    t = 3.0 + k / 20
-    r.move(t, 0, x=100 + 10 * k)
-    r.syn(t)
-r.up(3.0 + 13 / 20, 0)
-r.syn(3.0 + 13 / 20)
+drag_right(r, 1.0, 0, 100, 1000, step=100, frames=6, rate=60)
+drag_right(r, 3.0, 0, 100, 1600, step=10, frames=12, rate=20)
 r.write('flick-and-drag.evemu')
 
 # A tap on the button, a tap beside it, a held finger, a second finger, then events dropped.
