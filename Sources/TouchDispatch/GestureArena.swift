@@ -51,8 +51,10 @@ final class GestureArena {
 
   init(window: Window) { self.window = window }
 
-  deinit {
-    for recognizer in engaged { recognizer.arena = nil }
+  /// Lets go of the engaged recognizers, which hold the arena (the window goes away).
+  func detach() {
+    let recognizers = engaged.takeOut()
+    for recognizer in recognizers { recognizer.setArena(nil) }
   }
 
   // MARK: Engagement
@@ -61,7 +63,7 @@ final class GestureArena {
   func engage(_ recognizer: GestureRecognizer, with touch: Touch, hasDelegate: Bool) {
     if !recognizer.isEngaged {
       recognizer.isEngaged = true
-      recognizer.arena = self
+      recognizer.setArena(self)
       engagements += 1
       recognizer.engagementOrder = engagements
       if recognizer.hasRequiredFailures { relationsPossible = true }
@@ -88,7 +90,11 @@ final class GestureArena {
       var list = engaged.takeOut()
       list.append(recognizer)
       engaged.putBack(&list)
-      if asks { askers.append(recognizer) }
+      if asks {
+        var list = askers.takeOut()
+        list.append(recognizer)
+        askers.putBack(&list)
+      }
       if !requirements.isEmpty { relationsPossible = true }
     }
     var list = recognizer.trackedTouches.takeOut()

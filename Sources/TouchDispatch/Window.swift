@@ -97,6 +97,10 @@ open class Window: View, EventWindow {
     swap(&arena, &arenaStorage)
   }
 
+  deinit {
+    arenaStorage?.detach()
+  }
+
   /// The controller whose view fills the window; its next responder is the window.
   public var rootViewController: ViewController? {
     get { rootViewControllerStorage }
@@ -125,12 +129,16 @@ open class Window: View, EventWindow {
 
   /// Calls `observer` for every recognizer state change and action sent in this window.
   public func addGestureObserver(_ observer: @escaping (GestureObservation) -> Void) {
-    gestureObservers.append(observer)
+    var list = gestureObservers.takeOut()
+    list.append(observer)
+    gestureObservers.putBack(&list)
   }
 
   /// Calls `observer` for every delivery of touches to a view, before the view gets it.
   public func addDeliveryObserver(_ observer: @escaping (TouchDelivery) -> Void) {
-    deliveryObservers.append(observer)
+    var list = deliveryObservers.takeOut()
+    list.append(observer)
+    deliveryObservers.putBack(&list)
   }
 
   /// Whether someone observes recognizers (observations are only made then).
