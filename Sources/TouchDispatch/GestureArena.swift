@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// What a window reports about its gesture recognizers (for tools, tests and logs).
@@ -49,7 +50,14 @@ final class GestureArena {
   /// Set when a recognizer reached a final state or touches ended: resets may be due.
   private var resetsMayBeDue = false
 
-  init(window: Window) { self.window = window }
+  /// The window's scheduler, which recognizers set their timers on (kept here: reading it through
+  /// `window`, an unowned reference, costs more).
+  let scheduler: any Scheduler
+
+  init(window: Window) {
+    self.window = window
+    scheduler = window.scheduler
+  }
 
   /// Lets go of the engaged recognizers, which hold the arena (the window goes away).
   func detach() {

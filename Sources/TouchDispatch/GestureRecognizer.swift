@@ -119,6 +119,10 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   /// Whether this is a TapGestureRecognizer itself, whose only rule is not preventing taps that
   /// need more taps.
   let isBuiltInTap: Bool
+  /// The frame (`FrameDelivery`'s stamp) in which `deliveryIndex` is the recognizer's place among
+  /// the recognizers getting touches.
+  var deliveryStamp = -1
+  var deliveryIndex = 0
   /// When the recognizer engaged in the gesture under way, relative to the others.
   var engagementOrder = 0
   /// Whether, in the gesture under way, this recognizer may answer failure-requirement questions
@@ -373,7 +377,7 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   // MARK: Time
 
   /// The scheduler of the window the recognizer is in.
-  public var scheduler: (any Scheduler)? { arena?.window.scheduler ?? view?.window?.scheduler }
+  public var scheduler: (any Scheduler)? { arena?.scheduler ?? view?.window?.scheduler }
 
   /// The current time on the window's clock (0 outside a window).
   public var now: Seconds { scheduler?.now ?? 0 }

@@ -41,7 +41,9 @@ open class Window: View, EventWindow {
     /// once for all of them).
     var alone: Set<Touch> {
       if let aloneStorage { return aloneStorage }
-      let set: Set<Touch> = [touch]
+      // Made with room for one and filled, which takes no array in between (a literal does).
+      var set = Set<Touch>(minimumCapacity: 1)
+      set.insert(touch)
       aloneStorage = set
       return set
     }
