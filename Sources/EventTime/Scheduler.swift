@@ -8,7 +8,11 @@ public final class ScheduledTimer {
   /// Order of scheduling, so that timers with the same deadline fire in the order they were set.
   public let sequence: UInt64
   let action: () -> Void
-  public private(set) var isCancelled = false
+  /// Whether the timer was cancelled or fired. (Public properties of this module's classes are
+  /// computed over private fields: another module's access to a public stored property is checked
+  /// at run time, on every read; one to a private field is proven safe when compiled.)
+  public var isCancelled: Bool { isCancelledStorage }
+  private var isCancelledStorage = false
   /// Called once when the timer is cancelled (the scheduler uses it to forget the timer).
   var onCancel: ((ScheduledTimer) -> Void)?
 
@@ -21,7 +25,7 @@ public final class ScheduledTimer {
   /// Keeps the timer from firing. Cancelling twice, or after it fired, does nothing.
   public func cancel() {
     guard !isCancelled else { return }
-    isCancelled = true
+    isCancelledStorage = true
     onCancel?(self)
     onCancel = nil
   }
@@ -29,7 +33,7 @@ public final class ScheduledTimer {
   /// Runs the action unless cancelled (schedulers call this when the deadline is reached).
   public func fire() {
     guard !isCancelled else { return }
-    isCancelled = true
+    isCancelledStorage = true
     onCancel = nil
     action()
   }
@@ -58,19 +62,26 @@ extension Scheduler {
 
 /// A scheduler on virtual time: time only moves when the test (or an offline tool) advances it.
 public final class VirtualScheduler: Scheduler {
-  public private(set) var now: Seconds
+  /// The current virtual time.
+  public var now: Seconds { nowStorage }
+  private var nowStorage: Seconds
   /// Waiting timers in firing order (deadline, then sequence); cancelled ones are dropped when
-  /// they reach the front, or all at once when they pile up.
+  /// they reach the front, or all at once when they pile up. Changed out of place (taken out with
+  /// a swap, changed, swapped back), so that no access to it releases anything within it and none
+  /// needs a run-time exclusivity check.
   private var timers: [ScheduledTimer] = []
   private var sequence: UInt64 = 0
   private var compactionThreshold = 64
 
-  public init(now: Seconds = 0) { self.now = now }
+  public init(now: Seconds = 0) { nowStorage = now }
 
   @discardableResult
   public func schedule(at deadline: Seconds, _ action: @escaping () -> Void) -> ScheduledTimer {
     sequence += 1
     let timer = ScheduledTimer(deadline: deadline, sequence: sequence, action: action)
+    var timers: [ScheduledTimer] = []
+    swap(&timers, &self.timers)
+    defer { swap(&timers, &self.timers) }
     if timers.count >= compactionThreshold {
       timers.removeAll { $0.isCancelled }
       compactionThreshold = max(64, timers.count * 2)
@@ -94,6 +105,9 @@ public final class VirtualScheduler: Scheduler {
 
   /// The next timer due by `time`, removed from the list.
   private func takeTimer(dueBy time: Seconds) -> ScheduledTimer? {
+    var timers: [ScheduledTimer] = []
+    swap(&timers, &self.timers)
+    defer { swap(&timers, &self.timers) }
     while let first = timers.first {
       if first.isCancelled {
         timers.removeFirst()
@@ -109,10 +123,10 @@ public final class VirtualScheduler: Scheduler {
   /// Moves time to `time`, firing every timer due by then in deadline order (each at its deadline).
   public func advance(to time: Seconds) {
     while let timer = takeTimer(dueBy: time) {
-      now = max(now, timer.deadline)
+      nowStorage = max(now, timer.deadline)
       timer.fire()
     }
-    now = max(now, time)
+    nowStorage = max(now, time)
   }
 
   /// Moves time forward by `delta` seconds.
@@ -124,7 +138,7 @@ public final class VirtualScheduler: Scheduler {
   public func runUntilIdle(limit: Int = 1_000_000) -> Int {
     var fired = 0
     while fired < limit, let timer = takeTimer(dueBy: .infinity) {
-      now = max(now, timer.deadline)
+      nowStorage = max(now, timer.deadline)
       timer.fire()
       fired += 1
     }

@@ -34,6 +34,7 @@ public final class Touch: Hashable, CustomStringConvertible {
   // Every public property is computed over a private `xStorage` field: touch frames read these
   // from TouchDispatch, and another module checks each access to a public stored property at run
   // time, where accesses to a private one are proven apart when compiled (HotPathRulesTests).
+  // References are stored with a swap, which releases the old one outside the access.
   /// The phase of the touch in the current event.
   public var phase: TouchPhase {
     get { phaseStorage }
@@ -55,13 +56,20 @@ public final class Touch: Hashable, CustomStringConvertible {
   /// The view the touch was delivered to at touch-down; fixed for the whole sequence.
   public internal(set) var view: Responder? {
     get { viewStorage }
-    set { viewStorage = newValue }
+    set {
+      // Swapped in: the old view is released after the access, not within it (see above).
+      var view = newValue
+      swap(&view, &viewStorage)
+    }
   }
   private var viewStorage: Responder?
   /// The window the touch happened in.
   public var window: Responder? {
     get { windowStorage }
-    set { windowStorage = newValue }
+    set {
+      var window = newValue
+      swap(&window, &windowStorage)
+    }
   }
   private var windowStorage: Responder?
   /// The radius of the touch, in points, and its tolerance.

@@ -10,54 +10,35 @@ import ResponderCore
 /// retaining anything. No run-time exclusivity checks are given up here: every field is private
 /// to this type or the frame's own, which lets the optimizer prove that no access overlaps another.
 final class FrameDelivery {
-  /// One recognizer's share of the frame: where its touches of each phase are in `entries`, in
-  /// frame order.
-  struct Ranges {
-    var began = 0..<0
-    var moved = 0..<0
-    var ended = 0..<0
-    var cancelled = 0..<0
-
-    /// The range of `phase` (stationary touches are never delivered: cancelled's stands in).
-    subscript(_ phase: TouchPhase) -> Range<Int> {
-      get {
-        switch phase {
-        case .began: began
-        case .moved: moved
-        case .ended: ended
-        default: cancelled
-        }
-      }
-      set {
-        switch phase {
-        case .began: began = newValue
-        case .moved: moved = newValue
-        case .ended: ended = newValue
-        default: cancelled = newValue
-        }
-      }
-    }
-
-    /// How many of the frame's touches the recognizer tracks.
-    var touchCount: Int { began.count + moved.count + ended.count + cancelled.count }
-  }
-
   /// The recognizers of the frame, in the order they first appear among its touches.
   private(set) var recognizers: [GestureRecognizer] = []
-  /// The share of each recognizer (same index as `recognizers`).
-  private var ranges: [Ranges] = []
-  /// The identity of each recognizer, to find its index (a frame has a few recognizers: searched
-  /// in order, which costs less than hashing).
-  private var identities: [ObjectIdentifier] = []
+  /// Where each recognizer's touches are in `entries`: those of recognizer `i` in phase slot `p`
+  /// (began, moved, ended, cancelled: see `slot(of:)`) are at `bounds[4 * i + p] ..< bounds[4 * i
+  /// + p + 1]`, in frame order (one list of integers for all of them: nothing to retain).
+  private var bounds: [Int] = []
+  /// Tells this frame's sorting from the last one: a recognizer whose `deliveryStamp` is this
+  /// has its index in `recognizers` in `deliveryIndex` (no search, no hashing).
+  private var stamp = 0
   /// The frame's touch records, recognizer after recognizer and, within one, phase after phase.
   private var entries: [Window.TouchRecord?] = []
-  /// Each (touch, recognizer) pair of the frame while it is sorted: the recognizer's index, the
-  /// phase, and the record's index in the frame (integers only: nothing to retain).
-  private var pairs: [(recognizer: Int, phase: TouchPhase, record: Int)] = []
+  /// Each (touch, recognizer) pair of the frame while it is sorted: the recognizer's phase slot
+  /// (`4 * index + phase`) and the record's index in the frame (integers only).
+  private var pairs: [(slot: Int, record: Int)] = []
 
   /// Where `recognizer` is in `recognizers`.
   func index(of recognizer: GestureRecognizer) -> Int? {
-    identities.firstIndex(of: ObjectIdentifier(recognizer))
+    recognizer.deliveryStamp == stamp ? recognizer.deliveryIndex : nil
+  }
+
+  /// The place of `phase` among a recognizer's four (stationary touches are never delivered:
+  /// cancelled's stands in).
+  private static func slot(of phase: TouchPhase) -> Int {
+    switch phase {
+    case .began: 0
+    case .moved: 1
+    case .ended: 2
+    default: 3
+    }
   }
 
   /// Sorts the touches of `frame` out per recognizer and phase. Returns whether the order of
@@ -69,24 +50,22 @@ final class FrameDelivery {
     clear()
     // Changed out of place (see OutOfPlace.swift).
     var recognizers = self.recognizers.takeOut()
-    var ranges = self.ranges.takeOut()
-    var identities = self.identities.takeOut()
+    var bounds = self.bounds.takeOut()
     var entries = self.entries.takeOut()
     var pairs = self.pairs.takeOut()
+    let stamp = self.stamp
     defer {
       pairs.removeAll(keepingCapacity: true)
       self.recognizers.putBack(&recognizers)
-      self.ranges.putBack(&ranges)
-      self.identities.putBack(&identities)
+      self.bounds.putBack(&bounds)
       self.entries.putBack(&entries)
       self.pairs.putBack(&pairs)
     }
-    // The index of each (touch, recognizer) pair's recognizer, then the pairs grouped by
-    // recognizer and phase, in frame order within a group.
+    // The pairs, each with its recognizer's phase slot, and how many pairs each slot has.
     var orderMayDiffer = relations
     for (position, record) in frame.enumerated() {
       let touch = record.touch
-      let phase = touch.phase
+      let phase = Self.slot(of: touch.phase)
       var withRules = 0
       var custom = false
       var count = 0
@@ -98,38 +77,46 @@ final class FrameDelivery {
         if !recognizer.hasDefaultPreventionRules { withRules += 1 }
         if !recognizer.hasBuiltInFailureHooks { custom = true }
         let index: Int
-        if let found = identities.firstIndex(of: ObjectIdentifier(recognizer)) {
-          index = found
+        if recognizer.deliveryStamp == stamp {
+          index = recognizer.deliveryIndex
         } else {
           index = recognizers.count
+          recognizer.deliveryStamp = stamp
+          recognizer.deliveryIndex = index
           recognizers.append(recognizer)
-          ranges.append(Ranges())
-          identities.append(ObjectIdentifier(recognizer))
+          // Four counts, one a phase (appended one by one: a repeated collection costs more).
+          for _ in 0..<4 { bounds.append(0) }
         }
-        ranges[index][phase] = 0..<(ranges[index][phase].count + 1)
-        pairs.append((index, phase, position))
+        let slot = 4 * index + phase
+        bounds[slot] += 1
+        pairs.append((slot, position))
       }
       if withRules > 1 || (custom && count > 1) { orderMayDiffer = true }
     }
     guard !recognizers.isEmpty else { return false }
-    // Each range has its count so far: where each one starts, then the records put in place.
+    // The counts become where each slot starts; the records are put in place, each slot's start
+    // moving to its end (the next one's start), then back.
     var start = 0
-    for index in ranges.indices {
-      for phase in Self.phases {
-        let count = ranges[index][phase].count
-        ranges[index][phase] = start..<start
-        start += count
-      }
+    for slot in bounds.indices {
+      let count = bounds[slot]
+      bounds[slot] = start
+      start += count
     }
+    bounds.append(start)
     entries.append(contentsOf: repeatElement(nil, count: start))
     for pair in pairs {
-      let range = ranges[pair.recognizer][pair.phase]
-      entries[range.upperBound] = frame[pair.record]
-      ranges[pair.recognizer][pair.phase] = range.lowerBound..<(range.upperBound + 1)
+      entries[bounds[pair.slot]] = frame[pair.record]
+      bounds[pair.slot] += 1
     }
+    var slot = bounds.count - 2
+    while slot > 0 {
+      bounds[slot] = bounds[slot - 1]
+      slot -= 1
+    }
+    bounds[0] = 0
     if !orderMayDiffer {
       for index in recognizers.indices
-      where recognizers[index].trackedTouches.count != ranges[index].touchCount {
+      where recognizers[index].trackedTouches.count != bounds[4 * index + 4] - bounds[4 * index] {
         orderMayDiffer = true
         break
       }
@@ -144,14 +131,13 @@ final class FrameDelivery {
   func deliver(with event: Event, order: [Int]?, arena: GestureArena) {
     let trackedTouchesChanged = arena.trackedTouchesChanged
     let recognizers = self.recognizers
-    let ranges = self.ranges
+    let bounds = self.bounds
     let entries = self.entries
     for position in recognizers.indices {
       let index = order?[position] ?? position
       let recognizer = recognizers[index]
-      let shares = ranges[index]
-      for phase in Self.phases {
-        let range = shares[phase]
+      for slot in (4 * index)..<(4 * index + 4) {
+        let range = bounds[slot]..<bounds[slot + 1]
         guard !range.isEmpty else { continue }
         guard recognizer.storedState.takesTouches else { break }
         let touches: Set<Touch>
@@ -165,10 +151,10 @@ final class FrameDelivery {
           touches = Self.set(of: entries[range])
         }
         arena.run {
-          switch phase {
-          case .began: recognizer.touchesBegan(touches, with: event)
-          case .moved: recognizer.touchesMoved(touches, with: event)
-          case .ended: recognizer.touchesEnded(touches, with: event)
+          switch slot & 3 {
+          case 0: recognizer.touchesBegan(touches, with: event)
+          case 1: recognizer.touchesMoved(touches, with: event)
+          case 2: recognizer.touchesEnded(touches, with: event)
           default: recognizer.touchesCancelled(touches, with: event)
           }
         }
@@ -206,23 +192,18 @@ final class FrameDelivery {
   /// its views alive after the last touch (a reference cycle through the window).
   func clear() {
     var recognizers = self.recognizers.takeOut()
-    var ranges = self.ranges.takeOut()
-    var identities = self.identities.takeOut()
+    var bounds = self.bounds.takeOut()
     var entries = self.entries.takeOut()
     defer {
       self.recognizers.putBack(&recognizers)
-      self.ranges.putBack(&ranges)
-      self.identities.putBack(&identities)
+      self.bounds.putBack(&bounds)
       self.entries.putBack(&entries)
     }
+    stamp += 1
     recognizers.removeAll(keepingCapacity: true)
-    ranges.removeAll(keepingCapacity: true)
-    identities.removeAll(keepingCapacity: true)
+    bounds.removeAll(keepingCapacity: true)
     entries.removeAll(keepingCapacity: true)
   }
-
-  /// The phases in the order a recognizer gets them.
-  private static let phases: [TouchPhase] = [.began, .moved, .ended, .cancelled]
 }
 
 extension GestureRecognizer.State {

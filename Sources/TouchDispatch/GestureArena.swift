@@ -1,3 +1,4 @@
+import EventTime
 import ResponderCore
 
 /// What a window reports about its gesture recognizers (for tools, tests and logs).
@@ -49,10 +50,19 @@ final class GestureArena {
   /// Set when a recognizer reached a final state or touches ended: resets may be due.
   private var resetsMayBeDue = false
 
-  init(window: Window) { self.window = window }
+  /// The window's scheduler, which recognizers set their timers on (kept here: reading it through
+  /// `window`, an unowned reference, costs more).
+  let scheduler: any Scheduler
 
-  deinit {
-    for recognizer in engaged { recognizer.arena = nil }
+  init(window: Window) {
+    self.window = window
+    scheduler = window.scheduler
+  }
+
+  /// Lets go of the engaged recognizers, which hold the arena (the window goes away).
+  func detach() {
+    let recognizers = engaged.takeOut()
+    for recognizer in recognizers { recognizer.setArena(nil) }
   }
 
   // MARK: Engagement
@@ -61,7 +71,7 @@ final class GestureArena {
   func engage(_ recognizer: GestureRecognizer, with touch: Touch, hasDelegate: Bool) {
     if !recognizer.isEngaged {
       recognizer.isEngaged = true
-      recognizer.arena = self
+      recognizer.setArena(self)
       engagements += 1
       recognizer.engagementOrder = engagements
       if recognizer.hasRequiredFailures { relationsPossible = true }
@@ -88,7 +98,11 @@ final class GestureArena {
       var list = engaged.takeOut()
       list.append(recognizer)
       engaged.putBack(&list)
-      if asks { askers.append(recognizer) }
+      if asks {
+        var list = askers.takeOut()
+        list.append(recognizer)
+        askers.putBack(&list)
+      }
       if !requirements.isEmpty { relationsPossible = true }
     }
     var list = recognizer.trackedTouches.takeOut()

@@ -94,9 +94,13 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   var storedState: State = .possible
   /// A transition out of possible that waits for required recognizers to fail.
   var pendingState: State?
-  /// The arena of the window while the recognizer is engaged there (the arena clears it at reset
-  /// and when it goes away).
-  unowned var arena: GestureArena?
+  /// The arena of the window while the recognizer is engaged there (cleared at reset, and by the
+  /// window when it goes away: this strong reference and the arena's list of engaged recognizers
+  /// make a cycle until then).
+  var arena: GestureArena? { arenaStorage }
+  /// Set with a swap (`setArena`), which releases the old arena outside the access, so that no
+  /// access to it needs a run-time check; an `unowned` field's would (see OutOfPlace.swift).
+  private var arenaStorage: GestureArena?
   /// Whether the recognizer has received touches since its last reset.
   var isEngaged = false
   /// The touches received since the last reset (ignored ones removed), in arrival order.
@@ -115,6 +119,10 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   /// Whether this is a TapGestureRecognizer itself, whose only rule is not preventing taps that
   /// need more taps.
   let isBuiltInTap: Bool
+  /// The frame (`FrameDelivery`'s stamp) in which `deliveryIndex` is the recognizer's place among
+  /// the recognizers getting touches.
+  var deliveryStamp = -1
+  var deliveryIndex = 0
   /// When the recognizer engaged in the gesture under way, relative to the others.
   var engagementOrder = 0
   /// Whether, in the gesture under way, this recognizer may answer failure-requirement questions
@@ -253,7 +261,9 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   /// recognizes, this one fails.
   public func require(toFail other: GestureRecognizer) {
     guard other !== self, !requiredFailures.contains(where: { $0.recognizer === other }) else { return }
-    requiredFailures.append(WeakRecognizer(other))
+    var list = requiredFailures.takeOut()
+    list.append(WeakRecognizer(other))
+    requiredFailures.putBack(&list)
     arena?.relationsPossible = true
   }
 
@@ -367,7 +377,7 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   // MARK: Time
 
   /// The scheduler of the window the recognizer is in.
-  public var scheduler: (any Scheduler)? { arena?.window.scheduler ?? view?.window?.scheduler }
+  public var scheduler: (any Scheduler)? { arena?.scheduler ?? view?.window?.scheduler }
 
   /// The current time on the window's clock (0 outside a window).
   public var now: Seconds { scheduler?.now ?? 0 }
@@ -400,6 +410,11 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
     timers.append(timer)
     self.timers.putBack(&timers)
     return timer
+  }
+
+  func setArena(_ arena: GestureArena?) {
+    var arena = arena
+    swap(&arena, &arenaStorage)
   }
 
   func cancelTimers() {
@@ -439,7 +454,7 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   /// Returns to possible: timers cancelled, touches forgotten, `reset()` called.
   func performReset() {
     cancelTimers()
-    arena = nil
+    setArena(nil)
     storedState = .possible
     pendingState = nil
     isEngaged = false

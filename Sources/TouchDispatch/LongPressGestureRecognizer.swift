@@ -49,24 +49,30 @@ open class LongPressGestureRecognizer: GestureRecognizer {
     // (seed 000), and do not change when it ends.
     guard state == .possible else { return }
     intervalTimer?.cancel()
-    intervalTimer = nil
+    _ = exchange(&intervalTimer, nil)
+    // Changed out of place (see OutOfPlace.swift), as every list of this class.
+    var down = self.down.takeOut()
+    var starts = self.starts.takeOut()
     forEachInSlotOrder(touches) { touch in
       down.append(touch)
       starts[touch] = touch.locationInWindow
     }
-    if down.count > numberOfTouchesRequired {
+    self.down.putBack(&down)
+    self.starts.putBack(&starts)
+    if self.down.count > numberOfTouchesRequired {
       state = .failed
       return
     }
     if tapsCompleted < numberOfTapsRequired {
       // A finger held as long as a press during the taps is not a tap.
       tapTimer?.cancel()
-      tapTimer = failIfStillPossible(after: minimumPressDuration)
-    } else if down.count == numberOfTouchesRequired {
+      _ = exchange(&tapTimer, failIfStillPossible(after: minimumPressDuration))
+    } else if self.down.count == numberOfTouchesRequired {
       pressTimer?.cancel()
-      pressTimer = schedule(after: minimumPressDuration) { (recognizer: GestureRecognizer) in
+      let timer = schedule(after: minimumPressDuration) { (recognizer: GestureRecognizer) in
         if recognizer.state == .possible { recognizer.state = .began }
       }
+      _ = exchange(&pressTimer, timer)
     }
   }
 
@@ -88,14 +94,18 @@ open class LongPressGestureRecognizer: GestureRecognizer {
   open override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
     switch state {
     case .possible:
+      var down = self.down.takeOut()
       down.removeAll { touches.contains($0) }
+      self.down.putBack(&down)
       if tapsCompleted < numberOfTapsRequired && pressTimer == nil {
-        guard down.isEmpty else { return }
+        guard self.down.isEmpty else { return }
         tapTimer?.cancel()
-        tapTimer = nil
+        _ = exchange(&tapTimer, nil)
         tapsCompleted += 1
+        var starts = self.starts.takeOut()
         starts.removeAll()
-        intervalTimer = failIfStillPossible(after: maximumIntervalBetweenTaps)
+        self.starts.putBack(&starts)
+        _ = exchange(&intervalTimer, failIfStillPossible(after: maximumIntervalBetweenTaps))
       } else {
         state = .failed
       }
@@ -112,11 +122,15 @@ open class LongPressGestureRecognizer: GestureRecognizer {
   }
 
   open override func reset() {
+    var starts = self.starts.takeOut()
     starts.removeAll()
+    self.starts.putBack(&starts)
+    var down = self.down.takeOut()
     down.removeAll(keepingCapacity: true)
+    self.down.putBack(&down)
     tapsCompleted = 0
-    pressTimer = nil
-    intervalTimer = nil
-    tapTimer = nil
+    _ = exchange(&pressTimer, nil)
+    _ = exchange(&intervalTimer, nil)
+    _ = exchange(&tapTimer, nil)
   }
 }

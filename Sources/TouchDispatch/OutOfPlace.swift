@@ -25,6 +25,17 @@ protocol OutOfPlace {
 
 extension Array: OutOfPlace {}
 extension Set: OutOfPlace {}
+extension TouchStarts: OutOfPlace {}
+extension MotionHistory: OutOfPlace {}
+
+/// Stores `value` in `field` and returns what was there, which the caller releases outside the
+/// access (an optional timer, a recognizer's progress: values with no empty form of their own).
+@inline(__always)
+func exchange<Value>(_ field: inout Value, _ value: Value) -> Value {
+  var value = value
+  swap(&value, &field)
+  return value
+}
 
 extension OutOfPlace {
   /// The value, leaving an empty one in its place.

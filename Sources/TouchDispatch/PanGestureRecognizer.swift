@@ -43,14 +43,14 @@ open class PanGestureRecognizer: GestureRecognizer {
       origin = point
     }
     let count = follow()
-    history.add(point, at: Self.latest(touches))
+    addToHistory(at: Self.latest(touches))
     if state == .possible && count > maximumNumberOfTouches { state = .failed }
   }
 
   open override func touchesMoved(_ touches: Set<Touch>, with event: Event) {
     let count = follow()
     guard count > 0 else { return }
-    history.add(point, at: Self.latest(touches))
+    addToHistory(at: Self.latest(touches))
     advanceContinuous(
       beginIf: count >= minimumNumberOfTouches && count <= maximumNumberOfTouches
         && point.distance(to: origin) >= hysteresis)
@@ -97,7 +97,7 @@ open class PanGestureRecognizer: GestureRecognizer {
     // for a while before the lift) ends with the velocity falling to zero.
     let time = Self.latest(touches)
     if history.lastValue != point || time - (history.lastTime ?? time) > Self.stillness {
-      history.add(point, at: time)
+      addToHistory(at: time)
     }
     switch state {
     case .possible:
@@ -111,6 +111,13 @@ open class PanGestureRecognizer: GestureRecognizer {
     default:
       break
     }
+  }
+
+  /// Adds `point` to the history, out of place (see OutOfPlace.swift).
+  private func addToHistory(at time: Seconds) {
+    var list = history.takeOut()
+    list.add(point, at: time)
+    history.putBack(&list)
   }
 
   /// How long without movement before a lift counts as the fingers having stopped.
@@ -138,8 +145,12 @@ open class PanGestureRecognizer: GestureRecognizer {
   open override func reset() {
     origin = .zero
     point = .zero
-    lastLocations.removeAll(keepingCapacity: true)
-    history.removeAll()
+    var last = lastLocations.takeOut()
+    last.removeAll(keepingCapacity: true)
+    lastLocations.putBack(&last)
+    var list = history.takeOut()
+    list.removeAll()
+    history.putBack(&list)
     started = false
   }
 }

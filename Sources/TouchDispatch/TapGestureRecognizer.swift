@@ -97,10 +97,13 @@ open class TapGestureRecognizer: GestureRecognizer {
       spareFingers = []
     }
     let isFirstOfTap = fingers.isEmpty
+    // Changed out of place (see OutOfPlace.swift).
+    var starts = self.starts.takeOut()
     forEachInSlotOrder(touches) { touch in
       fingers.append(touch)
       starts[touch] = touch.locationInWindow
     }
+    self.starts.putBack(&starts)
     progress = .tapping(
       completedTaps: completedTaps, fingers: fingers, lifted: 0, durationTimer: durationTimer)
     if fingers.count > numberOfTouchesRequired {
@@ -198,7 +201,9 @@ open class TapGestureRecognizer: GestureRecognizer {
       fingers.removeAll(keepingCapacity: true)
       spareFingers = fingers
     }
+    var starts = self.starts.takeOut()
     starts.removeAll()
+    self.starts.putBack(&starts)
     firstTapLocation = nil
   }
 }

@@ -113,7 +113,9 @@ public final class TouchInput {
           changed = true
           if fingers[index].tapCandidate, contact.location.distance(to: fingers[index].start) > multiTapRadius
           {
-            fingers[index].tapCandidate = false
+            var list = fingers.takeOut()
+            list[index].tapCandidate = false
+            fingers.putBack(&list)
           }
         } else {
           touch.move(to: touch.locationInWindow, at: touch.timestamp, phase: .stationary)

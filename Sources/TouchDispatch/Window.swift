@@ -41,7 +41,9 @@ open class Window: View, EventWindow {
     /// once for all of them).
     var alone: Set<Touch> {
       if let aloneStorage { return aloneStorage }
-      let set: Set<Touch> = [touch]
+      // Made with room for one and filled, which takes no array in between (a literal does).
+      var set = Set<Touch>(minimumCapacity: 1)
+      set.insert(touch)
       aloneStorage = set
       return set
     }
@@ -97,6 +99,10 @@ open class Window: View, EventWindow {
     swap(&arena, &arenaStorage)
   }
 
+  deinit {
+    arenaStorage?.detach()
+  }
+
   /// The controller whose view fills the window; its next responder is the window.
   public var rootViewController: ViewController? {
     get { rootViewControllerStorage }
@@ -125,12 +131,16 @@ open class Window: View, EventWindow {
 
   /// Calls `observer` for every recognizer state change and action sent in this window.
   public func addGestureObserver(_ observer: @escaping (GestureObservation) -> Void) {
-    gestureObservers.append(observer)
+    var list = gestureObservers.takeOut()
+    list.append(observer)
+    gestureObservers.putBack(&list)
   }
 
   /// Calls `observer` for every delivery of touches to a view, before the view gets it.
   public func addDeliveryObserver(_ observer: @escaping (TouchDelivery) -> Void) {
-    deliveryObservers.append(observer)
+    var list = deliveryObservers.takeOut()
+    list.append(observer)
+    deliveryObservers.putBack(&list)
   }
 
   /// Whether someone observes recognizers (observations are only made then).
