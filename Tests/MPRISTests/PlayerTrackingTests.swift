@@ -257,13 +257,7 @@ final class FakePlayer {
     #expect(posted == [.remoteControlNextTrack])
     #expect(mpv.calls.isEmpty)  // the chain decides, not the proxy
 
-    var status: DBusValue?
-    widget.getProperty(
-      "PlaybackStatus", interface: MPRISNames.playerInterface, path: MPRISNames.objectPath,
-      destination: MPRISNames.responderd
-    ) { status = try? $0.get() }
-    settle()
-    #expect(status == "Playing")
+    #expect(proxyProperty("PlaybackStatus", readBy: widget) == "Playing")
 
     try mpv.set(status: "Paused")
     settle()
@@ -336,13 +330,7 @@ final class FakePlayer {
   }
 
   func proxyTitle(_ widget: InMemoryBusConnection) -> String? {
-    var metadata: DBusValue?
-    widget.getProperty(
-      "Metadata", interface: MPRISNames.playerInterface, path: MPRISNames.objectPath,
-      destination: MPRISNames.responderd
-    ) { metadata = try? $0.get() }
-    settle()
-    return metadata?.dictionary?["xesam:title"]?.string
+    proxyProperty("Metadata", readBy: widget)?.dictionary?["xesam:title"]?.string
   }
 
   @Test func aPlayerNotSelectedHasItsMetadataLeftUnreadUntilItIsSelectedByStartingToPlay() throws {

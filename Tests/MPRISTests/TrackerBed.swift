@@ -1,3 +1,4 @@
+import DBus
 import EventTime
 import MPRIS
 import PlayerSelection
@@ -31,6 +32,17 @@ extension OnTrackerBed {
 
   /// Delivers every message due now (and what they cause, at the same instant).
   func settle() { time.advance(by: 0) }
+
+  /// The proxy player's property `name` as `widget` reads it once the bus has settled.
+  func proxyProperty(_ name: String, readBy widget: InMemoryBusConnection) -> DBusValue? {
+    var value: DBusValue?
+    widget.getProperty(
+      name, interface: MPRISNames.playerInterface, path: MPRISNames.objectPath,
+      destination: MPRISNames.responderd
+    ) { value = try? $0.get() }
+    settle()
+    return value
+  }
 
   /// Attaches the tracker to the daemon once the players have settled, and lets it settle.
   func attachTracker() {

@@ -125,30 +125,21 @@ struct UnplugTests {
     #expect(scenario.run() == scenario.expected)
   }
 
-  @Test("next unplugged before hold-threshold: no skip, no seek later")
-  func unplugSkipPressed() {
-    let h = Harness()
-    h.press(NEXT, at: 1.0)
-    h.unplug(at: 1.2)
-    h.finish()
-    #expect(h.log == [])
+  @Test(
+    "a press unplugged before its release: nothing, and no timer left",
+    arguments: [
+      Scenario(
+        "next before hold-threshold: no skip, no seek later", [.press(NEXT, at: 1.0), .unplug(at: 1.2)],
+        makes: []),
+      Scenario("a single click-and-hold", [.press(MEDIA, at: 1.0), .unplug(at: 2.0)], makes: []),
+      Scenario(
+        "the second press of a group", [.click(MEDIA, at: 1.0), .press(MEDIA, at: 1.3), .unplug(at: 1.4)],
+        makes: []),
+    ])
+  func unpluggedPress(_ scenario: Scenario) {
+    let h = scenario.played()
+    #expect(h.log == scenario.expected)
     #expect(h.scheduler.pendingCount == 0)
-  }
-
-  @Test("single click-and-hold or a press in progress: nothing (the release never came)")
-  func unplugPressInProgress() {
-    let held = Harness()
-    held.press(MEDIA, at: 1.0)
-    held.unplug(at: 2.0)
-    held.finish()
-    #expect(held.log == [])
-    let pressed = Harness()
-    pressed.click(MEDIA, at: 1.0)
-    pressed.press(MEDIA, at: 1.3)
-    pressed.unplug(at: 1.4)
-    pressed.finish()
-    #expect(pressed.log == [])
-    #expect(pressed.scheduler.pendingCount == 0)
   }
 
   @Test("unplugging one device leaves the others alone")

@@ -1,12 +1,9 @@
 import DBus
 import EventTime
+import Glibc
 import KeySender
 import ResponderdTestKit
 import Testing
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// The chords through GNOME's `org.gnome.Mutter.RemoteDesktop`, against a mutter on the in-memory
 /// bus that records its sessions and their keyboard events.

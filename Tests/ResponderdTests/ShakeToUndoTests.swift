@@ -9,10 +9,6 @@ import ResponderdTestKit
 import SessionWatcher
 import Testing
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The built-in `undo` handler on the in-memory buses and virtual time: the real accessibility
 /// watch on an accessibility bus in memory, the real notification question with a notification
 /// server on the session bus, the chords recorded by a fake compositor API.
@@ -177,16 +173,42 @@ import Testing
       undo.notes.last?.contains(reason) == true, "\(undo.notes) \(log.text)", sourceLocation: sourceLocation)
   }
 
-  @Test func notInATerminal() throws {
-    let terminal = try editor.add(role: AccessibleRole.terminal, states: [])
-    try moveFocus(to: terminal)
-    expectNoQuestion("a terminal has the focus")
+  /// A focused widget a shake asks nothing in, and the reason the undo notes.
+  struct UnaskedFocus: Sendable, CustomTestStringConvertible {
+    let testDescription: String
+    let role: UInt32
+    let states: Set<UInt32>
+    let reason: String
   }
 
-  @Test func notInATerminalClaimingEditableText() throws {
-    let terminal = try editor.add(role: AccessibleRole.terminal, states: [AccessibleState.editable])
-    try moveFocus(to: terminal)
-    expectNoQuestion("a terminal has the focus")
+  static let unaskedFocuses = [
+    UnaskedFocus(
+      testDescription: "a terminal", role: AccessibleRole.terminal, states: [],
+      reason: "a terminal has the focus"),
+    UnaskedFocus(
+      testDescription: "a terminal claiming editable text", role: AccessibleRole.terminal,
+      states: [AccessibleState.editable], reason: "a terminal has the focus"),
+    // kgx (VTE for GTK 4) says role filler, not editable.
+    UnaskedFocus(
+      testDescription: "a console that is a filler", role: 29, states: [],
+      reason: "the focused widget is not text (role 29"),
+    UnaskedFocus(
+      testDescription: "a password field", role: AccessibleRole.passwordText,
+      states: [AccessibleState.editable],
+      reason: "a password field has the focus"),
+    UnaskedFocus(
+      testDescription: "text that is not editable", role: AccessibleRole.text,
+      states: [AccessibleState.readOnly],
+      reason: "the focused text is not editable"),
+    UnaskedFocus(
+      testDescription: "a button", role: 43, states: [AccessibleState.editable],
+      reason: "the focused widget is not text (role 43"),
+  ]
+
+  @Test(arguments: unaskedFocuses)
+  func noQuestionWhenFocusedOn(_ widget: UnaskedFocus) throws {
+    try moveFocus(to: try editor.add(role: widget.role, states: widget.states))
+    expectNoQuestion(widget.reason)
   }
 
   @Test func qtSaysFocusedForTheAncestorsToo() throws {
@@ -217,30 +239,6 @@ import Testing
     try editor.focus(inner)
     settle()
     expectNoQuestion("a terminal has the focus")
-  }
-
-  @Test func notInAConsoleThatIsAFiller() throws {
-    // kgx (VTE for GTK 4) says role filler, not editable.
-    try moveFocus(to: try editor.add(role: 29, states: []))
-    expectNoQuestion("the focused widget is not text (role 29")
-  }
-
-  @Test func notInAPasswordField() throws {
-    let password = try editor.add(role: AccessibleRole.passwordText, states: [AccessibleState.editable])
-    try moveFocus(to: password)
-    expectNoQuestion("a password field has the focus")
-  }
-
-  @Test func notInTextThatIsNotEditable() throws {
-    let label = try editor.add(role: AccessibleRole.text, states: [AccessibleState.readOnly])
-    try moveFocus(to: label)
-    expectNoQuestion("the focused text is not editable")
-  }
-
-  @Test func notOnAButton() throws {
-    let button = try editor.add(role: 43, states: [AccessibleState.editable])
-    try moveFocus(to: button)
-    expectNoQuestion("the focused widget is not text (role 43")
   }
 
   @Test func notWithoutAFocus() throws {

@@ -35,8 +35,8 @@ final class TwoFingerSpreadRecognizer: GestureRecognizer {
   /// a discrete recognizer needing two fingers (a two-finger tap).
   @Test func twoFingerDiscreteGestureRecognized() {
     let h = Harness()
-    let view = h.addView("V", 0, 0, 400, 800)
-    view.isMultipleTouchEnabled = true  // the view takes both fingers (UIKit default: one)
+    // The view takes both fingers (UIKit's default: one).
+    let view = h.addView("V", 0, 0, 400, 800, multipleTouch: true)
     let tap = h.attach(TapGestureRecognizer(), "tap2", to: view)
     tap.numberOfTouchesRequired = 2
 
@@ -62,8 +62,7 @@ final class TwoFingerSpreadRecognizer: GestureRecognizer {
   /// the view then gets both touches in the ended phase in one touchesEnded.
   @Test func twoFingerDiscreteGestureFailedAtTheEnd() {
     let h = Harness()
-    let view = h.addView("V", 0, 0, 400, 800)
-    view.isMultipleTouchEnabled = true
+    let view = h.addView("V", 0, 0, 400, 800, multipleTouch: true)
     h.attach(TwoFingerSpreadRecognizer(), "spread", to: view)
 
     h.down([0: point(100, 100), 1: point(200, 100)], at: 1.0)
