@@ -85,9 +85,7 @@ struct PlayerBusTests {
   @Test func anIgnoredPlayerIsNeverControlled() throws {
     let s = try start("policy = \"playing-first\"\nignore = [\"mpv.instance*\"]")
     try b.call("Play", on: s.control)
-    try waitFor("the service to see \(b.busName) playing", on: s.loop) {
-      s.tracker.players[b.uniqueName]?.playbackStatus == .playing
-    }
+    try s.waitUntilSeen(b, .playing)
     #expect(s.selected == a.uniqueName)
     #expect(s.tracker.selector.players[b.uniqueName]?.exclusion == .ignored(glob: "mpv.instance*"))
     #expect(try s.send(.remoteControlTogglePlayPause).handledBy == "mpris")
@@ -98,9 +96,7 @@ struct PlayerBusTests {
   @Test func aPriorityGlobWinsOverAPlayingPlayer() throws {
     let s = try start("policy = \"playing-first\"\npriority = [\"mpv.instance*\"]")
     try a.call("Play", on: s.control)
-    try waitFor("the service to see \(a.busName) playing", on: s.loop) {
-      s.tracker.players[a.uniqueName]?.playbackStatus == .playing
-    }
+    try s.waitUntilSeen(a, .playing)
     #expect(s.selected == b.uniqueName)
     #expect(
       s.tracker.selector.reason

@@ -18,12 +18,18 @@ import Testing
 /// Volume keys against a real PulseAudio, or PipeWire with WirePlumber and pipewire-pulse (null
 /// sinks), read back with pactl.
 @Suite struct VolumeKeyTests {
-  /// A sound server with one sink, "speakers", at 40 %; virtual time for the presses; log lines kept.
-  private func speakersAt40() throws -> (EventLoop, VirtualScheduler, SoundServerFixture, LogLines) {
+  /// A sound server started on a loop of its own with one sink, "speakers", at `percent` %.
+  private func speakers(at percent: Int) throws -> (EventLoop, SoundServerFixture) {
     let loop = try EventLoop()
     let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
     try server.start()
-    try server.pactlChecked(["set-sink-volume", "speakers", "40%"])
+    try server.pactlChecked(["set-sink-volume", "speakers", "\(percent)%"])
+    return (loop, server)
+  }
+
+  /// The speakers at 40 %; virtual time for the presses; log lines kept.
+  private func speakersAt40() throws -> (EventLoop, VirtualScheduler, SoundServerFixture, LogLines) {
+    let (loop, server) = try speakers(at: 40)
     return (loop, VirtualScheduler(now: 100), server, LogLines())
   }
 
@@ -66,10 +72,7 @@ import Testing
   }
 
   @Test func upUnmutesAndStopsAtFullVolumeAndDownStopsAtZero() throws {
-    let loop = try EventLoop()
-    let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
-    try server.start()
-    try server.pactlChecked(["set-sink-volume", "speakers", "97%"])
+    let (loop, server) = try speakers(at: 97)
     try server.pactlChecked(["set-sink-mute", "speakers", "1"])
     let connection = SoundServerConnection(
       loop: loop, server: server.address, step: 5, logger: Logger(label: "t"))
@@ -88,10 +91,7 @@ import Testing
   }
 
   @Test func fastPressesEachCountFromThePreviousOne() throws {
-    let loop = try EventLoop()
-    let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
-    try server.start()
-    try server.pactlChecked(["set-sink-volume", "speakers", "20%"])
+    let (loop, server) = try speakers(at: 20)
     let connection = SoundServerConnection(
       loop: loop, server: server.address, step: 5, logger: Logger(label: "t"))
     connection.start()
@@ -245,10 +245,7 @@ import Testing
   }
 
   @Test func anIdleConnectionArmsNoTimerAndWatchesOneDescriptor() throws {
-    let loop = try EventLoop()
-    let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
-    try server.start()
-    try server.pactlChecked(["set-sink-volume", "speakers", "50%"])
+    let (loop, server) = try speakers(at: 50)
     let idle = loop.registeredCount  // the loop's own: its wake-up eventfd and its timerfd
     let connection = SoundServerConnection(
       loop: loop, server: server.address, step: 5, logger: Logger(label: "t"))
