@@ -75,6 +75,13 @@ final class KeyPipeline {
 
   func start() throws { try input.start() }
 
+  /// A pipeline on the standard settings, started.
+  static func started() throws -> KeyPipeline {
+    let pipeline = try KeyPipeline()
+    try pipeline.start()
+    return pipeline
+  }
+
   /// Runs the loop until `condition` holds; fails the test (throws) after `timeout` seconds.
   func wait(
     _ what: String, timeout: Seconds = 5, until condition: () -> Bool

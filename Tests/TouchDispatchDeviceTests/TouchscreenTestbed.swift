@@ -11,11 +11,8 @@ import Testing
 /// Every touchscreen device test, one at a time: the umockdev testbed is process-wide.
 @Suite(
   "TouchDispatch on an emulated touchscreen (umockdev)", .serialized,
-  .enabled(if: underUmockdev, Comment(rawValue: notUnderUmockdev)))
+  .enabled(if: underUmockdev, Comment(rawValue: umockdevNeeded(by: "TouchDispatchDeviceTests"))))
 struct TouchDispatchDeviceTests {}
-
-let notUnderUmockdev =
-  "skipped: touchscreen device tests need umockdev; run `umockdev-wrapper swift test --filter TouchDispatchDeviceTests`"
 
 /// A file of Tests/Fixtures/Touchscreen.
 func touchscreenFixture(_ name: String) -> String {
@@ -45,7 +42,9 @@ final class TouchscreenTestbed {
   )
     throws
   {
-    guard underUmockdev else { throw TestbedError(description: notUnderUmockdev) }
+    guard underUmockdev else {
+      throw TestbedError(description: umockdevNeeded(by: "TouchDispatchDeviceTests"))
+    }
     testbed = UmockdevTestbed()
     let ioctl =
       stem.map { fixturePath("TouchReplay/real", "\($0).ioctl") } ?? touchscreenFixture(ioctlName)
