@@ -2,13 +2,10 @@ import CUmockdev
 import DeviceTestSupport
 import EventLoop
 import EventTime
+import Glibc
 import InputCodes
 import ResponderCore
 import Testing
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// Every device test, one at a time: the testbed is process-global (UMOCKDEV_DIR).
 @Suite(

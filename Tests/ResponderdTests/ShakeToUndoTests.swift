@@ -66,6 +66,12 @@ import Testing
 
   var lastHandlers: [String?] { records().suffix(2).map(\.handledBy) }
 
+  /// The user taps the question's Undo, and the chord has time to go.
+  func tapUndo() throws {
+    try notifications.press("undo")
+    time.advance(by: 0.1)
+  }
+
   /// The editor's focus moves from its text view to `path` (the signals delivered).
   func moveFocus(to path: String, in app: InMemoryAccessibility.Application? = nil) throws {
     try editor.blur(textView)
@@ -82,8 +88,7 @@ import Testing
     #expect(notifications.open.map(\.summary) == ["Undo Typing"])
     #expect(notifications.open.first?.actions == ["cancel", "Cancel", "undo", "Undo"])
     #expect(keys.sent.isEmpty)
-    try notifications.press("undo")
-    time.advance(by: 0.1)
+    try tapUndo()
     #expect(keys.sent == [.undo])
     #expect(notifications.open.isEmpty)
     #expect(undo.notes.last?.contains("Undo: sent Ctrl+Z to \(editor.name)") == true)
@@ -91,8 +96,7 @@ import Testing
 
   @Test func theNextShakeOffersRedo() throws {
     shake()
-    try notifications.press("undo")
-    time.advance(by: 0.1)
+    try tapUndo()
     shake()
     #expect(notifications.open.map(\.summary) == ["Redo Typing"])
     #expect(notifications.open.first?.actions == ["cancel", "Cancel", "redo", "Redo"])
@@ -106,8 +110,7 @@ import Testing
 
   @Test func redoIsOfferedInTheFieldUndoneOnly() throws {
     shake()
-    try notifications.press("undo")
-    time.advance(by: 0.1)
+    try tapUndo()
     let other = try editor.add(role: AccessibleRole.entry, states: [AccessibleState.editable])
     try moveFocus(to: other)
     shake()
@@ -137,8 +140,7 @@ import Testing
     #expect(notifications.open.isEmpty)
     #expect(undo.notes.last?.contains("expired unanswered after 5 s") == true)
     // A press on a closed question sends nothing.
-    try notifications.press("undo")
-    time.advance(by: 0.1)
+    try tapUndo()
     #expect(keys.sent.isEmpty)
   }
 
@@ -148,8 +150,7 @@ import Testing
     shake()
     #expect(notifications.notifications.count == 1)
     #expect(lastHandlers == ["undo", "undo"])
-    try notifications.press("undo")
-    time.advance(by: 0.1)
+    try tapUndo()
     #expect(keys.sent == [.undo])
   }
 
@@ -225,8 +226,7 @@ import Testing
     #expect(watch.focused?.path == frame)
     shake()
     #expect(notifications.open.map(\.summary) == ["Undo Typing"])
-    try notifications.press("undo")
-    time.advance(by: 0.1)
+    try tapUndo()
     #expect(keys.sent == [.undo])
     #expect(undo.notes.last?.contains("sent Ctrl+Z to \(kwrite.name)") == true)
   }
@@ -263,8 +263,7 @@ import Testing
     settle()
     shake()
     #expect(notifications.open.map(\.summary) == ["Undo Typing"], "\(undo.notes) \(log.text)")
-    try notifications.press("undo")
-    time.advance(by: 0.1)
+    try tapUndo()
     #expect(keys.sent == [.undo])
     #expect(undo.notes.last?.contains("sent Ctrl+Z to \(gtk.name)") == true, "\(undo.notes)")
   }
@@ -280,8 +279,7 @@ import Testing
     try shell.focus(button)
     settle()
     #expect(watch.focused?.application == shell.name)
-    try notifications.press("undo")
-    time.advance(by: 0.1)
+    try tapUndo()
     #expect(keys.sent == [.undo], "\(undo.notes) \(log.text)")
   }
 
@@ -466,8 +464,7 @@ import Testing
     try shell.focus(button)
     settle()
     #expect(watch.focused?.application == editor.name)
-    try notifications.press("undo")
-    time.advance(by: 0.1)
+    try tapUndo()
     #expect(keys.sent == [.undo], "\(undo.notes) \(log.text)")
   }
 
@@ -489,8 +486,7 @@ import Testing
   @Test func theKeyAPIRefuses() throws {
     keys.refusal = KeySendError("org.gnome.Mutter.RemoteDesktop refused a session: Access denied")
     shake()
-    try notifications.press("undo")
-    time.advance(by: 0.1)
+    try tapUndo()
     #expect(keys.sent.isEmpty)
     #expect(
       undo.notes.last?.contains("the keys were not sent: org.gnome.Mutter.RemoteDesktop refused a session")
@@ -498,8 +494,7 @@ import Testing
     // Nothing else broke: the next shake asks again.
     keys.refusal = nil
     shake()
-    try notifications.press("undo")
-    time.advance(by: 0.1)
+    try tapUndo()
     #expect(keys.sent == [.undo])
   }
 

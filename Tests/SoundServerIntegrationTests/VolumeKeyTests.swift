@@ -27,6 +27,15 @@ import Testing
     return (loop, server)
   }
 
+  /// A connection to `server` in 5 % steps, started.
+  private func startedConnection(
+    to server: SoundServerFixture, loop: EventLoop, logger: Logger = Logger(label: "t")
+  ) -> SoundServerConnection {
+    let connection = SoundServerConnection(loop: loop, server: server.address, step: 5, logger: logger)
+    connection.start()
+    return connection
+  }
+
   /// The speakers at 40 %; virtual time for the presses; log lines kept.
   private func speakersAt40() throws -> (EventLoop, VirtualScheduler, SoundServerFixture, LogLines) {
     let (loop, server) = try speakers(at: 40)
@@ -74,9 +83,7 @@ import Testing
   @Test func upUnmutesAndStopsAtFullVolumeAndDownStopsAtZero() throws {
     let (loop, server) = try speakers(at: 97)
     try server.pactlChecked(["set-sink-mute", "speakers", "1"])
-    let connection = SoundServerConnection(
-      loop: loop, server: server.address, step: 5, logger: Logger(label: "t"))
-    connection.start()
+    let connection = startedConnection(to: server, loop: loop)
     defer { connection.stop() }
     _ = try outcome(loop: loop) { connection.press(.up, completion: $0) }
     #expect(try server.level(of: "speakers") == (100, false))
@@ -92,9 +99,7 @@ import Testing
 
   @Test func fastPressesEachCountFromThePreviousOne() throws {
     let (loop, server) = try speakers(at: 20)
-    let connection = SoundServerConnection(
-      loop: loop, server: server.address, step: 5, logger: Logger(label: "t"))
-    connection.start()
+    let connection = startedConnection(to: server, loop: loop)
     defer { connection.stop() }
     var answers = 0
     // Four presses before any answer (the first ones wait for the connection).
@@ -193,9 +198,7 @@ import Testing
       .init("usb_headset", properties: ["alsa.card": "3", "device.bus": "usb"]))
     try server.pactlChecked(["set-sink-volume", "usb_headset", "50%"])
     let lines = LogLines()
-    let connection = SoundServerConnection(
-      loop: loop, server: server.address, step: 5, logger: keepingLogger(lines))
-    connection.start()
+    let connection = startedConnection(to: server, loop: loop, logger: keepingLogger(lines))
     defer { connection.stop() }
     let headset = InputDeviceLocation(
       usbDevicePath: "/devices/pci0000:00/0000:00:14.0/usb1/1-1", cardNumbers: [3], usbVendor: 0x046d,
@@ -226,15 +229,10 @@ import Testing
   }
 
   @Test func aDefaultSinkThatGoesAwayIsReplacedByTheServersNewDefault() throws {
-    let loop = try EventLoop()
-    let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
-    try server.start()
+    let (loop, server) = try speakers(at: 30)
     let module = try server.loadNullSink(.init("hdmi"))
     try server.pactlChecked(["set-default-sink", "hdmi"])
-    try server.pactlChecked(["set-sink-volume", "speakers", "30%"])
-    let connection = SoundServerConnection(
-      loop: loop, server: server.address, step: 5, logger: Logger(label: "t"))
-    connection.start()
+    let connection = startedConnection(to: server, loop: loop)
     defer { connection.stop() }
     _ = try outcome(loop: loop) { connection.press(.down, completion: $0) }
     #expect(try server.level(of: "hdmi") == (95, false))
@@ -247,9 +245,7 @@ import Testing
   @Test func anIdleConnectionArmsNoTimerAndWatchesOneDescriptor() throws {
     let (loop, server) = try speakers(at: 50)
     let idle = loop.registeredCount  // the loop's own: its wake-up eventfd and its timerfd
-    let connection = SoundServerConnection(
-      loop: loop, server: server.address, step: 5, logger: Logger(label: "t"))
-    connection.start()
+    let connection = startedConnection(to: server, loop: loop)
     defer { connection.stop() }
     _ = try outcome(loop: loop) { connection.press(.up, completion: $0) }
     try wait("the change event", loop: loop) { connection.sinks.values.first?.volumePercent == 55 }

@@ -1,12 +1,9 @@
 import DeviceTestSupport
+import Glibc
 import InputCodes
 import ResponderCore
 import SystemCalls
 import Testing
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// Every touchscreen device test, one at a time: the umockdev testbed is process-wide.
 @Suite(
