@@ -32,6 +32,14 @@ struct PlayerBusTests {
       resetting: resetting ?? fixture.players)
   }
 
+  /// The service on these `[players]` settings, once it has seen `player` start playing.
+  func start(_ players: String, whilePlaying player: MPV) throws -> ServiceUnderTest {
+    let s = try start(players)
+    try player.call("Play", on: s.control)
+    try s.waitUntilSeen(player, .playing)
+    return s
+  }
+
   // MARK: Selection and control
 
   @Test func playingFirstTogglesTheSelectedPlayerAndLeavesTheOtherAlone() throws {
@@ -83,9 +91,7 @@ struct PlayerBusTests {
   }
 
   @Test func anIgnoredPlayerIsNeverControlled() throws {
-    let s = try start("policy = \"playing-first\"\nignore = [\"mpv.instance*\"]")
-    try b.call("Play", on: s.control)
-    try s.waitUntilSeen(b, .playing)
+    let s = try start("policy = \"playing-first\"\nignore = [\"mpv.instance*\"]", whilePlaying: b)
     #expect(s.selected == a.uniqueName)
     #expect(s.tracker.selector.players[b.uniqueName]?.exclusion == .ignored(glob: "mpv.instance*"))
     #expect(try s.send(.remoteControlTogglePlayPause).handledBy == "mpris")
@@ -94,9 +100,7 @@ struct PlayerBusTests {
   }
 
   @Test func aPriorityGlobWinsOverAPlayingPlayer() throws {
-    let s = try start("policy = \"playing-first\"\npriority = [\"mpv.instance*\"]")
-    try a.call("Play", on: s.control)
-    try s.waitUntilSeen(a, .playing)
+    let s = try start("policy = \"playing-first\"\npriority = [\"mpv.instance*\"]", whilePlaying: a)
     #expect(s.selected == b.uniqueName)
     #expect(
       s.tracker.selector.reason

@@ -3,6 +3,7 @@ import EventTime
 import MPRIS
 import PlayerSelection
 import ResponderdTestKit
+import Testing
 
 /// A player tracker on the in-memory bus and virtual time (from 100 s), with the bus daemon's
 /// connection it attaches to.
@@ -42,6 +43,16 @@ extension OnTrackerBed {
     ) { value = try? $0.get() }
     settle()
     return value
+  }
+
+  /// Expects the player `tracker` (the bed's when nil) selected, and the title it knows of it.
+  func expectSelected(
+    _ id: String?, title: String, in tracker: PlayerTracker? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let selected = (tracker ?? self.tracker).selected
+    #expect(selected?.uniqueName == id, sourceLocation: sourceLocation)
+    #expect(selected?.title == title, sourceLocation: sourceLocation)
   }
 
   /// Attaches the tracker to the daemon once the players have settled, and lets it settle.

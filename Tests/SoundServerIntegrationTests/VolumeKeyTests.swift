@@ -309,15 +309,20 @@ import Testing
     connection.addObserver { change in
       if case .state(let state) = change { states.append(state) }
     }
+    /// The server starts: the connection comes by itself; the speakers are set to 50 %, and the
+    /// connection sees it.
+    func serverStarts(_ connected: String) throws {
+      try server.start()
+      try wait(connected, loop: loop) { connection.state == .ready }
+      try server.pactlChecked(["set-sink-volume", "speakers", "50%"])
+      try wait("the 50 % change event", loop: loop) { connection.sinks.values.first?.volumePercent == 50 }
+    }
     // Started before the server: one line, then it connects by itself when the server comes.
     connection.start()
     defer { connection.stop() }
     try wait("the failed attempt", loop: loop) { connection.state == .disconnected }
     #expect(lines.count("no sound server") == 1)
-    try server.start()
-    try wait("the connection to the new server", loop: loop) { connection.state == .ready }
-    try server.pactlChecked(["set-sink-volume", "speakers", "50%"])
-    try wait("the 50 % change event", loop: loop) { connection.sinks.values.first?.volumePercent == 50 }
+    try serverStarts("the connection to the new server")
     _ = try outcome(loop: loop) { connection.press(.up, completion: $0) }
     #expect(try server.level(of: "speakers") == (55, false))
 
@@ -327,10 +332,7 @@ import Testing
     #expect(try outcome(loop: loop) { connection.press(.up, completion: $0) } == .noServer)
     #expect(lines.count("sound:") == 2)
 
-    try server.start()
-    try wait("the connection to the restarted server", loop: loop) { connection.state == .ready }
-    try server.pactlChecked(["set-sink-volume", "speakers", "50%"])
-    try wait("the 50 % change event", loop: loop) { connection.sinks.values.first?.volumePercent == 50 }
+    try serverStarts("the connection to the restarted server")
     _ = try outcome(loop: loop) { connection.press(.down, completion: $0) }
     #expect(try server.level(of: "speakers") == (45, false))
     #expect(states.filter { $0 == .ready }.count == 2)
