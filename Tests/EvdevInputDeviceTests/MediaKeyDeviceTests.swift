@@ -204,8 +204,7 @@ extension EvdevInputDeviceTests {
     @Test("the device wrapper reads any device as frames (a touchscreen)")
     func touchscreenFrames() throws {
       let tb = try Testbed()
-      let screen = try tb.add("touchscreen")
-      let device = try EvdevDevice(path: screen.devnode)
+      let (screen, device) = try tb.addOpened("touchscreen")
       defer { device.close() }
       #expect(device.identity.name == "Goodix Capacitive TouchScreen")
       #expect(device.has(property: 1))

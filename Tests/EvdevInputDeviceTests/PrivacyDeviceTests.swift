@@ -130,8 +130,7 @@ extension EvdevInputDeviceTests {
     @Test("libevdev itself drops unmapped events: a reader that accepts everything gets only mapped keys")
     func libevdevDropsUnmapped() throws {
       let tb = try Testbed()
-      let keyboard = try tb.add("keyboard")
-      let device = try EvdevDevice(path: keyboard.devnode)
+      let (keyboard, device) = try tb.addOpened("keyboard")
       defer { device.close() }
       let filter = MappedKeyFilter(keys: KeySettings.standard.profile(for: device.identity).mappedKeys)
       filter.restrict(device)

@@ -98,3 +98,12 @@ final class KeyPipeline {
 
   var openPaths: [String] { input.openDevices.map(\.path) }
 }
+
+extension Testbed {
+  /// Adds the fixture device `name` and opens it with libevdev: the emulated device and the
+  /// opened one (the caller closes it).
+  func addOpened(_ name: String) throws -> (EmulatedDevice, EvdevDevice) {
+    let emulated = try add(name)
+    return (emulated, try EvdevDevice(path: emulated.devnode))
+  }
+}
