@@ -72,6 +72,12 @@ import Testing
     time.advance(by: 0.1)
   }
 
+  /// The user taps the question's Undo: Ctrl+Z is sent, once.
+  func tapUndoSendsCtrlZ(sourceLocation: SourceLocation = #_sourceLocation) throws {
+    try tapUndo()
+    #expect(keys.sent == [.undo], "\(undo.notes) \(log.text)", sourceLocation: sourceLocation)
+  }
+
   /// The editor's focus moves from its text view to `path` (the signals delivered).
   func moveFocus(to path: String, in app: InMemoryAccessibility.Application? = nil) throws {
     try editor.blur(textView)
@@ -88,8 +94,7 @@ import Testing
     #expect(notifications.open.map(\.summary) == ["Undo Typing"])
     #expect(notifications.open.first?.actions == ["cancel", "Cancel", "undo", "Undo"])
     #expect(keys.sent.isEmpty)
-    try tapUndo()
-    #expect(keys.sent == [.undo])
+    try tapUndoSendsCtrlZ()
     #expect(notifications.open.isEmpty)
     #expect(undo.notes.last?.contains("Undo: sent Ctrl+Z to \(editor.name)") == true)
   }
@@ -150,8 +155,7 @@ import Testing
     shake()
     #expect(notifications.notifications.count == 1)
     #expect(lastHandlers == ["undo", "undo"])
-    try tapUndo()
-    #expect(keys.sent == [.undo])
+    try tapUndoSendsCtrlZ()
   }
 
   @Test func aCancelledShakeAsksNothing() {
@@ -226,8 +230,7 @@ import Testing
     #expect(watch.focused?.path == frame)
     shake()
     #expect(notifications.open.map(\.summary) == ["Undo Typing"])
-    try tapUndo()
-    #expect(keys.sent == [.undo])
+    try tapUndoSendsCtrlZ()
     #expect(undo.notes.last?.contains("sent Ctrl+Z to \(kwrite.name)") == true)
   }
 
@@ -263,8 +266,7 @@ import Testing
     settle()
     shake()
     #expect(notifications.open.map(\.summary) == ["Undo Typing"], "\(undo.notes) \(log.text)")
-    try tapUndo()
-    #expect(keys.sent == [.undo])
+    try tapUndoSendsCtrlZ()
     #expect(undo.notes.last?.contains("sent Ctrl+Z to \(gtk.name)") == true, "\(undo.notes)")
   }
 
@@ -279,8 +281,7 @@ import Testing
     try shell.focus(button)
     settle()
     #expect(watch.focused?.application == shell.name)
-    try tapUndo()
-    #expect(keys.sent == [.undo], "\(undo.notes) \(log.text)")
+    try tapUndoSendsCtrlZ()
   }
 
   @Test func anActiveWindowWhoseTextAnnouncedNothing() throws {
@@ -464,8 +465,7 @@ import Testing
     try shell.focus(button)
     settle()
     #expect(watch.focused?.application == editor.name)
-    try tapUndo()
-    #expect(keys.sent == [.undo], "\(undo.notes) \(log.text)")
+    try tapUndoSendsCtrlZ()
   }
 
   @Test func anotherApplicationsWindowActivated() throws {
@@ -494,8 +494,7 @@ import Testing
     // Nothing else broke: the next shake asks again.
     keys.refusal = nil
     shake()
-    try tapUndo()
-    #expect(keys.sent == [.undo])
+    try tapUndoSendsCtrlZ()
   }
 
   @Test func theKeyAPIGoes() throws {
