@@ -532,8 +532,9 @@ let package = Package(
     .target(
       name: "ResponderdTestKit",
       dependencies: [
-        "AccessibilityWatch", "DBus", "EvdevInput", "EventLoop", "EventTime", "IIOInput", "InputCodes",
-        "KeySender", "Motion", "ResponderConfig", "ResponderCore", "ResponderdKit", "SessionWatcher",
+        "AccessibilityWatch", "DBus", "DesktopWatch", "EvdevInput", "EventLoop", "EventTime", "IIOInput",
+        "InputCodes", "KeySender", "Motion", "ResponderConfig", "ResponderCore", "ResponderdKit",
+        "SessionWatcher",
         "SoundServer", "SystemCalls", "TouchDispatch", "WaylandTouch",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "SystemPackage", package: "swift-system"),

@@ -64,11 +64,7 @@ import Testing
     let bus = try PrivateBus()
     let loop = try EventLoop()
     let client = try bus.connect(loop: loop)
-    let peer = try ChildProcess(
-      [try BuiltProducts.path(of: "DBusEchoPeer"), "org.responderd.Test.Peer"], environment: bus.environment,
-      stdout: .capture)
-    let ready = try peer.readLine(timeout: 10)
-    #expect(ready?.hasPrefix("ready :") == true, "peer said \(ready ?? "nothing")")
+    let peer = try echoPeer(named: "org.responderd.Test.Peer", on: bus)
 
     let echoed = try client.callAndWait(
       destination: "org.responderd.Test.Peer", path: "/org/responderd/Test", interface: "org.responderd.Test",
@@ -109,10 +105,7 @@ import Testing
     let bus = try PrivateBus()
     let loop = try EventLoop()
     let client = try bus.connect(loop: loop)
-    let peer = try ChildProcess(
-      [try BuiltProducts.path(of: "DBusEchoPeer"), "org.responderd.Test.Dying"], environment: bus.environment,
-      stdout: .capture)
-    _ = try peer.readLine(timeout: 10)
+    let peer = try echoPeer(named: "org.responderd.Test.Dying", on: bus)
     try peer.freeze()
     var result: Result<[DBusValue], DBusError>?
     client.call(

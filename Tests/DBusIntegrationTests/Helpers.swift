@@ -65,3 +65,15 @@ final class BusFixture {
     try ChildProcess.run(arguments, environment: bus.environment, loop: loop, timeout: timeout)
   }
 }
+
+/// DBusEchoPeer (Tests/DBusEchoPeer) owning `name` on `bus`, once it said it is ready.
+func echoPeer(
+  named name: String, on bus: PrivateBus, sourceLocation: SourceLocation = #_sourceLocation
+) throws -> ChildProcess {
+  let peer = try ChildProcess(
+    [try BuiltProducts.path(of: "DBusEchoPeer"), name], environment: bus.environment, stdout: .capture)
+  let ready = try peer.readLine(timeout: 10)
+  #expect(
+    ready?.hasPrefix("ready :") == true, "peer said \(ready ?? "nothing")", sourceLocation: sourceLocation)
+  return peer
+}

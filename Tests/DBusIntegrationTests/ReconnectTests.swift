@@ -54,10 +54,7 @@ import Testing
     #expect(owned == .primaryOwner)
 
     // A call in flight when the bus dies fails with an error instead of hanging.
-    let peer = try ChildProcess(
-      [try BuiltProducts.path(of: "DBusEchoPeer"), "org.responderd.Test.Peer"], environment: bus.environment,
-      stdout: .capture)
-    _ = try peer.readLine(timeout: 10)
+    let peer = try echoPeer(named: "org.responderd.Test.Peer", on: bus)
     try peer.freeze()
     var inFlight: Result<[DBusValue], DBusError>?
     service.call(

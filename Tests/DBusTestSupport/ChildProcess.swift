@@ -103,19 +103,15 @@ public final class ChildProcess {
     if case .closedPipe = stderr, let closedPipe {
       posix_spawn_file_actions_adddup2(&actions, closedPipe.writeEnd.rawValue, 2)
     }
-    switch (stdout, pipe) {
-    case (.null, _): posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    case (.capture, let pipe?): posix_spawn_file_actions_adddup2(&actions, pipe.writeEnd.rawValue, 1)
-    case (.file(let path), _):
-      posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    default: break
-    }
-    switch (stderr, pipe) {
-    case (.null, _): posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    case (.capture, let pipe?): posix_spawn_file_actions_adddup2(&actions, pipe.writeEnd.rawValue, 2)
-    case (.file(let path), _):
-      posix_spawn_file_actions_addopen(&actions, 2, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    default: break
+    for (output, descriptor) in [(stdout, Int32(1)), (stderr, 2)] {
+      switch (output, pipe) {
+      case (.null, _): posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_WRONLY, 0)
+      case (.capture, let pipe?):
+        posix_spawn_file_actions_adddup2(&actions, pipe.writeEnd.rawValue, descriptor)
+      case (.file(let path), _):
+        posix_spawn_file_actions_addopen(&actions, descriptor, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+      default: break
+      }
     }
     // Only 0, 1 and 2 reach the child: a long-lived child (a player, a bus) must not keep open a
     // pipe another test created at the same time, or that test never sees its end of output.

@@ -19,6 +19,22 @@ private let keyZ: UInt16 = 44
 /// through the shell.
 @Suite("Real headless desktops: the accessibility bus, real apps, notifications", .serialized)
 struct AccessibilityTests {
+  /// Ctrl+Z, the chord a person presses, after "hello world" was typed in the focused field:
+  /// some of it goes. Returns what is left.
+  @discardableResult
+  private func expectCtrlZUndoesTheTyping(
+    _ desktop: HeadlessDesktop, _ reader: AccessibilityReader,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> String {
+    try desktop.key(leftControl, pressed: true)
+    try desktop.press(keyZ)
+    try desktop.key(leftControl, pressed: false)
+    let undone = try reader.waitForFocus("Ctrl+Z to undo") { $0.text != "hello world" }
+    let left = try #require(undone.text, sourceLocation: sourceLocation)
+    #expect(left.count < 11 && "hello world".hasPrefix(left), "\(undone)", sourceLocation: sourceLocation)
+    return left
+  }
+
   @Test(
     "GNOME Shell: text typed in GNOME Text Editor read back, Ctrl+Z undoes it; kgx is a terminal, not editable; a notification's Undo tapped through the shell",
     .enabledUnless(missing: HeadlessDesktop.gnomeAppsMissing), .timeLimit(.minutes(5)))
@@ -37,13 +53,8 @@ struct AccessibilityTests {
     #expect(field.role == "text" && field.text == "", "\(field)")
     try desktop.type("hello world")
     try reader.waitForFocus("the typed text") { $0.text == "hello world" }
-    // Its own undo, the chord a person presses: the last typing goes (its undo groups it).
-    try desktop.key(leftControl, pressed: true)
-    try desktop.press(keyZ)
-    try desktop.key(leftControl, pressed: false)
-    let undone = try reader.waitForFocus("Ctrl+Z to undo") { $0.text != "hello world" }
-    let left = try #require(undone.text)
-    #expect(left.count < 11 && "hello world".hasPrefix(left), "\(undone)")
+    // Its own undo: the last typing goes (its undo groups it).
+    let left = try expectCtrlZUndoesTheTyping(desktop, reader)
     try desktop.type(" again")
     let typed = try reader.waitForFocus("more typing") { $0.text == left + " again" }
 
@@ -95,12 +106,7 @@ struct AccessibilityTests {
     #expect(field.role == "text" && field.text == "", "\(field)")
     try desktop.type("hello world")
     try reader.waitForFocus("the typed text") { $0.application == "kwrite" && $0.text == "hello world" }
-    try desktop.key(leftControl, pressed: true)
-    try desktop.press(keyZ)
-    try desktop.key(leftControl, pressed: false)
-    let undone = try reader.waitForFocus("Ctrl+Z to undo") { $0.text != "hello world" }
-    let left = try #require(undone.text)
-    #expect(left.count < 11 && "hello world".hasPrefix(left), "\(undone)")
+    try expectCtrlZUndoesTheTyping(desktop, reader)
 
     // Plasma's shell serves the notifications: its popup's buttons are found on the bus (KWrite
     // has an Undo button of its own: the search is in plasmashell) and tapped through KWin.

@@ -1,12 +1,9 @@
 import DBus
 import DesktopWatch
 import EventTime
+import Glibc
 import ResponderdTestKit
 import Testing
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// The detection of a desktop that handles media keys, on the in-memory bus (virtual time):
 /// gsd-media-keys's name for GNOME and Phosh, kglobalaccel's `mediacontrol` component for KDE.
@@ -26,56 +23,6 @@ import Testing
     bus = InMemoryBus(scheduler: time)
     responderd = bus.connect()
     watcher.addObserver { [seen] in seen.values.append($0) }
-  }
-
-  /// kglobalaccel as KF5/KF6 exports it: `allComponents` lists the components' object paths,
-  /// and it signals when a component's shortcuts change, but not when a component registers (as
-  /// KWin 5.27's kglobalaccel, watched with dbus-monitor while Plasma's media controller started).
-  final class KGlobalAccel {
-    let connection: InMemoryBusConnection
-    var components: [String]
-    var failing = false
-    /// How often `allComponents` was called.
-    var listed = 0
-
-    init(bus: InMemoryBus, components: [String], uid: UInt32 = getuid()) throws {
-      connection = bus.connect(uid: uid)
-      self.components = components
-      let interface = DBusInterface(
-        DesktopNames.kglobalaccelInterface,
-        methods: [
-          DBusMethod("allComponents", out: "ao", outNames: ["components"]) { [unowned self] _ in
-            self.listed += 1
-            if self.failing { throw DBusError.failed("kglobalaccel is shutting down") }
-            return [.array(elementSignature: "o", self.components.map { .objectPath($0) })]
-          }
-        ],
-        signals: [
-          DBusSignalInfo("yourShortcutGotChanged", signature: "asai", argumentNames: ["actionId", "newKeys"])
-        ])
-      try connection.export(path: DesktopNames.kglobalaccelPath, interfaces: [interface])
-    }
-
-    func own() { connection.requestName(DesktopNames.kglobalaccel) }
-
-    /// Plasma's media controller registers its shortcuts ("Play/Pause media playback", …):
-    /// `doRegister` and `setShortcutKeys` calls, which kglobalaccel answers without a signal.
-    func registerMediacontrol() {
-      components.append(DesktopNames.mediacontrolComponent)
-    }
-
-    /// A shortcut of the media controller changed (the user set another key): this is signalled.
-    func changeShortcut() throws {
-      try connection.emitSignal(
-        path: DesktopNames.kglobalaccelPath, interface: DesktopNames.kglobalaccelInterface,
-        name: "yourShortcutGotChanged",
-        arguments: [
-          .array(
-            elementSignature: "s",
-            ["mediacontrol", "playpausemedia", "Media Controller", "Play/Pause media playback"]),
-          .array(elementSignature: "i", [.int32(0x0100_0080)]),
-        ])
-    }
   }
 
   @Test func gsdMediaKeysOnTheBusIsGNOMEAndWithPhoshItIsPhosh() {
@@ -100,26 +47,13 @@ import Testing
     #expect(seen.values == [.gnome, .phosh, nil])
   }
 
-  /// A program owning `org.gnome.Shell` that says its `ShellVersion`.
-  func shell(version: String) throws -> InMemoryBusConnection {
-    let connection = bus.connect()
-    try connection.export(
-      path: DesktopNames.gnomeShellPath,
-      interfaces: [
-        DBusInterface(
-          DesktopNames.gnomeShell, properties: [DBusProperty(DesktopNames.shellVersion, get: { version })])
-      ])
-    connection.requestName(DesktopNames.gnomeShell)
-    return connection
-  }
-
   /// phosh owns `org.gnome.Shell` (since 0.21) and says so in its `ShellVersion`, as the real
   /// phosh 0.24 does ("43 (phosh 0.24.0)"); GNOME Shell says "43.9".
   @Test func phoshIsToldFromGNOMEShellByItsVersion() throws {
     var shells: [DesktopShell?] = []
     watcher.addShellObserver { shells.append($0) }
     watcher.attach(to: responderd)
-    let phosh = try shell(version: "43 (phosh 0.24.0)")
+    let phosh = try bus.gnomeShell(version: "43 (phosh 0.24.0)")
     time.advance(by: 0)
     let gsd = bus.connect()
     gsd.requestName(DesktopNames.gnomeMediaKeys)
@@ -129,14 +63,14 @@ import Testing
     #expect(watcher.found == .phosh)
     phosh.leave()
     time.advance(by: 0)
-    let gnome = try shell(version: "43.9")
+    let gnome = try bus.gnomeShell(version: "43.9")
     time.advance(by: 0)
     #expect(watcher.shell == .gnome)
     #expect(watcher.phoshVersion == nil)
     #expect(watcher.found == .gnome)
     gnome.leave()
     time.advance(by: 0)
-    _ = try shell(version: "48 (phosh 0.49.0)")
+    _ = try bus.gnomeShell(version: "48 (phosh 0.49.0)")
     time.advance(by: 0)
     #expect(watcher.phoshVersion == "0.49.0")
     #expect(shells == [.phosh, nil, .gnome, nil, .phosh])
@@ -154,7 +88,7 @@ import Testing
   }
 
   @Test func kglobalaccelAloneIsNotPlasmaMediaControlRegisteringLaterIs() throws {
-    let kde = try KGlobalAccel(bus: bus, components: ["/component/kwin", "/component/plasmashell"])
+    let kde = try FakeKGlobalAccel(bus: bus, components: ["/component/kwin", "/component/plasmashell"])
     watcher.attach(to: responderd)
     kde.own()
     time.advance(by: 0)
@@ -176,7 +110,8 @@ import Testing
   }
 
   @Test func plasmaRunningBeforeResponderdIsFoundAndAFailingListIsNoDesktop() throws {
-    let kde = try KGlobalAccel(bus: bus, components: ["/component/kwin", DesktopNames.mediacontrolComponent])
+    let kde = try FakeKGlobalAccel(
+      bus: bus, components: ["/component/kwin", DesktopNames.mediacontrolComponent])
     kde.own()
     time.advance(by: 0)
     watcher.attach(to: responderd)
@@ -196,11 +131,11 @@ import Testing
   }
 
   @Test func aSignalOfTheSameInterfaceFromAnotherConnectionIsIgnored() throws {
-    let kde = try KGlobalAccel(bus: bus, components: ["/component/kwin"])
+    let kde = try FakeKGlobalAccel(bus: bus, components: ["/component/kwin"])
     kde.own()
     watcher.attach(to: responderd)
     time.advance(by: 0)
-    let impostor = try KGlobalAccel(bus: bus, components: [DesktopNames.mediacontrolComponent])
+    let impostor = try FakeKGlobalAccel(bus: bus, components: [DesktopNames.mediacontrolComponent])
     try impostor.changeShortcut()
     time.advance(by: 0)
     #expect(watcher.found == nil)
@@ -212,7 +147,8 @@ import Testing
     let strangerUID = getuid() &+ 1
     let gsd = bus.connect(uid: strangerUID)
     gsd.requestName(DesktopNames.gnomeMediaKeys)
-    let kde = try KGlobalAccel(bus: bus, components: [DesktopNames.mediacontrolComponent], uid: strangerUID)
+    let kde = try FakeKGlobalAccel(
+      bus: bus, components: [DesktopNames.mediacontrolComponent], uid: strangerUID)
     kde.own()
     watcher.attach(to: responderd)
     time.advance(by: 0)

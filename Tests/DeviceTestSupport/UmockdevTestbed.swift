@@ -14,6 +14,11 @@ public let underUmockdev: Bool = {
   return String(cString: preload).contains("umockdev")
 }()
 
+/// Why the device tests of `suite` do not run outside umockdev, and how to run them.
+public func umockdevNeeded(by suite: String) -> String {
+  "device tests need umockdev: run `umockdev-wrapper swift test --no-parallel --filter \(suite)`"
+}
+
 /// A testbed that could not be set up or driven.
 public struct TestbedError: Error, CustomStringConvertible {
   public var description: String

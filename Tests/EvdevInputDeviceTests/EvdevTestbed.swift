@@ -2,22 +2,16 @@ import CUmockdev
 import DeviceTestSupport
 import EventLoop
 import EventTime
+import Glibc
 import InputCodes
 import ResponderCore
 import Testing
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Every device test, one at a time: the testbed is process-global (UMOCKDEV_DIR).
 @Suite(
   "EvdevInput on emulated devices (umockdev)", .serialized,
-  .enabled(if: underUmockdev, Comment(rawValue: notUnderUmockdev)))
+  .enabled(if: underUmockdev, Comment(rawValue: umockdevNeeded(by: "EvdevInputDeviceTests"))))
 struct EvdevInputDeviceTests {}
-
-let notUnderUmockdev =
-  "device tests need umockdev: run `umockdev-wrapper swift test --filter EvdevInputDeviceTests`"
 
 /// The fixtures under Tests/Fixtures/evdev (made by mkevdev.py there).
 func evdevFixture(_ name: String) -> String {
@@ -31,7 +25,7 @@ final class Testbed {
   var root: String { testbed.root }
 
   init() throws {
-    guard underUmockdev else { throw TestbedError(description: notUnderUmockdev) }
+    guard underUmockdev else { throw TestbedError(description: umockdevNeeded(by: "EvdevInputDeviceTests")) }
     testbed = UmockdevTestbed()
     // Hotplug listeners only see /dev/input redirected when it exists in the testbed.
     mkdir(root + "/dev", 0o755)
@@ -79,6 +73,17 @@ final class Testbed {
         RawInputEvent(time: time, type: InputCode.EV_KEY, code: code, value: value),
         RawInputEvent(time: time, type: InputCode.EV_SYN, code: InputCode.SYN_REPORT, value: 0),
       ])
+  }
+
+  /// A press of `code` at `time` and its release `duration` later.
+  func click(_ device: EmulatedDevice, _ code: UInt16, at time: Seconds, duration: Seconds = 0.1) throws {
+    try key(device, code, 1, at: time)
+    try key(device, code, 0, at: time + duration)
+  }
+
+  /// SYN_DROPPED at `time`: the kernel's queue overflowed, events were lost.
+  func dropEvents(_ device: EmulatedDevice, at time: Seconds) throws {
+    try write(device, [RawInputEvent(time: time, type: 0, code: InputCode.SYN_DROPPED, value: 0)])
   }
 
   /// Sends the "remove" uevent and removes the device from sysfs (the open node stays readable).

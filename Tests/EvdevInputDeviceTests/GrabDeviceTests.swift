@@ -19,8 +19,7 @@ extension EvdevInputDeviceTests {
       let tb = try Testbed()
       let (headset, handler) = try tb.addLive("headset")
       // Queued before responderd opens and grabs it: the desktop had this press.
-      try tb.key(headset, KEY_PLAYPAUSE, 1, at: 50.0)
-      try tb.key(headset, KEY_PLAYPAUSE, 0, at: 50.1)
+      try tb.click(headset, KEY_PLAYPAUSE, at: 50.0)
       let p = try KeyPipeline()
       var volume: [MediaKeyInput.VolumeKeyEvent] = []
       var other: [MediaKeyInput.OwnedKeyEvent] = []
@@ -35,14 +34,12 @@ extension EvdevInputDeviceTests {
 
       for second in 0..<5 {
         let time = 60.0 + Seconds(second)
-        try tb.key(headset, KEY_PLAYPAUSE, 1, at: time)
-        try tb.key(headset, KEY_PLAYPAUSE, 0, at: time + 0.1)
+        try tb.click(headset, KEY_PLAYPAUSE, at: time)
       }
       try tb.key(headset, KEY_VOLUMEUP, 1, at: 70.0)
       try tb.key(headset, KEY_VOLUMEUP, 2, at: 70.3)
       try tb.key(headset, KEY_VOLUMEUP, 0, at: 70.4)
-      try tb.key(headset, KEY_MICMUTE, 1, at: 71.0)
-      try tb.key(headset, KEY_MICMUTE, 0, at: 71.1)
+      try tb.click(headset, KEY_MICMUTE, at: 71.0)
       try p.wait("the volume and microphone keys") { other.count == 2 }
       p.scheduler.advance(to: 80)
       #expect(p.player.received == (0..<5).map { "togglePlayPause@\(60 + $0).0" })
@@ -65,8 +62,7 @@ extension EvdevInputDeviceTests {
       let handler = try tb.handler("headset")
       handler.setKey(KEY_PLAYPAUSE, down: true)
       let headset = try tb.add("headset", handler: handler)
-      let p = try KeyPipeline()
-      try p.start()
+      let p = try KeyPipeline.started()
       #expect(!handler.isGrabbed)
       #expect(p.input.deviceStatuses.map(\.reasonCode) == ["key-down"])
       #expect(p.input.deviceStatuses.map(\.state) == [.shared])
@@ -76,8 +72,7 @@ extension EvdevInputDeviceTests {
       try tb.key(headset, KEY_PLAYPAUSE, 0, at: 10.0)
       try p.wait("the grab") { handler.isGrabbed }
       #expect(p.input.deviceStatuses.map(\.state) == [.owned])
-      try tb.key(headset, KEY_PLAYPAUSE, 1, at: 11.0)
-      try tb.key(headset, KEY_PLAYPAUSE, 0, at: 11.1)
+      try tb.click(headset, KEY_PLAYPAUSE, at: 11.0)
       try p.waitForKeys(3)
       #expect(p.player.received == ["togglePlayPause@11.0"])
       #expect(handler.grabCount == 1)
@@ -102,8 +97,7 @@ extension EvdevInputDeviceTests {
         lines.first?.hasPrefix(
           "notice: evdev: /dev/input/event7 'Logitech USB Headset H340 Consumer Control'") == true)
 
-      try tb.key(headset, KEY_VOLUMEUP, 1, at: 5.0)
-      try tb.key(headset, KEY_VOLUMEUP, 0, at: 5.1)
+      try tb.click(headset, KEY_VOLUMEUP, at: 5.0)
       try tb.key(headset, KEY_PLAYPAUSE, 1, at: 6.0)
       try p.waitForKeys(1)
       #expect(p.player.received == ["togglePlayPause@6.0"])
@@ -117,15 +111,13 @@ extension EvdevInputDeviceTests {
     func hotplugGrab() throws {
       let tb = try Testbed()
       try tb.add("touchscreen")
-      let p = try KeyPipeline()
-      try p.start()
+      let p = try KeyPipeline.started()
       let (headset, handler) = try tb.addLive("headset")
       try p.wait("the headset to be grabbed") { handler.isGrabbed }
       #expect(p.input.deviceStatuses.map(\.reasonCode) == ["headset-class", "no-media-key"])
       // No sound-server adapter here: the volume keys do nothing, and one line says so.
       for time in [19.0, 19.2] {
-        try tb.key(headset, KEY_VOLUMEUP, 1, at: time)
-        try tb.key(headset, KEY_VOLUMEUP, 0, at: time + 0.1)
+        try tb.click(headset, KEY_VOLUMEUP, at: time)
       }
       try tb.key(headset, KEY_PLAYPAUSE, 1, at: 20.0)
       try p.waitForKeys(1)
@@ -140,8 +132,7 @@ extension EvdevInputDeviceTests {
     func sessionSwitch() throws {
       let tb = try Testbed()
       let (headset, handler) = try tb.addLive("headset")
-      let p = try KeyPipeline()
-      try p.start()
+      let p = try KeyPipeline.started()
       #expect(handler.isGrabbed)
       p.input.suspend()
       #expect(!handler.isGrabbed)

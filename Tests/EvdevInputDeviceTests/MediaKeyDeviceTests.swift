@@ -30,8 +30,7 @@ extension EvdevInputDeviceTests {
     func usbHeadset() throws {
       let tb = try Testbed()
       let headset = try tb.add("headset")
-      let p = try KeyPipeline()
-      try p.start()
+      let p = try KeyPipeline.started()
       let opened = try #require(p.input.openDevices.first)
       #expect(p.openPaths == ["/dev/input/event7"])
       #expect(opened.identity.name == "Logitech USB Headset H340 Consumer Control")
@@ -39,15 +38,12 @@ extension EvdevInputDeviceTests {
       #expect(opened.keys == [KEY_NEXTSONG, KEY_PLAYPAUSE, 165, KEY_MEDIA])
       #expect(!opened.clockIsMonotonic)  // the emulated device refuses EVIOCSCLOCKID: tolerated
 
-      try tb.key(headset, KEY_PLAYPAUSE, 1, at: 100.0)
-      try tb.key(headset, KEY_PLAYPAUSE, 0, at: 100.05)
+      try tb.click(headset, KEY_PLAYPAUSE, at: 100.0, duration: 0.05)
       for (time, value) in [(101.0, 1), (101.1, 0), (101.3, 1), (101.4, 0)] {
         try tb.key(headset, KEY_MEDIA, Int32(value), at: time)
       }
-      try tb.key(headset, KEY_VOLUMEUP, 1, at: 102.0)
-      try tb.key(headset, KEY_VOLUMEUP, 0, at: 102.1)
-      try tb.key(headset, KEY_MEDIA, 1, at: 103.0)
-      try tb.key(headset, KEY_MEDIA, 0, at: 103.6)
+      try tb.click(headset, KEY_VOLUMEUP, at: 102.0)
+      try tb.click(headset, KEY_MEDIA, at: 103.0, duration: 0.6)
       try p.waitForKeys(8)
       // The release at 103.6 came after the hold threshold (103.5): the timers due by then fired
       // before it was interpreted.
@@ -61,15 +57,13 @@ extension EvdevInputDeviceTests {
     func jackHeadset() throws {
       let tb = try Testbed()
       let jack = try tb.add("jack")
-      let p = try KeyPipeline()
-      try p.start()
+      let p = try KeyPipeline.started()
       #expect(p.input.openDevices.map(\.keys) == [[KEY_PLAYPAUSE]])
       try tb.write(jack, [RawInputEvent(time: 9.9, type: EV_SW, code: 2, value: 1)])
       for (time, value) in [(10.0, 1), (10.1, 0), (10.3, 1), (10.4, 0), (10.6, 1), (10.7, 0)] {
         try tb.key(jack, KEY_PLAYPAUSE, Int32(value), at: time)
       }
-      try tb.key(jack, KEY_VOLUMEUP, 1, at: 11.0)
-      try tb.key(jack, KEY_VOLUMEUP, 0, at: 11.1)
+      try tb.click(jack, KEY_VOLUMEUP, at: 11.0)
       for (time, value) in [(12.0, 1), (12.1, 0), (12.3, 1)] {
         try tb.key(jack, KEY_PLAYPAUSE, Int32(value), at: time)
       }
@@ -110,8 +104,7 @@ extension EvdevInputDeviceTests {
     func hotplug() throws {
       let tb = try Testbed()
       try tb.add("touchscreen")
-      let p = try KeyPipeline()
-      try p.start()
+      let p = try KeyPipeline.started()
       #expect(p.input.isMonitoring)
       #expect(p.openPaths == [])
 
@@ -139,8 +132,7 @@ extension EvdevInputDeviceTests {
       let tb = try Testbed()
       let keyboard = try tb.add("keyboard")
       let headset = try tb.add("headset")
-      let p = try KeyPipeline()
-      try p.start()
+      let p = try KeyPipeline.started()
       #expect(p.openPaths == ["/dev/input/event3", "/dev/input/event7"])
 
       // Fast-forward held on the keyboard; the keyboard's end hangs up (EPOLLHUP).
@@ -171,26 +163,21 @@ extension EvdevInputDeviceTests {
     func synDropped() throws {
       let tb = try Testbed()
       let headset = try tb.add("headset")
-      let p = try KeyPipeline()
-      try p.start()
+      let p = try KeyPipeline.started()
       // Click, press, then the queue overflows: the release is lost. The device's state (all keys up)
       // makes libevdev synthesize the release: a double click.
-      try tb.key(headset, KEY_MEDIA, 1, at: 400.0)
-      try tb.key(headset, KEY_MEDIA, 0, at: 400.1)
+      try tb.click(headset, KEY_MEDIA, at: 400.0)
       try tb.key(headset, KEY_MEDIA, 1, at: 400.3)
-      try tb.write(headset, [RawInputEvent(time: 400.35, type: 0, code: InputCode.SYN_DROPPED, value: 0)])
+      try tb.dropEvents(headset, at: 400.35)
       try p.wait("the resync") { p.resyncs == 1 && p.keysRead.count == 4 }
       // Reading goes on normally after the resync.
-      try tb.key(headset, KEY_MEDIA, 1, at: 402.0)
-      try tb.key(headset, KEY_MEDIA, 0, at: 402.1)
+      try tb.click(headset, KEY_MEDIA, at: 402.0)
       try p.waitForKeys(6)
       // A drop while the key is up changes nothing: the group goes on across it.
-      try tb.key(headset, KEY_MEDIA, 1, at: 500.0)
-      try tb.key(headset, KEY_MEDIA, 0, at: 500.1)
-      try tb.write(headset, [RawInputEvent(time: 500.15, type: 0, code: InputCode.SYN_DROPPED, value: 0)])
+      try tb.click(headset, KEY_MEDIA, at: 500.0)
+      try tb.dropEvents(headset, at: 500.15)
       try p.wait("the second resync") { p.resyncs == 2 && p.keysRead.count == 8 }
-      try tb.key(headset, KEY_MEDIA, 1, at: 500.3)
-      try tb.key(headset, KEY_MEDIA, 0, at: 500.4)
+      try tb.click(headset, KEY_MEDIA, at: 500.3)
       try p.waitForKeys(10)
       p.scheduler.runUntilIdle()
       #expect(p.player.received == ["nextTrack@400.75", "togglePlayPause@402.5", "nextTrack@500.8"])
@@ -217,8 +204,7 @@ extension EvdevInputDeviceTests {
     @Test("the device wrapper reads any device as frames (a touchscreen)")
     func touchscreenFrames() throws {
       let tb = try Testbed()
-      let screen = try tb.add("touchscreen")
-      let device = try EvdevDevice(path: screen.devnode)
+      let (screen, device) = try tb.addOpened("touchscreen")
       defer { device.close() }
       #expect(device.identity.name == "Goodix Capacitive TouchScreen")
       #expect(device.has(property: 1))

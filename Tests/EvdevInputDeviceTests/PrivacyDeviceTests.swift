@@ -72,8 +72,7 @@ extension EvdevInputDeviceTests {
     func typedSentenceLeavesNoTrace() throws {
       let tb = try Testbed()
       let keyboard = try tb.add("keyboard")
-      let p = try KeyPipeline()
-      try p.start()
+      let p = try KeyPipeline.started()
       #expect(p.input.openDevices.first?.keys.count == 9)
 
       // After each key, an auto-repeat of a mapped key (which makes no event) tells when the
@@ -85,12 +84,10 @@ extension EvdevInputDeviceTests {
         try p.waitForKeys(mappedWritten)
       }
       var time = try type("Hello", on: keyboard, in: tb, from: 50.0, afterKey: catchUp)
-      try tb.key(keyboard, KEY_NEXTSONG, 1, at: time)
-      try tb.key(keyboard, KEY_NEXTSONG, 0, at: time + 0.1)
+      try tb.click(keyboard, KEY_NEXTSONG, at: time)
       mappedWritten += 2
       time = try type(Self.sentence, on: keyboard, in: tb, from: time + 0.2, afterKey: catchUp)
-      try tb.key(keyboard, KEY_PLAYPAUSE, 1, at: time)
-      try tb.key(keyboard, KEY_PLAYPAUSE, 0, at: time + 0.1)
+      try tb.click(keyboard, KEY_PLAYPAUSE, at: time)
       mappedWritten += 2
       try p.waitForKeys(mappedWritten)
       p.scheduler.runUntilIdle()
@@ -133,8 +130,7 @@ extension EvdevInputDeviceTests {
     @Test("libevdev itself drops unmapped events: a reader that accepts everything gets only mapped keys")
     func libevdevDropsUnmapped() throws {
       let tb = try Testbed()
-      let keyboard = try tb.add("keyboard")
-      let device = try EvdevDevice(path: keyboard.devnode)
+      let (keyboard, device) = try tb.addOpened("keyboard")
       defer { device.close() }
       let filter = MappedKeyFilter(keys: KeySettings.standard.profile(for: device.identity).mappedKeys)
       filter.restrict(device)

@@ -39,24 +39,45 @@ extension EvdevInputDeviceTests {
       return count
     }
 
+    /// The daemon's session and keys components on a loop of their own, following logind session
+    /// `id` of python3-dbusmock (active or not); their log kept.
+    struct SessionRig {
+      let loop: EventLoop
+      let logind: MockLogind
+      let store: LogStore
+      let harness: LoopService
+      let session: SessionComponent
+      let keys: KeysComponent
+
+      init(session id: String, active: Bool, config: ResponderdConfig) throws {
+        loop = try EventLoop()
+        logind = try MockLogind(loop: loop)
+        try logind.addSession(id, uid: getuid(), active: active)
+        let store = LogStore()
+        self.store = store
+        let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
+        harness = try LoopService(config: config, loop: loop, logger: logger)
+        session = harness.service.sessionComponent(
+          systemBusAddress: logind.address,
+          identity: .init(sessionID: id, pid: UInt32(getpid()), uid: getuid()),
+          sessionBus: nil)
+        keys = harness.service.keysComponent(bus: nil, session: session)
+        harness.add(session)
+        harness.add(keys)
+      }
+    }
+
     @Test(
       "session away: the headset is ungrabbed and closed within 100 ms of PropertiesChanged; back: taken again"
     )
     func inactiveSessionReleasesTheDevices() throws {
       let tb = try Testbed()
-      let loop = try EventLoop()
-      let logind = try MockLogind(loop: loop)
-      try logind.addSession("c1", uid: getuid(), active: true)
-      let store = LogStore()
-      let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
-      let config = try ResponderdConfig.parse("chain = [\"log\"]\n[log]\nhandles = true\n", file: "test.toml")
-      let harness = try LoopService(config: config, loop: loop, logger: logger)
-      let session = harness.service.sessionComponent(
-        systemBusAddress: logind.address,
-        identity: .init(sessionID: "c1", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil)
-      let keys = harness.service.keysComponent(bus: nil, session: session)
-      harness.add(session)
-      harness.add(keys)
+      let rig = try SessionRig(
+        session: "c1", active: true,
+        config: try ResponderdConfig.parse("chain = [\"log\"]\n[log]\nhandles = true\n", file: "test.toml"))
+      let (loop, logind, store, harness, session, keys) = (
+        rig.loop, rig.logind, rig.store, rig.harness, rig.session, rig.keys
+      )
       var dispatches: [DispatchRecord] { harness.records }
       let ptysBefore = emulatedNodesOpen()
       // The kernel's EVIOCGRAB, answered live (the grab lands on the headset: a USB audio device).
@@ -119,18 +140,10 @@ extension EvdevInputDeviceTests {
     @Test("started while another session is in front: the headset is not opened until the session is back")
     func startedInactive() throws {
       let tb = try Testbed()
-      let loop = try EventLoop()
-      let logind = try MockLogind(loop: loop)
-      try logind.addSession("c2", uid: getuid(), active: false)
-      let store = LogStore()
-      let logger = Logger(label: "responderd") { _ in RecordingLogHandler(store: store) }
-      let service = try LoopService(config: ResponderdConfig(), loop: loop, logger: logger)
-      let session = service.service.sessionComponent(
-        systemBusAddress: logind.address,
-        identity: .init(sessionID: "c2", pid: UInt32(getpid()), uid: getuid()), sessionBus: nil)
-      let keys = service.service.keysComponent(bus: nil, session: session)
-      service.add(session)
-      service.add(keys)
+      let rig = try SessionRig(session: "c2", active: false, config: ResponderdConfig())
+      let (loop, logind, store, service, session, keys) = (
+        rig.loop, rig.logind, rig.store, rig.harness, rig.session, rig.keys
+      )
       try tb.add("headset")
       var opened: [String] = []
       service.start()

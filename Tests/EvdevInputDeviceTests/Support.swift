@@ -75,6 +75,13 @@ final class KeyPipeline {
 
   func start() throws { try input.start() }
 
+  /// A pipeline on the standard settings, started.
+  static func started() throws -> KeyPipeline {
+    let pipeline = try KeyPipeline()
+    try pipeline.start()
+    return pipeline
+  }
+
   /// Runs the loop until `condition` holds; fails the test (throws) after `timeout` seconds.
   func wait(
     _ what: String, timeout: Seconds = 5, until condition: () -> Bool
@@ -90,4 +97,13 @@ final class KeyPipeline {
   }
 
   var openPaths: [String] { input.openDevices.map(\.path) }
+}
+
+extension Testbed {
+  /// Adds the fixture device `name` and opens it with libevdev: the emulated device and the
+  /// opened one (the caller closes it).
+  func addOpened(_ name: String) throws -> (EmulatedDevice, EvdevDevice) {
+    let emulated = try add(name)
+    return (emulated, try EvdevDevice(path: emulated.devnode))
+  }
 }

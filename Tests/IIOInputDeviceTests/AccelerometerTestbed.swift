@@ -57,6 +57,33 @@ final class Testbed {
     try? deviceFD.writeAll(bytes: data)
   }
 
+  /// Feeds scans on `loop` as they happen, `raw(t)` at `rate(t)` Hz (t from the start) for
+  /// `feedingFor` s, until `until(t)` says so; `each(t)` runs every loop turn. The scans' times are
+  /// the realtime clock's (`clockOffset` from the monotonic one). Returns the monotonic start time.
+  @discardableResult
+  func feed(
+    on loop: EventLoop, rate: @escaping (Double) -> Double, timeout: Double, raw: (Double) -> (Int, Int, Int),
+    feedingFor: Double = .infinity,
+    clockOffset: Double = Double(realtimeNanoseconds()) / 1e9 - monotonicNow(),
+    each: (Double) -> Void = { _ in }, until: (Double) -> Bool
+  ) -> Double {
+    let start = monotonicNow()
+    var next = start
+    _ = loop.run(
+      until: {
+        var block: [UInt8] = []
+        while next <= monotonicNow(), next < start + feedingFor {
+          let (x, y, z) = raw(next - start)
+          block += scan(x: x, y: y, z: z, timestamp: Int64((next + clockOffset) * 1e9))
+          next += 1 / rate(next - start)
+        }
+        if !block.isEmpty { feed(block) }
+        each(monotonicNow() - start)
+        return until(monotonicNow() - start)
+      }, timeout: timeout)
+    return start
+  }
+
   /// Waits until what was fed can be read on the device node; false after `timeout` seconds.
   func waitUntilReadable(timeout: Double) throws -> Bool {
     try testbed.waitUntilReadable(Self.devNode, timeout: timeout)

@@ -11,21 +11,12 @@ import Testing
 @testable import ResponderConfig
 @testable import ResponderdKit
 
-/// A handler that takes motion events and keeps their phases.
-private final class Phases: Handler {
-  let name = "phases"
-  let eventTypes: Set<EventType> = [.motion]
-  var phases: [MotionPhase] = []
-  func handle(_ event: Event, phase: MotionPhase?, decide: @escaping (Bool) -> Void) {
-    phases.append(phase ?? .began)
-    decide(true)
-  }
-}
-
 /// A motion-only service on a loop of its own, its chain a phase recorder and its log kept; started.
-private func recordedMotionService() throws -> (LoopService, MotionComponent, LoggedLines, Phases) {
+private func recordedMotionService() throws -> (
+  LoopService, MotionComponent, LoggedLines, MotionPhaseRecorder
+) {
   let log = LoggedLines()
-  let recorder = Phases()
+  let recorder = MotionPhaseRecorder(name: "phases")
   let (service, motion) = try motionOnlyService(
     chain: [recorder.name], loop: try EventLoop(), handlers: [recorder], logger: log.logger)
   service.start()
@@ -94,7 +85,7 @@ extension IIOInputDeviceTests {
   func staleScansGiveNoShake() throws {
     let bed = try Testbed()
     let loop = try EventLoop()
-    let recorder = Phases()
+    let recorder = MotionPhaseRecorder(name: "phases")
     let (service, motion) = try motionOnlyService(chain: ["log"], loop: loop, handlers: [recorder])
     service.start()
     defer { service.stop() }

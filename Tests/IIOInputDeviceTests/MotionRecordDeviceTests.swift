@@ -7,20 +7,28 @@ import ResponderdKit
 import Testing
 import TouchScenes
 
+/// A recorder of the accelerometer, polled (at `samplingRate` when given), started on `loop`;
+/// `output` takes what it writes.
+private func pollingRecorder(
+  on loop: EventLoop, samplingRate: Double? = nil, output: @escaping (String) -> Void
+) throws -> MotionRecorder {
+  var settings = MotionSettings()
+  settings.capture = .polled
+  if let samplingRate { settings.samplingRate = samplingRate }
+  let recorder = MotionRecorder(
+    loop: loop, settings: settings.inputSettings, logger: testLogger, write: output)
+  try recorder.start()
+  return recorder
+}
+
 // The testbed is process-wide: these run in the one serialized suite.
 extension IIOInputDeviceTests {
   @Test("motion record: the recording is a trace `motion analyze` reads, with the sensor's values")
   func recordsATrace() throws {
     let bed = try Testbed()
     let loop = try EventLoop()
-    var settings = MotionSettings()
-    settings.capture = .polled
-    settings.samplingRate = 100
     var text = ""
-    let recorder = MotionRecorder(loop: loop, settings: settings.inputSettings, logger: testLogger) {
-      text += $0
-    }
-    try recorder.start()
+    let recorder = try pollingRecorder(on: loop, samplingRate: 100) { text += $0 }
     #expect(loop.run(until: { recorder.sampleCount >= 10 }, timeout: 5))
     bed.setAttribute("in_accel_z_raw", "-1024")
     let before = recorder.sampleCount
@@ -53,10 +61,7 @@ extension IIOInputDeviceTests {
   func sensorGoesAway() throws {
     let bed = try Testbed()
     let loop = try EventLoop()
-    var settings = MotionSettings()
-    settings.capture = .polled
-    let recorder = MotionRecorder(loop: loop, settings: settings.inputSettings, logger: testLogger) { _ in }
-    try recorder.start()
+    let recorder = try pollingRecorder(on: loop) { _ in }
     #expect(loop.run(until: { recorder.sampleCount >= 2 }, timeout: 5))
     bed.removeDevice()
     #expect(loop.run(until: { recorder.sensorLost }, timeout: 3))

@@ -41,14 +41,15 @@ private struct LineKeepingLogHandler: LogHandler {
   func log(event: LogEvent) { store.append("\(event.message)") }
 }
 
-/// A handler of the chain that takes motion events and keeps their phases.
+/// A handler of the chain that takes motion events and keeps their phases (an event without a
+/// phase, which none should be, is kept as began so that it shows).
 final class MotionPhaseRecorder: Handler {
   let name: String
   let eventTypes: Set<EventType> = [.motion]
   var phases: [MotionPhase] = []
   init(name: String = "shake-recorder") { self.name = name }
   func handle(_ event: Event, phase: MotionPhase?, decide: @escaping (Bool) -> Void) {
-    if let phase { phases.append(phase) }
+    phases.append(phase ?? .began)
     decide(true)
   }
 }
@@ -174,21 +175,10 @@ final class MotionRig {
     rate: @escaping (Double) -> Double, timeout: Double, raw: (Double) -> (Int, Int, Int),
     feedingFor: Double = .infinity, each: (Double) -> Void = { _ in }, until: (Double) -> Bool
   ) -> Double {
-    let start = monotonicNow()
-    var next = start
-    _ = loop.run(
-      until: {
-        var block: [UInt8] = []
-        while next <= monotonicNow(), next < start + feedingFor {
-          let (x, y, z) = raw(next - start)
-          block += scan(x: x, y: y, z: z, timestamp: Int64((next + offset) * 1e9))
-          next += 1 / rate(next - start)
-        }
-        if !block.isEmpty { bed.feed(block) }
-        each(monotonicNow() - start)
-        return until(monotonicNow() - start)
-      }, timeout: timeout)
-    return start
+    bed.feed(
+      on: loop, rate: rate, timeout: timeout, raw: raw, feedingFor: feedingFor, clockOffset: offset,
+      each: each,
+      until: until)
   }
 
   /// Stops the service's components, then the bus (its dbus-daemon is not left running even

@@ -10,17 +10,6 @@ import Testing
 @testable import ResponderConfig
 @testable import ResponderdKit
 
-/// A handler that takes motion events and remembers their phases.
-private final class PhaseRecorder: Handler {
-  let name = "phase-recorder"
-  let eventTypes: Set<EventType> = [.motion]
-  var phases: [MotionPhase] = []
-  func handle(_ event: Event, phase: MotionPhase?, decide: @escaping (Bool) -> Void) {
-    phases.append(phase ?? .began)
-    decide(true)
-  }
-}
-
 /// Feeds `duration` seconds of a 3 Hz, 1.8 g shake (then 0.8 s of stillness) as it happens;
 /// `during` runs with the seconds since its start before each block.
 func feedShake(
@@ -54,7 +43,7 @@ extension IIOInputDeviceTests {
     let bed = try Testbed()
     try bed.addProximitySensor()
     let loop = try EventLoop()
-    let recorder = PhaseRecorder()
+    let recorder = MotionPhaseRecorder(name: "phase-recorder")
     let time = VirtualScheduler(now: 0)
     let (service, motion) = try motionOnlyService(
       chain: ["log"], loop: loop, handlers: [recorder], keepOpenScheduler: time)

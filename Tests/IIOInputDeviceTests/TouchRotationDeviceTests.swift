@@ -57,20 +57,10 @@ extension IIOInputDeviceTests {
 
     // The device held upright (the reading points up: the top edge; through the mount matrix, raw
     // x = -1023), then on its side with its left edge up (raw y = -1023).
-    let offset = Double(realtimeNanoseconds()) / 1e9 - monotonicNow()
     func hold(raw: (Int, Int, Int), seconds: Double) {
-      let start = monotonicNow()
-      var next = start
-      _ = loop.run(
-        until: {
-          var block: [UInt8] = []
-          while next <= monotonicNow(), next < start + seconds {
-            block += scan(x: raw.0, y: raw.1, z: raw.2, timestamp: Int64((next + offset) * 1e9))
-            next += 0.1
-          }
-          if !block.isEmpty { bed.feed(block) }
-          return monotonicNow() > start + seconds
-        }, timeout: seconds + 5)
+      bed.feed(
+        on: loop, rate: { _ in 10 }, timeout: seconds + 5, raw: { _ in raw }, feedingFor: seconds,
+        until: { $0 > seconds })
     }
     // One finger 500 units toward the panel's right edge (+x) in 0.15 s.
     var trackingID: Int32 = 10

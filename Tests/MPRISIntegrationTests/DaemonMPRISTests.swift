@@ -47,15 +47,32 @@ import Testing
     try log.waitFor("bus: owns org.mpris.MediaPlayer2.responderd")
 
     let loop = try EventLoop()
+    /// An mpv the daemon controls, playing by playerctl's play-pause on responderd's proxy player.
+    func mpvPlayedThroughTheProxy(_ control: DBusConnection) throws -> MPV {
+      let mpv = try MPV(bus: bus)
+      do {
+        try mpv.waitUntilOnBus(control)
+        try log.waitFor("players: controlling \(mpv.shortName) (\(mpv.uniqueName))")
+        let toggle = try ChildProcess.run(
+          ["playerctl", "-p", "responderd", "play-pause"], environment: bus.environment, loop: loop)
+        #expect(toggle.exitCode == 0, "\(toggle)")
+        try mpv.waitForStatus("Playing", on: control)
+      } catch {
+        mpv.process.terminate(grace: 1)
+        throw error
+      }
+      return mpv
+    }
+    /// `responderctl players --json`.
+    func playersReport() throws -> PlayersReport {
+      let players = try ChildProcess.run(
+        [try builtExecutable("responderctl"), "players", "--json"], environment: bus.environment, loop: loop)
+      return try JSONDecoder().decode(PlayersReport.self, from: Data(players.output.utf8))
+    }
+
     var control = try bus.connect(loop: loop)
-    let first = try MPV(bus: bus)
+    let first = try mpvPlayedThroughTheProxy(control)
     defer { first.process.terminate(grace: 1) }
-    try first.waitUntilOnBus(control)
-    try log.waitFor("players: controlling \(first.shortName) (\(first.uniqueName))")
-    let toggle = try ChildProcess.run(
-      ["playerctl", "-p", "responderd", "play-pause"], environment: bus.environment, loop: loop)
-    #expect(toggle.exitCode == 0, "\(toggle)")
-    try first.waitForStatus("Playing", on: control)
 
     // A wrong call is refused; the daemon stays up.
     let wrong = try ChildProcess.run(
@@ -75,23 +92,12 @@ import Testing
     control = try bus.connect(loop: loop)
     defer { control.close() }
     // The players of the old bus are forgotten: only responderd itself is there.
-    let empty = try ChildProcess.run(
-      [try builtExecutable("responderctl"), "players", "--json"], environment: bus.environment, loop: loop)
-    let emptyReport = try JSONDecoder().decode(PlayersReport.self, from: Data(empty.output.utf8))
+    let emptyReport = try playersReport()
     #expect(emptyReport.selected == nil)
     #expect(emptyReport.players.allSatisfy { $0.state == .itself })
-    let second = try MPV(bus: bus)
+    let second = try mpvPlayedThroughTheProxy(control)
     defer { second.process.terminate(grace: 1) }
-    try second.waitUntilOnBus(control)
-    try log.waitFor("players: controlling \(second.shortName) (\(second.uniqueName))")
-
-    let again = try ChildProcess.run(
-      ["playerctl", "-p", "responderd", "play-pause"], environment: bus.environment, loop: loop)
-    #expect(again.exitCode == 0, "\(again)")
-    try second.waitForStatus("Playing", on: control)
-    let players = try ChildProcess.run(
-      [try builtExecutable("responderctl"), "players", "--json"], environment: bus.environment, loop: loop)
-    let report = try JSONDecoder().decode(PlayersReport.self, from: Data(players.output.utf8))
+    let report = try playersReport()
     #expect(report.selectedUniqueName == second.uniqueName)
     #expect(report.reason == "the only usable player")
 

@@ -32,6 +32,14 @@ struct PlayerBusTests {
       resetting: resetting ?? fixture.players)
   }
 
+  /// The service on these `[players]` settings, once it has seen `player` start playing.
+  func start(_ players: String, whilePlaying player: MPV) throws -> ServiceUnderTest {
+    let s = try start(players)
+    try player.call("Play", on: s.control)
+    try s.waitUntilSeen(player, .playing)
+    return s
+  }
+
   // MARK: Selection and control
 
   @Test func playingFirstTogglesTheSelectedPlayerAndLeavesTheOtherAlone() throws {
@@ -83,11 +91,7 @@ struct PlayerBusTests {
   }
 
   @Test func anIgnoredPlayerIsNeverControlled() throws {
-    let s = try start("policy = \"playing-first\"\nignore = [\"mpv.instance*\"]")
-    try b.call("Play", on: s.control)
-    try waitFor("the service to see \(b.busName) playing", on: s.loop) {
-      s.tracker.players[b.uniqueName]?.playbackStatus == .playing
-    }
+    let s = try start("policy = \"playing-first\"\nignore = [\"mpv.instance*\"]", whilePlaying: b)
     #expect(s.selected == a.uniqueName)
     #expect(s.tracker.selector.players[b.uniqueName]?.exclusion == .ignored(glob: "mpv.instance*"))
     #expect(try s.send(.remoteControlTogglePlayPause).handledBy == "mpris")
@@ -96,11 +100,7 @@ struct PlayerBusTests {
   }
 
   @Test func aPriorityGlobWinsOverAPlayingPlayer() throws {
-    let s = try start("policy = \"playing-first\"\npriority = [\"mpv.instance*\"]")
-    try a.call("Play", on: s.control)
-    try waitFor("the service to see \(a.busName) playing", on: s.loop) {
-      s.tracker.players[a.uniqueName]?.playbackStatus == .playing
-    }
+    let s = try start("policy = \"playing-first\"\npriority = [\"mpv.instance*\"]", whilePlaying: a)
     #expect(s.selected == b.uniqueName)
     #expect(
       s.tracker.selector.reason
@@ -290,26 +290,23 @@ struct PlayerBusTests {
     let position = try proxyProperty("Position").int64 ?? -1_000_000_000
     #expect(position > -1_000_000)
 
-    let all =
-      try s.control.callAndWait(
-        destination: proxy, path: MPRISNames.objectPath, interface: "org.freedesktop.DBus.Properties",
-        method: "GetAll", arguments: [.string(MPRISNames.playerInterface)]
-      ).first?.dictionary ?? [:]
-    for required in [
-      "PlaybackStatus", "Rate", "Metadata", "Volume", "Position", "MinimumRate", "MaximumRate", "CanGoNext",
-      "CanGoPrevious", "CanPlay", "CanPause", "CanSeek", "CanControl",
-    ] {
-      #expect(all[required] != nil, "missing \(required)")
-    }
-    let root =
-      try s.control.callAndWait(
-        destination: proxy, path: MPRISNames.objectPath, interface: "org.freedesktop.DBus.Properties",
-        method: "GetAll", arguments: [.string(MPRISNames.rootInterface)]
-      ).first?.dictionary ?? [:]
-    for required in [
-      "CanQuit", "CanRaise", "HasTrackList", "Identity", "SupportedUriSchemes", "SupportedMimeTypes",
-    ] {
-      #expect(root[required] != nil, "missing \(required)")
+    // Every property MPRIS requires, of both interfaces.
+    let required = [
+      MPRISNames.playerInterface: [
+        "PlaybackStatus", "Rate", "Metadata", "Volume", "Position", "MinimumRate", "MaximumRate", "CanGoNext",
+        "CanGoPrevious", "CanPlay", "CanPause", "CanSeek", "CanControl",
+      ],
+      MPRISNames.rootInterface: [
+        "CanQuit", "CanRaise", "HasTrackList", "Identity", "SupportedUriSchemes", "SupportedMimeTypes",
+      ],
+    ]
+    for (interface, names) in required {
+      let all =
+        try s.control.callAndWait(
+          destination: proxy, path: MPRISNames.objectPath, interface: "org.freedesktop.DBus.Properties",
+          method: "GetAll", arguments: [.string(interface)]
+        ).first?.dictionary ?? [:]
+      for name in names { #expect(all[name] != nil, "\(interface): missing \(name)") }
     }
     // responderd's own player is tracked, and never selected.
     let own = try #require(s.tracker.selector.players[s.busConnection.uniqueName ?? ""])

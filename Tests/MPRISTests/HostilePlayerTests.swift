@@ -192,13 +192,7 @@ final class InvalidatingPlayer {
     settle()
     #expect(stranger.calls.isEmpty, "\(String(describing: outcome))")
     let widget = bus.connect()
-    var metadata: DBusValue?
-    widget.getProperty(
-      "Metadata", interface: MPRISNames.playerInterface, path: MPRISNames.objectPath,
-      destination: MPRISNames.responderd
-    ) { metadata = try? $0.get() }
-    settle()
-    #expect(metadata?.dictionary?["xesam:title"] == nil)
+    #expect(proxyProperty("Metadata", readBy: widget)?.dictionary?["xesam:title"] == nil)
   }
 
   @Test func settingVolumeOrRateToNaNOrWithNoPlayerIsAnError() throws {

@@ -257,13 +257,7 @@ final class FakePlayer {
     #expect(posted == [.remoteControlNextTrack])
     #expect(mpv.calls.isEmpty)  // the chain decides, not the proxy
 
-    var status: DBusValue?
-    widget.getProperty(
-      "PlaybackStatus", interface: MPRISNames.playerInterface, path: MPRISNames.objectPath,
-      destination: MPRISNames.responderd
-    ) { status = try? $0.get() }
-    settle()
-    #expect(status == "Playing")
+    #expect(proxyProperty("PlaybackStatus", readBy: widget) == "Playing")
 
     try mpv.set(status: "Paused")
     settle()
@@ -336,13 +330,7 @@ final class FakePlayer {
   }
 
   func proxyTitle(_ widget: InMemoryBusConnection) -> String? {
-    var metadata: DBusValue?
-    widget.getProperty(
-      "Metadata", interface: MPRISNames.playerInterface, path: MPRISNames.objectPath,
-      destination: MPRISNames.responderd
-    ) { metadata = try? $0.get() }
-    settle()
-    return metadata?.dictionary?["xesam:title"]?.string
+    proxyProperty("Metadata", readBy: widget)?.dictionary?["xesam:title"]?.string
   }
 
   @Test func aPlayerNotSelectedHasItsMetadataLeftUnreadUntilItIsSelectedByStartingToPlay() throws {
@@ -365,8 +353,7 @@ final class FakePlayer {
     try tab.playNextTrack()
     tab.connection.isStopped = true
     settle()
-    #expect(tracker.selected?.uniqueName == tabID)
-    #expect(tracker.selected?.title == "track 4")
+    expectSelected(tabID, title: "track 4")
     #expect(tracker.players[tabID]?.hasUnreadChanges == false)
     #expect(proxyTitle(widget) == "track 4")
     tab.connection.isStopped = false
@@ -437,8 +424,7 @@ final class FakePlayer {
 
     mpv.connection.leave()
     settle()
-    #expect(tracker.selected?.uniqueName == tabID)
-    #expect(tracker.selected?.title == "track 2")
+    expectSelected(tabID, title: "track 2")
     #expect(proxyTitle(widget) == "track 2")
     #expect(titles.last == "track 2")
 
@@ -465,15 +451,13 @@ final class FakePlayer {
     // Each signal selects its sender, and carries all it left unread before: read at once.
     try b.changeTrack()
     settle()
-    #expect(tracker.selected?.uniqueName == b.connection.uniqueName)
-    #expect(tracker.selected?.title == "track 2")
+    expectSelected(b.connection.uniqueName, title: "track 2", in: tracker)
     try a.changeTrack()
     try a.changeTrack()
     // Stopped: a call (GetAll) to it would wait unanswered.
     a.connection.isStopped = true
     settle()
-    #expect(tracker.selected?.uniqueName == aID)
-    #expect(tracker.selected?.title == "track 3")
+    expectSelected(aID, title: "track 3", in: tracker)
     #expect(tracker.players[aID]?.hasUnreadChanges == false)
     a.connection.isStopped = false
   }

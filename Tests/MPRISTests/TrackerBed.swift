@@ -1,7 +1,9 @@
+import DBus
 import EventTime
 import MPRIS
 import PlayerSelection
 import ResponderdTestKit
+import Testing
 
 /// A player tracker on the in-memory bus and virtual time (from 100 s), with the bus daemon's
 /// connection it attaches to.
@@ -31,6 +33,27 @@ extension OnTrackerBed {
 
   /// Delivers every message due now (and what they cause, at the same instant).
   func settle() { time.advance(by: 0) }
+
+  /// The proxy player's property `name` as `widget` reads it once the bus has settled.
+  func proxyProperty(_ name: String, readBy widget: InMemoryBusConnection) -> DBusValue? {
+    var value: DBusValue?
+    widget.getProperty(
+      name, interface: MPRISNames.playerInterface, path: MPRISNames.objectPath,
+      destination: MPRISNames.responderd
+    ) { value = try? $0.get() }
+    settle()
+    return value
+  }
+
+  /// Expects the player `tracker` (the bed's when nil) selected, and the title it knows of it.
+  func expectSelected(
+    _ id: String?, title: String, in tracker: PlayerTracker? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let selected = (tracker ?? self.tracker).selected
+    #expect(selected?.uniqueName == id, sourceLocation: sourceLocation)
+    #expect(selected?.title == title, sourceLocation: sourceLocation)
+  }
 
   /// Attaches the tracker to the daemon once the players have settled, and lets it settle.
   func attachTracker() {

@@ -235,29 +235,28 @@ struct ShakeNegativeTests {
     }
   }
 
-  static let scenarios: [Scenario] = [
-    Scenario(name: "still device with sensor noise", seconds: 30),
-    Scenario(name: "walking", seconds: 20),
-    Scenario(name: "walking fast", seconds: 20),
-    Scenario(name: "carrying", seconds: 20),
-    Scenario(name: "slow tilting back and forth", seconds: 20),
-    Scenario(name: "tilting up 90° in 1 s and back", seconds: 20),
-    Scenario(name: "rotating portrait to landscape and back", seconds: 20),
-    Scenario(name: "turning face down in 0.5 s", seconds: 5),
-    Scenario(name: "single bump (2 g)", seconds: 5),
-    Scenario(name: "single hard bump (3 g)", seconds: 5),
-    Scenario(name: "table taps", seconds: 8),
-    Scenario(name: "hard fast table taps", seconds: 8),
-    Scenario(name: "gentle jiggle (0.6 g)", seconds: 8),
-    Scenario(
-      name: "steps felt at the thigh: a slow turn, a heel strike and its rebound (1.5 g, 1.5 g, 4 g, 2 g)",
-      // From the default 50 Hz up. At 25 Hz and below a heel strike of 0.11 s is two or three
-      // samples, spread by the sensor's filter, and the swings' lengths can no longer be told apart:
-      // some steps pass, as with real thigh recordings resampled (docs/motion-research.md).
-      seconds: 12, lowestRate: 50),
-    Scenario(name: "fast stroke with a rebound (3 g, 3 g, 1.3 g)", seconds: 5),
-    Scenario(name: "fast stroke with two rebounds (2.5 g, 2.5 g, 1.2 g, 0.6 g)", seconds: 5),
-  ]
+  /// Each scenario with the seconds it lasts.
+  static func lasting(_ seconds: Double, _ names: String...) -> [Scenario] {
+    names.map { Scenario(name: $0, seconds: seconds) }
+  }
+
+  static let scenarios: [Scenario] =
+    lasting(30, "still device with sensor noise")
+    + lasting(
+      20, "walking", "walking fast", "carrying", "slow tilting back and forth",
+      "tilting up 90° in 1 s and back",
+      "rotating portrait to landscape and back")
+    + lasting(5, "turning face down in 0.5 s", "single bump (2 g)", "single hard bump (3 g)")
+    + lasting(8, "table taps", "hard fast table taps", "gentle jiggle (0.6 g)") + [
+      Scenario(
+        name: "steps felt at the thigh: a slow turn, a heel strike and its rebound (1.5 g, 1.5 g, 4 g, 2 g)",
+        // From the default 50 Hz up. At 25 Hz and below a heel strike of 0.11 s is two or three
+        // samples, spread by the sensor's filter, and the swings' lengths can no longer be told apart:
+        // some steps pass, as with real thigh recordings resampled (docs/motion-research.md).
+        seconds: 12, lowestRate: 50),
+      Scenario(name: "fast stroke with a rebound (3 g, 3 g, 1.3 g)", seconds: 5),
+      Scenario(name: "fast stroke with two rebounds (2.5 g, 2.5 g, 1.2 g, 0.6 g)", seconds: 5),
+    ]
 
   @Test("No shake", arguments: scenarios, [12.5, 50, 100, 400])
   func noShake(scenario: Scenario, rate: Double) {

@@ -43,6 +43,18 @@ struct ClickGrammarTests {
         "a click after a click-and-hold starts a new group",
         [.press(MEDIA, at: 1.0), .release(MEDIA, at: 2.0), .click(MEDIA, at: 2.1)],
         makes: ["togglePlayPause@2.0", "togglePlayPause@2.6"]),
+      Scenario(
+        "consecutive groups are independent",
+        [
+          .click(MEDIA, at: 1.0), .click(MEDIA, at: 1.3), .click(MEDIA, at: 3.0), .click(MEDIA, at: 5.0),
+          .press(MEDIA, at: 5.3), .release(MEDIA, at: 6.0),
+        ],
+        makes: ["nextTrack@1.8", "togglePlayPause@3.5", "beginSeekingForward@5.8", "endSeekingForward@6.0"]),
+      // The second press's release was lost: it is not a second click.
+      Scenario(
+        "a release without a press and a second press without release do nothing",
+        [.release(MEDIA, at: 0.5), .press(MEDIA, at: 1.0), .press(MEDIA, at: 1.1), .release(MEDIA, at: 1.2)],
+        makes: ["togglePlayPause@1.6"]),
     ])
   func scenario(_ scenario: Scenario) {
     #expect(scenario.run() == scenario.expected)
@@ -96,30 +108,6 @@ struct ClickGrammarTests {
     #expect(h.log == ["previousTrack@2.78"])
   }
 
-  @Test("consecutive groups are independent")
-  func consecutiveGroups() {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.click(MEDIA, at: 1.3)
-    h.click(MEDIA, at: 3.0)
-    h.click(MEDIA, at: 5.0)
-    h.press(MEDIA, at: 5.3)
-    h.release(MEDIA, at: 6.0)
-    h.finish()
-    #expect(
-      h.log == ["nextTrack@1.8", "togglePlayPause@3.5", "beginSeekingForward@5.8", "endSeekingForward@6.0"])
-  }
-
-  @Test("a release without a press and a second press without release do nothing")
-  func unbalancedEvents() {
-    let h = Harness()
-    h.release(MEDIA, at: 0.5)
-    h.press(MEDIA, at: 1.0)
-    h.press(MEDIA, at: 1.1)  // lost release: not a second click
-    h.release(MEDIA, at: 1.2)
-    h.finish()
-    #expect(h.log == ["togglePlayPause@1.6"])
-  }
 }
 
 @Suite("Boundaries of click-interval and hold-threshold")
@@ -151,6 +139,16 @@ struct BoundaryTests {
         "a press held exactly hold-threshold is a hold",
         [.click(MEDIA, at: 1.0), .click(MEDIA, at: 1.3, duration: 0.5)],
         makes: ["beginSeekingForward@1.8", "endSeekingForward@1.8"]),
+      Scenario(
+        "next released 0.499 s after press skips; 0.501 s seeks",
+        [
+          .click(NEXT, at: 1.0, duration: 0.499), .click(NEXT, at: 2.0, duration: 0.501),
+          .click(PREVIOUS, at: 3.0, duration: 0.499), .click(PREVIOUS, at: 4.0, duration: 0.501),
+        ],
+        makes: [
+          "nextTrack@1.499", "beginSeekingForward@2.5", "endSeekingForward@2.501", "previousTrack@3.499",
+          "beginSeekingBackward@4.5", "endSeekingBackward@4.501",
+        ]),
     ])
   func scenario(_ scenario: Scenario) {
     #expect(scenario.run() == scenario.expected)
@@ -166,21 +164,6 @@ struct BoundaryTests {
     long.click(MEDIA, at: 1.0, duration: 0.501)
     long.finish()
     #expect(long.log == ["togglePlayPause@1.501"])
-  }
-
-  @Test("next released 0.499 s after press skips; 0.501 s seeks")
-  func skipHoldBoundary() {
-    let h = Harness()
-    h.click(NEXT, at: 1.0, duration: 0.499)
-    h.click(NEXT, at: 2.0, duration: 0.501)
-    h.click(PREVIOUS, at: 3.0, duration: 0.499)
-    h.click(PREVIOUS, at: 4.0, duration: 0.501)
-    h.finish()
-    #expect(
-      h.log == [
-        "nextTrack@1.499", "beginSeekingForward@2.5", "endSeekingForward@2.501", "previousTrack@3.499",
-        "beginSeekingBackward@4.5", "endSeekingBackward@4.501",
-      ])
   }
 
   @Test("custom click-interval and hold-threshold are honoured")

@@ -123,7 +123,10 @@ struct Scenario: Sendable, CustomTestStringConvertible {
   var testDescription: String { name }
 
   /// What a fresh harness emits for the steps.
-  func run() -> [String] {
+  func run() -> [String] { played().log }
+
+  /// A fresh harness that took the steps and made every decision.
+  func played() -> Harness {
     let h = Harness()
     for step in steps {
       switch step {
@@ -137,6 +140,6 @@ struct Scenario: Sendable, CustomTestStringConvertible {
       }
     }
     h.finish()
-    return h.log
+    return h
   }
 }

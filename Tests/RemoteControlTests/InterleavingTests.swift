@@ -56,6 +56,14 @@ struct InterleavingTests {
         "next held to seek while a headset group waits: the press flushed the group",
         [.click(MEDIA, at: 1.0), .press(NEXT, at: 1.1), .release(NEXT, at: 2.0)],
         makes: ["togglePlayPause@1.1", "beginSeekingForward@1.6", "endSeekingForward@2.0"]),
+      Scenario(
+        "an unmapped key (A) never flushes",
+        [.click(MEDIA, at: 1.0), .click(KEY_A, at: 1.2), .click(MEDIA, at: 1.3)],
+        makes: ["nextTrack@1.8"]),
+      Scenario(
+        "an unmapped key (volume up) never flushes",
+        [.click(MEDIA, at: 1.0), .click(KEY_VOLUMEUP, at: 1.2), .click(MEDIA, at: 1.3)],
+        makes: ["nextTrack@1.8"]),
     ])
   func scenario(_ scenario: Scenario) {
     #expect(scenario.run() == scenario.expected)
@@ -70,16 +78,6 @@ struct InterleavingTests {
     h.finish()
     #expect(h.emitted.map(\.source) == ["usb", "jack"])
     #expect(h.log == ["togglePlayPause@1.2", "nextTrack@1.9"])
-  }
-
-  @Test("unmapped keys never flush", arguments: [KEY_A, KEY_VOLUMEUP])
-  func unmappedDoesNotFlush(code: UInt16) {
-    let h = Harness()
-    h.click(MEDIA, at: 1.0)
-    h.click(code, at: 1.2)
-    h.click(MEDIA, at: 1.3)
-    h.finish()
-    #expect(h.log == ["nextTrack@1.8"])
   }
 
   @Test("keys of an ignored device never flush and make nothing")
@@ -125,30 +123,21 @@ struct UnplugTests {
     #expect(scenario.run() == scenario.expected)
   }
 
-  @Test("next unplugged before hold-threshold: no skip, no seek later")
-  func unplugSkipPressed() {
-    let h = Harness()
-    h.press(NEXT, at: 1.0)
-    h.unplug(at: 1.2)
-    h.finish()
-    #expect(h.log == [])
+  @Test(
+    "a press unplugged before its release: nothing, and no timer left",
+    arguments: [
+      Scenario(
+        "next before hold-threshold: no skip, no seek later", [.press(NEXT, at: 1.0), .unplug(at: 1.2)],
+        makes: []),
+      Scenario("a single click-and-hold", [.press(MEDIA, at: 1.0), .unplug(at: 2.0)], makes: []),
+      Scenario(
+        "the second press of a group", [.click(MEDIA, at: 1.0), .press(MEDIA, at: 1.3), .unplug(at: 1.4)],
+        makes: []),
+    ])
+  func unpluggedPress(_ scenario: Scenario) {
+    let h = scenario.played()
+    #expect(h.log == scenario.expected)
     #expect(h.scheduler.pendingCount == 0)
-  }
-
-  @Test("single click-and-hold or a press in progress: nothing (the release never came)")
-  func unplugPressInProgress() {
-    let held = Harness()
-    held.press(MEDIA, at: 1.0)
-    held.unplug(at: 2.0)
-    held.finish()
-    #expect(held.log == [])
-    let pressed = Harness()
-    pressed.click(MEDIA, at: 1.0)
-    pressed.press(MEDIA, at: 1.3)
-    pressed.unplug(at: 1.4)
-    pressed.finish()
-    #expect(pressed.log == [])
-    #expect(pressed.scheduler.pendingCount == 0)
   }
 
   @Test("unplugging one device leaves the others alone")

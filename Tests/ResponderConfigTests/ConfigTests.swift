@@ -76,17 +76,25 @@ import Testing
   }
 }
 
+/// Expects `text`, read as `file`, to be refused with the error of this line, key and message.
+func expectRefused(
+  _ text: String, file: String = "c.toml", line: Int, key: String, _ message: String,
+  sourceLocation: SourceLocation = #_sourceLocation
+) {
+  #expect(
+    throws: ConfigError(file: file, line: line, key: key, message: message), sourceLocation: sourceLocation
+  ) { try ResponderdConfig.parse(text, file: file) }
+}
+
 @Suite struct ConfigTests {
   @Test func respondersEventDeadlineIsReadAndChecked() throws {
     let config = try ResponderdConfig.parse(
       "[responders]\ndeadline = 0.2\nevent-deadline = 0.75\n", file: "r.toml")
     #expect(config.responders.deadline == 0.2 && config.responders.eventDeadline == 0.75)
     #expect(ResponderdConfig().responders.eventDeadline == 0.5)
-    #expect(
-      throws: ConfigError(
-        file: "r.toml", line: 2, key: "responders.event-deadline",
-        message: "'responders.event-deadline' must be between 0.001 and 60.0, not 0.0")
-    ) { try ResponderdConfig.parse("[responders]\nevent-deadline = 0\n", file: "r.toml") }
+    expectRefused(
+      "[responders]\nevent-deadline = 0\n", file: "r.toml", line: 2, key: "responders.event-deadline",
+      "'responders.event-deadline' must be between 0.001 and 60.0, not 0.0")
   }
 
   /// `[command]` keys are spelled as everywhere else (`togglePlayPause`, `motionBegan`); the other
@@ -100,38 +108,26 @@ import Testing
       config.command.commands == [
         "motionBegan": ["a"], "motionEnded": ["b"], "togglePlayPause": ["c"], "nextTrack": ["d"],
       ])
-    #expect(
-      throws: ConfigError(
-        file: "c.toml", line: 3, key: "command.shakeBegan",
-        message: "'shakeBegan' in [command] is 'motionBegan' again: give each event once")
-    ) {
-      try ResponderdConfig.parse("[command]\nmotionBegan = [\"a\"]\nshakeBegan = [\"b\"]\n", file: "c.toml")
-    }
-    #expect(
-      throws: ConfigError(
-        file: "c.toml", line: 2, key: "command.motionBegun",
-        message:
-          "unknown event 'motionBegun' in [command] (did you mean 'motionBegan'?); one of: play, pause, stop, togglePlayPause, nextTrack, previousTrack, beginSeekingBackward, endSeekingBackward, beginSeekingForward, endSeekingForward, motionBegan, motionEnded, motionCancelled, or a KEY_ name of an owned device's key"
-      )
-    ) { try ResponderdConfig.parse("[command]\nmotionBegun = [\"a\"]\n", file: "c.toml") }
+    expectRefused(
+      "[command]\nmotionBegan = [\"a\"]\nshakeBegan = [\"b\"]\n", line: 3, key: "command.shakeBegan",
+      "'shakeBegan' in [command] is 'motionBegan' again: give each event once")
+    expectRefused(
+      "[command]\nmotionBegun = [\"a\"]\n", line: 2, key: "command.motionBegun",
+      "unknown event 'motionBegun' in [command] (did you mean 'motionBegan'?); one of: play, pause, stop, togglePlayPause, nextTrack, previousTrack, beginSeekingBackward, endSeekingBackward, beginSeekingForward, endSeekingForward, motionBegan, motionEnded, motionCancelled, or a KEY_ name of an owned device's key"
+    )
   }
 
   @Test func unknownKeyNamesFileLineAndANearMiss() {
-    let text = "chain = [\"log\"]\n\n[responders]\ndeadlin = 0.2\n"
-    #expect(
-      throws: ConfigError(
-        file: "my.toml", line: 4, key: "responders.deadlin",
-        message: "unknown key 'deadlin' in [responders] (did you mean 'deadline'?)")
-    ) { try ResponderdConfig.parse(text, file: "my.toml") }
+    expectRefused(
+      "chain = [\"log\"]\n\n[responders]\ndeadlin = 0.2\n", file: "my.toml", line: 4,
+      key: "responders.deadlin",
+      "unknown key 'deadlin' in [responders] (did you mean 'deadline'?)")
   }
 
   @Test func wrongTypeNamesWhatWasExpected() {
-    let text = "[responders]\ndeadline = \"fast\"\n"
-    #expect(
-      throws: ConfigError(
-        file: "c.toml", line: 2, key: "responders.deadline",
-        message: "'responders.deadline' must be a number, not a string")
-    ) { try ResponderdConfig.parse(text, file: "c.toml") }
+    expectRefused(
+      "[responders]\ndeadline = \"fast\"\n", line: 2, key: "responders.deadline",
+      "'responders.deadline' must be a number, not a string")
   }
 
   @Test func unknownHandlerInTheChainIsRefused() {
@@ -184,10 +180,9 @@ import Testing
   }
 
   @Test func aStepThatIsNotANumberIsRefused() {
-    #expect(
-      throws: ConfigError(
-        file: "c.toml", line: 2, key: "volume.step", message: "'volume.step' must be a number, not a string")
-    ) { try ResponderdConfig.parse("[volume]\nstep = \"loud\"\n", file: "c.toml") }
+    expectRefused(
+      "[volume]\nstep = \"loud\"\n", line: 2, key: "volume.step",
+      "'volume.step' must be a number, not a string")
   }
 
   @Test func anUnknownVolumeKeyIsRefused() {

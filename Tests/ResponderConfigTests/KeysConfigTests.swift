@@ -39,19 +39,10 @@ struct KeysConfigTests {
 
     # Device rules, in order; these replace the built-in ones. A wired headset's button arrives as
     # KEY_PLAYPAUSE through the sound card's jack device: give it the click grammar there.
-    [[keys.device]]
-    phys = "ALSA"
-    headset-keys = ["KEY_PLAYPAUSE"]
-    [[keys.device]]
-    name = "*Headset Jack"
-    headset-keys = ["KEY_PLAYPAUSE"]
-    [[keys.device]]
-    name = "*Headphone Mic"
-    headset-keys = ["KEY_PLAYPAUSE"]
-    [[keys.device]]
-    name = "*Headphone"
-    headset-keys = ["KEY_PLAYPAUSE"]
+
     """
+    + [#"phys = "ALSA""#, #"name = "*Headset Jack""#, #"name = "*Headphone Mic""#, #"name = "*Headphone""#]
+    .map { "[[keys.device]]\n\($0)\nheadset-keys = [\"KEY_PLAYPAUSE\"]\n" }.joined()
 
   @Test("every setting")
   func everySetting() throws {

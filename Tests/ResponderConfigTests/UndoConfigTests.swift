@@ -24,19 +24,15 @@ import Testing
   }
 
   @Test func aTimeoutOutOfRangeNamesFileLineAndKey() {
-    #expect(
-      throws: ConfigError(
-        file: "my.toml", line: 3, key: "undo.question-timeout",
-        message: "'undo.question-timeout' must be between 1.0 and 600.0, not 0.5")
-    ) { try ResponderdConfig.parse("[undo]\n\nquestion-timeout = 0.5\n", file: "my.toml") }
+    expectRefused(
+      "[undo]\n\nquestion-timeout = 0.5\n", file: "my.toml", line: 3, key: "undo.question-timeout",
+      "'undo.question-timeout' must be between 1.0 and 600.0, not 0.5")
   }
 
   @Test func aSwitchThatIsNotABooleanIsRefused() {
-    #expect(
-      throws: ConfigError(
-        file: "c.toml", line: 2, key: "undo.enabled",
-        message: "'undo.enabled' must be true or false, not a string")
-    ) { try ResponderdConfig.parse("[undo]\nenabled = \"no\"\n", file: "c.toml") }
+    expectRefused(
+      "[undo]\nenabled = \"no\"\n", line: 2, key: "undo.enabled",
+      "'undo.enabled' must be true or false, not a string")
   }
 
   @Test func anUnknownKeyIsRefusedWithANearMiss() {

@@ -22,6 +22,18 @@ struct KeysReplayTests {
     try KeysReplay.run(path: keysFixture(name), settings: settings).jsonLines
   }
 
+  /// Expects the replay of fixture `name` to print one line per (time, subtype), in order.
+  func expectReplay(
+    _ name: String, makes events: [(Seconds, String)], sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let lines = try replay(name)
+    let expected = events.map { #"{"t": \#($0.0), "type": "remoteControl", "subtype": "\#($0.1)"}"# }
+    #expect(lines.count == expected.count, sourceLocation: sourceLocation)
+    for (index, pair) in zip(lines, expected).enumerated() {
+      #expect(pair.0 == pair.1, "line \(index + 1)", sourceLocation: sourceLocation)
+    }
+  }
+
   @Test("a recording made by evemu-record from a USB headset")
   func recordedUSBHeadset() throws {
     let result = try KeysReplay.run(path: keysFixture("usb-headset-recorded.evemu"), settings: .standard)
@@ -36,31 +48,25 @@ struct KeysReplayTests {
 
   @Test("a jack headset: the whole click grammar, and time runs on after the last event")
   func jackHeadset() throws {
-    let lines = try replay("jack-headset.evemu")
-    let expected = [
-      (1.5, "togglePlayPause"), (3.8, "nextTrack"), (6.1, "previousTrack"), (7.8, "beginSeekingForward"),
-      (8.5, "endSeekingForward"), (11.1, "beginSeekingBackward"), (12.0, "endSeekingBackward"),
-      (14.0, "togglePlayPause"), (15.5, "togglePlayPause"),
-    ].map { #"{"t": \#($0.0), "type": "remoteControl", "subtype": "\#($0.1)"}"# }
-    #expect(lines.count == expected.count)
-    for (index, pair) in zip(lines, expected).enumerated() {
-      #expect(pair.0 == pair.1, "line \(index + 1)")
-    }
+    try expectReplay(
+      "jack-headset.evemu",
+      makes: [
+        (1.5, "togglePlayPause"), (3.8, "nextTrack"), (6.1, "previousTrack"), (7.8, "beginSeekingForward"),
+        (8.5, "endSeekingForward"), (11.1, "beginSeekingBackward"), (12.0, "endSeekingBackward"),
+        (14.0, "togglePlayPause"), (15.5, "togglePlayPause"),
+      ])
   }
 
   @Test("a keyboard: typing makes nothing; media keys, flush and seeking")
   func keyboard() throws {
-    let lines = try replay("keyboard-media.evemu")
-    let expected = [
-      (2.2, "nextTrack"), (3.5, "beginSeekingBackward"), (4.25, "endSeekingBackward"),
-      (5.0, "togglePlayPause"),
-      (6.2, "togglePlayPause"), (6.3, "nextTrack"), (7.75, "nextTrack"), (8.0, "beginSeekingForward"),
-      (9.5, "endSeekingForward"), (10.0, "play"), (10.5, "stop"),
-    ].map { #"{"t": \#($0.0), "type": "remoteControl", "subtype": "\#($0.1)"}"# }
-    #expect(lines.count == expected.count)
-    for (index, pair) in zip(lines, expected).enumerated() {
-      #expect(pair.0 == pair.1, "line \(index + 1)")
-    }
+    try expectReplay(
+      "keyboard-media.evemu",
+      makes: [
+        (2.2, "nextTrack"), (3.5, "beginSeekingBackward"), (4.25, "endSeekingBackward"),
+        (5.0, "togglePlayPause"),
+        (6.2, "togglePlayPause"), (6.3, "nextTrack"), (7.75, "nextTrack"), (8.0, "beginSeekingForward"),
+        (9.5, "endSeekingForward"), (10.0, "play"), (10.5, "stop"),
+      ])
   }
 
   @Test("--config: device rules from the file apply to the recording's N: and I: lines")

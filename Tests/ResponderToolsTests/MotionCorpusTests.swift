@@ -22,13 +22,16 @@ private func motionFixtures(_ name: String, overriddenBy variable: String? = nil
 /// each rate a sensor may run at, through the analyzer `responderctl motion analyze` runs.
 private let corpusDirectory = motionFixtures("real")
 
-private let corpus: MotionCorpus = {
+private let corpus = readCorpus(in: corpusDirectory)
+
+/// The corpus.tsv of `directory`; a corpus that cannot be read stops the tests.
+private func readCorpus(in directory: String) -> MotionCorpus {
   do {
-    return try MotionCorpus(tsv: try readTextFile(corpusDirectory + "/corpus.tsv"))
+    return try MotionCorpus(tsv: try readTextFile(directory + "/corpus.tsv"))
   } catch {
-    fatalError("cannot read the corpus: \(error)")
+    fatalError("cannot read \(directory)/corpus.tsv: \(error)")
   }
-}()
+}
 
 private func trace(_ file: String) throws -> [MotionSample] {
   try MotionTrace.parse(try readTextFile(corpusDirectory + "/" + file), file: file)
@@ -106,13 +109,7 @@ struct MotionCorpusTests {
 /// before use" recordings), the held-out recordings included.
 private let pocketDirectory = motionFixtures("pocket")
 
-private let pocketCorpus: MotionCorpus = {
-  do {
-    return try MotionCorpus(tsv: try readTextFile(pocketDirectory + "/corpus.tsv"))
-  } catch {
-    fatalError("cannot read the pocket corpus: \(error)")
-  }
-}()
+private let pocketCorpus = readCorpus(in: pocketDirectory)
 
 @Suite("Pocket and hand corpus")
 struct PocketCorpusTests {

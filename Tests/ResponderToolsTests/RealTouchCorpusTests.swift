@@ -173,32 +173,20 @@ import TouchScenes
     }
   }
 
-  /// Swipes: one finger right along the tablet PC's top edge, one finger down its middle, two
-  /// fingers right, four fingers down the Atmel panel.
-  @Test func swipes() throws {
-    func swipe(_ direction: String, _ touches: Int) -> String {
+  /// Swipes: one finger right along the tablet PC's top edge, one finger down its middle (not a
+  /// swipe right), two fingers right, four fingers down the Atmel panel.
+  @Test(
+    arguments: [
+      ("wacom-isdv4-e6.single-top-swipe", "right", 1, "swipe recognized"),
+      ("wacom-isdv4-e6.single-center-scroll", "down", 1, "swipe recognized"),
+      ("wacom-isdv4-e6.single-center-scroll", "right", 1, "swipe failed"),
+      ("wacom-isdv4-e6.double-top-swipe", "right", 2, "swipe recognized"),
+      ("atmel-maxtouch.4-finger-drag-down", "down", 4, "swipe recognized"),
+    ])
+  func swipes(recording: String, direction: String, touches: Int, outcome: String) throws {
+    let swipe =
       #"{"id":"swipe","kind":"swipe","view":"pad","direction":"\#(direction)","touches":\#(touches)}"#
-    }
-    #expect(
-      Self.states(try Self.replay("wacom-isdv4-e6.single-top-swipe", swipe("right", 1))) == [
-        "swipe recognized": 1
-      ])
-    #expect(
-      Self.states(try Self.replay("wacom-isdv4-e6.single-center-scroll", swipe("down", 1))) == [
-        "swipe recognized": 1
-      ])
-    #expect(
-      Self.states(try Self.replay("wacom-isdv4-e6.single-center-scroll", swipe("right", 1))) == [
-        "swipe failed": 1
-      ])
-    #expect(
-      Self.states(try Self.replay("wacom-isdv4-e6.double-top-swipe", swipe("right", 2))) == [
-        "swipe recognized": 1
-      ])
-    #expect(
-      Self.states(try Self.replay("atmel-maxtouch.4-finger-drag-down", swipe("down", 4))) == [
-        "swipe recognized": 1
-      ])
+    #expect(Self.states(try Self.replay(recording, swipe)) == [outcome: 1])
   }
 
   /// Two-finger scrolls, one finger lifting before the other (EP0430M09: 22 ms before; the tablet

@@ -22,6 +22,19 @@ import TouchScenes
     return lines
   }
 
+  /// The replay of the strokes of `<scene>.strokes.json`, made into a recording by `touch synth`,
+  /// on the scene of `<scene>.json`.
+  static func replaySynthesized(_ scene: String) throws -> [String] {
+    let strokes = try TouchSynth.parse(try text(scene + ".strokes.json"), file: "strokes")
+    var lines: [String] = []
+    try TouchReplay.run(
+      recording: TouchSynth.recording(strokes), recordingFile: "synth.evemu",
+      scene: try text(scene + ".json"),
+      sceneFile: scene + ".json"
+    ) { lines.append($0) }
+    return lines
+  }
+
   static func expectLines(
     _ actual: [String], _ expectedFile: String, sourceLocation: SourceLocation = #_sourceLocation
   )
@@ -132,12 +145,7 @@ import TouchScenes
   /// to a nil target, is performed by the panel holding it (seed 004: with a nil target, UIKit walks
   /// the responder chain until an object implements the action).
   @Test func boundsOriginTransformControlsAndTheWindow() throws {
-    let strokes = try TouchSynth.parse(try Self.text("scene-extensions.strokes.json"), file: "strokes")
-    var lines: [String] = []
-    try TouchReplay.run(
-      recording: TouchSynth.recording(strokes), recordingFile: "synth.evemu",
-      scene: try Self.text("scene-extensions.json"), sceneFile: "scene-extensions.json"
-    ) { lines.append($0) }
+    let lines = try Self.replaySynthesized("scene-extensions")
     try Self.expectLines(lines, "scene-extensions.expected")
     #expect(lines[0].contains("\"view\":\"row\"") && lines[0].contains("\"viewX\":200,\"viewY\":50"))
     #expect(lines.contains("{\"t\":3.1, \"kind\":\"control\", \"view\":\"s\", \"event\":\"valueChanged\"}"))
@@ -159,12 +167,7 @@ import TouchScenes
   /// overhanging tab bar button); the button keeps its touches (`passesTouches` false), so the bar
   /// never hears of them.
   @Test func delegateAnswersAndAHitArea() throws {
-    let strokes = try TouchSynth.parse(try Self.text("scene-delegates.strokes.json"), file: "strokes")
-    var lines: [String] = []
-    try TouchReplay.run(
-      recording: TouchSynth.recording(strokes), recordingFile: "synth.evemu",
-      scene: try Self.text("scene-delegates.json"), sceneFile: "scene-delegates.json"
-    ) { lines.append($0) }
+    let lines = try Self.replaySynthesized("scene-delegates")
     try Self.expectLines(lines, "scene-delegates.expected")
     #expect(!lines.contains { $0.contains("\"id\":\"never\", \"state\":\"recognized\"") })
     #expect(
@@ -179,12 +182,7 @@ import TouchScenes
   /// first, which cannot prevent it, so it is served first). A pan ignoring touches that begin in
   /// the top 100 points lets a drag there reach the view whole; lower down, it takes the drag.
   @Test func oneWayPreventionAndIgnoredTouches() throws {
-    let strokes = try TouchSynth.parse(try Self.text("scene-prevention.strokes.json"), file: "strokes")
-    var lines: [String] = []
-    try TouchReplay.run(
-      recording: TouchSynth.recording(strokes), recordingFile: "synth.evemu",
-      scene: try Self.text("scene-prevention.json"), sceneFile: "scene-prevention.json"
-    ) { lines.append($0) }
+    let lines = try Self.replaySynthesized("scene-prevention")
     try Self.expectLines(lines, "scene-prevention.expected")
     #expect(lines[1] == "{\"t\":1.05, \"kind\":\"recognizer\", \"id\":\"b\", \"state\":\"recognized\"}")
     let drag = lines.filter { $0.hasPrefix("{\"t\":2") }

@@ -36,6 +36,18 @@ final class DaemonProcess {
   /// Sends SIGTERM.
   func terminate() { child.signal(SIGTERM) }
 
+  /// Sends SIGTERM and expects it to exit 0 (bounded).
+  func expectCleanStop(sourceLocation: SourceLocation = #_sourceLocation) throws {
+    terminate()
+    #expect(try waitForExit(timeout: 10) == 0, sourceLocation: sourceLocation)
+  }
+
+  /// Sends SIGHUP and waits for the line of the config checked again, "received SIGHUP: <report>".
+  func reload(reporting report: String) throws {
+    child.signal(SIGHUP)
+    try waitForOutput(timeout: 10) { $0.contains("received SIGHUP: \(report)") }
+  }
+
   /// Waits (bounded, reading its output as it comes) until the output satisfies `condition`.
   func waitForOutput(timeout: Double, _ condition: (String) -> Bool) throws {
     let deadline = monotonicNow() + timeout
@@ -78,8 +90,7 @@ struct TimeoutError: Error, CustomStringConvertible {
 
 @Suite struct DaemonProcessTests {
   func bareEnvironment() throws -> [String: String] {
-    let config = FileManager.default.temporaryDirectory.appendingPathComponent("rsp-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+    let config = URL(fileURLWithPath: try scratchDirectory())
     return ["PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": config.path, "XDG_RUNTIME_DIR": "/nonexistent"]
   }
 
@@ -90,8 +101,7 @@ struct TimeoutError: Error, CustomStringConvertible {
     let text = daemon.text
     #expect(text.contains("no session bus"))
     #expect(!text.contains("error"))
-    daemon.terminate()
-    #expect(try daemon.waitForExit(timeout: 10) == 0)
+    try daemon.expectCleanStop()
     #expect(daemon.text.contains("stopped"))
   }
 
@@ -120,13 +130,11 @@ struct TimeoutError: Error, CustomStringConvertible {
     let uid = getpwnam("nobody").map { $0.pointee.pw_uid } ?? 65534
     #expect(daemon.text.contains("now running as 'nobody' (uid \(uid)) on its session bus"))
     #expect(daemon.text.contains("no session bus found at unix:path=/run/user/\(uid)/bus"))
-    daemon.terminate()
-    #expect(try daemon.waitForExit(timeout: 10) == 0)
+    try daemon.expectCleanStop()
   }
 
   @Test func checkConfigNamesFileLineAndKey() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rsp-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let dir = URL(fileURLWithPath: try scratchDirectory())
     let file = dir.appendingPathComponent("config.toml")
     try "chain = [\"log\"]\n[logging]\nlevle = \"debug\"\n".write(to: file, atomically: true, encoding: .utf8)
     let check = try DaemonProcess(
@@ -195,8 +203,7 @@ struct TimeoutError: Error, CustomStringConvertible {
     let daemon = try DaemonProcess(builtExecutable("responderd"), ["--allow-root"], environment: environment)
     try daemon.waitForOutput(timeout: 10) { $0.contains("touch: \(warning)") }
     #expect(daemon.isRunning)
-    daemon.terminate()
-    #expect(try daemon.waitForExit(timeout: 10) == 0)
+    try daemon.expectCleanStop()
   }
 
   @Test func aBadConfigIsRefusedAtStart() throws {
@@ -232,8 +239,7 @@ struct TimeoutError: Error, CustomStringConvertible {
     try daemon.waitForOutput(timeout: 10) {
       $0.components(separatedBy: "bus: owns org.responderd.Daemon1").count == 3
     }
-    daemon.terminate()
-    #expect(try daemon.waitForExit(timeout: 10) == 0)
+    try daemon.expectCleanStop()
   }
 }
 
@@ -255,8 +261,7 @@ struct TimeoutError: Error, CustomStringConvertible {
       refusals.first?.contains(
         "bus: another responderd already owns org.responderd.Daemon1 on \(bus.address): exiting") == true)
     #expect(first.isRunning)
-    first.terminate()
-    #expect(try first.waitForExit(timeout: 10) == 0)
+    try first.expectCleanStop()
   }
 }
 
@@ -265,8 +270,7 @@ struct TimeoutError: Error, CustomStringConvertible {
   /// Here the reader of its stderr goes away after the first line; SIGHUP, SIGUSR1 and SIGUSR2
   /// each make it log a line into the closed pipe, and it still stops cleanly on SIGTERM.
   @Test func survivesTheLossOfItsStderrAndSignalsThatMeanNothing() throws {
-    let config = FileManager.default.temporaryDirectory.appendingPathComponent("rsp-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+    let config = URL(fileURLWithPath: try scratchDirectory())
     let daemon = try ChildProcess(
       [builtExecutable("responderd").path] + asRoot,
       environment: [
@@ -288,25 +292,16 @@ struct TimeoutError: Error, CustomStringConvertible {
   }
 
   @Test func sighupChecksTheConfigAgain() throws {
-    let home = FileManager.default.temporaryDirectory.appendingPathComponent("rsp-\(UUID().uuidString)")
-    let dir = home.appendingPathComponent("responderd")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    let file = dir.appendingPathComponent("config.toml")
-    try "chain = [\"log\"]\n".write(to: file, atomically: true, encoding: .utf8)
+    let (home, file) = try configHome(holding: "chain = [\"log\"]\n")
     let daemon = try DaemonProcess(
       builtExecutable("responderd"), asRoot,
-      environment: ["PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": home.path, "XDG_RUNTIME_DIR": "/nonexistent"])
+      environment: ["PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": home, "XDG_RUNTIME_DIR": "/nonexistent"])
     try daemon.waitForOutput(timeout: 10) { $0.contains("bus: no session bus") }
-    daemon.child.signal(SIGHUP)
-    try daemon.waitForOutput(timeout: 10) { $0.contains("received SIGHUP: \(file.path) is valid") }
-    try "chain = [\"lg\"]\n".write(to: file, atomically: true, encoding: .utf8)
-    daemon.child.signal(SIGHUP)
-    try daemon.waitForOutput(timeout: 10) {
-      $0.contains("received SIGHUP: \(file.path):1: unknown handler 'lg'")
-    }
+    try daemon.reload(reporting: "\(file) is valid")
+    try "chain = [\"lg\"]\n".write(toFile: file, atomically: true, encoding: .utf8)
+    try daemon.reload(reporting: "\(file):1: unknown handler 'lg'")
     #expect(daemon.isRunning)
-    daemon.terminate()
-    #expect(try daemon.waitForExit(timeout: 10) == 0)
+    try daemon.expectCleanStop()
   }
 }
 
@@ -315,8 +310,7 @@ struct TimeoutError: Error, CustomStringConvertible {
   /// asks each way to send its keys and finds none, and the daemon never maps libwayland-client:
   /// it is loaded only for a compositor that is there.
   @Test func withoutAWaylandCompositorTheDaemonMapsNoWaylandLibrary() throws {
-    let runtime = FileManager.default.temporaryDirectory.appendingPathComponent("rsp-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+    let runtime = URL(fileURLWithPath: try scratchDirectory())
     defer { try? FileManager.default.removeItem(at: runtime) }
     let fixture = try DaemonFixture(
       config: "", environment: ["XDG_RUNTIME_DIR": runtime.path, "WAYLAND_DISPLAY": "wayland-0"])

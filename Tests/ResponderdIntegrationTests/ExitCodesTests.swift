@@ -11,19 +11,10 @@ import Testing
 
   let directory: String
 
-  init() throws {
-    directory =
-      FileManager.default.temporaryDirectory.appendingPathComponent("rsp-exit-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-  }
+  init() throws { directory = try scratchDirectory("rsp-exit") }
 
-  /// Runs responderctl with no session bus reachable; returns its status and stderr.
   func responderctl(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    try ChildProcess.runSeparately(
-      [try BuiltProducts.path(of: "responderctl")] + arguments,
-      environment: [
-        "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(directory)/no-bus", "XDG_RUNTIME_DIR": directory,
-      ])
+    try responderctlWithoutABus(arguments, in: directory)
   }
 
   func write(_ name: String, _ text: String) throws -> String {

@@ -28,24 +28,32 @@ import Testing
     return try result!.get().first?.string ?? ""
   }
 
+  /// The element of `interface` in the introspection data `live`, expected to be the committed
+  /// file's.
+  func elementMatchingItsFile(
+    _ interface: String, in live: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> Substring {
+    let element = try #require(
+      DBusInterface.element(named: interface, in: live), sourceLocation: sourceLocation)
+    let file = try committedFile(interface)
+    #expect(DBusInterface.element(named: interface, in: file) == element, sourceLocation: sourceLocation)
+    return element
+  }
+
+  /// What a daemon on a bus of its own says its object has.
+  func daemonIntrospection() throws -> String {
+    try introspect(
+      try DaemonFixture(), destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath)
+  }
+
   @Test func theDaemon1FileIsWhatTheDaemonIntrospects() throws {
-    let fixture = try DaemonFixture()
-    let live = try introspect(
-      fixture, destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath)
-    let element = try #require(DBusInterface.element(named: ResponderBusAPI.daemonInterface, in: live))
-    let file = try committedFile(ResponderBusAPI.daemonInterface)
-    #expect(DBusInterface.element(named: ResponderBusAPI.daemonInterface, in: file) == element)
+    let element = try elementMatchingItsFile(ResponderBusAPI.daemonInterface, in: try daemonIntrospection())
     #expect(element.contains("<annotation name=\"org.gtk.GDBus.DocString\""))
     #expect(element.contains("<method name=\"BecomeFirstResponder\">"))
   }
 
   @Test func theMotion1FileIsWhatTheDaemonIntrospects() throws {
-    let fixture = try DaemonFixture()
-    let live = try introspect(
-      fixture, destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath)
-    let element = try #require(DBusInterface.element(named: MotionBusAPI.interface, in: live))
-    let file = try committedFile(MotionBusAPI.interface)
-    #expect(DBusInterface.element(named: MotionBusAPI.interface, in: file) == element)
+    let element = try elementMatchingItsFile(MotionBusAPI.interface, in: try daemonIntrospection())
     #expect(element.contains("<arg name=\"samples\" type=\"h\" direction=\"out\"/>"))
   }
 
@@ -54,9 +62,7 @@ import Testing
     let app = try fixture.bus.connect(loop: fixture.loop)
     let client = try ResponderClient(connection: app, path: "/org/example/App", eventTypes: [.remoteControl])
     let live = try introspect(fixture, destination: app.uniqueName ?? "", path: client.path)
-    let element = try #require(DBusInterface.element(named: ResponderBusAPI.responderInterface, in: live))
-    let file = try committedFile(ResponderBusAPI.responderInterface)
-    #expect(DBusInterface.element(named: ResponderBusAPI.responderInterface, in: file) == element)
+    let element = try elementMatchingItsFile(ResponderBusAPI.responderInterface, in: live)
     #expect(element.contains("<method name=\"RemoteControlReceived\">"))
   }
 

@@ -202,6 +202,21 @@ import Testing
     """
 
   /// The pid of the owner of responderd's name on `bus` (nil when there is none).
+  /// Sends remoteControl `subtype` through the daemon on `bus`: the app, its first responder,
+  /// handles it (prints it), then stops cleanly.
+  func expectAppHandles(
+    _ subtype: String, on bus: PrivateBus, app: ChildProcess,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let connection = try bus.connect(loop: try EventLoop())
+    let handled =
+      try daemonCall(connection, "SendEvent", [.string("remoteControl"), .string(subtype), .string("")])
+      .get().first?.string ?? ""
+    #expect(handled.hasSuffix("#1"), "\(handled)", sourceLocation: sourceLocation)
+    #expect(try app.readLine(timeout: 5) == "event remoteControl/\(subtype)", sourceLocation: sourceLocation)
+    #expect(ChildProcess.exitedSuccessfully(try stop(app)), sourceLocation: sourceLocation)
+  }
+
   func daemonPID(on bus: PrivateBus) throws -> pid_t? {
     let reply = try ChildProcess.runSeparately(
       [
@@ -249,13 +264,7 @@ import Testing
     #expect(try app.readLine(timeout: 5) == "ready:")
     pid = try daemonPID(on: bus)
     #expect(pid != nil, "register() started responderd")
-    let connection = try bus.connect(loop: try EventLoop())
-    let handled =
-      try daemonCall(connection, "SendEvent", [.string("remoteControl"), .string("pause"), .string("")])
-      .get().first?.string ?? ""
-    #expect(handled.hasSuffix("#1"), "\(handled)")
-    #expect(try app.readLine(timeout: 5) == "event remoteControl/pause")
-    #expect(ChildProcess.exitedSuccessfully(try stop(app)))
+    try expectAppHandles("pause", on: bus, app: app)
   }
 
   /// No activation file (a source checkout) and no daemon: `register()` says so in one line and
@@ -278,15 +287,8 @@ import Testing
     let daemon = try DaemonProcess(builtExecutable("responderd"), asRoot, environment: environment)
     #expect(try app.readLine(timeout: 10) == "registered 1")
     try daemon.waitForOutput(timeout: 10) { $0.contains("is first responder") }
-    let connection = try bus.connect(loop: try EventLoop())
-    let handled =
-      try daemonCall(connection, "SendEvent", [.string("remoteControl"), .string("play"), .string("")])
-      .get().first?.string ?? ""
-    #expect(handled.hasSuffix("#1"), "\(handled)")
-    #expect(try app.readLine(timeout: 5) == "event remoteControl/play")
-    #expect(ChildProcess.exitedSuccessfully(try stop(app)))
-    daemon.terminate()
-    #expect(try daemon.waitForExit(timeout: 10) == 0)
+    try expectAppHandles("play", on: bus, app: app)
+    try daemon.expectCleanStop()
   }
 
   /// The apps page's `shake.py`, copied from the page as written and run as the page says for a

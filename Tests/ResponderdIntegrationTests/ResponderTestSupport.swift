@@ -275,3 +275,30 @@ func processIsRunning(_ pid: Int32) -> Bool {
   let state = stat[close...].dropFirst(2).first
   return state != "Z" && state != "X"
 }
+
+/// A new directory of its own under the temporary directory, named `prefix`-<UUID>.
+func scratchDirectory(_ prefix: String = "rsp") throws -> String {
+  let path = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    .path
+  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  return path
+}
+
+/// Runs the built responderctl with no session bus reachable (its address and runtime directory
+/// are in `directory`, where no bus listens); returns its status, stdout and stderr.
+func responderctlWithoutABus(_ arguments: [String], in directory: String) throws -> (
+  status: Int32, stdout: String, stderr: String
+) {
+  try ChildProcess.runSeparately(
+    [try BuiltProducts.path(of: "responderctl")] + arguments,
+    environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(directory)/no-bus", "XDG_RUNTIME_DIR": directory])
+}
+
+/// A new XDG config home whose responderd/config.toml holds `text`.
+func configHome(holding text: String) throws -> (home: String, file: String) {
+  let home = try scratchDirectory()
+  try FileManager.default.createDirectory(atPath: home + "/responderd", withIntermediateDirectories: true)
+  let file = home + "/responderd/config.toml"
+  try text.write(toFile: file, atomically: true, encoding: .utf8)
+  return (home, file)
+}

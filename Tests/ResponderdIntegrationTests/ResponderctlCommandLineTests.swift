@@ -8,16 +8,10 @@ import Testing
 @Suite struct ResponderctlCommandLineTests {
   let directory: String
 
-  init() throws {
-    directory =
-      FileManager.default.temporaryDirectory.appendingPathComponent("rsp-cli-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-  }
+  init() throws { directory = try scratchDirectory("rsp-cli") }
 
   func responderctl(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    try ChildProcess.runSeparately(
-      [try BuiltProducts.path(of: "responderctl")] + arguments,
-      environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(directory)/no-bus"])
+    try responderctlWithoutABus(arguments, in: directory)
   }
 
   /// The commands a user can type, with their subcommands.

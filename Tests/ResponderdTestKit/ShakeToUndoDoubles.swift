@@ -51,44 +51,26 @@ public final class InMemoryAccessibility {
     if launches > 1 { bus = InMemoryBus(scheduler: sessionBus.scheduler) }
     let registry = bus.connect()
     try registry.export(
-      path: AccessibilityNames.registryPath,
-      interfaces: [
-        DBusInterface(
-          AccessibilityNames.registryInterface,
-          methods: [
-            DBusMethod("RegisterEvent", in: "sass") { [weak self] call in
-              self?.registeredEvents.append(call.arguments[0].string ?? "")
-              return []
-            }
-          ])
-      ])
+      AccessibilityNames.registryInterface, at: AccessibilityNames.registryPath,
+      DBusMethod("RegisterEvent", in: "sass") { [weak self] call in
+        self?.registeredEvents.append(call.arguments[0].string ?? "")
+        return []
+      })
     // The desktop: the applications' roots, as at-spi2-registryd lists them.
     try registry.export(
-      path: AccessibilityNames.rootPath,
-      interfaces: [
-        DBusInterface(
-          AccessibilityNames.accessible,
-          methods: [
-            DBusMethod("GetChildren", out: "a(so)") { [weak self] _ in
-              let roots = (self?.applications ?? []).filter { $0.connection.uniqueName != nil }.map {
-                DBusValue.structure([.string($0.name), .objectPath(AccessibilityNames.rootPath)])
-              }
-              return [.array(elementSignature: "(so)", roots)]
-            }
-          ])
-      ])
+      AccessibilityNames.accessible, at: AccessibilityNames.rootPath,
+      DBusMethod("GetChildren", out: "a(so)") { [weak self] _ in
+        let roots = (self?.applications ?? []).filter { $0.connection.uniqueName != nil }.map {
+          DBusValue.structure([.string($0.name), .objectPath(AccessibilityNames.rootPath)])
+        }
+        return [.array(elementSignature: "(so)", roots)]
+      })
     registry.requestName(AccessibilityNames.registry)
     self.registry = registry
     let launcher = sessionBus.connect()
     try launcher.export(
-      path: AccessibilityNames.launcherPath,
-      interfaces: [
-        DBusInterface(
-          AccessibilityNames.launcherInterface,
-          methods: [
-            DBusMethod("GetAddress", out: "s") { [weak self] _ in [.string(self?.address ?? "")] }
-          ])
-      ])
+      AccessibilityNames.launcherInterface, at: AccessibilityNames.launcherPath,
+      DBusMethod("GetAddress", out: "s") { [weak self] _ in [.string(self?.address ?? "")] })
     launcher.requestName(AccessibilityNames.launcher)
     self.launcher = launcher
   }
@@ -345,5 +327,12 @@ public final class FakeKeySender: EditKeySender {
       outcome = .success(())
     }
     scheduler.schedule(after: 0) { done(outcome) }
+  }
+}
+
+extension InMemoryBusConnection {
+  /// Exports one interface at `path` with these methods only.
+  fileprivate func export(_ interface: String, at path: String, _ methods: DBusMethod...) throws {
+    try export(path: path, interfaces: [DBusInterface(interface, methods: methods)])
   }
 }

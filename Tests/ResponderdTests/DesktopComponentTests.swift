@@ -122,18 +122,7 @@ import Testing
   @Test func phoshProfileFollowsItsRelease() throws {
     let (service, keys, desktop) = try service("auto")
     defer { service.stop() }
-    func phosh(_ version: String) throws -> InMemoryBusConnection {
-      let connection = bus.connect()
-      try connection.export(
-        path: DesktopNames.gnomeShellPath,
-        interfaces: [
-          DBusInterface(
-            DesktopNames.gnomeShell, properties: [DBusProperty(DesktopNames.shellVersion, get: { version })])
-        ])
-      connection.requestName(DesktopNames.gnomeShell)
-      return connection
-    }
-    let old = try phosh("43 (phosh 0.24.0)")
+    let old = try bus.gnomeShell(version: "43 (phosh 0.24.0)")
     time.advance(by: 0)
     #expect(desktop.shellProfile == .phosh034)
     #expect(
@@ -141,7 +130,7 @@ import Testing
         == "touch: shell profile phosh-0.34 (Phosh 0.34 and earlier, found on the session bus): the shell takes the touches landing on its top bar (32 px) and its home bar (40 px): no gesture rule acts on those"
     )
     old.leave()
-    _ = try phosh("48 (phosh 0.49.0)")
+    _ = try bus.gnomeShell(version: "48 (phosh 0.49.0)")
     time.advance(by: 0)
     #expect(desktop.shellProfile == .phosh)
     #expect(keys.report.notes.last?.contains("its home bar (15 px)") == true)
@@ -167,25 +156,13 @@ import Testing
   /// Plasma 5.27), and reads every MPRIS player, responderd's among them. That first call of a new
   /// program makes responderd ask kglobalaccel again: Plasma is found before its first key.
   @Test func plasmaStartedAfterResponderdIsFoundAtItsFirstCall() throws {
-    var components = ["/component/kwin"]
-    let kglobalaccel = bus.connect()
-    try kglobalaccel.export(
-      path: DesktopNames.kglobalaccelPath,
-      interfaces: [
-        DBusInterface(
-          DesktopNames.kglobalaccelInterface,
-          methods: [
-            DBusMethod("allComponents", out: "ao", outNames: ["components"]) { _ in
-              [.array(elementSignature: "o", components.map { .objectPath($0) })]
-            }
-          ])
-      ])
-    kglobalaccel.requestName(DesktopNames.kglobalaccel)
+    let kglobalaccel = try FakeKGlobalAccel(bus: bus, components: ["/component/kwin"])
+    kglobalaccel.own()
     let (service, keys, desktop) = try service("auto")
     defer { service.stop() }
     #expect(desktop.desktop == nil, "KWin's kglobalaccel alone is not Plasma's media keys")
 
-    components.append(DesktopNames.mediacontrolComponent)  // unannounced
+    kglobalaccel.registerMediacontrol()  // unannounced
     time.advance(by: 0)
     #expect(desktop.desktop == nil)
 

@@ -1,15 +1,12 @@
 import DBus
 import EventLoop
 import EventTime
+import Glibc
 import ResponderClient
 import ResponderConfig
 import ResponderdKit
 import ResponderdTestKit
 import Testing
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// Motion1 answers the daemon's own user only (issue 18: "Only the session's user is answered"):
 /// another user's process gets AccessDenied from every method and property, and nothing changes.

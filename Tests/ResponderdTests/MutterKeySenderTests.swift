@@ -1,12 +1,9 @@
 import DBus
 import EventTime
+import Glibc
 import KeySender
 import ResponderdTestKit
 import Testing
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// The chords through GNOME's `org.gnome.Mutter.RemoteDesktop`, against a mutter on the in-memory
 /// bus that records its sessions and their keyboard events.
@@ -89,13 +86,19 @@ import Testing
     return { result }
   }
 
+  /// Sends `chord` and lets a second of virtual time pass.
+  func sendAndWait(_ chord: EditChord) -> () -> Result<Void, KeySendError>? {
+    let result = send(chord)
+    time.advance(by: 1)
+    return result
+  }
+
   @Test func undoIsCtrlZInASessionOpenForTheMomentOnly() throws {
     #expect(!sender.state.isReady)
     let mutter = try Mutter(bus: bus, time: time)
     time.advance(by: 0)
     #expect(sender.state == .ready(api: "org.gnome.Mutter.RemoteDesktop (GNOME)"))
-    let result = send(.undo)
-    time.advance(by: 1)
+    let result = sendAndWait(.undo)
     #expect(try result()?.get() != nil)
     #expect(
       mutter.names == [
@@ -112,8 +115,7 @@ import Testing
   @Test func redoIsCtrlShiftZ() throws {
     let mutter = try Mutter(bus: bus, time: time)
     time.advance(by: 0)
-    let result = send(.redo)
-    time.advance(by: 1)
+    let result = sendAndWait(.redo)
     #expect(try result()?.get() != nil)
     #expect(
       mutter.names == [
@@ -128,8 +130,7 @@ import Testing
     let mutter = try Mutter(bus: bus, time: time)
     mutter.refuses = true
     time.advance(by: 0)
-    let result = send(.undo)
-    time.advance(by: 1)
+    let result = sendAndWait(.undo)
     #expect(throws: KeySendError("org.gnome.Mutter.RemoteDesktop refused a session: Not allowed")) {
       try result()?.get()
     }
@@ -142,8 +143,7 @@ import Testing
     time.advance(by: 0)
     #expect(
       sender.state.description == "none: GNOME's org.gnome.Mutter.RemoteDesktop is not on the session bus")
-    let result = send(.undo)
-    time.advance(by: 1)
+    let result = sendAndWait(.undo)
     #expect(throws: KeySendError.self) { try result()?.get() }
   }
 

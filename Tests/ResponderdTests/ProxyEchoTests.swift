@@ -52,6 +52,15 @@ import Testing
       .remoteControl(subtype, timestamp: time.now, source: device), desktopSeesDevice: !owned)
   }
 
+  /// A device's press, then the desktop's call of `method` on the proxy player `delay` later (the
+  /// desktop saw the same key), both delivered.
+  func pressThenDesktopCall(_ subtype: EventSubtype, _ method: String, after delay: Seconds) {
+    press(subtype)
+    time.advance(by: delay)
+    proxyCall(method)
+    time.advance(by: 0)
+  }
+
   func proxyCall(_ method: String) {
     desktop.call(
       destination: MPRISNames.responderd, path: MPRISNames.objectPath, interface: MPRISNames.playerInterface,
@@ -62,10 +71,7 @@ import Testing
   var handled: [String] { records.filter { !$0.wasDropped }.map { "\($0.subtype.name) \($0.source)" } }
 
   @Test func theDesktopsCallForTheSamePressIsADuplicateShownByTheMonitor() {
-    press(.remoteControlTogglePlayPause)
-    time.advance(by: 0.005)  // gsd-media-keys calls 4–5 ms after the key
-    proxyCall("PlayPause")
-    time.advance(by: 0)
+    pressThenDesktopCall(.remoteControlTogglePlayPause, "PlayPause", after: 0.005)  // gsd-media-keys: 4–5 ms
     #expect(handled == ["togglePlayPause evdev:/dev/input/event5"])
     let duplicate = records.last
     #expect(duplicate?.source == "mpris-proxy" && duplicate?.wasDropped == true)
@@ -115,14 +121,8 @@ import Testing
   }
 
   @Test func playAndPauseKeysAreThePlayPauseKeyToTheDesktop() {
-    press(.remoteControlPlay)
-    time.advance(by: 0.004)
-    proxyCall("PlayPause")
-    time.advance(by: 0)
-    press(.remoteControlPause)
-    time.advance(by: 0.004)
-    proxyCall("Pause")
-    time.advance(by: 0)
+    pressThenDesktopCall(.remoteControlPlay, "PlayPause", after: 0.004)
+    pressThenDesktopCall(.remoteControlPause, "Pause", after: 0.004)
     #expect(handled == ["play evdev:/dev/input/event5", "pause evdev:/dev/input/event5"])
     #expect(records.count == 4)
   }
@@ -152,9 +152,7 @@ import Testing
     proxyCall("PlayPause")  // a second call for one press: someone else asked too
     time.advance(by: 0.3)
     for _ in 0..<3 {
-      press(.remoteControlNextTrack)
-      time.advance(by: 0.004)
-      proxyCall("Next")
+      pressThenDesktopCall(.remoteControlNextTrack, "Next", after: 0.004)
       time.advance(by: 0.3)
     }
     #expect(

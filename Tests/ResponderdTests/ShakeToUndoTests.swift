@@ -9,10 +9,6 @@ import ResponderdTestKit
 import SessionWatcher
 import Testing
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The built-in `undo` handler on the in-memory buses and virtual time: the real accessibility
 /// watch on an accessibility bus in memory, the real notification question with a notification
 /// server on the session bus, the chords recorded by a fake compositor API.
@@ -70,6 +66,18 @@ import Testing
 
   var lastHandlers: [String?] { records().suffix(2).map(\.handledBy) }
 
+  /// The user taps the question's Undo, and the chord has time to go.
+  func tapUndo() throws {
+    try notifications.press("undo")
+    time.advance(by: 0.1)
+  }
+
+  /// The user taps the question's Undo: Ctrl+Z is sent, once.
+  func tapUndoSendsCtrlZ(sourceLocation: SourceLocation = #_sourceLocation) throws {
+    try tapUndo()
+    #expect(keys.sent == [.undo], "\(undo.notes) \(log.text)", sourceLocation: sourceLocation)
+  }
+
   /// The editor's focus moves from its text view to `path` (the signals delivered).
   func moveFocus(to path: String, in app: InMemoryAccessibility.Application? = nil) throws {
     try editor.blur(textView)
@@ -86,17 +94,14 @@ import Testing
     #expect(notifications.open.map(\.summary) == ["Undo Typing"])
     #expect(notifications.open.first?.actions == ["cancel", "Cancel", "undo", "Undo"])
     #expect(keys.sent.isEmpty)
-    try notifications.press("undo")
-    time.advance(by: 0.1)
-    #expect(keys.sent == [.undo])
+    try tapUndoSendsCtrlZ()
     #expect(notifications.open.isEmpty)
     #expect(undo.notes.last?.contains("Undo: sent Ctrl+Z to \(editor.name)") == true)
   }
 
   @Test func theNextShakeOffersRedo() throws {
     shake()
-    try notifications.press("undo")
-    time.advance(by: 0.1)
+    try tapUndo()
     shake()
     #expect(notifications.open.map(\.summary) == ["Redo Typing"])
     #expect(notifications.open.first?.actions == ["cancel", "Cancel", "redo", "Redo"])
@@ -110,8 +115,7 @@ import Testing
 
   @Test func redoIsOfferedInTheFieldUndoneOnly() throws {
     shake()
-    try notifications.press("undo")
-    time.advance(by: 0.1)
+    try tapUndo()
     let other = try editor.add(role: AccessibleRole.entry, states: [AccessibleState.editable])
     try moveFocus(to: other)
     shake()
@@ -141,8 +145,7 @@ import Testing
     #expect(notifications.open.isEmpty)
     #expect(undo.notes.last?.contains("expired unanswered after 5 s") == true)
     // A press on a closed question sends nothing.
-    try notifications.press("undo")
-    time.advance(by: 0.1)
+    try tapUndo()
     #expect(keys.sent.isEmpty)
   }
 
@@ -152,9 +155,7 @@ import Testing
     shake()
     #expect(notifications.notifications.count == 1)
     #expect(lastHandlers == ["undo", "undo"])
-    try notifications.press("undo")
-    time.advance(by: 0.1)
-    #expect(keys.sent == [.undo])
+    try tapUndoSendsCtrlZ()
   }
 
   @Test func aCancelledShakeAsksNothing() {
@@ -177,16 +178,42 @@ import Testing
       undo.notes.last?.contains(reason) == true, "\(undo.notes) \(log.text)", sourceLocation: sourceLocation)
   }
 
-  @Test func notInATerminal() throws {
-    let terminal = try editor.add(role: AccessibleRole.terminal, states: [])
-    try moveFocus(to: terminal)
-    expectNoQuestion("a terminal has the focus")
+  /// A focused widget a shake asks nothing in, and the reason the undo notes.
+  struct UnaskedFocus: Sendable, CustomTestStringConvertible {
+    let testDescription: String
+    let role: UInt32
+    let states: Set<UInt32>
+    let reason: String
   }
 
-  @Test func notInATerminalClaimingEditableText() throws {
-    let terminal = try editor.add(role: AccessibleRole.terminal, states: [AccessibleState.editable])
-    try moveFocus(to: terminal)
-    expectNoQuestion("a terminal has the focus")
+  static let unaskedFocuses = [
+    UnaskedFocus(
+      testDescription: "a terminal", role: AccessibleRole.terminal, states: [],
+      reason: "a terminal has the focus"),
+    UnaskedFocus(
+      testDescription: "a terminal claiming editable text", role: AccessibleRole.terminal,
+      states: [AccessibleState.editable], reason: "a terminal has the focus"),
+    // kgx (VTE for GTK 4) says role filler, not editable.
+    UnaskedFocus(
+      testDescription: "a console that is a filler", role: 29, states: [],
+      reason: "the focused widget is not text (role 29"),
+    UnaskedFocus(
+      testDescription: "a password field", role: AccessibleRole.passwordText,
+      states: [AccessibleState.editable],
+      reason: "a password field has the focus"),
+    UnaskedFocus(
+      testDescription: "text that is not editable", role: AccessibleRole.text,
+      states: [AccessibleState.readOnly],
+      reason: "the focused text is not editable"),
+    UnaskedFocus(
+      testDescription: "a button", role: 43, states: [AccessibleState.editable],
+      reason: "the focused widget is not text (role 43"),
+  ]
+
+  @Test(arguments: unaskedFocuses)
+  func noQuestionWhenFocusedOn(_ widget: UnaskedFocus) throws {
+    try moveFocus(to: try editor.add(role: widget.role, states: widget.states))
+    expectNoQuestion(widget.reason)
   }
 
   @Test func qtSaysFocusedForTheAncestorsToo() throws {
@@ -203,9 +230,7 @@ import Testing
     #expect(watch.focused?.path == frame)
     shake()
     #expect(notifications.open.map(\.summary) == ["Undo Typing"])
-    try notifications.press("undo")
-    time.advance(by: 0.1)
-    #expect(keys.sent == [.undo])
+    try tapUndoSendsCtrlZ()
     #expect(undo.notes.last?.contains("sent Ctrl+Z to \(kwrite.name)") == true)
   }
 
@@ -217,30 +242,6 @@ import Testing
     try editor.focus(inner)
     settle()
     expectNoQuestion("a terminal has the focus")
-  }
-
-  @Test func notInAConsoleThatIsAFiller() throws {
-    // kgx (VTE for GTK 4) says role filler, not editable.
-    try moveFocus(to: try editor.add(role: 29, states: []))
-    expectNoQuestion("the focused widget is not text (role 29")
-  }
-
-  @Test func notInAPasswordField() throws {
-    let password = try editor.add(role: AccessibleRole.passwordText, states: [AccessibleState.editable])
-    try moveFocus(to: password)
-    expectNoQuestion("a password field has the focus")
-  }
-
-  @Test func notInTextThatIsNotEditable() throws {
-    let label = try editor.add(role: AccessibleRole.text, states: [AccessibleState.readOnly])
-    try moveFocus(to: label)
-    expectNoQuestion("the focused text is not editable")
-  }
-
-  @Test func notOnAButton() throws {
-    let button = try editor.add(role: 43, states: [AccessibleState.editable])
-    try moveFocus(to: button)
-    expectNoQuestion("the focused widget is not text (role 43")
   }
 
   @Test func notWithoutAFocus() throws {
@@ -265,9 +266,7 @@ import Testing
     settle()
     shake()
     #expect(notifications.open.map(\.summary) == ["Undo Typing"], "\(undo.notes) \(log.text)")
-    try notifications.press("undo")
-    time.advance(by: 0.1)
-    #expect(keys.sent == [.undo])
+    try tapUndoSendsCtrlZ()
     #expect(undo.notes.last?.contains("sent Ctrl+Z to \(gtk.name)") == true, "\(undo.notes)")
   }
 
@@ -282,9 +281,7 @@ import Testing
     try shell.focus(button)
     settle()
     #expect(watch.focused?.application == shell.name)
-    try notifications.press("undo")
-    time.advance(by: 0.1)
-    #expect(keys.sent == [.undo], "\(undo.notes) \(log.text)")
+    try tapUndoSendsCtrlZ()
   }
 
   @Test func anActiveWindowWhoseTextAnnouncedNothing() throws {
@@ -468,9 +465,7 @@ import Testing
     try shell.focus(button)
     settle()
     #expect(watch.focused?.application == editor.name)
-    try notifications.press("undo")
-    time.advance(by: 0.1)
-    #expect(keys.sent == [.undo], "\(undo.notes) \(log.text)")
+    try tapUndoSendsCtrlZ()
   }
 
   @Test func anotherApplicationsWindowActivated() throws {
@@ -491,8 +486,7 @@ import Testing
   @Test func theKeyAPIRefuses() throws {
     keys.refusal = KeySendError("org.gnome.Mutter.RemoteDesktop refused a session: Access denied")
     shake()
-    try notifications.press("undo")
-    time.advance(by: 0.1)
+    try tapUndo()
     #expect(keys.sent.isEmpty)
     #expect(
       undo.notes.last?.contains("the keys were not sent: org.gnome.Mutter.RemoteDesktop refused a session")
@@ -500,9 +494,7 @@ import Testing
     // Nothing else broke: the next shake asks again.
     keys.refusal = nil
     shake()
-    try notifications.press("undo")
-    time.advance(by: 0.1)
-    #expect(keys.sent == [.undo])
+    try tapUndoSendsCtrlZ()
   }
 
   @Test func theKeyAPIGoes() throws {

@@ -161,50 +161,20 @@ import TouchDispatch
 
   final class LogBox { var lines: [String] = [] }
 
+  /// The rules as inline tables, one a line (the same array of tables as `[[touch.gesture]]`).
   private static let config = """
     [touch]
     edge-width = 40
-    [[touch.gesture]]
-    name = "next"
-    gesture = "swipe"
-    fingers = 3
-    direction = "left"
-    event = "nextTrack"
-    [[touch.gesture]]
-    name = "back"
-    gesture = "swipe"
-    direction = "right"
-    event = "previousTrack"
-    [[touch.gesture]]
-    name = "drawer"
-    gesture = "edge-swipe"
-    edge = "left"
-    event = "play"
-    [[touch.gesture]]
-    name = "zoom-in"
-    gesture = "pinch"
-    pinch = "out"
-    event = "beginSeekingForward"
-    [[touch.gesture]]
-    name = "zoom-out"
-    gesture = "pinch"
-    pinch = "in"
-    event = "beginSeekingBackward"
-    [[touch.gesture]]
-    name = "hold"
-    gesture = "long-press"
-    fingers = 2
-    event = "togglePlayPause"
-    [[touch.gesture]]
-    name = "double"
-    gesture = "tap"
-    taps = 2
-    event = "stop"
-    [[touch.gesture]]
-    name = "single"
-    gesture = "tap"
-    event = "pause"
-    require-to-fail = ["double"]
+    gesture = [
+      { name = "next", gesture = "swipe", fingers = 3, direction = "left", event = "nextTrack" },
+      { name = "back", gesture = "swipe", direction = "right", event = "previousTrack" },
+      { name = "drawer", gesture = "edge-swipe", edge = "left", event = "play" },
+      { name = "zoom-in", gesture = "pinch", pinch = "out", event = "beginSeekingForward" },
+      { name = "zoom-out", gesture = "pinch", pinch = "in", event = "beginSeekingBackward" },
+      { name = "hold", gesture = "long-press", fingers = 2, event = "togglePlayPause" },
+      { name = "double", gesture = "tap", taps = 2, event = "stop" },
+      { name = "single", gesture = "tap", event = "pause", require-to-fail = ["double"] },
+    ]
     """
 
   private func p(_ x: Double, _ y: Double) -> Point { Point(x: x, y: y) }

@@ -8,10 +8,7 @@ import Testing
   func run(_ events: [TouchscreenWatch.Event], from state: TouchscreenWatch = .off) -> (
     TouchscreenWatch, [TouchscreenWatch.Action]
   ) {
-    var state = state
-    var actions: [TouchscreenWatch.Action] = []
-    for event in events { actions += state.handle(event) }
-    return (state, actions)
+    events.reduce(into: (state, [])) { reached, event in reached.1 += reached.0.handle(event) }
   }
 
   @Test func startedWithTheSessionOpenItFollowsAtOnce() {

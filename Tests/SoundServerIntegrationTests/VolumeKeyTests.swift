@@ -18,12 +18,27 @@ import Testing
 /// Volume keys against a real PulseAudio, or PipeWire with WirePlumber and pipewire-pulse (null
 /// sinks), read back with pactl.
 @Suite struct VolumeKeyTests {
-  /// A sound server with one sink, "speakers", at 40 %; virtual time for the presses; log lines kept.
-  private func speakersAt40() throws -> (EventLoop, VirtualScheduler, SoundServerFixture, LogLines) {
+  /// A sound server started on a loop of its own with one sink, "speakers", at `percent` %.
+  private func speakers(at percent: Int) throws -> (EventLoop, SoundServerFixture) {
     let loop = try EventLoop()
     let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
     try server.start()
-    try server.pactlChecked(["set-sink-volume", "speakers", "40%"])
+    try server.pactlChecked(["set-sink-volume", "speakers", "\(percent)%"])
+    return (loop, server)
+  }
+
+  /// A connection to `server` in 5 % steps, started.
+  private func startedConnection(
+    to server: SoundServerFixture, loop: EventLoop, logger: Logger = Logger(label: "t")
+  ) -> SoundServerConnection {
+    let connection = SoundServerConnection(loop: loop, server: server.address, step: 5, logger: logger)
+    connection.start()
+    return connection
+  }
+
+  /// The speakers at 40 %; virtual time for the presses; log lines kept.
+  private func speakersAt40() throws -> (EventLoop, VirtualScheduler, SoundServerFixture, LogLines) {
+    let (loop, server) = try speakers(at: 40)
     return (loop, VirtualScheduler(now: 100), server, LogLines())
   }
 
@@ -66,14 +81,9 @@ import Testing
   }
 
   @Test func upUnmutesAndStopsAtFullVolumeAndDownStopsAtZero() throws {
-    let loop = try EventLoop()
-    let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
-    try server.start()
-    try server.pactlChecked(["set-sink-volume", "speakers", "97%"])
+    let (loop, server) = try speakers(at: 97)
     try server.pactlChecked(["set-sink-mute", "speakers", "1"])
-    let connection = SoundServerConnection(
-      loop: loop, server: server.address, step: 5, logger: Logger(label: "t"))
-    connection.start()
+    let connection = startedConnection(to: server, loop: loop)
     defer { connection.stop() }
     _ = try outcome(loop: loop) { connection.press(.up, completion: $0) }
     #expect(try server.level(of: "speakers") == (100, false))
@@ -88,13 +98,8 @@ import Testing
   }
 
   @Test func fastPressesEachCountFromThePreviousOne() throws {
-    let loop = try EventLoop()
-    let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
-    try server.start()
-    try server.pactlChecked(["set-sink-volume", "speakers", "20%"])
-    let connection = SoundServerConnection(
-      loop: loop, server: server.address, step: 5, logger: Logger(label: "t"))
-    connection.start()
+    let (loop, server) = try speakers(at: 20)
+    let connection = startedConnection(to: server, loop: loop)
     defer { connection.stop() }
     var answers = 0
     // Four presses before any answer (the first ones wait for the connection).
@@ -193,9 +198,7 @@ import Testing
       .init("usb_headset", properties: ["alsa.card": "3", "device.bus": "usb"]))
     try server.pactlChecked(["set-sink-volume", "usb_headset", "50%"])
     let lines = LogLines()
-    let connection = SoundServerConnection(
-      loop: loop, server: server.address, step: 5, logger: keepingLogger(lines))
-    connection.start()
+    let connection = startedConnection(to: server, loop: loop, logger: keepingLogger(lines))
     defer { connection.stop() }
     let headset = InputDeviceLocation(
       usbDevicePath: "/devices/pci0000:00/0000:00:14.0/usb1/1-1", cardNumbers: [3], usbVendor: 0x046d,
@@ -226,15 +229,10 @@ import Testing
   }
 
   @Test func aDefaultSinkThatGoesAwayIsReplacedByTheServersNewDefault() throws {
-    let loop = try EventLoop()
-    let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
-    try server.start()
+    let (loop, server) = try speakers(at: 30)
     let module = try server.loadNullSink(.init("hdmi"))
     try server.pactlChecked(["set-default-sink", "hdmi"])
-    try server.pactlChecked(["set-sink-volume", "speakers", "30%"])
-    let connection = SoundServerConnection(
-      loop: loop, server: server.address, step: 5, logger: Logger(label: "t"))
-    connection.start()
+    let connection = startedConnection(to: server, loop: loop)
     defer { connection.stop() }
     _ = try outcome(loop: loop) { connection.press(.down, completion: $0) }
     #expect(try server.level(of: "hdmi") == (95, false))
@@ -245,14 +243,9 @@ import Testing
   }
 
   @Test func anIdleConnectionArmsNoTimerAndWatchesOneDescriptor() throws {
-    let loop = try EventLoop()
-    let server = try SoundServerFixture(sinks: [.init("speakers")], loop: loop)
-    try server.start()
-    try server.pactlChecked(["set-sink-volume", "speakers", "50%"])
+    let (loop, server) = try speakers(at: 50)
     let idle = loop.registeredCount  // the loop's own: its wake-up eventfd and its timerfd
-    let connection = SoundServerConnection(
-      loop: loop, server: server.address, step: 5, logger: Logger(label: "t"))
-    connection.start()
+    let connection = startedConnection(to: server, loop: loop)
     defer { connection.stop() }
     _ = try outcome(loop: loop) { connection.press(.up, completion: $0) }
     try wait("the change event", loop: loop) { connection.sinks.values.first?.volumePercent == 55 }
@@ -316,15 +309,20 @@ import Testing
     connection.addObserver { change in
       if case .state(let state) = change { states.append(state) }
     }
+    /// The server starts: the connection comes by itself; the speakers are set to 50 %, and the
+    /// connection sees it.
+    func serverStarts(_ connected: String) throws {
+      try server.start()
+      try wait(connected, loop: loop) { connection.state == .ready }
+      try server.pactlChecked(["set-sink-volume", "speakers", "50%"])
+      try wait("the 50 % change event", loop: loop) { connection.sinks.values.first?.volumePercent == 50 }
+    }
     // Started before the server: one line, then it connects by itself when the server comes.
     connection.start()
     defer { connection.stop() }
     try wait("the failed attempt", loop: loop) { connection.state == .disconnected }
     #expect(lines.count("no sound server") == 1)
-    try server.start()
-    try wait("the connection to the new server", loop: loop) { connection.state == .ready }
-    try server.pactlChecked(["set-sink-volume", "speakers", "50%"])
-    try wait("the 50 % change event", loop: loop) { connection.sinks.values.first?.volumePercent == 50 }
+    try serverStarts("the connection to the new server")
     _ = try outcome(loop: loop) { connection.press(.up, completion: $0) }
     #expect(try server.level(of: "speakers") == (55, false))
 
@@ -334,10 +332,7 @@ import Testing
     #expect(try outcome(loop: loop) { connection.press(.up, completion: $0) } == .noServer)
     #expect(lines.count("sound:") == 2)
 
-    try server.start()
-    try wait("the connection to the restarted server", loop: loop) { connection.state == .ready }
-    try server.pactlChecked(["set-sink-volume", "speakers", "50%"])
-    try wait("the 50 % change event", loop: loop) { connection.sinks.values.first?.volumePercent == 50 }
+    try serverStarts("the connection to the restarted server")
     _ = try outcome(loop: loop) { connection.press(.down, completion: $0) }
     #expect(try server.level(of: "speakers") == (45, false))
     #expect(states.filter { $0 == .ready }.count == 2)

@@ -9,14 +9,10 @@ public struct DemoLine: CustomStringConvertible {
   public struct TouchValue: Equatable {
     public var slot: Int
     public var phase: String
-    public var x: Double
-    public var y: Double
+    public var x, y: Double
 
     public init(slot: Int, phase: String, x: Double, y: Double) {
-      self.slot = slot
-      self.phase = phase
-      self.x = x
-      self.y = y
+      (self.slot, self.phase, self.x, self.y) = (slot, phase, x, y)
     }
   }
 

@@ -1,21 +1,15 @@
 import DeviceTestSupport
+import Glibc
 import InputCodes
 import ResponderCore
 import SystemCalls
 import Testing
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Every touchscreen device test, one at a time: the umockdev testbed is process-wide.
 @Suite(
   "TouchDispatch on an emulated touchscreen (umockdev)", .serialized,
-  .enabled(if: underUmockdev, Comment(rawValue: notUnderUmockdev)))
+  .enabled(if: underUmockdev, Comment(rawValue: umockdevNeeded(by: "TouchDispatchDeviceTests"))))
 struct TouchDispatchDeviceTests {}
-
-let notUnderUmockdev =
-  "skipped: touchscreen device tests need umockdev; run `umockdev-wrapper swift test --filter TouchDispatchDeviceTests`"
 
 /// A file of Tests/Fixtures/Touchscreen.
 func touchscreenFixture(_ name: String) -> String {
@@ -45,7 +39,9 @@ final class TouchscreenTestbed {
   )
     throws
   {
-    guard underUmockdev else { throw TestbedError(description: notUnderUmockdev) }
+    guard underUmockdev else {
+      throw TestbedError(description: umockdevNeeded(by: "TouchDispatchDeviceTests"))
+    }
     testbed = UmockdevTestbed()
     let ioctl =
       stem.map { fixturePath("TouchReplay/real", "\($0).ioctl") } ?? touchscreenFixture(ioctlName)

@@ -11,8 +11,7 @@ import TouchDispatch
   /// possible, one tracking a button; the compositor takes them all.
   @Test func cancelEndsEveryTouchRecognizerAndControl() {
     let h = Harness()
-    let panned = h.addView("P", 0, 0, 200, 300)
-    panned.isMultipleTouchEnabled = true
+    let panned = h.addView("P", 0, 0, 200, 300, multipleTouch: true)
     let pan = h.attach(PanGestureRecognizer(), "pan", to: panned)
     pan.cancelsTouchesInView = false  // P keeps its touches while the pan runs
     let tapped = h.addView("T", 200, 0, 200, 300)

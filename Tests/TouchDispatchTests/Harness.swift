@@ -85,12 +85,15 @@ final class Harness {
 
   var now: Seconds { scheduler.now }
 
-  /// A recording view added to `parent` (the window when nil).
+  /// A recording view added to `parent` (the window when nil), taking several touches with
+  /// `multipleTouch`.
   @discardableResult
-  func addView(_ name: String, _ x: Double, _ y: Double, _ w: Double, _ h: Double, to parent: View? = nil)
-    -> RecordingView
-  {
+  func addView(
+    _ name: String, _ x: Double, _ y: Double, _ w: Double, _ h: Double, to parent: View? = nil,
+    multipleTouch: Bool = false
+  ) -> RecordingView {
     let view = RecordingView(name, frame: Rect(x: x, y: y, width: w, height: h), log: log)
+    if multipleTouch { view.isMultipleTouchEnabled = true }  // else UIKit's default, one touch
     (parent ?? window).addSubview(view)
     return view
   }

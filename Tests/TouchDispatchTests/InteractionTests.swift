@@ -226,8 +226,7 @@ private func pinchAndTurn(_ h: Harness, at start: Seconds, hz: Double = 60) {
   /// ignore(_:for:): the ignored touch goes to the view as if the recognizer were not there.
   @Test func ignoredTouchesGoStraightToTheView() {
     let h = Harness()
-    let view = h.addView("V", 0, 0, 400, 800)
-    view.isMultipleTouchEnabled = true
+    let view = h.addView("V", 0, 0, 400, 800, multipleTouch: true)
     let tap = h.attach(RightHalfTap(), "tap", to: view)
     h.tap(100, 100, at: 1)
     #expect(h.log.take() == ["V touchesBegan 0", "V touchesEnded 0"])
@@ -391,8 +390,7 @@ private func pinchAndTurn(_ h: Harness, at start: Seconds, hz: Double = 60) {
 @Suite struct LateTouchTests {
   @Test func secondFingerDuringAPan() {
     let h = Harness()
-    let view = h.addView("V", 0, 0, 400, 800)
-    view.isMultipleTouchEnabled = true
+    let view = h.addView("V", 0, 0, 400, 800, multipleTouch: true)
     let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
     h.drag(from: point(100, 100), to: point(150, 100), at: 1, duration: 0.1, lift: false)
     h.log.lines.removeAll()
@@ -407,8 +405,7 @@ private func pinchAndTurn(_ h: Harness, at start: Seconds, hz: Double = 60) {
   /// begun, later touches go to it, not to the view). The press ends when its own finger lifts.
   @Test func secondFingerDuringALongPress() {
     let h = Harness()
-    let view = h.addView("V", 0, 0, 400, 800)
-    view.isMultipleTouchEnabled = true
+    let view = h.addView("V", 0, 0, 400, 800, multipleTouch: true)
     let press = h.attach(LongPressGestureRecognizer(), "press", to: view)
     h.down(0, 100, 100, at: 1.0)
     h.advance(to: 1.5)
@@ -429,8 +426,7 @@ private func pinchAndTurn(_ h: Harness, at start: Seconds, hz: Double = 60) {
   /// And for a third finger during a pinch that has begun (the pinch goes on with its two).
   @Test func thirdFingerDuringAPinch() {
     let h = Harness()
-    let view = h.addView("V", 0, 0, 400, 800)
-    view.isMultipleTouchEnabled = true
+    let view = h.addView("V", 0, 0, 400, 800, multipleTouch: true)
     let pinch = h.attach(PinchGestureRecognizer(), "pinch", to: view)
     h.down([0: point(100, 400), 1: point(200, 400)], at: 1)
     h.move([0: point(80, 400), 1: point(220, 400)], at: 1.05)

@@ -35,8 +35,8 @@ final class TwoFingerSpreadRecognizer: GestureRecognizer {
   /// a discrete recognizer needing two fingers (a two-finger tap).
   @Test func twoFingerDiscreteGestureRecognized() {
     let h = Harness()
-    let view = h.addView("V", 0, 0, 400, 800)
-    view.isMultipleTouchEnabled = true  // the view takes both fingers (UIKit default: one)
+    // The view takes both fingers (UIKit's default: one).
+    let view = h.addView("V", 0, 0, 400, 800, multipleTouch: true)
     let tap = h.attach(TapGestureRecognizer(), "tap2", to: view)
     tap.numberOfTouchesRequired = 2
 
@@ -62,8 +62,7 @@ final class TwoFingerSpreadRecognizer: GestureRecognizer {
   /// the view then gets both touches in the ended phase in one touchesEnded.
   @Test func twoFingerDiscreteGestureFailedAtTheEnd() {
     let h = Harness()
-    let view = h.addView("V", 0, 0, 400, 800)
-    view.isMultipleTouchEnabled = true
+    let view = h.addView("V", 0, 0, 400, 800, multipleTouch: true)
     h.attach(TwoFingerSpreadRecognizer(), "spread", to: view)
 
     h.down([0: point(100, 100), 1: point(200, 100)], at: 1.0)
@@ -156,14 +155,20 @@ final class TwoFingerSpreadRecognizer: GestureRecognizer {
     #expect(h.log.take() == ["pan changed", "pan action", "pan ended", "pan action"])
   }
 
-  /// Seed 000, "Declaring a Specific Order for Two Gesture Recognizers": pan requires the swipe
-  /// to fail. A quick flick is a swipe (the pan, waiting in possible, fails).
-  @Test func swipeWinsOverPanThatRequiresItToFail() {
+  /// A view "V" with a swipe and a pan that requires the swipe to fail.
+  func panRequiringASwipeToFail() -> (Harness, RecordingView, PanGestureRecognizer) {
     let h = Harness()
     let view = h.addView("V", 0, 0, 400, 800)
     let swipe = h.attach(SwipeGestureRecognizer(), "swipe", to: view)
     let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
     pan.require(toFail: swipe)
+    return (h, view, pan)
+  }
+
+  /// Seed 000, "Declaring a Specific Order for Two Gesture Recognizers": pan requires the swipe
+  /// to fail. A quick flick is a swipe (the pan, waiting in possible, fails).
+  @Test func swipeWinsOverPanThatRequiresItToFail() {
+    let (h, _, pan) = panRequiringASwipeToFail()
 
     h.down(0, 50, 400, at: 1.0)
     h.move(0, 70, 400, at: 1.016)  // past the pan's 10 points: it waits, still possible
@@ -179,11 +184,7 @@ final class TwoFingerSpreadRecognizer: GestureRecognizer {
   /// The same pair on a slow drag: the swipe fails as soon as it cannot be a swipe any more (its
   /// time is up, before the finger lifts), and the waiting pan begins at that moment.
   @Test func slowDragFailsTheSwipeAndThePanBegins() {
-    let h = Harness()
-    let view = h.addView("V", 0, 0, 400, 800)
-    let swipe = h.attach(SwipeGestureRecognizer(), "swipe", to: view)
-    let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
-    pan.require(toFail: swipe)
+    let (h, view, pan) = panRequiringASwipeToFail()
     var began: Seconds?
     pan.addHandler { [scheduler = h.scheduler] recognizer in
       if recognizer.state == .began { began = scheduler.now }

@@ -10,6 +10,23 @@ import WaylandTouch
     Dictionary(uniqueKeysWithValues: frame.contacts.map { ($0.slot, $0.location) })
   }
 
+  /// Frames with wl_touch id 1 down at (5, 6), at 100 ms.
+  private func oneFingerDown() -> TouchFrames {
+    var frames = TouchFrames(clock: TouchClock())
+    frames.down(id: 1, x: 5, y: 6, time: 100)
+    return frames
+  }
+
+  /// Expects two frames: the one finger at `point` (slot 0), then none.
+  private func expectTouchedThenLifted(
+    _ out: [(contacts: [ContactSample], time: Seconds)], at point: Point,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    #expect(out.count == 2, sourceLocation: sourceLocation)
+    #expect(out.first.map(locations) == [0: point], sourceLocation: sourceLocation)
+    #expect(out.last?.contacts.isEmpty == true, sourceLocation: sourceLocation)
+  }
+
   @Test func oneFramePerWlTouchFrameWithEveryFingerDown() {
     var frames = TouchFrames(clock: TouchClock())
     frames.down(id: 7, x: 10.5, y: 20.25, time: 1000)
@@ -35,39 +52,29 @@ import WaylandTouch
 
   /// A finger down and up within one frame is still a touch: delivered, then lifted.
   @Test func downAndUpInOneFrameMakeTwoFrames() {
-    var frames = TouchFrames(clock: TouchClock())
-    frames.down(id: 1, x: 5, y: 6, time: 100)
+    var frames = oneFingerDown()
     frames.up(id: 1, time: 100)
-    let out = frames.frame(now: 1)
-    #expect(out.count == 2)
-    #expect(locations(out[0]) == [0: Point(x: 5, y: 6)])
-    #expect(out[1].contacts.isEmpty)
+    expectTouchedThenLifted(frames.frame(now: 1), at: Point(x: 5, y: 6))
   }
 
   /// The last motion and the up in one frame (mutter 43 sends no frame after the up): the finger
   /// lifts where that motion took it.
   @Test func aFingerLiftsWhereItsLastMotionTookIt() {
-    var frames = TouchFrames(clock: TouchClock())
-    frames.down(id: 1, x: 5, y: 6, time: 100)
+    var frames = oneFingerDown()
     _ = frames.frame(now: 1)
     frames.motion(id: 1, x: 50, y: 60, time: 116)
     frames.up(id: 1, time: 116)
-    let out = frames.frame(now: 1.2)
-    #expect(out.count == 2)
-    #expect(locations(out[0]) == [0: Point(x: 50, y: 60)])
-    #expect(out[1].contacts.isEmpty)
+    expectTouchedThenLifted(frames.frame(now: 1.2), at: Point(x: 50, y: 60))
   }
 
   @Test func shapeGivesTheMajorRadius() {
-    var frames = TouchFrames(clock: TouchClock())
-    frames.down(id: 1, x: 5, y: 6, time: 100)
+    var frames = oneFingerDown()
     frames.shape(id: 1, major: 12, minor: 8)
     #expect(frames.frame(now: 1)[0].contacts[0].majorRadius == 6)
   }
 
   @Test func cancelForgetsEveryFinger() {
-    var frames = TouchFrames(clock: TouchClock())
-    frames.down(id: 1, x: 5, y: 6, time: 100)
+    var frames = oneFingerDown()
     frames.down(id: 2, x: 50, y: 6, time: 100)
     _ = frames.frame(now: 1)
     frames.cancel()
