@@ -326,29 +326,13 @@ public final class DBusMessage: CustomStringConvertible {
   /// another interface or signature, invalidates properties, or names more than `most` of them or
   /// one longer than `longest` bytes (read those with `readPropertiesChanged`).
   public func changedPropertyNames(ofInterface interface: String, most: Int, longest: Int) -> [String]? {
-    guard dbus_message_has_signature(raw, "sa{sv}as") != 0 else { return nil }
-    var iter = DBusMessageIter()
-    guard dbus_message_iter_init(raw, &iter) != 0,
-      let name = cdbus_get_basic(&iter).str,
-      interface.withCString({ strcmp($0, name) }) == 0
-    else { return nil }
-    dbus_message_iter_next(&iter)
-    var entries = DBusMessageIter()
-    dbus_message_iter_recurse(&iter, &entries)
     var names: [String] = []
-    while dbus_message_iter_get_arg_type(&entries) == CDBUS_TYPE_DICT_ENTRY {
-      guard names.count < most else { return nil }
-      var entry = DBusMessageIter()
-      dbus_message_iter_recurse(&entries, &entry)
-      guard let key = cdbus_get_basic(&entry).str, strnlen(key, longest + 1) <= longest else { return nil }
+    let complete = forEachChangedPropertyName(ofInterface: interface) { key in
+      guard names.count < most, strnlen(key, longest + 1) <= longest else { return false }
       names.append(String(cString: key))
-      dbus_message_iter_next(&entries)
+      return true
     }
-    dbus_message_iter_next(&iter)
-    var invalidated = DBusMessageIter()
-    dbus_message_iter_recurse(&iter, &invalidated)
-    guard dbus_message_iter_get_arg_type(&invalidated) == CDBUS_TYPE_INVALID else { return nil }
-    return names
+    return complete ? names : nil
   }
 
   /// Whether this `PropertiesChanged` signal (`sa{sv}as`) of `interface` changes exactly `names`,
@@ -356,6 +340,22 @@ public final class DBusMessage: CustomStringConvertible {
   /// in the message without making a string or an array (a chatty player sends the same names
   /// each time, so its last names are asked first).
   public func changesExactly(_ names: [String], ofInterface interface: String) -> Bool {
+    var next = names.startIndex
+    let complete = forEachChangedPropertyName(ofInterface: interface) { key in
+      guard next < names.endIndex, names[next].withCString({ strcmp($0, key) }) == 0 else { return false }
+      next += 1
+      return true
+    }
+    return complete && next == names.endIndex
+  }
+
+  /// Hands each changed property's name of a `PropertiesChanged` signal (`sa{sv}as`) of
+  /// `interface` to `body` (a C string inside the message; false stops), skipping the values.
+  /// Returns whether every name was taken and nothing is invalidated: false for another interface
+  /// or signature too.
+  private func forEachChangedPropertyName(
+    ofInterface interface: String, _ body: (UnsafePointer<CChar>) -> Bool
+  ) -> Bool {
     guard dbus_message_has_signature(raw, "sa{sv}as") != 0 else { return false }
     var iter = DBusMessageIter()
     guard dbus_message_iter_init(raw, &iter) != 0,
@@ -365,16 +365,12 @@ public final class DBusMessage: CustomStringConvertible {
     dbus_message_iter_next(&iter)
     var entries = DBusMessageIter()
     dbus_message_iter_recurse(&iter, &entries)
-    for expected in names {
-      guard dbus_message_iter_get_arg_type(&entries) == CDBUS_TYPE_DICT_ENTRY else { return false }
+    while dbus_message_iter_get_arg_type(&entries) == CDBUS_TYPE_DICT_ENTRY {
       var entry = DBusMessageIter()
       dbus_message_iter_recurse(&entries, &entry)
-      guard let key = cdbus_get_basic(&entry).str, expected.withCString({ strcmp($0, key) }) == 0 else {
-        return false
-      }
+      guard let key = cdbus_get_basic(&entry).str, body(key) else { return false }
       dbus_message_iter_next(&entries)
     }
-    guard dbus_message_iter_get_arg_type(&entries) == CDBUS_TYPE_INVALID else { return false }
     dbus_message_iter_next(&iter)
     var invalidated = DBusMessageIter()
     dbus_message_iter_recurse(&iter, &invalidated)
