@@ -348,17 +348,19 @@ public final class DBusConnection: MessageBus {
 
   private func handle(_ message: DBusMessage) {
     noteHandled()
+    let kind = message.kind
     // A signal's handlers say whether it could wait; anything else could not.
-    if message.kind != .signal { turnCouldWait = false }
-    switch message.kind {
+    if kind != .signal { turnCouldWait = false }
+    switch kind {
     case .signal:
-      if message.isSignal(interface: "org.freedesktop.DBus.Local", member: "Disconnected"),
+      if message.isSignal(literalInterface: "org.freedesktop.DBus.Local", member: "Disconnected"),
         message.path == "/org/freedesktop/DBus/Local"
       {
         lostBus(DBusError.disconnected("the bus closed the connection"))
         return
       }
-      if message.hasSender("org.freedesktop.DBus"), message.hasInterface("org.freedesktop.DBus"),
+      if message.hasSender(literal: "org.freedesktop.DBus"),
+        message.hasInterface(literal: "org.freedesktop.DBus"),
         let name = message.arguments.first?.string, message.destination == uniqueName
       {
         if message.member == "NameLost" {

@@ -29,6 +29,8 @@ public final class DBusMessage: CustomStringConvertible {
 
   let raw: OpaquePointer
   private var cachedArguments: [DBusValue]?
+  /// `sender`, once read (asked of every signal by each subscription and handler).
+  private var cachedSender: String??
   /// How many more values the bounded read under way may decode (`maximumValues`).
   private var valuesLeft = Int.max
   /// The descriptors reading the arguments made (libdbus hands out a duplicate each time).
@@ -116,6 +118,7 @@ public final class DBusMessage: CustomStringConvertible {
   /// signals addressed to one connection, the destination (for in-memory buses).
   package func stamp(sender: String, serial: UInt32, destination: String? = nil) {
     _ = dbus_message_set_sender(raw, sender)
+    cachedSender = nil
     dbus_message_set_serial(raw, serial)
     if let destination { _ = dbus_message_set_destination(raw, destination) }
   }
@@ -186,7 +189,12 @@ public final class DBusMessage: CustomStringConvertible {
   public var errorName: String? { dbus_message_get_error_name(raw).map { String(cString: $0) } }
   public var destination: String? { dbus_message_get_destination(raw).map { String(cString: $0) } }
   /// The unique name of the sender (set by the bus).
-  public var sender: String? { dbus_message_get_sender(raw).map { String(cString: $0) } }
+  public var sender: String? {
+    if let cachedSender { return cachedSender }
+    let sender = dbus_message_get_sender(raw).map { String(cString: $0) }
+    cachedSender = .some(sender)
+    return sender
+  }
   /// The signature of the arguments.
   public var signature: String { dbus_message_get_signature(raw).map { String(cString: $0) } ?? "" }
   public var serial: UInt32 { dbus_message_get_serial(raw) }
@@ -211,6 +219,18 @@ public final class DBusMessage: CustomStringConvertible {
   /// Whether this is the signal `interface.member`.
   public func isSignal(interface: String, member: String) -> Bool {
     dbus_message_is_signal(raw, interface, member) != 0
+  }
+
+  /// `isSignal`, `hasSender` and `hasInterface` for names written in the source: their bytes go to
+  /// libdbus as they are (a short `String` is copied into an array for each C call).
+  package func isSignal(literalInterface interface: StaticString, member: StaticString) -> Bool {
+    dbus_message_is_signal(raw, interface.cString, member.cString) != 0
+  }
+  package func hasSender(literal name: StaticString) -> Bool {
+    dbus_message_has_sender(raw, name.cString) != 0
+  }
+  package func hasInterface(literal name: StaticString) -> Bool {
+    dbus_message_has_interface(raw, name.cString) != 0
   }
 
   /// The arguments, read with their types (cached). A unix fd in a method call or signal is open
@@ -306,29 +326,55 @@ public final class DBusMessage: CustomStringConvertible {
   /// another interface or signature, invalidates properties, or names more than `most` of them or
   /// one longer than `longest` bytes (read those with `readPropertiesChanged`).
   public func changedPropertyNames(ofInterface interface: String, most: Int, longest: Int) -> [String]? {
-    guard dbus_message_has_signature(raw, "sa{sv}as") != 0 else { return nil }
+    var names: [String] = []
+    let complete = forEachChangedPropertyName(ofInterface: interface) { key in
+      guard names.count < most, strnlen(key, longest + 1) <= longest else { return false }
+      names.append(String(cString: key))
+      return true
+    }
+    return complete ? names : nil
+  }
+
+  /// Whether this `PropertiesChanged` signal (`sa{sv}as`) of `interface` changes exactly `names`,
+  /// in that order, and invalidates nothing: what `changedPropertyNames` would return, compared
+  /// in the message without making a string or an array (a chatty player sends the same names
+  /// each time, so its last names are asked first).
+  public func changesExactly(_ names: [String], ofInterface interface: String) -> Bool {
+    var next = names.startIndex
+    let complete = forEachChangedPropertyName(ofInterface: interface) { key in
+      guard next < names.endIndex, names[next].withCString({ strcmp($0, key) }) == 0 else { return false }
+      next += 1
+      return true
+    }
+    return complete && next == names.endIndex
+  }
+
+  /// Hands each changed property's name of a `PropertiesChanged` signal (`sa{sv}as`) of
+  /// `interface` to `body` (a C string inside the message; false stops), skipping the values.
+  /// Returns whether every name was taken and nothing is invalidated: false for another interface
+  /// or signature too.
+  private func forEachChangedPropertyName(
+    ofInterface interface: String, _ body: (UnsafePointer<CChar>) -> Bool
+  ) -> Bool {
+    guard dbus_message_has_signature(raw, "sa{sv}as") != 0 else { return false }
     var iter = DBusMessageIter()
     guard dbus_message_iter_init(raw, &iter) != 0,
       let name = cdbus_get_basic(&iter).str,
       interface.withCString({ strcmp($0, name) }) == 0
-    else { return nil }
+    else { return false }
     dbus_message_iter_next(&iter)
     var entries = DBusMessageIter()
     dbus_message_iter_recurse(&iter, &entries)
-    var names: [String] = []
     while dbus_message_iter_get_arg_type(&entries) == CDBUS_TYPE_DICT_ENTRY {
-      guard names.count < most else { return nil }
       var entry = DBusMessageIter()
       dbus_message_iter_recurse(&entries, &entry)
-      guard let key = cdbus_get_basic(&entry).str, strnlen(key, longest + 1) <= longest else { return nil }
-      names.append(String(cString: key))
+      guard let key = cdbus_get_basic(&entry).str, body(key) else { return false }
       dbus_message_iter_next(&entries)
     }
     dbus_message_iter_next(&iter)
     var invalidated = DBusMessageIter()
     dbus_message_iter_recurse(&iter, &invalidated)
-    guard dbus_message_iter_get_arg_type(&invalidated) == CDBUS_TYPE_INVALID else { return nil }
-    return names
+    return dbus_message_iter_get_arg_type(&invalidated) == CDBUS_TYPE_INVALID
   }
 
   /// The properties of a `GetAll` reply (`a{sv}`), read as `readPropertiesChanged` reads a
@@ -745,6 +791,11 @@ public struct DBusDecodingLimits: Sendable, Equatable {
     while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }
     return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self) + "…"
   }
+}
+
+extension StaticString {
+  /// The text as a C string (a string literal is stored with its terminating zero).
+  var cString: UnsafePointer<CChar> { UnsafeRawPointer(utf8Start).assumingMemoryBound(to: CChar.self) }
 }
 
 /// Calls `body` with a C string for `text`, or NULL when it is nil.

@@ -1,3 +1,5 @@
+internal import CDBus
+
 /// A match rule: which messages a subscription wants (the bus routes by it, and the connection
 /// filters locally with it, since the bus delivers the union of all rules).
 ///
@@ -57,13 +59,40 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
     return parts.joined(separator: ",")
   }
 
+  /// The member, interface and path of a rule as C strings, made once by its subscription: every
+  /// signal the bus sends is compared with them (a short `String` handed to C is copied each time).
+  struct HeaderFields {
+    let member: ContiguousArray<CChar>?
+    let interface: ContiguousArray<CChar>?
+    let path: ContiguousArray<CChar>?
+
+    init(_ rule: DBusMatchRule) {
+      member = rule.member?.utf8CString
+      interface = rule.interface?.utf8CString
+      path = rule.path?.utf8CString
+    }
+  }
+
   /// Whether `message` matches every field but the sender (checked by the subscription, which
-  /// knows the owner of a well-known sender name).
-  func matchesIgnoringSender(_ message: DBusMessage) -> Bool {
+  /// knows the owner of a well-known sender name); `fields` are this rule's.
+  func matchesIgnoringSender(_ message: DBusMessage, fields: HeaderFields) -> Bool {
     if let kind, message.kind != kind { return false }
-    if let member, !message.hasMember(member) { return false }
-    if let interface, !message.hasInterface(interface) { return false }
-    if let path, !message.hasPath(path) { return false }
+    let raw = message.raw
+    if let member = fields.member,
+      member.withUnsafeBufferPointer({ dbus_message_has_member(raw, $0.baseAddress) }) == 0
+    {
+      return false
+    }
+    if let interface = fields.interface,
+      interface.withUnsafeBufferPointer({ dbus_message_has_interface(raw, $0.baseAddress) }) == 0
+    {
+      return false
+    }
+    if let path = fields.path,
+      path.withUnsafeBufferPointer({ dbus_message_has_path(raw, $0.baseAddress) }) == 0
+    {
+      return false
+    }
     if let pathNamespace {
       guard let messagePath = message.path else { return false }
       let prefix = pathNamespace == "/" ? "/" : pathNamespace + "/"
@@ -72,8 +101,10 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
     if let destination, message.destination != destination { return false }
     // Only the string arguments compared are read (not every argument: a PropertiesChanged
     // carries a dictionary that its subscriber may not want decoded).
-    for (index, expected) in arguments {
-      guard message.stringArgument(at: index) == expected else { return false }
+    if !arguments.isEmpty {
+      for (index, expected) in arguments {
+        guard message.stringArgument(at: index) == expected else { return false }
+      }
     }
     if let arg0Namespace, !message.firstArgumentIsName(inNamespace: arg0Namespace) { return false }
     return true
@@ -91,6 +122,8 @@ public final class DBusSubscription {
   public let rule: DBusMatchRule
   /// `rule.needsSenderResolution`, kept (asked of every signal).
   private let resolvesSender: Bool
+  /// The rule's header fields as C strings.
+  private let fields: DBusMatchRule.HeaderFields
   let handler: (DBusMessage) -> Void
   /// Removes it from its bus (and the match rule from the bus daemon).
   private var cancelHandler: ((DBusSubscription) -> Void)?
@@ -110,6 +143,7 @@ public final class DBusSubscription {
   ) {
     self.rule = rule
     self.resolvesSender = rule.needsSenderResolution
+    self.fields = DBusMatchRule.HeaderFields(rule)
     self.handler = handler
     self.cancelHandler = cancel
   }
@@ -136,7 +170,7 @@ public final class DBusSubscription {
         guard messageSender == sender else { return false }
       }
     }
-    return rule.matchesIgnoringSender(message)
+    return rule.matchesIgnoringSender(message, fields: fields)
   }
 }
 

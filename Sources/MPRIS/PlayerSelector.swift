@@ -232,13 +232,27 @@ public struct PlayerSelector: Sendable {
   /// selected player. Returns false, recording nothing, otherwise (then call `signal`).
   /// `kind` is only asked for when the signal is recorded.
   public mutating func quietSignal(_ id: String, kind: () -> String, at time: Seconds) -> Bool {
-    guard settings.policy == .playingFirst, id != selectedID, let index = players.index(forKey: id),
-      players.values[index].exclusion == nil, players.values[index].unresponsiveReason == nil
-    else { return false }
-    let sequence = nextSequence()
-    players.values[index].lastActivity = time
-    players.values[index].lastActivityKind = kind()
-    players.values[index].activitySequence = sequence
+    guard settings.policy == .playingFirst, id != selectedID, let index = players.index(forKey: id) else {
+      return false
+    }
+    let next = sequence + 1
+    guard Self.recordQuietActivity(in: &players.values[index], kind: kind, at: time, sequence: next) else {
+      return false
+    }
+    sequence = next
+    return true
+  }
+
+  /// Records activity in `record` when it is a candidate (not excluded, answering); changed in
+  /// place, since a copy of a record copies its names and reasons (this runs for every signal of a
+  /// chatty player).
+  private static func recordQuietActivity(
+    in record: inout PlayerRecord, kind: () -> String, at time: Seconds, sequence: UInt64
+  ) -> Bool {
+    guard case nil = record.exclusion, case nil = record.unresponsiveReason else { return false }
+    record.lastActivity = time
+    record.lastActivityKind = kind()
+    record.activitySequence = sequence
     return true
   }
 

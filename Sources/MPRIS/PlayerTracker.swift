@@ -53,6 +53,9 @@ public final class PlayerTracker {
   /// Names whose owner changed since the current listing began (the signal is newer).
   private var changedDuringListing = Set<String>()
   private var probing = Set<String>()
+  /// The last signal of each player dropped unread (`droppedUnread`): a chatty player sends the
+  /// same names each time.
+  private var quietSignals: [String: QuietSignal] = [:]
   /// Players whose `PlaybackStatus` alone is being read (`readPlaybackStatus`).
   private var readingStatus = Set<String>()
   /// Players whose Player properties are being read again (`readPlayerProperties`), with the
@@ -156,6 +159,7 @@ public final class PlayerTracker {
     for (_, list) in playerSubscriptions { for subscription in list { subscription.cancel() } }
     playerSubscriptions.removeAll()
     players.removeAll()
+    quietSignals.removeAll()
     owners.removeAll()
     probing.removeAll()
     readingStatus.removeAll()
@@ -280,6 +284,7 @@ public final class PlayerTracker {
     player.busNames.removeAll { $0 == name }
     if player.busNames.isEmpty {
       players[owner] = nil
+      quietSignals[owner] = nil
       rereads.forget(owner)
       for subscription in playerSubscriptions.removeValue(forKey: owner) ?? [] { subscription.cancel() }
       probing.remove(owner)
@@ -392,8 +397,8 @@ public final class PlayerTracker {
   }
 
   private func propertiesChanged(_ message: DBusMessage) {
-    guard let sender = message.sender, players.index(forKey: sender) != nil else { return }
-    if droppedUnread(message, from: sender) { return }
+    guard let sender = message.sender, let index = players.index(forKey: sender) else { return }
+    if droppedUnread(message, from: sender, at: index) { return }
     let proxy = isProxy(sender)
     let selected = selector.selectedID == sender
     guard
@@ -460,23 +465,33 @@ public final class PlayerTracker {
   /// A signal of a player that is not selected, whose changes cannot change the selection (under
   /// playing-first: any Player property but `PlaybackStatus`, nothing invalidated), is recorded as
   /// activity and its changes as unread, from the changed properties' names alone: no value is
-  /// decoded and nobody is told (a browser tab's Metadata and Position, 10 times a second).
-  /// Returns false when the signal needs reading.
-  private func droppedUnread(_ message: DBusMessage, from sender: String) -> Bool {
+  /// decoded and nobody is told (a browser tab's Metadata and Position, 10 times a second). A
+  /// player's signal naming what its last such signal named is compared in the message, without
+  /// making a string or an array. Returns false when the signal needs reading.
+  private func droppedUnread(
+    _ message: DBusMessage, from sender: String, at index: Dictionary<String, MPRISPlayer>.Index
+  ) -> Bool {
     guard settings.policy == .playingFirst, selector.selectedID != sender else { return false }
-    let limits = MPRISPlayer.decodingLimits
-    guard
-      let names = message.changedPropertyNames(
-        ofInterface: MPRISNames.playerInterface, most: limits.maximumEntries,
-        longest: limits.maximumStringBytes),
-      !names.contains("PlaybackStatus")
-    else { return false }
-    // Named as the full reading names them: the Player properties responderd reads.
-    let kept = names.filter(MPRISPlayer.playerPropertyNames.contains)
-    guard
-      selector.quietSignal(sender, kind: { self.activityKind(of: sender, names: kept) }, at: scheduler.now)
-    else { return false }
-    if !kept.isEmpty { players[sender]!.noteRead([:].keys, unread: kept) }
+    let quiet: QuietSignal
+    if let last = quietSignals[sender],
+      message.changesExactly(last.names, ofInterface: MPRISNames.playerInterface)
+    {
+      quiet = last
+    } else {
+      let limits = MPRISPlayer.decodingLimits
+      guard
+        let names = message.changedPropertyNames(
+          ofInterface: MPRISNames.playerInterface, most: limits.maximumEntries,
+          longest: limits.maximumStringBytes),
+        !names.contains("PlaybackStatus")
+      else { return false }
+      // Named as the full reading names them: the Player properties responderd reads.
+      let kept = names.filter(MPRISPlayer.playerPropertyNames.contains)
+      quiet = QuietSignal(names: names, kept: kept, kind: activityKind(of: sender, names: kept))
+      quietSignals[sender] = quiet
+    }
+    guard selector.quietSignal(sender, kind: { quiet.kind }, at: scheduler.now) else { return false }
+    if !quiet.kept.isEmpty { players.values[index].noteRead([:].keys, unread: quiet.kept) }
     message.couldWait = true
     return true
   }
@@ -652,5 +667,19 @@ public final class PlayerTracker {
       readPlayerProperties(id)
     }
     for observer in observers { observer(change) }
+  }
+}
+
+/// What a player's signal dropped unread changed (`PlayerTracker.droppedUnread`): the names in
+/// message order, the Player properties among them, and the activity kind made of them.
+private final class QuietSignal {
+  let names: [String]
+  let kept: [String]
+  let kind: String
+
+  init(names: [String], kept: [String], kind: String) {
+    self.names = names
+    self.kept = kept
+    self.kind = kind
   }
 }

@@ -218,6 +218,16 @@ import Testing
       path: "/a", interface: "org.freedesktop.DBus.Properties", name: "PropertiesChanged",
       arguments: [.string(player)])
     #expect(other.changedPropertyNames(ofInterface: player, most: 64, longest: 100) == nil)
+
+    // The same question asked with the names expected: the same names in the same order only.
+    #expect(chatty.changesExactly(names, ofInterface: player))
+    #expect(!chatty.changesExactly(names.reversed(), ofInterface: player))
+    #expect(!chatty.changesExactly(Array(names.prefix(1)), ofInterface: player))
+    #expect(!chatty.changesExactly(names + ["Rate"], ofInterface: player))
+    #expect(!chatty.changesExactly(names, ofInterface: "org.mpris.MediaPlayer2"))
+    #expect(!invalidating.changesExactly(["Position"], ofInterface: player))
+    #expect(!other.changesExactly([], ofInterface: player))
+    #expect(try signal(player, [:]).changesExactly([], ofInterface: player))
   }
 
   @Test func valuesAreReadWithinLimitsAndWhatIsCutIsSaid() throws {

@@ -382,16 +382,26 @@ final class FakePlayer {
     #expect(tracker.selector.players[tabID]?.lastActivityKind == "PropertiesChanged (Metadata)")
     #expect(tracker.selected?.uniqueName == mpv.connection.uniqueName)
 
+    // Its next signal names the same properties (compared in the message): counted the same.
+    time.advance(by: 1)
+    try tab.changeTrack()
+    settle()
+    #expect(couldWait == [true, true])
+    #expect(tracker.selector.players[tabID]?.lastActivity == 106)
+    #expect(tracker.selector.players[tabID]?.lastActivityKind == "PropertiesChanged (Metadata)")
+    #expect(tracker.players[tabID]?.unreadProperties == ["Metadata"])
+    #expect(tracker.players[tabID]?.title == "track 1")
+
     // It starts playing: read at once, and selected.
     try tab.set(status: "Playing")
     settle()
-    #expect(couldWait == [true, false])
+    #expect(couldWait == [true, true, false])
     #expect(tracker.selected?.uniqueName == tabID)
     // The selected player's signals are read in full.
     try tab.changeTrack()
     settle()
-    #expect(couldWait == [true, false, false])
-    #expect(tracker.selected?.title == "track 3")
+    #expect(couldWait == [true, true, false, false])
+    #expect(tracker.selected?.title == "track 4")
     #expect(tracker.players[tabID]?.hasUnreadChanges == false)
   }
 
