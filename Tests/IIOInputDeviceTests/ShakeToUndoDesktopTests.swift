@@ -47,6 +47,19 @@ private final class EditorWindow {
   func waitFor(_ what: String, timeout: Double = 20, _ condition: (EditorWindow) -> Bool) throws {
     try client.waitFor("\(title): \(what)", timeout: timeout) { _ in condition(self) }
   }
+
+  /// Waits as `waitFor`; should it time out, the error also says what `others` printed last (a
+  /// window that took the focus, or got the keys, shows there).
+  func waitFor(
+    _ what: String, besides others: [EditorWindow], timeout: Double = 20, _ condition: (EditorWindow) -> Bool
+  ) throws {
+    do {
+      try waitFor(what, timeout: timeout, condition)
+    } catch {
+      let seen = others.map { "\($0.title) printed last: \($0.client.lines.suffix(4))" }
+      throw TestSupportError("\(error); \(seen.joined(separator: "; "))")
+    }
+  }
 }
 
 /// evdev codes of the letters and the space the test types.
@@ -107,7 +120,7 @@ extension IIOInputDeviceTests {
     let right = try EditorWindow(desktop, title: "Right", arguments: ["--size", "400x300"])
     try left.waitFor("its window to be inactive") { !$0.isActive }
     try desktop.type("gamma delta")
-    try right.waitFor("the typed text") { $0.text == "gamma delta" }
+    try right.waitFor("the typed text", besides: [left]) { $0.text == "gamma delta" }
     #expect(left.text == "alpha beta")
 
     // A tap on Left, far from Right (mutter places a new small window at the top left or in the
@@ -187,7 +200,7 @@ extension IIOInputDeviceTests {
     let right = try EditorWindow(desktop, title: "Right", arguments: [])
     try left.waitFor("its window to be inactive") { !$0.isActive }
     try desktop.type("gamma delta")
-    try right.waitFor("the typed text") { $0.text == "gamma delta" }
+    try right.waitFor("the typed text", besides: [left]) { $0.text == "gamma delta" }
     #expect(left.text == "alpha beta")
     func appFocus() -> [String]? {
       (try? daemonProperty(fixture, "Chain").elements)?.compactMap(\.dictionary)
