@@ -85,25 +85,45 @@ public final class UmockdevTestbed {
     return device
   }
 
-  /// Writes events to the device node as the kernel would (struct input_event, 64-bit layout).
+  /// Writes events to the device node as the kernel would (struct input_event, 64-bit layout),
+  /// each read whole. The node is a pty, which is not an evdev node: it holds 4095 bytes until
+  /// read (170 events), and passes a write of over 2048 bytes on in two parts, so that a reader
+  /// woken by the first part reads half an event (libevdev then fails with EINVAL). So the events
+  /// go in writes of at most 64, and more than 170 before the reader reads is an error: write a
+  /// long script in parts, reading each.
   public func write(_ events: [RawInputEvent], to devnode: String) throws {
+    guard events.count <= Self.eventsHeld else {
+      throw TestbedError(
+        description:
+          "\(events.count) events for \(devnode): the emulated node holds \(Self.eventsHeld) until read")
+    }
     let fd = umockdev_testbed_get_dev_fd(pointer, devnode)
     guard fd >= 0 else { throw TestbedError(description: "no device fd for \(devnode)") }
     let device = FileDescriptor(rawValue: fd)
-    var bytes: [UInt8] = []
-    for event in events {
-      let micros = Int64((event.time * 1_000_000).rounded())
-      Self.append(&bytes, micros / 1_000_000)
-      Self.append(&bytes, micros % 1_000_000)
-      Self.append(&bytes, event.type)
-      Self.append(&bytes, event.code)
-      Self.append(&bytes, event.value)
+    var start = events.startIndex
+    while start < events.endIndex {
+      let end = min(start + Self.eventsPerWrite, events.endIndex)
+      var bytes: [UInt8] = []
+      for event in events[start..<end] {
+        let micros = Int64((event.time * 1_000_000).rounded())
+        Self.append(&bytes, micros / 1_000_000)
+        Self.append(&bytes, micros % 1_000_000)
+        Self.append(&bytes, event.type)
+        Self.append(&bytes, event.code)
+        Self.append(&bytes, event.value)
+      }
+      let written = try systemCall("write", path: FilePath(devnode)) {
+        try bytes.withUnsafeBytes { try device.write($0) }
+      }
+      guard written == bytes.count else { throw TestbedError(description: "short write to \(devnode)") }
+      start = end
     }
-    let written = try systemCall("write", path: FilePath(devnode)) {
-      try bytes.withUnsafeBytes { try device.write($0) }
-    }
-    guard written == bytes.count else { throw TestbedError(description: "short write to \(devnode)") }
   }
+
+  /// Events (24 bytes each) in one write to a pty: under the 2048 bytes it passes on at once.
+  static let eventsPerWrite = 64
+  /// Events a pty holds until they are read (4095 bytes).
+  public static let eventsHeld = 170
 
   /// Closes the emulated device's end: readers get EPOLLHUP, as on a real unplug.
   public func hangUp(_ devnode: String) {
