@@ -1,10 +1,11 @@
-// See CWaylandKeys.h. KWin's fake input interface is fake-input-protocol.c, which wayland-scanner
-// generated (see README.md); its inline request helpers call libwayland-client directly, so the
-// requests are written out here on the functions looked up at run time.
+// See CWaylandKeys.h. KWin's fake input interface is in third_party/plasma-wayland-protocols/,
+// which wayland-scanner generated (see README.md); its inline request helpers call
+// libwayland-client directly, so the requests are written out here on the functions looked up at
+// run time.
 #include <errno.h>
 
 #include "CWaylandKeys.h"
-#include "fake-input-client-protocol.h"
+#include "third_party/plasma-wayland-protocols/fake-input-client-protocol.h"
 #include "wayland.h"
 
 struct wl_display *rsp_wayland_connect(const char *display_name) {

@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <wayland-client.h>
 
-#include "fractional-scale-v1-client-protocol.h"
-#include "viewporter-client-protocol.h"
-#include "xdg-shell-client-protocol.h"
+#include "../third_party/wayland-protocols/fractional-scale-v1-client-protocol.h"
+#include "../third_party/wayland-protocols/viewporter-client-protocol.h"
+#include "../third_party/wayland-protocols/xdg-shell-client-protocol.h"
 
 enum wt_kind {
   WT_GLOBAL,
