@@ -23,6 +23,8 @@ import numpy as np
 
 G = 9.80665
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from corpus import write_corpus  # noqa: E402  (Tests/Fixtures/Motion/corpus.py)
 OXFORD_COMMIT = "922cc0d"
 OPENUAT_COMMIT = "HEAD"
 
@@ -158,10 +160,7 @@ def main():
     lines = []
     oxford(sys.argv[1], lines)
     openuat(sys.argv[2], lines)
-    with open(os.path.join(HERE, "corpus.tsv"), "w") as out:
-        out.write("# file\tplacement\tlabel\tstart\tend   (written by convert.py)\n")
-        for file, placement, label, start, end in lines:
-            out.write(f"{file}\t{placement}\t{label}\t{start:.2f}\t{end:.2f}\n")
+    write_corpus(HERE, lines)
 
 
 if __name__ == "__main__":
