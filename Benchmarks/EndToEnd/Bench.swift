@@ -181,6 +181,13 @@ final class Bench {
     """
   }
 
+  /// responderd's config for the motion parts: `chain` (its lines: the chain and its handlers'
+  /// tables), the keys off, the accelerometer sampled at `rate` Hz by `capture` ("polled" or
+  /// "buffered").
+  func motionConfig(_ chain: String, rate: Int, capture: String) -> String {
+    chain + "[keys]\nenabled = false\n[motion]\nsampling-rate = \(rate)\ncapture = \"\(capture)\"\n"
+  }
+
   /// The second responderd's config (key part): only the headset on port 5, shared as every device
   /// was before the grab (`grab = "never"`; a baseline build, which has no `grab`, shares it anyway),
   /// and no proxy player (the first responderd has it).

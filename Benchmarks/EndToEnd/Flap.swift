@@ -16,16 +16,12 @@ import EventTime
 func measureFlap(bench: Bench, toggles: Int, rate: Double) throws -> [MotionFigures] {
   let config = try bench.writeConfig(
     "flap.toml",
-    """
-    # EndToEnd: an application registered for motion whose window's focus flaps.
-    chain = ["log"]
-    [keys]
-    enabled = false
-    [motion]
-    sampling-rate = 50
-    capture = "polled"
+    bench.motionConfig(
+      """
+      # EndToEnd: an application registered for motion whose window's focus flaps.
+      chain = ["log"]
 
-    """)
+      """, rate: 50, capture: "polled"))
   let responderd = try bench.startResponderd(config: config)
   try responderd.waitForOutput("bus: owns org.responderd.Daemon1", timeout: 10 * bench.slowdown)
   defer { responderd.stop() }

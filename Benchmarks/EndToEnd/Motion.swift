@@ -49,18 +49,14 @@ func measureMotion(bench: Bench, seconds: Double) throws -> [MotionFigures] {
   for capture in ["polled", "buffered"] {
     let config = try bench.writeConfig(
       "motion-\(capture).toml",
-      """
-      # EndToEnd: the accelerometer sampled at 100 Hz (a shake command makes the chain want motion).
-      chain = ["command", "log"]
-      [command]
-      motionBegan = ["true"]
-      [keys]
-      enabled = false
-      [motion]
-      sampling-rate = 100
-      capture = "\(capture)"
+      bench.motionConfig(
+        """
+        # EndToEnd: the accelerometer sampled at 100 Hz (a shake command makes the chain want motion).
+        chain = ["command", "log"]
+        [command]
+        motionBegan = ["true"]
 
-      """)
+        """, rate: 100, capture: capture))
     let responderd = try bench.startResponderd(config: config)
     try responderd.waitForOutput("iio: sampling", timeout: 10)
     let line =

@@ -32,11 +32,7 @@ func run() throws {
     func next() {
       guard sent < target else { return }
       sent += 1
-      fixture.connection.call(
-        destination: "org.responderd.Daemon1", path: "/org/responderd/Daemon1",
-        interface: "org.responderd.Daemon1", method: "SendEvent",
-        arguments: [.string("remoteControl"), .string("togglePlayPause"), .string("")], timeout: 10
-      ) { result in
+      fixture.sendEvent("remoteControl", "togglePlayPause") { result in
         answered += 1
         if case .failure(let error) = result { failure = error }
         next()

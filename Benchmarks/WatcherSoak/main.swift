@@ -81,11 +81,7 @@ func run() throws {
     guard sent < total else { return }
     sent += 1
     if sent == total / 2 { try? startStatus() }
-    fixture.connection.call(
-      destination: "org.responderd.Daemon1", path: "/org/responderd/Daemon1",
-      interface: "org.responderd.Daemon1", method: "SendEvent",
-      arguments: [.string("remoteControl"), .string("togglePlayPause"), .string("")], timeout: 25
-    ) { result in
+    fixture.sendEvent("remoteControl", "togglePlayPause", timeout: 25) { result in
       answered += 1
       if case .failure(let error) = result { failures[error.name, default: 0] += 1 }
       next()

@@ -127,6 +127,18 @@ public final class DaemonFixture {
     try ChildProcess.run(arguments, environment: bus.environment, loop: loop, timeout: timeout)
   }
 
+  /// Calls the daemon's `SendEvent` without waiting, as a script sending many events at once does:
+  /// `answered` gets, once the loop runs, the handler's name ("" when dropped) or the call's error.
+  public func sendEvent(
+    _ type: String, _ subtype: String, phase: String = "", timeout: Double = 10,
+    answered: @escaping (Result<[DBusValue], DBusError>) -> Void
+  ) {
+    connection.call(
+      destination: "org.responderd.Daemon1", path: "/org/responderd/Daemon1",
+      interface: "org.responderd.Daemon1", method: "SendEvent",
+      arguments: [.string(type), .string(subtype), .string(phase)], timeout: timeout, reply: answered)
+  }
+
   /// Stops the daemon with SIGTERM and returns its wait status.
   @discardableResult
   public func stopDaemon() throws -> Int32 {

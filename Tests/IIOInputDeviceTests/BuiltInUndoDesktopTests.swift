@@ -88,14 +88,7 @@ extension IIOInputDeviceTests {
     try reader.waitForFocus("GNOME Text Editor's text") {
       $0.application == "gnome-text-editor" && $0.editable
     }
-    try desktop.type("hello world")
-    try reader.waitForFocus("the typed text") { $0.text == "hello world" }
-    // What Ctrl+Z undoes in it, the test's own key: the daemon's Undo must do the same.
-    try desktop.pressUndo()
-    let undone = try #require(
-      try reader.waitForFocus("the test's own Ctrl+Z") { $0.text != "hello world" }.text)
-    try desktop.type("hello world".dropFirst(undone.count).description)
-    try reader.waitForFocus("the text typed again") { $0.text == "hello world" }
+    let undone = try typeThenUndoByHand("hello world", desktop, reader)
     #expect(calls.keys.isEmpty && calls.notifications == 0, "nothing before a shake: \(calls.monitor.lines)")
 
     // A shake: the question, over the editor; nothing is sent before the answer; a second shake
@@ -192,13 +185,7 @@ extension IIOInputDeviceTests {
 
     try desktop.launch(.kwrite(file: desktop.directory + "/notes.txt"))
     try reader.waitForFocus("KWrite's text") { $0.application == "kwrite" && $0.editable }
-    try desktop.type("hello world")
-    try reader.waitForFocus("the typed text") { $0.text == "hello world" }
-    try desktop.pressUndo()
-    let undone = try #require(
-      try reader.waitForFocus("the test's own Ctrl+Z") { $0.text != "hello world" }.text)
-    try desktop.type("hello world".dropFirst(undone.count).description)
-    try reader.waitForFocus("the text typed again") { $0.text == "hello world" }
+    let undone = try typeThenUndoByHand("hello world", desktop, reader)
 
     feedShake(bed, on: fixture.loop, duration: 1.2)
     let undo = try question(fixture) { try reader.waitForButton("Undo", in: "plasmashell") }
@@ -237,6 +224,21 @@ extension IIOInputDeviceTests {
     // With no way to send keys the undo wants no shake: the accelerometer is not opened for it.
     #expect(!fixture.log.contains("motion wanted by undo"), "\(fixture.log)")
   }
+}
+
+/// Types `text` in the focused editor, undoes it with the test's own Ctrl+Z (as a person would)
+/// and types again what that undid: returns the text Ctrl+Z left, which the daemon's Undo must
+/// leave too.
+private func typeThenUndoByHand(
+  _ text: String, _ desktop: HeadlessDesktop, _ reader: AccessibilityReader
+) throws -> String {
+  try desktop.type(text)
+  try reader.waitForFocus("the typed text") { $0.text == text }
+  try desktop.pressUndo()
+  let undone = try #require(try reader.waitForFocus("the test's own Ctrl+Z") { $0.text != text }.text)
+  try desktop.type(text.dropFirst(undone.count).description)
+  try reader.waitForFocus("the text typed again") { $0.text == text }
+  return undone
 }
 
 /// What `find` finds (the question's button, the undone text); when it fails, the error quotes

@@ -174,11 +174,7 @@ extension DaemonFixture {
   /// Sends an event without waiting for the answer; the returned box gets it.
   func sendLater(_ type: String, _ subtype: String, phase: String = "") -> AnswerBox {
     let box = AnswerBox()
-    connection.call(
-      destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
-      interface: ResponderBusAPI.daemonInterface, method: "SendEvent",
-      arguments: [.string(type), .string(subtype), .string(phase)], timeout: 10
-    ) { result in
+    sendEvent(type, subtype, phase: phase) { result in
       box.handledBy = (try? result.get().first?.string) ?? "error"
       box.at = monotonicNow()
     }

@@ -16,11 +16,7 @@ import Testing
     var answered = 0
     var failures: [String] = []
     for _ in 0..<count {
-      fixture.connection.call(
-        destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath,
-        interface: ResponderBusAPI.daemonInterface, method: "SendEvent",
-        arguments: ["remoteControl", "play", ""], timeout: 10
-      ) { result in
+      fixture.sendEvent("remoteControl", "play") { result in
         answered += 1
         if case .failure(let error) = result { failures.append(error.name) }
       }

@@ -80,58 +80,59 @@ private func pinchAndTurn(_ h: Harness, at start: Seconds, hz: Double = 60) {
     return out
   }
 
-  /// By default two recognizers do not recognize at once: the first to begin makes the other fail.
-  @Test func pinchAndRotationPreventEachOtherByDefault() {
+  /// The states (no actions, no changes) of `recognizers`, attached in this order by their names to
+  /// one view, as two fingers pinch and turn at once on it.
+  private func statesInAPinchAndTurn(_ recognizers: KeyValuePairs<String, GestureRecognizer>) -> [String] {
     let h = Harness()
     let view = plainView(h)
-    h.attach(PinchGestureRecognizer(), "pinch", to: view)
-    h.attach(RotationGestureRecognizer(), "rotation", to: view)
+    for (name, recognizer) in recognizers { h.attach(recognizer, name, to: view) }
     pinchAndTurn(h, at: 1)
-    #expect(compact(h.log.take()) == ["pinch began", "rotation failed", "pinch ended"])
+    return compact(h.log.take())
+  }
+
+  /// By default two recognizers do not recognize at once: the first to begin makes the other fail.
+  @Test func pinchAndRotationPreventEachOtherByDefault() {
+    let states = statesInAPinchAndTurn([
+      "pinch": PinchGestureRecognizer(), "rotation": RotationGestureRecognizer(),
+    ])
+    #expect(states == ["pinch began", "rotation failed", "pinch ended"])
   }
 
   /// The delegate lets them recognize simultaneously (one delegate saying yes is enough).
   @Test func simultaneousRecognition() {
-    let h = Harness()
-    let view = plainView(h)
-    let pinch = h.attach(PinchGestureRecognizer(), "pinch", to: view)
-    h.attach(RotationGestureRecognizer(), "rotation", to: view)
+    let pinch = PinchGestureRecognizer()
     let delegate = Delegate()
     delegate.simultaneous = { _, _ in true }
     pinch.delegate = delegate
-    pinchAndTurn(h, at: 1)
-    #expect(compact(h.log.take()) == ["pinch began", "rotation began", "pinch ended", "rotation ended"])
+    let states = withExtendedLifetime(delegate) {
+      statesInAPinchAndTurn(["pinch": pinch, "rotation": RotationGestureRecognizer()])
+    }
+    #expect(states == ["pinch began", "rotation began", "pinch ended", "rotation ended"])
   }
 
   /// One-way relations: a rotation that cannot prevent pinches; the pinch beginning first still
   /// prevents the rotation.
   @Test func canPreventIsOneWay() {
-    let h = Harness()
-    let view = plainView(h)
-    let rotation = h.attach(RotationThatLetsPinchesBe(), "rotation", to: view)
+    let rotation = RotationThatLetsPinchesBe()
     rotation.hysteresis = 0.01  // it begins first
-    h.attach(PinchGestureRecognizer(), "pinch", to: view)
-    pinchAndTurn(h, at: 1)
     // (The pinch, which can prevent the rotation but not the other way round, is served first.)
-    #expect(compact(h.log.take()) == ["rotation began", "pinch began", "pinch ended", "rotation ended"])
+    #expect(
+      statesInAPinchAndTurn(["rotation": rotation, "pinch": PinchGestureRecognizer()])
+        == ["rotation began", "pinch began", "pinch ended", "rotation ended"])
 
-    let h2 = Harness()
-    let view2 = plainView(h2)
-    h2.attach(RotationThatLetsPinchesBe(), "rotation", to: view2)
-    let pinch = h2.attach(PinchGestureRecognizer(), "pinch", to: view2)
+    let pinch = PinchGestureRecognizer()
     pinch.hysteresis = 1  // it begins first
-    pinchAndTurn(h2, at: 1)
-    #expect(compact(h2.log.take()) == ["pinch began", "rotation failed", "pinch ended"])
+    #expect(
+      statesInAPinchAndTurn(["rotation": RotationThatLetsPinchesBe(), "pinch": pinch])
+        == ["pinch began", "rotation failed", "pinch ended"])
   }
 
   @Test func canBePreventedIsOneWay() {
-    let h = Harness()
-    let view = plainView(h)
-    let rotation = h.attach(RotationGestureRecognizer(), "rotation", to: view)
+    let rotation = RotationGestureRecognizer()
     rotation.hysteresis = 0.01
-    h.attach(PinchThatRotationCannotStop(), "pinch", to: view)
-    pinchAndTurn(h, at: 1)
-    #expect(compact(h.log.take()) == ["rotation began", "pinch began", "rotation ended", "pinch ended"])
+    #expect(
+      statesInAPinchAndTurn(["rotation": rotation, "pinch": PinchThatRotationCannotStop()])
+        == ["rotation began", "pinch began", "rotation ended", "pinch ended"])
   }
 
   /// The delegate's shouldRequireFailureOf and shouldBeRequiredToFailBy act as require(toFail:).
@@ -245,9 +246,7 @@ private func pinchAndTurn(_ h: Harness, at start: Seconds, hz: Double = 60) {
     let view = h.addView("V", 0, 0, 400, 800)
     let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
     pan.cancelsTouchesInView = false
-    h.down(0, 100, 100, at: 1)
-    h.move(0, 120, 100, at: 1.1)
-    h.move(0, 140, 100, at: 1.2)
+    h.drag(from: point(100, 100), to: point(140, 100), at: 1, duration: 0.2, hz: 10, lift: false)
     h.up(0, at: 1.3)
     #expect(
       h.log.take() == [

@@ -28,31 +28,13 @@ extension TouchDemoShellTests {
     try demo.tapUntilTouched(at: (600, 1200))
 
     // A tap between pixels: the board's tap, at its window point.
-    var start = demo.lines.count
-    try desktop.tap(x: 301, y: 400.5)
-    try demo.waitFor("the tap's action", after: start) { $0.kind == "action" && $0.id == "tap" }
-    let began = demo.lines(after: start).first { $0.method == "touchesBegan" }
-    #expect(began?.string("view") == "board", "\(demo.lines(after: start))")
-    #expect(
-      began?.touches == [.init(slot: 0, phase: "began", x: 150.5, y: 168.25 - titleBar)],
-      "\(String(describing: began))")
+    try checkTap(desktop, demo, x: 301, y: 400.5, at: (150.5, 168.25 - titleBar))
 
     // A pan of 150 × 100 pixels: 75 × 50 points.
-    start = demo.lines.count
-    try desktop.swipe(fingers: [(200, 300)], dx: 150, dy: 100, steps: 20, duration: 0.3)
-    let panEnd = try demo.waitFor("the pan's last action", after: start) {
-      $0.kind == "action" && $0.id == "pan" && $0.state == "ended"
-    }
-    #expect(panEnd.numbers("translation") == [75, 50], "\(panEnd)")
+    try checkPan(desktop, demo, translation: [75, 50])
 
     // A pinch on the square: two fingers 100 points apart spread to 200: scale 2.
-    start = demo.lines.count
-    try desktop.drag(
-      fingers: [((260, 1000), (160, 1000)), ((460, 1000), (560, 1000))], steps: 20, duration: 0.4)
-    let pinchEnd = try demo.waitFor("the pinch's last action", after: start) {
-      $0.kind == "action" && $0.id == "pinch" && $0.state == "ended"
-    }
-    #expect(pinchEnd.number("scale").map { abs($0 - 2) < 0.001 } == true, "\(pinchEnd)")
+    try checkPinch(desktop, demo, fingers: [((260, 1000), (160, 1000)), ((460, 1000), (560, 1000))])
     return demo
   }
 

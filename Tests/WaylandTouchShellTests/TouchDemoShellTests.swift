@@ -46,32 +46,58 @@ struct TouchDemoShellTests {
   /// A tap, a pan and a pinch on the fullscreen gestures scene, at the window's points.
   func checkTapPanPinch(_ desktop: HeadlessDesktop, _ demo: TouchDemoClient) throws {
     // A tap at a known point: the board's tap, at that point of the window and the board.
-    var start = demo.lines.count
-    try desktop.tap(x: 300, y: 400)
+    let began = try checkTap(desktop, demo, x: 300, y: 400, at: (300, 400))
+    #expect(began?.text.contains("\"viewX\":300,\"viewY\":300") == true, "\(String(describing: began))")
+
+    // A pan: the translation the finger made.
+    let pan = try checkPan(desktop, demo, translation: [150, 100])
+    #expect(!pan.contains { $0.kind == "recognizer" && $0.id == "tap" && $0.state == "recognized" }, "\(pan)")
+
+    // A pinch: two fingers 200 points apart spread to 400: scale 2.
+    try checkPinch(desktop, demo, fingers: [((880, 450), (780, 450)), ((1080, 450), (1180, 450))])
+  }
+
+  /// A tap at pixel (`x`, `y`): the board's tap, its touch beginning at `point` of the window.
+  /// Returns the app's line of that touch beginning.
+  @discardableResult
+  func checkTap(
+    _ desktop: HeadlessDesktop, _ demo: TouchDemoClient, x: Double, y: Double,
+    at point: (x: Double, y: Double)
+  ) throws -> DemoLine? {
+    let start = demo.lines.count
+    try desktop.tap(x: x, y: y)
     try demo.waitFor("the tap's action", after: start) { $0.kind == "action" && $0.id == "tap" }
     let began = demo.lines(after: start).first { $0.method == "touchesBegan" }
     #expect(began?.string("view") == "board", "\(demo.lines(after: start))")
     #expect(
-      began?.touches == [.init(slot: 0, phase: "began", x: 300, y: 400)], "\(String(describing: began))")
-    #expect(began?.text.contains("\"viewX\":300,\"viewY\":300") == true, "\(String(describing: began))")
+      began?.touches == [.init(slot: 0, phase: "began", x: point.x, y: point.y)],
+      "\(String(describing: began))")
+    return began
+  }
 
-    // A pan: the translation the finger made.
-    start = demo.lines.count
+  /// A one-finger pan of 150 × 100 pixels from pixel (200, 300): the pan ends with `translation`
+  /// (points). Returns the app's lines from the pan's start to its end.
+  @discardableResult
+  func checkPan(_ desktop: HeadlessDesktop, _ demo: TouchDemoClient, translation: [Double]) throws
+    -> [DemoLine]
+  {
+    let start = demo.lines.count
     try desktop.swipe(fingers: [(200, 300)], dx: 150, dy: 100, steps: 20, duration: 0.3)
     let panEnd = try demo.waitFor("the pan's last action", after: start) {
       $0.kind == "action" && $0.id == "pan" && $0.state == "ended"
     }
-    #expect(panEnd.numbers("translation") == [150, 100], "\(panEnd)")
-    #expect(
-      !demo.lines(after: start).contains {
-        $0.kind == "recognizer" && $0.id == "tap" && $0.state == "recognized"
-      },
-      "\(demo.lines(after: start))")
+    #expect(panEnd.numbers("translation") == translation, "\(panEnd)")
+    return demo.lines(after: start)
+  }
 
-    // A pinch: two fingers 200 points apart spread to 400: scale 2.
-    start = demo.lines.count
-    try desktop.drag(
-      fingers: [((880, 450), (780, 450)), ((1080, 450), (1180, 450))], steps: 20, duration: 0.4)
+  /// Two fingers dragged from and to the pixels of `fingers`, twice as far apart at the end: the
+  /// pinch ends at scale 2.
+  func checkPinch(
+    _ desktop: HeadlessDesktop, _ demo: TouchDemoClient,
+    fingers: [(from: (x: Double, y: Double), to: (x: Double, y: Double))]
+  ) throws {
+    let start = demo.lines.count
+    try desktop.drag(fingers: fingers, steps: 20, duration: 0.4)
     let pinchEnd = try demo.waitFor("the pinch's last action", after: start) {
       $0.kind == "action" && $0.id == "pinch" && $0.state == "ended"
     }

@@ -168,10 +168,9 @@ KEYBOARD = dict(
 # The same keyboard's second USB interface: its multimedia keys arrive on a "Consumer Control"
 # input device of their own (no typing key), as with most USB keyboards.
 KEYBOARD_CONSUMER = dict(
-    num=4, devnode='/dev/input/event4',
+    KEYBOARD, num=4, devnode='/dev/input/event4',
     sysparent='/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1:1.1/0003:045E:07F8.0002',
     name='Microsoft Wired Keyboard 600 Consumer Control', phys='usb-0000:00:14.0-1/input1',
-    bus=BUS_USB, vendor=0x045e, product=0x07f8, version=0x0111,
     caps={EV_KEY: [KEY_MUTE, KEY_VOLUMEDOWN, KEY_VOLUMEUP, KEY_NEXTSONG, KEY_PLAYPAUSE, KEY_PREVIOUSSONG,
                    KEY_STOPCD, KEY_MEDIA],
           EV_MSC: [MSC_SCAN]},

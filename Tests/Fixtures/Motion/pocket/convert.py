@@ -23,28 +23,40 @@ import numpy as np
 
 G = 9.80665
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from corpus import write_corpus  # noqa: E402  (Tests/Fixtures/Motion/corpus.py)
 OXFORD_COMMIT = "922cc0d"
 OPENUAT_COMMIT = "HEAD"
 
 # Oxford step-counter data set: walking along a corridor on a hard floor, the phone put into the
-# pocket (or hand, bag...) after starting the app and taken out before stopping it.
-# (source path, output name, placement); the `validation/` recordings (another phone, other
-# people) are held out.
-OXFORD = [
-    ("optimisation/data/Pixel_Jamie_Hard_FrontPocket_1/accelerometer.csv", "oxford-pixel-jamie-frontpocket-1", "front-pocket"),
-    ("optimisation/data/Pixel_Jamie_Hard_FrontPocket_2/accelerometer.csv", "oxford-pixel-jamie-frontpocket-2", "front-pocket"),
-    ("optimisation/data/Pixel_Jamie_Hard_BackPocket_1/accelerometer.csv", "oxford-pixel-jamie-backpocket-1", "back-pocket"),
-    ("optimisation/data/Samsung_Carmelo_Hard_FrontPocket_1/accelerometer.csv", "oxford-samsung-carmelo-frontpocket-1", "front-pocket"),
-    ("optimisation/data/Samsung_Carmelo_Hard_BackPocket_1/accelerometer.csv", "oxford-samsung-carmelo-backpocket-1", "back-pocket"),
-    ("optimisation/data/Samsung_Dario_Hard_FrontPocket_1/accelerometer.csv", "oxford-samsung-dario-frontpocket-1", "front-pocket"),
-    ("optimisation/data/Samsung_Dario_Hard_BackPocket_1/accelerometer.csv", "oxford-samsung-dario-backpocket-1", "back-pocket"),
-    ("optimisation/data/Pixel_Jamie_Hard_SwingingArm_1/accelerometer.csv", "oxford-pixel-jamie-swingingarm-1", "hand-swinging"),
-    ("optimisation/data/Samsung_Dario_Hard_InHand_1/accelerometer.csv", "oxford-samsung-dario-inhand-1", "hand"),
-    ("validation/user1_frontpocket_1506422223341.csv", "heldout/oxford-s6-user1-frontpocket", "front-pocket"),
-    ("validation/user2_frontpocket_1506422217391.csv", "heldout/oxford-s6-user2-frontpocket", "front-pocket"),
-    ("validation/user1_backpocket_1506422470497.csv", "heldout/oxford-s6-user1-backpocket", "back-pocket"),
-    ("validation/user2_backpocket_1506422483834.csv", "heldout/oxford-s6-user2-backpocket", "back-pocket"),
-]
+# pocket (or hand, bag...) after starting the app and taken out before stopping it. Each trace is
+# named after its recording, whose name also says the placement: the folders of
+# optimisation/data/ (PHONE_PERSON_FLOOR_PLACEMENT_TAKE, accelerometer.csv in each) give
+# oxford-phone-person-placement-take; the files of `validation/` (another phone, other people:
+# held out) heldout/oxford-s6-user-placement.
+OXFORD_TUNING = ["Pixel_Jamie_Hard_FrontPocket_1", "Pixel_Jamie_Hard_FrontPocket_2",
+                 "Pixel_Jamie_Hard_BackPocket_1", "Samsung_Carmelo_Hard_FrontPocket_1",
+                 "Samsung_Carmelo_Hard_BackPocket_1", "Samsung_Dario_Hard_FrontPocket_1",
+                 "Samsung_Dario_Hard_BackPocket_1", "Pixel_Jamie_Hard_SwingingArm_1",
+                 "Samsung_Dario_Hard_InHand_1"]
+OXFORD_HELDOUT = ["user1_frontpocket_1506422223341", "user2_frontpocket_1506422217391",
+                  "user1_backpocket_1506422470497", "user2_backpocket_1506422483834"]
+OXFORD_PLACEMENTS = {"frontpocket": "front-pocket", "backpocket": "back-pocket",
+                     "swingingarm": "hand-swinging", "inhand": "hand"}
+
+
+def oxford_recordings():
+    """(source path, output name, placement) of each Oxford recording, held-out ones last."""
+    for folder in OXFORD_TUNING:
+        phone, person, _floor, placement, take = folder.lower().split("_")
+        yield (f"optimisation/data/{folder}/accelerometer.csv",
+               f"oxford-{phone}-{person}-{placement}-{take}", OXFORD_PLACEMENTS[placement])
+    for stem in OXFORD_HELDOUT:
+        user, placement, _started = stem.split("_")
+        yield (f"validation/{stem}.csv", f"heldout/oxford-s6-{user}-{placement}",
+               OXFORD_PLACEMENTS[placement])
+
+
 # The first and last seconds of each Oxford recording: the phone put into / taken out of the pocket.
 POCKETING = 6.0
 
@@ -87,7 +99,7 @@ def to_100hz(t, a):
 
 
 def oxford(repo, lines):
-    for source, name, placement in OXFORD:
+    for source, name, placement in oxford_recordings():
         rows = [r.split(",") for r in git_show(repo, OXFORD_COMMIT, source).decode().splitlines()
                 if r.strip()]
         if source.startswith("validation/"):
@@ -158,10 +170,7 @@ def main():
     lines = []
     oxford(sys.argv[1], lines)
     openuat(sys.argv[2], lines)
-    with open(os.path.join(HERE, "corpus.tsv"), "w") as out:
-        out.write("# file\tplacement\tlabel\tstart\tend   (written by convert.py)\n")
-        for file, placement, label, start, end in lines:
-            out.write(f"{file}\t{placement}\t{label}\t{start:.2f}\t{end:.2f}\n")
+    write_corpus(HERE, lines)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ import numpy as np
 
 G = 9.80665
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from corpus import write_corpus  # noqa: E402  (Tests/Fixtures/Motion/corpus.py)
 HAPT_LABELS = {
     -1: "unlabelled",  # between the tasks: turning, moving to the next spot, waiting
     1: "walking",
@@ -245,10 +247,7 @@ def main():
             rows.append((name, placement, "shake", a, b))
         write_trace(name, trace, 50)
 
-    with open(os.path.join(HERE, "corpus.tsv"), "w") as f:
-        f.write("# file\tplacement\tlabel\tstart\tend   (written by convert.py)\n")
-        for name, placement, label, a, b in rows:
-            f.write(f"{name}\t{placement}\t{label}\t{a:.2f}\t{b:.2f}\n")
+    write_corpus(HERE, rows)
 
 
 if __name__ == "__main__":
