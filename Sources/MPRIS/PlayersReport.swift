@@ -135,7 +135,7 @@ extension PlayersReport {
     ]
     if let selected { summary["Selected"] = .string(selected) }
     if let selectedUniqueName { summary["SelectedUniqueName"] = .string(selectedUniqueName) }
-    let list = players.map { player -> DBusValue in
+    let list = players.map { player -> [String: DBusValue] in
       var entry: [String: DBusValue] = [
         "Name": .string(player.name), "UniqueName": .string(player.uniqueName),
         "BusNames": player.busNames.dbusValue, "Capabilities": player.capabilities.dbusValue,
@@ -148,19 +148,18 @@ extension PlayersReport {
       if let value = player.lastActivityAgo { entry["LastActivityAgo"] = .double(value) }
       if let value = player.lastActivity { entry["LastActivity"] = .string(value) }
       if let value = player.priorityRank { entry["PriorityRank"] = .int32(Int32(value)) }
-      return .vardict(entry)
+      return entry
     }
-    return [.vardict(summary), .array(elementSignature: "a{sv}", list)]
+    return DBusReport(summary: summary, items: list).dbusArguments
   }
 
   /// Reads the arguments of a `GetPlayers` reply.
   public init?(dbusArguments values: [DBusValue]) {
-    guard values.count == 2, let summary = values[0].dictionary, let list = values[1].elements else {
-      return nil
-    }
+    guard let report = DBusReport(dbusArguments: values) else { return nil }
+    let summary = report.summary
     var players: [Player] = []
-    for item in list {
-      guard let entry = item.dictionary, let name = entry["Name"]?.string,
+    for entry in report.items {
+      guard let name = entry["Name"]?.string,
         let uniqueName = entry["UniqueName"]?.string,
         let state = entry["State"]?.string.flatMap(State.init(rawValue:))
       else { return nil }

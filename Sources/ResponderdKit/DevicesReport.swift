@@ -72,25 +72,23 @@ public struct DevicesReport: Equatable, Sendable {
     let summary: [String: DBusValue] = [
       "KeysEnabled": .bool(keysEnabled), "Suspended": .bool(suspended), "Notes": notes.dbusValue,
     ]
-    let list = devices.map { device -> DBusValue in
-      .vardict([
+    let list = devices.map { device -> [String: DBusValue] in
+      [
         "Path": .string(device.path), "Name": .string(device.name), "Id": .string(device.id),
         "Phys": .string(device.phys), "State": .string(device.state), "Reason": .string(device.reason),
         "ReasonCode": .string(device.reasonCode), "Keys": device.keys.dbusValue,
-      ])
+      ]
     }
-    return [.vardict(summary), .array(elementSignature: "a{sv}", list)]
+    return DBusReport(summary: summary, items: list).dbusArguments
   }
 
   /// Reads the arguments of a `GetDevices` reply.
   public init?(dbusArguments values: [DBusValue]) {
-    guard values.count == 2, let summary = values[0].dictionary, let list = values[1].elements else {
-      return nil
-    }
+    guard let report = DBusReport(dbusArguments: values) else { return nil }
+    let summary = report.summary
     var devices: [Device] = []
-    for item in list {
-      guard let entry = item.dictionary, let path = entry["Path"]?.string, let state = entry["State"]?.string
-      else { return nil }
+    for entry in report.items {
+      guard let path = entry["Path"]?.string, let state = entry["State"]?.string else { return nil }
       devices.append(
         Device(
           path: path, name: entry["Name"]?.string ?? "", id: entry["Id"]?.string ?? "",
