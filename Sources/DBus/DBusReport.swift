@@ -24,4 +24,30 @@ public struct DBusReport: Equatable {
 
   /// The reply arguments.
   public var dbusArguments: [DBusValue] { [.vardict(summary), items.dbusValue] }
+
+  /// The items as `read` takes each apart; nil when it refuses one.
+  public func items<Item>(_ read: ([String: DBusValue]) -> Item?) -> [Item]? {
+    let taken = items.compactMap(read)
+    return taken.count == items.count ? taken : nil
+  }
+}
+
+/// A value that travels as a report (`responderctl players`, `devices`): it says what its
+/// summary and items are and how to read them back; the reply's arguments follow.
+public protocol DBusReportable {
+  /// The value as a report.
+  var dbusReport: DBusReport { get }
+  /// The value a report gives; nil when it lacks what the value needs.
+  init?(dbusReport report: DBusReport)
+}
+
+extension DBusReportable {
+  /// The value as the reply's arguments (`a{sv}aa{sv}`).
+  public var dbusArguments: [DBusValue] { dbusReport.dbusArguments }
+
+  /// Reads the arguments of the reply; nil when they are not a report of this value.
+  public init?(dbusArguments values: [DBusValue]) {
+    guard let report = DBusReport(dbusArguments: values) else { return nil }
+    self.init(dbusReport: report)
+  }
 }
