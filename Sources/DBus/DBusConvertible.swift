@@ -30,10 +30,7 @@ extension DBusValue {
   public var int32: Int32? { Int32(dbusValue: self) }
   public var uint32: UInt32? { UInt32(dbusValue: self) }
   public var double: Double? { Double(dbusValue: self) }
-  public var objectPath: String? {
-    if case .objectPath(let path) = unwrapped { return path }
-    return nil
-  }
+  public var objectPath: String? { DBusObjectPath(dbusValue: self)?.rawValue }
   public var stringArray: [String]? { [String](dbusValue: self) }
   /// An `a{sv}` dict as a Swift dictionary (values with their variant removed).
   public var dictionary: [String: DBusValue]? { [String: DBusValue](dbusValue: self) }

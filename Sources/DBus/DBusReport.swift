@@ -1,7 +1,9 @@
 /// A report as a method's reply arguments (`a{sv}aa{sv}`): a summary, and one `a{sv}` dict per
 /// item (a device, a player), so that a reply gains keys without breaking older readers.
-public struct DBusReport: Equatable {
+public struct DBusReport: Equatable, Sendable {
+  /// What holds for the whole report (the policy, whether keys are read).
   public var summary: [String: DBusValue]
+  /// One dict per item, in the report's order.
   public var items: [[String: DBusValue]]
 
   public init(summary: [String: DBusValue], items: [[String: DBusValue]]) {
