@@ -585,23 +585,33 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     of reference: AccessibleReference, on bus: any MessageBus, budget: FocusReadBudget,
     _ done: @escaping (Result<[AccessibleReference], FocusReadError>) -> Void
   ) {
+    ask("GetChildren", of: reference, on: bus, budget: budget, done) { values in
+      values.first?.elements?.compactMap { child in
+        guard let fields = child.elements, fields.count == 2, let name = fields[0].string,
+          let path = fields[1].string, !name.isEmpty, path != "/org/a11y/atspi/null"
+        else { return nil }
+        return AccessibleReference(application: name, path: path)
+      }
+    }
+  }
+
+  /// Calls `method` of the accessible within the budget; `read` takes the answer apart (nil: it
+  /// is not what the method answers, and the failure names its signature).
+  static func ask<Answer>(
+    _ method: String, of reference: AccessibleReference, on bus: any MessageBus, budget: FocusReadBudget,
+    _ done: @escaping (Result<Answer, FocusReadError>) -> Void, read: @escaping ([DBusValue]) -> Answer?
+  ) {
     bus.call(
       destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
-      method: "GetChildren", timeout: budget.timeout
+      method: method, timeout: budget.timeout
     ) { result in
       switch result {
       case .success(let values):
-        guard let list = values.first?.elements else {
-          return done(.failure(.failed("GetChildren answered '\(values.signature)'")))
+        if let answer = read(values) {
+          done(.success(answer))
+        } else {
+          done(.failure(.failed("\(method) answered '\(values.signature)'")))
         }
-        done(
-          .success(
-            list.compactMap { child in
-              guard let fields = child.elements, fields.count == 2, let name = fields[0].string,
-                let path = fields[1].string, !name.isEmpty, path != "/org/a11y/atspi/null"
-              else { return nil }
-              return AccessibleReference(application: name, path: path)
-            }))
       case .failure(let error): done(.failure(failure(error, reference, budget.deadline)))
       }
     }
@@ -620,20 +630,7 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     of reference: AccessibleReference, on bus: any MessageBus, budget: FocusReadBudget,
     _ done: @escaping (Result<UInt32, FocusReadError>) -> Void
   ) {
-    bus.call(
-      destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
-      method: "GetRole", timeout: budget.timeout
-    ) { result in
-      switch result {
-      case .success(let values):
-        if let value = values.first?.uint32 {
-          done(.success(value))
-        } else {
-          done(.failure(.failed("GetRole answered '\(values.signature)'")))
-        }
-      case .failure(let error): done(.failure(failure(error, reference, budget.deadline)))
-      }
-    }
+    ask("GetRole", of: reference, on: bus, budget: budget, done) { $0.first?.uint32 }
   }
 
   /// An accessible's states (`GetState`).
@@ -641,19 +638,9 @@ public final class AccessibilityWatch: AccessibilityFocusSource {
     of reference: AccessibleReference, on bus: any MessageBus, budget: FocusReadBudget,
     _ done: @escaping (Result<Set<UInt32>, FocusReadError>) -> Void
   ) {
-    bus.call(
-      destination: reference.application, path: reference.path, interface: AccessibilityNames.accessible,
-      method: "GetState", timeout: budget.timeout
-    ) { result in
-      switch result {
-      case .success(let values):
-        if let words = values.first?.elements?.compactMap(\.uint32), words.count == 2 {
-          done(.success(FocusedWidget.states(fromWords: words)))
-        } else {
-          done(.failure(.failed("GetState answered '\(values.signature)'")))
-        }
-      case .failure(let error): done(.failure(failure(error, reference, budget.deadline)))
-      }
+    ask("GetState", of: reference, on: bus, budget: budget, done) { values in
+      guard let words = values.first?.elements?.compactMap(\.uint32), words.count == 2 else { return nil }
+      return FocusedWidget.states(fromWords: words)
     }
   }
 

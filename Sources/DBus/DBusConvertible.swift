@@ -30,10 +30,7 @@ extension DBusValue {
   public var int32: Int32? { Int32(dbusValue: self) }
   public var uint32: UInt32? { UInt32(dbusValue: self) }
   public var double: Double? { Double(dbusValue: self) }
-  public var objectPath: String? {
-    if case .objectPath(let path) = unwrapped { return path }
-    return nil
-  }
+  public var objectPath: String? { DBusObjectPath(dbusValue: self)?.rawValue }
   public var stringArray: [String]? { [String](dbusValue: self) }
   /// An `a{sv}` dict as a Swift dictionary (values with their variant removed).
   public var dictionary: [String: DBusValue]? { [String: DBusValue](dbusValue: self) }
@@ -121,80 +118,31 @@ extension DBusValue {
   }
 }
 
-/// Integer conversions shared by every width.
+/// Integer conversions shared by every width: a width names only the `DBusValue` case it is
+/// sent as, and that case's signature is its signature.
 private protocol DBusInteger: FixedWidthInteger, DBusConvertible {}
 
 extension DBusInteger {
-  fileprivate static func convert(_ dbusValue: DBusValue) -> Self? {
+  public static var dbusSignature: String { Self.zero.dbusValue.signature }
+
+  public init?(dbusValue: DBusValue) {
     let value = dbusValue.unwrapped
-    if case .uint64(let big) = value { return Self(exactly: big) }
-    guard let integer = value.integerValue else { return nil }
-    return Self(exactly: integer)
+    if case .uint64(let big) = value {
+      self.init(exactly: big)
+    } else {
+      guard let integer = value.integerValue else { return nil }
+      self.init(exactly: integer)
+    }
   }
 }
 
-extension UInt8: DBusConvertible, DBusInteger {
-  public static var dbusSignature: String { "y" }
-  public var dbusValue: DBusValue { .byte(self) }
-  public init?(dbusValue: DBusValue) {
-    guard let value = Self.convert(dbusValue) else { return nil }
-    self = value
-  }
-}
-
-extension Int16: DBusConvertible, DBusInteger {
-  public static var dbusSignature: String { "n" }
-  public var dbusValue: DBusValue { .int16(self) }
-  public init?(dbusValue: DBusValue) {
-    guard let value = Self.convert(dbusValue) else { return nil }
-    self = value
-  }
-}
-
-extension UInt16: DBusConvertible, DBusInteger {
-  public static var dbusSignature: String { "q" }
-  public var dbusValue: DBusValue { .uint16(self) }
-  public init?(dbusValue: DBusValue) {
-    guard let value = Self.convert(dbusValue) else { return nil }
-    self = value
-  }
-}
-
-extension Int32: DBusConvertible, DBusInteger {
-  public static var dbusSignature: String { "i" }
-  public var dbusValue: DBusValue { .int32(self) }
-  public init?(dbusValue: DBusValue) {
-    guard let value = Self.convert(dbusValue) else { return nil }
-    self = value
-  }
-}
-
-extension UInt32: DBusConvertible, DBusInteger {
-  public static var dbusSignature: String { "u" }
-  public var dbusValue: DBusValue { .uint32(self) }
-  public init?(dbusValue: DBusValue) {
-    guard let value = Self.convert(dbusValue) else { return nil }
-    self = value
-  }
-}
-
-extension Int64: DBusConvertible, DBusInteger {
-  public static var dbusSignature: String { "x" }
-  public var dbusValue: DBusValue { .int64(self) }
-  public init?(dbusValue: DBusValue) {
-    guard let value = Self.convert(dbusValue) else { return nil }
-    self = value
-  }
-}
-
-extension UInt64: DBusConvertible, DBusInteger {
-  public static var dbusSignature: String { "t" }
-  public var dbusValue: DBusValue { .uint64(self) }
-  public init?(dbusValue: DBusValue) {
-    guard let value = Self.convert(dbusValue) else { return nil }
-    self = value
-  }
-}
+extension UInt8: DBusConvertible, DBusInteger { public var dbusValue: DBusValue { .byte(self) } }
+extension Int16: DBusConvertible, DBusInteger { public var dbusValue: DBusValue { .int16(self) } }
+extension UInt16: DBusConvertible, DBusInteger { public var dbusValue: DBusValue { .uint16(self) } }
+extension Int32: DBusConvertible, DBusInteger { public var dbusValue: DBusValue { .int32(self) } }
+extension UInt32: DBusConvertible, DBusInteger { public var dbusValue: DBusValue { .uint32(self) } }
+extension Int64: DBusConvertible, DBusInteger { public var dbusValue: DBusValue { .int64(self) } }
+extension UInt64: DBusConvertible, DBusInteger { public var dbusValue: DBusValue { .uint64(self) } }
 
 extension Array: DBusConvertible where Element: DBusConvertible {
   public static var dbusSignature: String { "a" + Element.dbusSignature }

@@ -6,41 +6,38 @@ enum DBusIntrospection {
     interface, propertiesInterface, "org.freedesktop.DBus.Peer",
   ]
 
-  static let standardXML = """
-      <interface name="org.freedesktop.DBus.Peer">
-        <method name="Ping"/>
-        <method name="GetMachineId">
-          <arg name="machine_uuid" type="s" direction="out"/>
-        </method>
-      </interface>
-      <interface name="org.freedesktop.DBus.Introspectable">
-        <method name="Introspect">
-          <arg name="xml_data" type="s" direction="out"/>
-        </method>
-      </interface>
-      <interface name="org.freedesktop.DBus.Properties">
-        <method name="Get">
-          <arg name="interface_name" type="s" direction="in"/>
-          <arg name="property_name" type="s" direction="in"/>
-          <arg name="value" type="v" direction="out"/>
-        </method>
-        <method name="GetAll">
-          <arg name="interface_name" type="s" direction="in"/>
-          <arg name="properties" type="a{sv}" direction="out"/>
-        </method>
-        <method name="Set">
-          <arg name="interface_name" type="s" direction="in"/>
-          <arg name="property_name" type="s" direction="in"/>
-          <arg name="value" type="v" direction="in"/>
-        </method>
-        <signal name="PropertiesChanged">
-          <arg name="interface_name" type="s"/>
-          <arg name="changed_properties" type="a{sv}"/>
-          <arg name="invalidated_properties" type="as"/>
-        </signal>
-      </interface>
-
-    """
+  /// The standard interfaces every object answers, described as exported ones are (the dispatch
+  /// answers them itself: their handlers never run).
+  static let standardXML: String = {
+    let answeredByDispatch: (DBusMethodCall) throws -> [DBusValue] = { _ in [] }
+    let names = ["interface_name", "property_name"]
+    return [
+      DBusInterface(
+        "org.freedesktop.DBus.Peer",
+        methods: [
+          DBusMethod("Ping", handler: answeredByDispatch),
+          DBusMethod("GetMachineId", out: "s", outNames: ["machine_uuid"], handler: answeredByDispatch),
+        ]),
+      DBusInterface(
+        interface,
+        methods: [DBusMethod("Introspect", out: "s", outNames: ["xml_data"], handler: answeredByDispatch)]),
+      DBusInterface(
+        propertiesInterface,
+        methods: [
+          DBusMethod(
+            "Get", in: "ss", out: "v", inNames: names, outNames: ["value"], handler: answeredByDispatch),
+          DBusMethod(
+            "GetAll", in: "s", out: "a{sv}", inNames: ["interface_name"], outNames: ["properties"],
+            handler: answeredByDispatch),
+          DBusMethod("Set", in: "ssv", inNames: names + ["value"], handler: answeredByDispatch),
+        ],
+        signals: [
+          DBusSignalInfo(
+            "PropertiesChanged", signature: "sa{sv}as",
+            argumentNames: ["interface_name", "changed_properties", "invalidated_properties"])
+        ]),
+    ].map(interfaceXML).joined()
+  }()
 
   static func xml(for object: DBusExportedObject?, children: [String]) -> String {
     var xml = """

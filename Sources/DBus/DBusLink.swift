@@ -40,10 +40,13 @@ final class DBusLink {
     let me = Unmanaged.passUnretained(self).toOpaque()
     _ = dbus_connection_add_filter(raw, dbusLinkFilter, me, nil)
     dbus_connection_set_dispatch_status_function(raw, dbusLinkDispatchStatus, me, nil)
+    // Each callback gets the watch or timeout first, the link's user data second.
     _ = dbus_connection_set_watch_functions(
-      raw, dbusLinkAddWatch, dbusLinkRemoveWatch, dbusLinkToggleWatch, me, nil)
+      raw, { DBusLink.from($1).addWatch($0) ? 1 : 0 }, { DBusLink.from($1).removeWatch($0) },
+      { DBusLink.from($1).toggleWatch($0) }, me, nil)
     _ = dbus_connection_set_timeout_functions(
-      raw, dbusLinkAddTimeout, dbusLinkRemoveTimeout, dbusLinkToggleTimeout, me, nil)
+      raw, { DBusLink.from($1).addTimeout($0) ? 1 : 0 }, { DBusLink.from($1).removeTimeout($0) },
+      { DBusLink.from($1).toggleTimeout($0) }, me, nil)
   }
 
   deinit { close() }
@@ -96,7 +99,8 @@ final class DBusLink {
 
   // MARK: Watches (several may share one descriptor: libdbus uses a read and a write watch)
 
-  fileprivate func addWatch(_ watch: OpaquePointer) -> Bool {
+  private func addWatch(_ watch: OpaquePointer?) -> Bool {
+    guard let watch else { return false }
     let fd = dbus_watch_get_unix_fd(watch)
     guard fd >= 0 else { return false }
     watches[watch] = fd
@@ -104,13 +108,13 @@ final class DBusLink {
     return true
   }
 
-  fileprivate func removeWatch(_ watch: OpaquePointer) {
-    guard let fd = watches.removeValue(forKey: watch) else { return }
+  private func removeWatch(_ watch: OpaquePointer?) {
+    guard let watch, let fd = watches.removeValue(forKey: watch) else { return }
     refresh(fd: fd)
   }
 
-  fileprivate func toggleWatch(_ watch: OpaquePointer) {
-    guard let fd = watches[watch] else { return }
+  private func toggleWatch(_ watch: OpaquePointer?) {
+    guard let watch, let fd = watches[watch] else { return }
     refresh(fd: fd)
   }
 
@@ -183,18 +187,20 @@ final class DBusLink {
 
   // MARK: Timeouts (through the Scheduler; libdbus timeouts repeat until removed or disabled)
 
-  fileprivate func addTimeout(_ timeout: OpaquePointer) -> Bool {
+  private func addTimeout(_ timeout: OpaquePointer?) -> Bool {
+    guard let timeout else { return false }
     timeouts[timeout] = .some(nil)
     arm(timeout)
     return true
   }
 
-  fileprivate func removeTimeout(_ timeout: OpaquePointer) {
-    if case let timer?? = timeouts.removeValue(forKey: timeout) { timer.cancel() }
+  private func removeTimeout(_ timeout: OpaquePointer?) {
+    guard let timeout, case let timer?? = timeouts.removeValue(forKey: timeout) else { return }
+    timer.cancel()
   }
 
-  fileprivate func toggleTimeout(_ timeout: OpaquePointer) {
-    guard timeouts[timeout] != nil else { return }
+  private func toggleTimeout(_ timeout: OpaquePointer?) {
+    guard let timeout, timeouts[timeout] != nil else { return }
     arm(timeout)
   }
 
@@ -229,36 +235,6 @@ final class DBusLink {
 }
 
 // C callbacks: no captures, the link comes back through the unretained user-data pointer.
-
-private func dbusLinkAddWatch(_ watch: OpaquePointer?, _ data: UnsafeMutableRawPointer?) -> dbus_bool_t {
-  guard let watch else { return 0 }
-  return DBusLink.from(data).addWatch(watch) ? 1 : 0
-}
-
-private func dbusLinkRemoveWatch(_ watch: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
-  guard let watch else { return }
-  DBusLink.from(data).removeWatch(watch)
-}
-
-private func dbusLinkToggleWatch(_ watch: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
-  guard let watch else { return }
-  DBusLink.from(data).toggleWatch(watch)
-}
-
-private func dbusLinkAddTimeout(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) -> dbus_bool_t {
-  guard let timeout else { return 0 }
-  return DBusLink.from(data).addTimeout(timeout) ? 1 : 0
-}
-
-private func dbusLinkRemoveTimeout(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
-  guard let timeout else { return }
-  DBusLink.from(data).removeTimeout(timeout)
-}
-
-private func dbusLinkToggleTimeout(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
-  guard let timeout else { return }
-  DBusLink.from(data).toggleTimeout(timeout)
-}
 
 /// Never dispatches here (libdbus forbids it): the link tells its owner, which defers.
 private func dbusLinkDispatchStatus(

@@ -17,14 +17,8 @@ public final class DBusMessage: CustomStringConvertible {
     case error = 3
     case signal = 4
 
-    public var description: String {
-      switch self {
-      case .methodCall: return "method_call"
-      case .methodReturn: return "method_return"
-      case .error: return "error"
-      case .signal: return "signal"
-      }
-    }
+    /// The kind as libdbus and match rules spell it ("method_call", "signal").
+    public var description: String { String(cString: dbus_message_type_to_string(rawValue)) }
   }
 
   let raw: OpaquePointer
@@ -464,38 +458,18 @@ public final class DBusMessage: CustomStringConvertible {
   // MARK: Marshalling
 
   private static func write(_ value: DBusValue, into iter: inout DBusMessageIter) -> Bool {
-    var basic = DBusBasicValue()
+    func fixed(_ type: Int32, _ basic: DBusBasicValue) -> Bool { cdbus_append_fixed(&iter, type, basic) != 0 }
     switch value {
-    case .byte(let v):
-      basic.byt = v
-      return cdbus_append_fixed(&iter, CDBUS_TYPE_BYTE, basic) != 0
-    case .bool(let v):
-      basic.bool_val = v ? 1 : 0
-      return cdbus_append_fixed(&iter, CDBUS_TYPE_BOOLEAN, basic) != 0
-    case .int16(let v):
-      basic.i16 = v
-      return cdbus_append_fixed(&iter, CDBUS_TYPE_INT16, basic) != 0
-    case .uint16(let v):
-      basic.u16 = v
-      return cdbus_append_fixed(&iter, CDBUS_TYPE_UINT16, basic) != 0
-    case .int32(let v):
-      basic.i32 = v
-      return cdbus_append_fixed(&iter, CDBUS_TYPE_INT32, basic) != 0
-    case .uint32(let v):
-      basic.u32 = v
-      return cdbus_append_fixed(&iter, CDBUS_TYPE_UINT32, basic) != 0
-    case .int64(let v):
-      basic.i64 = dbus_int64_t(v)
-      return cdbus_append_fixed(&iter, CDBUS_TYPE_INT64, basic) != 0
-    case .uint64(let v):
-      basic.u64 = dbus_uint64_t(v)
-      return cdbus_append_fixed(&iter, CDBUS_TYPE_UINT64, basic) != 0
-    case .double(let v):
-      basic.dbl = v
-      return cdbus_append_fixed(&iter, CDBUS_TYPE_DOUBLE, basic) != 0
-    case .unixFD(let v):
-      basic.fd = v
-      return cdbus_append_fixed(&iter, CDBUS_TYPE_UNIX_FD, basic) != 0
+    case .byte(let v): return fixed(CDBUS_TYPE_BYTE, DBusBasicValue(byt: v))
+    case .bool(let v): return fixed(CDBUS_TYPE_BOOLEAN, DBusBasicValue(bool_val: v ? 1 : 0))
+    case .int16(let v): return fixed(CDBUS_TYPE_INT16, DBusBasicValue(i16: v))
+    case .uint16(let v): return fixed(CDBUS_TYPE_UINT16, DBusBasicValue(u16: v))
+    case .int32(let v): return fixed(CDBUS_TYPE_INT32, DBusBasicValue(i32: v))
+    case .uint32(let v): return fixed(CDBUS_TYPE_UINT32, DBusBasicValue(u32: v))
+    case .int64(let v): return fixed(CDBUS_TYPE_INT64, DBusBasicValue(i64: dbus_int64_t(v)))
+    case .uint64(let v): return fixed(CDBUS_TYPE_UINT64, DBusBasicValue(u64: dbus_uint64_t(v)))
+    case .double(let v): return fixed(CDBUS_TYPE_DOUBLE, DBusBasicValue(dbl: v))
+    case .unixFD(let v): return fixed(CDBUS_TYPE_UNIX_FD, DBusBasicValue(fd: v))
     case .string(let v):
       return v.withCString { cdbus_append_string(&iter, CDBUS_TYPE_STRING, $0) } != 0
     case .objectPath(let v):

@@ -153,6 +153,16 @@ package final class DBusObjectTable {
       }
       return property
     }
+    /// The interface and property the first two arguments name; nil once the error is answered.
+    func namedProperty() -> (DBusInterface, DBusProperty)? {
+      guard let interface = lookup(arguments[0].string ?? ""),
+        let property = property(interface, arguments[1].string ?? "")
+      else { return nil }
+      return (interface, property)
+    }
+    func refuse(_ error: String, _ interface: DBusInterface, _ property: DBusProperty, _ reason: String) {
+      answer(send, message, error: DBusError(error, "property \(interface.name).\(property.name) \(reason)"))
+    }
     func read(_ property: DBusProperty, _ get: () -> DBusValue, in interface: DBusInterface) -> DBusValue? {
       let value = get()
       guard value.signature == property.signature else {
@@ -168,20 +178,13 @@ package final class DBusObjectTable {
 
     switch message.member {
     case "Get":
-      guard message.signature == "ss" else { return wrongArguments(send, message, expected: "ss") }
-      guard let interface = lookup(arguments[0].string ?? ""),
-        let property = property(interface, arguments[1].string ?? "")
-      else { return }
+      guard case let (interface, property)? = namedProperty() else { return }
       guard let get = property.get else {
-        return answer(
-          send, message,
-          error: DBusError(
-            DBusError.Name.accessDenied, "property \(interface.name).\(property.name) is write-only"))
+        return refuse(DBusError.Name.accessDenied, interface, property, "is write-only")
       }
       guard let value = read(property, get, in: interface) else { return }
       answer(send, message, [.variant(value)])
     case "GetAll":
-      guard message.signature == "s" else { return wrongArguments(send, message, expected: "s") }
       guard let interface = lookup(arguments[0].string ?? "") else { return }
       var values: [String: DBusValue] = [:]
       for property in interface.properties {
@@ -191,15 +194,9 @@ package final class DBusObjectTable {
       }
       answer(send, message, [.vardict(values)])
     case "Set":
-      guard message.signature == "ssv" else { return wrongArguments(send, message, expected: "ssv") }
-      guard let interface = lookup(arguments[0].string ?? ""),
-        let property = property(interface, arguments[1].string ?? "")
-      else { return }
+      guard case let (interface, property)? = namedProperty() else { return }
       guard let set = property.set else {
-        return answer(
-          send, message,
-          error: DBusError(
-            DBusError.Name.propertyReadOnly, "property \(interface.name).\(property.name) is read-only"))
+        return refuse(DBusError.Name.propertyReadOnly, interface, property, "is read-only")
       }
       guard case .variant(let value) = arguments[2], value.signature == property.signature else {
         let given = arguments[2].unwrapped.signature

@@ -39,12 +39,7 @@ public struct DeviceStatus: Sendable, Equatable {
   }
 
   /// "bus:vendor:product" in hex ("0003:046d:0a38").
-  public var id: String {
-    [identity.bustype, identity.vendor, identity.product].map { value in
-      let digits = String(value, radix: 16)
-      return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }.joined(separator: ":")
-  }
+  public var id: String { identity.id }
 
   mutating func own(because reason: String, code: String) {
     (state, self.reason, reasonCode) = (.owned, reason, code)

@@ -105,7 +105,7 @@ extension MediaKeyInput {
     closed[path] = nil
     sink(.deviceOpened(source: info.source, identity: identity))
     logger.info(
-      "evdev: opened \(path) '\(identity.name)' (\(Self.id(identity))) for \(keys.map(InputCode.keyName).joined(separator: ", "))\(monotonic ? "" : "; clock: realtime, converted")"
+      "evdev: opened \(path) '\(identity.name)' (\(identity.id)) for \(keys.map(InputCode.keyName).joined(separator: ", "))\(monotonic ? "" : "; clock: realtime, converted")"
     )
     if decision.grab && isKeyboard {
       logger.warning(
@@ -159,11 +159,4 @@ extension MediaKeyInput {
   /// Letter keys: a device with one of them is a keyboard (KEY_Q … KEY_P, KEY_A … KEY_L, KEY_Z …
   /// KEY_M).
   static let letterKeys: [UInt16] = Array(16...25) + Array(30...38) + Array(44...50)
-
-  static func id(_ identity: InputDeviceIdentity) -> String {
-    [identity.bustype, identity.vendor, identity.product].map { value in
-      let digits = String(value, radix: 16)
-      return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }.joined(separator: ":")
-  }
 }

@@ -117,6 +117,9 @@ public struct InputDeviceIdentity: Hashable, Sendable {
     self.version = version
     self.phys = phys
   }
+
+  /// "bus:vendor:product" in hex ("0003:046d:0a38"), as device rules and status lines name it.
+  public var id: String { [bustype, vendor, product].map(InputDeviceLocation.hex).joined(separator: ":") }
 }
 
 /// A recording in the format `evemu-record` writes: `N:` name, `I:` bus/vendor/product/version

@@ -126,16 +126,16 @@ extension PlayerTracker {
 
 // MARK: - D-Bus form (`a{sv}` summary, `aa{sv}` players)
 
-extension PlayersReport {
-  /// The report as the arguments of `GetPlayers` (`a{sv}aa{sv}`).
-  public var dbusArguments: [DBusValue] {
+extension PlayersReport: DBusReportable {
+  /// The report as `GetPlayers` answers it.
+  public var dbusReport: DBusReport {
     var summary: [String: DBusValue] = [
       "Policy": .string(policy), "Priority": priority.dbusValue, "Ignore": ignore.dbusValue,
       "Reason": .string(reason),
     ]
     if let selected { summary["Selected"] = .string(selected) }
     if let selectedUniqueName { summary["SelectedUniqueName"] = .string(selectedUniqueName) }
-    let list = players.map { player -> DBusValue in
+    let list = players.map { player -> [String: DBusValue] in
       var entry: [String: DBusValue] = [
         "Name": .string(player.name), "UniqueName": .string(player.uniqueName),
         "BusNames": player.busNames.dbusValue, "Capabilities": player.capabilities.dbusValue,
@@ -148,32 +148,29 @@ extension PlayersReport {
       if let value = player.lastActivityAgo { entry["LastActivityAgo"] = .double(value) }
       if let value = player.lastActivity { entry["LastActivity"] = .string(value) }
       if let value = player.priorityRank { entry["PriorityRank"] = .int32(Int32(value)) }
-      return .vardict(entry)
+      return entry
     }
-    return [.vardict(summary), .array(elementSignature: "a{sv}", list)]
+    return DBusReport(summary: summary, items: list)
   }
 
-  /// Reads the arguments of a `GetPlayers` reply.
-  public init?(dbusArguments values: [DBusValue]) {
-    guard values.count == 2, let summary = values[0].dictionary, let list = values[1].elements else {
-      return nil
-    }
-    var players: [Player] = []
-    for item in list {
-      guard let entry = item.dictionary, let name = entry["Name"]?.string,
+  /// Reads a `GetPlayers` report; nil when a player lacks its name, unique name or state.
+  public init?(dbusReport report: DBusReport) {
+    let players = report.items { entry -> Player? in
+      guard let name = entry["Name"]?.string,
         let uniqueName = entry["UniqueName"]?.string,
         let state = entry["State"]?.string.flatMap(State.init(rawValue:))
       else { return nil }
-      players.append(
-        Player(
-          name: name, uniqueName: uniqueName, busNames: entry["BusNames"]?.stringArray ?? [],
-          identity: entry["Identity"]?.string, status: entry["PlaybackStatus"]?.string,
-          title: entry["Title"]?.string, artist: entry["Artist"]?.string,
-          capabilities: entry["Capabilities"]?.stringArray ?? [], state: state,
-          detail: entry["Detail"]?.string ?? "", lastActivityAgo: entry["LastActivityAgo"]?.double,
-          lastActivity: entry["LastActivity"]?.string,
-          priorityRank: entry["PriorityRank"]?.int32.map(Int.init)))
+      return Player(
+        name: name, uniqueName: uniqueName, busNames: entry["BusNames"]?.stringArray ?? [],
+        identity: entry["Identity"]?.string, status: entry["PlaybackStatus"]?.string,
+        title: entry["Title"]?.string, artist: entry["Artist"]?.string,
+        capabilities: entry["Capabilities"]?.stringArray ?? [], state: state,
+        detail: entry["Detail"]?.string ?? "", lastActivityAgo: entry["LastActivityAgo"]?.double,
+        lastActivity: entry["LastActivity"]?.string,
+        priorityRank: entry["PriorityRank"]?.int32.map(Int.init))
     }
+    guard let players else { return nil }
+    let summary = report.summary
     self.init(
       policy: summary["Policy"]?.string ?? "?", priority: summary["Priority"]?.stringArray ?? [],
       ignore: summary["Ignore"]?.stringArray ?? [], selected: summary["Selected"]?.string,

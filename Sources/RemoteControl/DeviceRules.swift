@@ -58,17 +58,11 @@ public struct DeviceMatch: Hashable, Sendable, CustomStringConvertible {
     if let name { parts.append("name \"\(name)\"") }
     if let phys { parts.append("phys \"\(phys)\"") }
     if bustype != nil || vendor != nil || product != nil {
-      let hex: (UInt16?) -> String = { $0.map { hex4($0) } ?? "*" }
+      let hex: (UInt16?) -> String = { $0.map(InputDeviceLocation.hex) ?? "*" }
       parts.append("id \(hex(bustype)):\(hex(vendor)):\(hex(product))")
     }
     return parts.isEmpty ? "any device" : parts.joined(separator: ", ")
   }
-}
-
-/// Four lower-case hex digits.
-func hex4(_ value: UInt16) -> String {
-  let digits = String(value, radix: 16)
-  return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }
 
 /// A device rule: for the devices it matches, ignore them, add headset keys, map keys to other

@@ -4,7 +4,7 @@ import EvdevInput
 /// What `responderctl devices` shows: every input device responderd sees, whether it is owned,
 /// shared or left alone, and why. It travels as the reply of `org.responderd.Devices1.GetDevices`
 /// (`a{sv}` summary, `aa{sv}` devices); components may add summary notes (the desktop found).
-public struct DevicesReport: Equatable, Sendable {
+public struct DevicesReport: DBusReportable, Equatable, Sendable {
   /// One device.
   public struct Device: Equatable, Sendable {
     public var path: String
@@ -67,39 +67,35 @@ public struct DevicesReport: Equatable, Sendable {
     DeviceStatus.State.allCases.map { "\(count($0)) \($0.rawValue)" }.joined(separator: ", ")
   }
 
-  /// The arguments of the `GetDevices` reply.
-  public var dbusArguments: [DBusValue] {
+  /// The report as `GetDevices` answers it.
+  public var dbusReport: DBusReport {
     let summary: [String: DBusValue] = [
       "KeysEnabled": .bool(keysEnabled), "Suspended": .bool(suspended), "Notes": notes.dbusValue,
     ]
-    let list = devices.map { device -> DBusValue in
-      .vardict([
+    let list = devices.map { device -> [String: DBusValue] in
+      [
         "Path": .string(device.path), "Name": .string(device.name), "Id": .string(device.id),
         "Phys": .string(device.phys), "State": .string(device.state), "Reason": .string(device.reason),
         "ReasonCode": .string(device.reasonCode), "Keys": device.keys.dbusValue,
-      ])
+      ]
     }
-    return [.vardict(summary), .array(elementSignature: "a{sv}", list)]
+    return DBusReport(summary: summary, items: list)
   }
 
-  /// Reads the arguments of a `GetDevices` reply.
-  public init?(dbusArguments values: [DBusValue]) {
-    guard values.count == 2, let summary = values[0].dictionary, let list = values[1].elements else {
-      return nil
+  /// Reads a `GetDevices` report; nil when a device lacks its path or state.
+  public init?(dbusReport report: DBusReport) {
+    let devices = report.items { entry -> Device? in
+      guard let path = entry["Path"]?.string, let state = entry["State"]?.string else { return nil }
+      return Device(
+        path: path, name: entry["Name"]?.string ?? "", id: entry["Id"]?.string ?? "",
+        phys: entry["Phys"]?.string ?? "", state: state, reason: entry["Reason"]?.string ?? "",
+        reasonCode: entry["ReasonCode"]?.string ?? "", keys: entry["Keys"]?.stringArray ?? [])
     }
-    var devices: [Device] = []
-    for item in list {
-      guard let entry = item.dictionary, let path = entry["Path"]?.string, let state = entry["State"]?.string
-      else { return nil }
-      devices.append(
-        Device(
-          path: path, name: entry["Name"]?.string ?? "", id: entry["Id"]?.string ?? "",
-          phys: entry["Phys"]?.string ?? "", state: state, reason: entry["Reason"]?.string ?? "",
-          reasonCode: entry["ReasonCode"]?.string ?? "", keys: entry["Keys"]?.stringArray ?? []))
-    }
+    guard let devices else { return nil }
     self.init(
-      devices: devices, keysEnabled: summary["KeysEnabled"]?.bool ?? true,
-      suspended: summary["Suspended"]?.bool ?? false, notes: summary["Notes"]?.stringArray ?? [])
+      devices: devices, keysEnabled: report.summary["KeysEnabled"]?.bool ?? true,
+      suspended: report.summary["Suspended"]?.bool ?? false, notes: report.summary["Notes"]?.stringArray ?? []
+    )
   }
 
   /// The report as `responderctl devices` prints it.

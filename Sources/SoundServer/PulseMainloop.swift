@@ -24,56 +24,45 @@ final class PulseMainloop {
     api = .allocate(capacity: 1)
     api.initialize(to: pa_mainloop_api())
     api.pointee.userdata = Unmanaged.passUnretained(self).toOpaque()
+    // Each event starts as libpulse asks when it is made (enabled, or due at `time`).
     api.pointee.io_new = { api, fd, flags, callback, userdata in
       guard let api, let callback else { return nil }
       let mainloop = PulseMainloop.from(api)
-      let event = PulseIOEvent(
-        mainloop: mainloop, fd: FileDescriptor(rawValue: fd), callback: callback, userdata: userdata)
-      event.enable(flags)
-      return mainloop.retain(event)
+      return mainloop.retain(
+        PulseIOEvent(
+          mainloop: mainloop, fd: FileDescriptor(rawValue: fd), flags: flags, callback: callback,
+          userdata: userdata))
     }
     api.pointee.io_enable = { pointer, flags in
       PulseIOEvent.from(pointer)?.enable(flags)
     }
-    api.pointee.io_free = { pointer in
-      guard let event = PulseIOEvent.from(pointer) else { return }
-      event.free()
-    }
-    api.pointee.io_set_destroy = { pointer, destroy in
-      PulseIOEvent.from(pointer)?.destroy = destroy
-    }
     api.pointee.time_new = { api, time, callback, userdata in
       guard let api, let callback else { return nil }
       let mainloop = PulseMainloop.from(api)
-      let event = PulseTimeEvent(mainloop: mainloop, callback: callback, userdata: userdata)
-      event.restart(time)
-      return mainloop.retain(event)
+      return mainloop.retain(
+        PulseTimeEvent(mainloop: mainloop, time: time, callback: callback, userdata: userdata))
     }
     api.pointee.time_restart = { pointer, time in
       PulseTimeEvent.from(pointer)?.restart(time)
     }
-    api.pointee.time_free = { pointer in
-      PulseTimeEvent.from(pointer)?.free()
-    }
-    api.pointee.time_set_destroy = { pointer, destroy in
-      PulseTimeEvent.from(pointer)?.destroy = destroy
-    }
     api.pointee.defer_new = { api, callback, userdata in
       guard let api, let callback else { return nil }
       let mainloop = PulseMainloop.from(api)
-      let event = PulseDeferEvent(mainloop: mainloop, callback: callback, userdata: userdata)
-      event.enable(true)
-      return mainloop.retain(event)
+      return mainloop.retain(PulseDeferEvent(mainloop: mainloop, callback: callback, userdata: userdata))
     }
     api.pointee.defer_enable = { pointer, enabled in
       PulseDeferEvent.from(pointer)?.enable(enabled != 0)
     }
-    api.pointee.defer_free = { pointer in
-      PulseDeferEvent.from(pointer)?.free()
+    // Freeing an event and being told of it are the same for the three kinds (one C signature).
+    let freeEvent: @convention(c) (OpaquePointer?) -> Void = { pointer in
+      PulseEventBase.object(pointer, as: PulseEventBase.self)?.free()
     }
-    api.pointee.defer_set_destroy = { pointer, destroy in
-      PulseDeferEvent.from(pointer)?.destroy = destroy
+    let setDestroy: @convention(c) (OpaquePointer?, pa_io_event_destroy_cb_t?) -> Void = { pointer, destroy in
+      PulseEventBase.object(pointer, as: PulseEventBase.self)?.destroy = destroy
     }
+    (api.pointee.io_free, api.pointee.time_free, api.pointee.defer_free) = (freeEvent, freeEvent, freeEvent)
+    (api.pointee.io_set_destroy, api.pointee.time_set_destroy, api.pointee.defer_set_destroy) =
+      (setDestroy, setDestroy, setDestroy)
     // Nobody runs this loop but the service: a quit request from libpulse has nothing to stop.
     api.pointee.quit = { _, _ in }
   }
@@ -153,12 +142,13 @@ final class PulseIOEvent: PulseEventBase {
   private var source: IOSource?
 
   fileprivate init(
-    mainloop: PulseMainloop, fd: FileDescriptor, callback: pa_io_event_cb_t,
+    mainloop: PulseMainloop, fd: FileDescriptor, flags: pa_io_event_flags_t, callback: pa_io_event_cb_t,
     userdata: UnsafeMutableRawPointer?
   ) {
     self.fd = fd
     self.callback = callback
     super.init(mainloop: mainloop, userdata: userdata)
+    enable(flags)
   }
 
   fileprivate static func from(_ pointer: OpaquePointer?) -> PulseIOEvent? { object(pointer, as: self) }
@@ -207,10 +197,13 @@ final class PulseTimeEvent: PulseEventBase {
   private var timer: ScheduledTimer?
   private var time = timeval()
 
-  fileprivate init(mainloop: PulseMainloop, callback: pa_time_event_cb_t, userdata: UnsafeMutableRawPointer?)
-  {
+  fileprivate init(
+    mainloop: PulseMainloop, time: UnsafePointer<timeval>?, callback: pa_time_event_cb_t,
+    userdata: UnsafeMutableRawPointer?
+  ) {
     self.callback = callback
     super.init(mainloop: mainloop, userdata: userdata)
+    restart(time)
   }
 
   fileprivate static func from(_ pointer: OpaquePointer?) -> PulseTimeEvent? { object(pointer, as: self) }
@@ -265,6 +258,7 @@ final class PulseDeferEvent: PulseEventBase {
   {
     self.callback = callback
     super.init(mainloop: mainloop, userdata: userdata)
+    enable(true)
   }
 
   fileprivate static func from(_ pointer: OpaquePointer?) -> PulseDeferEvent? { object(pointer, as: self) }

@@ -13,15 +13,14 @@ struct ChainCommand {
         + "Applications and handlers only see the event types they take. An application that follows "
         + "its window's focus shows (window active) or (window inactive): an inactive one gets no shake. "
         + "An application whose connection missed its deadlines says so, and why its events pass it by.",
-      arguments: [.flag("--json", help: "One JSON object instead of text.")]
+      arguments: [.json]
     ) { try ChainCommand(json: $0.flag("json")).run() }
   }
 
   var json = false
 
   func run() throws {
-    let link = try DaemonLink.connect(json: json)
-    let properties = try link.properties()
+    let properties = try DaemonLink.connect(json: json).properties()
     let chain = ChainEntry.list(properties["Chain"])
     if json {
       let first = chain.first { $0.isFirstResponder }?.id

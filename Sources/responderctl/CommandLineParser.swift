@@ -60,6 +60,9 @@ struct CommandArgument: Sendable {
     CommandArgument(kind: .flag, names: names, key: key(of: names), help: help)
   }
 
+  /// `--json`, as every command that prints a report takes it.
+  static let json = flag("--json", help: "One JSON object instead of text.")
+
   static func option(
     _ names: String..., help: String, completion: ValueCompletion = .none, defaultValue: String? = nil,
     isRequired: Bool = false

@@ -32,10 +32,16 @@ extension Command {
       + arguments.flatMap(\.names) + (root ? ["--version"] : []) + ["-h", "--help"]
   }
 
+  /// Every command path, and the `case` pattern of the bash and zsh scripts that matches the words
+  /// of any but the root's (`" players"|" players list"`).
+  private func casePaths() -> (paths: [(words: [String], command: Command)], known: String) {
+    let paths = commandPaths()
+    return (paths, paths.dropFirst().map { "\" \($0.words.joined(separator: " "))\"" }.joined(separator: "|"))
+  }
+
   private func bashCompletion() -> String {
     let name = self.name
-    let paths = commandPaths()
-    let known = paths.dropFirst().map { "\" \($0.words.joined(separator: " "))\"" }.joined(separator: "|")
+    let (paths, known) = casePaths()
     var cases = ""
     for (words, command) in paths {
       cases += "        \"\(words.map { " " + $0 }.joined())\")\n"
@@ -87,8 +93,7 @@ extension Command {
 
   private func zshCompletion() -> String {
     let name = self.name
-    let paths = commandPaths()
-    let known = paths.dropFirst().map { "\" \($0.words.joined(separator: " "))\"" }.joined(separator: "|")
+    let (paths, known) = casePaths()
     var cases = ""
     for (words, command) in paths {
       var specs: [String] = []

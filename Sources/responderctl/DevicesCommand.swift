@@ -16,7 +16,7 @@ struct DevicesCommand {
         program holds, grab = "never") are read for their media keys only. Every other device is left
         alone. Exits with 69 when responderd is not running on the session bus.
         """,
-      arguments: [.flag("--json", help: "One JSON object instead of text.")]
+      arguments: [.json]
     ) { try DevicesCommand(json: $0.flag("json")).run() }
   }
 

@@ -15,7 +15,7 @@ struct PlayersCommand {
         candidate, ignored by a glob, a proxy such as playerctld, responderd itself, or unresponsive
         after missing a call deadline. Exits with 69 when responderd is not running on the session bus.
         """,
-      arguments: [.flag("--json", help: "One JSON object instead of text.")]
+      arguments: [.json]
     ) { try PlayersCommand(json: $0.flag("json")).run() }
   }
 

@@ -28,7 +28,7 @@ struct SendRemoteControlCommand {
         .positional(
           "subtype", help: "The subtype (nextTrack, next-track or remoteControlNextTrack).",
           completion: .choices(EventSubtype.remoteControlSubtypes.map(\.name))),
-        .flag("--json", help: "One JSON object instead of text."),
+        .json,
       ]
     ) { arguments in
       let command = SendRemoteControlCommand(
@@ -63,7 +63,7 @@ struct SendMotionCommand {
       arguments: [
         .positional(
           "phase", help: "began, ended or cancelled.", completion: .choices(["began", "ended", "cancelled"])),
-        .flag("--json", help: "One JSON object instead of text."),
+        .json,
       ]
     ) { arguments in
       let command = SendMotionCommand(phase: arguments.string("phase")!, json: arguments.flag("json"))

@@ -12,7 +12,7 @@ struct StatusCommand {
       abstract:
         "Show whether responderd is running, its first responder, chain, session and motion interest.",
       discussion: "Exits with 69 when responderd is not running on the session bus.",
-      arguments: [.flag("--json", help: "One JSON object instead of text.")]
+      arguments: [.json]
     ) { try StatusCommand(json: $0.flag("json")).run() }
   }
 
