@@ -69,11 +69,6 @@ public enum ShellClaim: Equatable, Sendable, CustomStringConvertible {
 /// Pure: feed it frames of contacts (`TouchscreenInput.frameFilter`). A new profile takes effect
 /// once no finger is on the surface.
 public final class ShellGestureFilter: ContactFrameFilter {
-  private struct Key: Hashable {
-    var slot: Int
-    var trackingID: Int
-  }
-
   private struct Finger {
     var start: Point
     var down: Seconds
@@ -93,14 +88,14 @@ public final class ShellGestureFilter: ContactFrameFilter {
   public private(set) var sequenceClaim: ShellClaim?
 
   /// The fingers on the surface, passed on or not, in the order they came down.
-  private var fingers: [(key: Key, finger: Finger)] = []
+  private var fingers: [(key: ContactKey, finger: Finger)] = []
   /// Fingers the shell took where they landed.
-  private var held: Set<Key> = []
+  private var held: Set<ContactKey> = []
   /// KWin: the time of the last finger down, and whether a finger came too late or too far.
   private var lastDown: Seconds = 0
   private var kwinRefused = false
   /// Hyprland: the finger of the workspace swipe under way.
-  private var swipeFinger: Key?
+  private var swipeFinger: ContactKey?
 
   public init(profile: ShellProfile, geometry: ShellGeometry) {
     self.profile = profile
@@ -130,7 +125,7 @@ public final class ShellGestureFilter: ContactFrameFilter {
   }
 
   public func filter(_ contacts: [ContactSample], at time: Seconds) -> [ContactSample]? {
-    let keys = contacts.map { Key(slot: $0.slot, trackingID: $0.trackingID) }
+    let keys = contacts.map(\.key)
     // Lifted fingers.
     fingers.removeAll { entry in
       guard !keys.contains(entry.key) else { return false }
@@ -160,11 +155,11 @@ public final class ShellGestureFilter: ContactFrameFilter {
       return nil
     }
     return held.isEmpty
-      ? contacts : contacts.filter { !held.contains(Key(slot: $0.slot, trackingID: $0.trackingID)) }
+      ? contacts : contacts.filter { !held.contains($0.key) }
   }
 
   /// A finger lands: the claim it makes, if any.
-  private func land(_ key: Key, at point: Point, time: Seconds) -> ShellClaim? {
+  private func land(_ key: ContactKey, at point: Point, time: Seconds) -> ShellClaim? {
     let others = fingers
     var finger = Finger(start: point, down: time)
     defer { fingers.append((key, finger)) }

@@ -52,10 +52,35 @@ struct FingerPair {
   }
 }
 
+/// What a pinch and a rotation share: the two fingers they follow (`FingerPair`), the history of
+/// their measure, and the end of the gesture when one of the two lifts. Subclass the pinch or the
+/// rotation rather than this class.
+open class TwoFingerGestureRecognizer: GestureRecognizer {
+  var pair = FingerPair()
+  var history = MotionHistory()
+
+  open override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
+    pair.end(self, lifting: touches, cancelled: false)
+  }
+
+  open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
+    pair.end(self, lifting: touches, cancelled: true)
+  }
+
+  open override func reset() {
+    pair.clear()
+    history.removeAll()
+    resetMeasure()
+  }
+
+  /// Puts the subclass's measure back to where it is before the fingers come down.
+  func resetMeasure() {}
+}
+
 /// Recognizes pinching, as UIPinchGestureRecognizer: two fingers moving apart or together.
 /// Begins once their distance has changed by `hysteresis` points; `scale` is the distance over
 /// the starting distance. Continuous; ends when a finger lifts.
-open class PinchGestureRecognizer: GestureRecognizer {
+open class PinchGestureRecognizer: TwoFingerGestureRecognizer {
   /// How much the distance between the fingers must change before the pinch begins, in points.
   public var hysteresis: Double {
     get { hysteresisStorage }
@@ -63,11 +88,9 @@ open class PinchGestureRecognizer: GestureRecognizer {
   }
   private var hysteresisStorage: Double = 8
 
-  private var pair = FingerPair()
   private var initialDistance: Double = 0
   private var rawScale: Double = 1
   private var adjustment: Double = 1
-  private var history = MotionHistory()
 
   /// The distance between the fingers relative to when they came down (settable, as UIKit's:
   /// later changes multiply the value set).
@@ -93,27 +116,17 @@ open class PinchGestureRecognizer: GestureRecognizer {
     advanceContinuous(beginIf: abs(vector.length - initialDistance) >= hysteresis)
   }
 
-  open override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
-    pair.end(self, lifting: touches, cancelled: false)
-  }
-
-  open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
-    pair.end(self, lifting: touches, cancelled: true)
-  }
-
-  open override func reset() {
-    pair.clear()
+  override func resetMeasure() {
     initialDistance = 0
     rawScale = 1
     adjustment = 1
-    history.removeAll()
   }
 }
 
 /// Recognizes rotation, as UIRotationGestureRecognizer: two fingers turning around each other.
 /// Begins once they have turned `hysteresis` radians; `rotation` is the angle turned, in radians,
 /// positive clockwise on screen. Continuous; ends when a finger lifts.
-open class RotationGestureRecognizer: GestureRecognizer {
+open class RotationGestureRecognizer: TwoFingerGestureRecognizer {
   /// How far the fingers must turn before the rotation begins, in radians (0.1 by default).
   public var hysteresis: Double {
     get { hysteresisStorage }
@@ -121,11 +134,9 @@ open class RotationGestureRecognizer: GestureRecognizer {
   }
   private var hysteresisStorage: Double = 0.1
 
-  private var pair = FingerPair()
   private var lastVector: Point = .zero
   private var rawRotation: Double = 0
   private var offset: Double = 0
-  private var history = MotionHistory()
 
   /// The angle turned since the fingers came down, in radians (settable, as UIKit's: later
   /// changes add to the value set).
@@ -154,19 +165,9 @@ open class RotationGestureRecognizer: GestureRecognizer {
     advanceContinuous(beginIf: abs(rawRotation) >= hysteresis)
   }
 
-  open override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
-    pair.end(self, lifting: touches, cancelled: false)
-  }
-
-  open override func touchesCancelled(_ touches: Set<Touch>, with event: Event) {
-    pair.end(self, lifting: touches, cancelled: true)
-  }
-
-  open override func reset() {
-    pair.clear()
+  override func resetMeasure() {
     lastVector = .zero
     rawRotation = 0
     offset = 0
-    history.removeAll()
   }
 }

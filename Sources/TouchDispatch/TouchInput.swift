@@ -26,6 +26,16 @@ public struct ContactSample: Sendable, Equatable {
     self.force = force
     self.maximumPossibleForce = maximumPossibleForce
   }
+
+  /// Which finger this is: the same for every sample of one contact, new when a slot is reused.
+  public var key: ContactKey { ContactKey(slot: slot, trackingID: trackingID) }
+}
+
+/// Tells contacts apart across frames: a slot with its tracking id (a finger put down again in the
+/// same slot gets a new tracking id).
+public struct ContactKey: Hashable, Sendable {
+  public var slot: Int
+  public var trackingID: Int
 }
 
 /// Turns frames of contacts into touches and touch events for a window, as the system does for
@@ -33,14 +43,9 @@ public struct ContactSample: Sendable, Equatable {
 /// ended and cancelled, tap counts, and one Event per multitouch sequence. Each frame is sent
 /// through the window's application (`sendEvent`), or to the window when it has none.
 public final class TouchInput {
-  private struct Key: Equatable {
-    var slot: Int
-    var trackingID: Int
-  }
-
   /// A finger on the surface: its touch, where it came down, whether it can still be a tap.
   private struct Finger {
-    var key: Key
+    var key: ContactKey
     var touch: Touch
     var start: Point
     var tapCandidate: Bool
@@ -94,15 +99,14 @@ public final class TouchInput {
     var changed = false
     var lifted = false
     for finger in fingers
-    where !contacts.contains(where: { $0.slot == finger.key.slot && $0.trackingID == finger.key.trackingID })
-    {
+    where !contacts.contains(where: { $0.key == finger.key }) {
       finger.touch.move(to: finger.touch.locationInWindow, at: time, phase: .ended)
       frame.append(finger.touch)
       lifted = true
       changed = true
     }
     for contact in contacts {
-      let key = Key(slot: contact.slot, trackingID: contact.trackingID)
+      let key = contact.key
       if let index = fingers.firstIndex(where: { $0.key == key }) {
         let touch = fingers[index].touch
         let moved =
