@@ -35,14 +35,11 @@ extension EvdevInputDeviceTests {
       "each press acts once: ten headset presses, the keyboard's play/pause through KWin and Plasma (Play and Pause), a first responder"
     )
     func onePressOneAction() throws {
-      let tb = try Testbed()
-      let (headset, headsetHandler) = try tb.addLive("headset")
-      let (keyboard, keyboardHandler) = try tb.addLive("keyboard-consumer")
-      let fixture = try DaemonFixture(config: "chain = [\"mpris\"]\n")
-      let session = try KDESession(fixture)
+      let session = try KDESession(config: "chain = [\"mpris\"]\n")
       defer { session.stop() }
-      let (desktop, calls, mpv) = (session.desktop, session.calls, session.mpv)
-      let responderctl = try BuiltProducts.path(of: "responderctl")
+      let (fixture, desktop, calls, mpv) = (session.fixture, session.desktop, session.calls, session.mpv)
+      let ((headset, headsetHandler), (keyboard, keyboardHandler)) = (session.headset, session.keyboard)
+      let responderctl = session.responderctl
       let proxy = Player(uniqueName: "org.mpris.MediaPlayer2.responderd")
 
       // The test runs under umockdev; the desktop's processes do not (they see no emulated device).
@@ -54,8 +51,7 @@ extension EvdevInputDeviceTests {
 
       // responderd controls mpv; it owns the headset, and found KDE Plasma through the real
       // kglobalaccel: the keyboard's media keys are the desktop's.
-      try waitForSelection(of: mpv, fixture)
-      try fixture.waitFor("the headset to be grabbed", timeout: 10) { headsetHandler.isGrabbed }
+      try session.waitForMpvAndTheHeadset()
       var devices = ""
       try fixture.waitFor("responderd to find KDE Plasma's mediacontrol", timeout: 20) {
         devices = (try? fixture.run([responderctl, "devices"]).output) ?? ""
@@ -81,7 +77,7 @@ extension EvdevInputDeviceTests {
         "\(status)")
 
       func press(_ device: EmulatedDevice, _ handler: EvdevIoctlHandler, _ code: UInt16) throws {
-        try session.press(tb, device, handler, code)
+        try session.press(device, handler, code)
       }
       func mpvCalls() -> [PlayerCalls.Call] { session.mpvCalls() }
       /// Waits until mpv says `expected` and responderd's proxy player says the same (settled).
@@ -145,16 +141,12 @@ extension EvdevInputDeviceTests {
       "without responderd's proxy player ([players] proxy = false) Plasma calls mpv itself: still one action per press"
     )
     func plasmaCallingThePlayerActsOnce() throws {
-      let tb = try Testbed()
-      let (headset, headsetHandler) = try tb.addLive("headset")
-      let (keyboard, keyboardHandler) = try tb.addLive("keyboard-consumer")
-      let fixture = try DaemonFixture(config: "chain = [\"mpris\"]\n[players]\nproxy = false\n")
-      let session = try KDESession(fixture)
+      let session = try KDESession(config: "chain = [\"mpris\"]\n[players]\nproxy = false\n")
       defer { session.stop() }
-      let (calls, mpv) = (session.calls, session.mpv)
-      let responderctl = try BuiltProducts.path(of: "responderctl")
-      try waitForSelection(of: mpv, fixture)
-      try fixture.waitFor("the headset to be grabbed", timeout: 10) { headsetHandler.isGrabbed }
+      let (fixture, calls, mpv) = (session.fixture, session.calls, session.mpv)
+      let ((headset, headsetHandler), (keyboard, keyboardHandler)) = (session.headset, session.keyboard)
+      let responderctl = session.responderctl
+      try session.waitForMpvAndTheHeadset()
       try fixture.waitFor("responderd to find KDE Plasma's mediacontrol", timeout: 20) {
         (try? fixture.run([responderctl, "status"]).output.contains("\ndesktop: KDE Plasma")) == true
       }
@@ -168,9 +160,9 @@ extension EvdevInputDeviceTests {
         let headsetTurn = index % 2 == 1
         let before = session.mpvCalls().count
         if headsetTurn {
-          try session.press(tb, headset, headsetHandler, KEY_PLAYPAUSE)
+          try session.press(headset, headsetHandler, KEY_PLAYPAUSE)
         } else {
-          try session.press(tb, keyboard, keyboardHandler, KEY_PLAYPAUSE)
+          try session.press(keyboard, keyboardHandler, KEY_PLAYPAUSE)
         }
         try fixture.waitFor("press \(index) to reach mpv; calls: \(calls.summary)", timeout: 10) {
           session.mpvCalls().count > before
@@ -197,15 +189,28 @@ extension EvdevInputDeviceTests {
   }
 }
 
-/// KWin (its kglobalaccel), Plasma's media controller (plasmawindowed, offscreen), mpv and a
-/// monitor of the Player calls, all on the bus of `fixture` (where responderd runs).
+/// The emulated USB headset and keyboard, responderd, then KWin (its kglobalaccel), Plasma's media
+/// controller (plasmawindowed, offscreen), mpv and a monitor of the Player calls, all on the bus of
+/// `fixture` (where responderd runs).
 final class KDESession {
+  let tb: Testbed
+  /// The headset (responderd owns it) and the keyboard's Consumer Control device (shared).
+  let headset: (device: EmulatedDevice, handler: EvdevIoctlHandler)
+  let keyboard: (device: EmulatedDevice, handler: EvdevIoctlHandler)
+  let fixture: DaemonFixture
+  let responderctl: String
   let desktop: HeadlessDesktop
   let players: PlayerHarness
   let calls: PlayerCalls
   let mpv: Player
 
-  init(_ fixture: DaemonFixture) throws {
+  /// Starts responderd with `config` on the emulated devices, then the desktop beside it.
+  init(config: String) throws {
+    tb = try Testbed()
+    headset = try tb.addLive("headset")
+    keyboard = try tb.addLive("keyboard-consumer")
+    fixture = try DaemonFixture(config: config)
+    responderctl = try BuiltProducts.path(of: "responderctl")
     desktop = try HeadlessDesktop.kwin(loop: fixture.loop, sessionBusAddress: fixture.bus.address)
     print("KWin ready for input in \(desktop.startSeconds) s")
     players = PlayerHarness(
@@ -222,9 +227,15 @@ final class KDESession {
       stderr: .file(desktop.directory + "/plasmawindowed.err"))
   }
 
+  /// Waits until responderd selected mpv and grabbed the headset.
+  func waitForMpvAndTheHeadset() throws {
+    try waitForSelection(of: mpv, fixture)
+    try fixture.waitFor("the headset to be grabbed", timeout: 10) { self.headset.handler.isGrabbed }
+  }
+
   /// A key as the kernel delivers it: to responderd through the device, and to KWin only while no
   /// program holds the device (a grabbed device's events reach no one else).
-  func press(_ tb: Testbed, _ device: EmulatedDevice, _ handler: EvdevIoctlHandler, _ code: UInt16) throws {
+  func press(_ device: EmulatedDevice, _ handler: EvdevIoctlHandler, _ code: UInt16) throws {
     let shared = !handler.isGrabbed
     let time = monotonicNow()
     try tb.key(device, code, 1, at: time)
