@@ -62,6 +62,39 @@ private final class EditorWindow {
   }
 }
 
+/// responderd (logging its chain) and the desktop `start` makes on its bus, warmed up. The editors
+/// answer on a software-rendered desktop of a machine shared by other builds: a responder deadline
+/// above the 100 ms default, so that a slow frame does not count as a hung app.
+private func editorDesktop(
+  _ start: (EventLoop, String) throws -> HeadlessDesktop
+) throws -> (DaemonFixture, HeadlessDesktop) {
+  let fixture = try DaemonFixture(config: "chain = [\"log\"]\n[responders]\ndeadline = 1\n")
+  let desktop = try start(fixture.loop, fixture.bus.address)
+  do {
+    try desktop.warmUp()
+  } catch {
+    desktop.stop()
+    throw error
+  }
+  return (fixture, desktop)
+}
+
+/// Left, then Right opened over it (the active window once mapped), each with its text typed:
+/// "alpha beta" in Left, "gamma delta" in Right.
+private func typeIntoTwoEditors(
+  _ desktop: HeadlessDesktop, left leftArguments: [String], right rightArguments: [String]
+) throws -> (left: EditorWindow, right: EditorWindow) {
+  let left = try EditorWindow(desktop, title: "Left", arguments: leftArguments)
+  try desktop.type("alpha beta")
+  try left.waitFor("the typed text") { $0.text == "alpha beta" }
+  let right = try EditorWindow(desktop, title: "Right", arguments: rightArguments)
+  try left.waitFor("its window to be inactive") { !$0.isActive }
+  try desktop.type("gamma delta")
+  try right.waitFor("the typed text", besides: [left]) { $0.text == "gamma delta" }
+  #expect(left.text == "alpha beta")
+  return (left, right)
+}
+
 /// evdev codes of the letters and the space the test types.
 private let keyCodes: [Character: UInt16] = [
   "a": 30, "b": 48, "d": 32, "e": 18, "g": 34, "h": 35, "l": 38, "m": 50, "o": 24, "p": 25, "t": 20, " ": 57,
@@ -105,23 +138,12 @@ extension IIOInputDeviceTests {
   func shakeToUndoInTheFocusedEditor() throws {
     let bed = try Testbed()
     try bed.addProximitySensor()
-    // The editors answer on a software-rendered desktop of a machine shared by other builds: a
-    // deadline above the 100 ms default, so that a slow frame does not count as a hung app.
-    let fixture = try DaemonFixture(config: "chain = [\"log\"]\n[responders]\ndeadline = 1\n")
-    let desktop = try HeadlessDesktop.gnomeShell(loop: fixture.loop, sessionBusAddress: fixture.bus.address)
+    let (fixture, desktop) = try editorDesktop {
+      try HeadlessDesktop.gnomeShell(loop: $0, sessionBusAddress: $1)
+    }
     defer { desktop.stop() }
-    try desktop.warmUp()
-
-    // Left: maximized (the whole work area); text typed into it.
-    let left = try EditorWindow(desktop, title: "Left", arguments: ["--maximized"])
-    try desktop.type("alpha beta")
-    try left.waitFor("the typed text") { $0.text == "alpha beta" }
-    // Right: a small window on top, active once mapped; text typed into it.
-    let right = try EditorWindow(desktop, title: "Right", arguments: ["--size", "400x300"])
-    try left.waitFor("its window to be inactive") { !$0.isActive }
-    try desktop.type("gamma delta")
-    try right.waitFor("the typed text", besides: [left]) { $0.text == "gamma delta" }
-    #expect(left.text == "alpha beta")
+    // Left maximized (the whole work area), Right a small window on top.
+    let (left, right) = try typeIntoTwoEditors(desktop, left: ["--maximized"], right: ["--size", "400x300"])
 
     // A tap on Left, far from Right (mutter places a new small window at the top left or in the
     // middle, never in the bottom-right corner of the work area): Left has the focus.
@@ -188,20 +210,10 @@ extension IIOInputDeviceTests {
     .enabled(if: phoshTestMissing == nil, "\(phoshTestMissing ?? "")"))
   func shakeToUndoOnPhosh() throws {
     let bed = try Testbed()
-    let fixture = try DaemonFixture(config: "chain = [\"log\"]\n[responders]\ndeadline = 1\n")
-    let desktop = try HeadlessDesktop.phosh(loop: fixture.loop, sessionBusAddress: fixture.bus.address)
+    let (fixture, desktop) = try editorDesktop { try HeadlessDesktop.phosh(loop: $0, sessionBusAddress: $1) }
     defer { desktop.stop() }
-    try desktop.warmUp()
-
-    let left = try EditorWindow(desktop, title: "Left", arguments: [])
-    try desktop.type("alpha beta")
-    try left.waitFor("the typed text") { $0.text == "alpha beta" }
     // Right opens over Left: phoc activates it.
-    let right = try EditorWindow(desktop, title: "Right", arguments: [])
-    try left.waitFor("its window to be inactive") { !$0.isActive }
-    try desktop.type("gamma delta")
-    try right.waitFor("the typed text", besides: [left]) { $0.text == "gamma delta" }
-    #expect(left.text == "alpha beta")
+    let (left, right) = try typeIntoTwoEditors(desktop, left: [], right: [])
     func appFocus() -> [String]? {
       (try? daemonProperty(fixture, "Chain").elements)?.compactMap(\.dictionary)
         .filter { $0["kind"]?.string == "app" }
