@@ -8,7 +8,7 @@ enum DBusIntrospection {
 
   /// The standard interfaces every object answers, described as exported ones are (the dispatch
   /// answers them itself: their handlers never run).
-  static let standardXML: String = {
+  private static func standardDescriptions() -> [DBusInterface] {
     let answeredByDispatch: (DBusMethodCall) throws -> [DBusValue] = { _ in [] }
     let names = ["interface_name", "property_name"]
     return [
@@ -36,7 +36,16 @@ enum DBusIntrospection {
             "PropertiesChanged", signature: "sa{sv}as",
             argumentNames: ["interface_name", "changed_properties", "invalidated_properties"])
         ]),
-    ].map(interfaceXML).joined()
+    ]
+  }
+
+  static let standardXML = standardDescriptions().map(interfaceXML).joined()
+
+  /// The arguments' signature of each method of the Properties interface (Get, GetAll, Set), as
+  /// its description above says.
+  static let propertiesSignatures: [String: String] = {
+    let methods = standardDescriptions().filter { $0.name == propertiesInterface }.flatMap(\.methods)
+    return Dictionary(uniqueKeysWithValues: methods.map { ($0.name, $0.inSignature) })
   }()
 
   static func xml(for object: DBusExportedObject?, children: [String]) -> String {

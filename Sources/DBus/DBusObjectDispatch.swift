@@ -80,7 +80,7 @@ package final class DBusObjectTable {
       // No interface: look the member up in every interface, the standard ones first.
       if member == "Introspect" && message.signature.isEmpty {
         answer(send, message, [.string(DBusIntrospection.xml(for: object, children: childNames(of: path)))])
-      } else if ["Get", "GetAll", "Set"].contains(member) {
+      } else if DBusIntrospection.propertiesSignatures[member] != nil {
         handlePropertiesCall(send, message, object: object)
       } else if let method = object.interfaces.lazy.compactMap({ $0.method(member) }).first {
         invoke(send, method, message)
@@ -124,7 +124,7 @@ package final class DBusObjectTable {
   }
 
   private func handlePropertiesCall(_ send: Send, _ message: DBusMessage, object: DBusExportedObject) {
-    let expected = ["Get": "ss", "GetAll": "s", "Set": "ssv"][message.member ?? ""]
+    let expected = DBusIntrospection.propertiesSignatures[message.member ?? ""]
     if let expected, message.signature != expected {
       return wrongArguments(send, message, expected: expected)
     }
