@@ -17,6 +17,9 @@
 //      Tests/Fixtures/Motion/umafall if its convert.py wrote it; likewise]
 //     [--vehicle=DIR: vehicle rides, default $RESPONDERD_VEHICLE_CORPUS, else
 //      Tests/Fixtures/Motion/vehicle if its convert.py wrote it; likewise]
+//     [--daphnet=DIR: walking at the thigh and the belt, default $RESPONDERD_DAPHNET_CORPUS, else
+//      Tests/Fixtures/Motion/daphnet if its convert.py wrote it; likewise]
+//     [--loso: leave one source out, LeaveOneOut.swift]
 import EventTime
 import Motion
 import ResponderConfig
