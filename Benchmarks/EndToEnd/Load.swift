@@ -26,6 +26,9 @@ struct LoadFigures {
   /// Key → player without the tabs, then with them (floor and responderd each).
   var quiet: [LatencySummary] = []
   var loaded: [LatencySummary] = []
+  /// How long a call to responderd (`Peer.Ping`) took right after the CPU window: a daemon that
+  /// reads less than the tabs send leaves the rest queued in the bus, and calls wait behind it.
+  var pingWithTabs: Double?
 }
 
 /// Load (issue 16): `tabs` MPRIS players (`EndToEnd --chatty-players`, browser tabs) each emitting
@@ -115,6 +118,15 @@ func measureLoad(
         name: name, seconds: elapsed, cpuSeconds: end.cpuSeconds - start[index].cpuSeconds,
         voluntarySwitches: end.voluntarySwitches - start[index].voluntarySwitches))
   }
+
+  let pingSent = monotonicNow()
+  var pinged: Double?
+  connection.call(
+    destination: "org.responderd.Daemon1", path: "/", interface: "org.freedesktop.DBus.Peer", method: "Ping",
+    timeout: 60
+  ) { _ in pinged = monotonicNow() }
+  try bench.wait("responderd's answer to Ping", timeout: 61) { pinged != nil }
+  figures.pingWithTabs = pinged.map { $0 - pingSent }
 
   progress("load: \(presses) presses per setup with the tabs")
   let loaded = setups()

@@ -291,13 +291,15 @@ public final class DBusConnection: MessageBus {
     pauseReadingIfAllCouldWait()
   }
 
-  /// After a turn whose every message could wait, with no reply awaited: the bus is read again
-  /// `batchingDelay` later (or at the next call), so that a stream of signals nobody needs now
-  /// wakes the process a few times a second, not once per signal.
+  /// After a turn whose every message could wait, with no reply awaited and nothing left in the
+  /// socket: the bus is read again `batchingDelay` later (or at the next call), so that a stream
+  /// of signals nobody needs now wakes the process a few times a second, not once per signal.
+  /// A batch is read whole (libdbus reads about 4 KB at a time): else the process would read less
+  /// than a chatty stream sends, and the bus would queue the rest, method calls behind it.
   private func pauseReadingIfAllCouldWait() {
     defer { turnCouldWait = nil }
     guard turnCouldWait == true, pendingCalls.isEmpty, resumeReading == nil, let delay = batchingDelay,
-      let link, !link.isClosed
+      let link, !link.isClosed, !link.hasUnreadBytes
     else { return }
     link.pauseReading()
     resumeReading = scheduler.schedule(after: delay) { [weak self] in

@@ -3,6 +3,10 @@ import EventLoop
 import EventTime
 import SystemPackage
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// One libdbus connection (one socket) wired into the event loop: watches become epoll
 /// registrations, timeouts become scheduler timers, and incoming messages are queued for the
 /// owning `DBusConnection`, which processes them outside libdbus (so handlers may do anything).
@@ -130,6 +134,16 @@ final class DBusLink {
     guard readingPaused else { return }
     readingPaused = false
     refreshAll()
+  }
+
+  /// Whether the socket holds bytes not read yet. libdbus reads at most about 4 KB each time the
+  /// socket is reported readable (two reads of 2048 bytes), so a batch of signals may need more.
+  var hasUnreadBytes: Bool {
+    guard !isClosed else { return false }
+    var fd: Int32 = -1
+    guard dbus_connection_get_socket(raw, &fd) != 0, fd >= 0 else { return false }
+    var byte: UInt8 = 0
+    return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
   }
 
   /// Refreshes each descriptor of the watches once (a read and a write watch share one).

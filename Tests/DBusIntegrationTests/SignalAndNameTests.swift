@@ -127,6 +127,38 @@ func sync(_ connection: DBusConnection) throws {
     try waitFor("the seventh signal", on: loop) { received.last == "Seventh" }
   }
 
+  /// A batch is read whole when the delay ends, however many reads it takes (libdbus reads about
+  /// 4 KB at a time): a stream of large signals must not leave the bus holding what came, with
+  /// anything sent after it (a method call) waiting behind.
+  @Test func aBatchLargerThanOneReadIsReadWhole() throws {
+    let bus = try PrivateBus()
+    let loop = try EventLoop()
+    let time = VirtualScheduler(now: 0)
+    let listener = try DBusConnection(address: bus.address, loop: loop, scheduler: time)
+    try listener.waitUntilConnected(timeout: 10)
+    let sender = try bus.connect(loop: loop)
+    var received: [String] = []
+    listener.onSignal(interface: "org.responderd.Test") { message in
+      received.append(message.member ?? "")
+      message.couldWait = true
+    }
+    try sync(listener)
+    try sender.emitSignal(path: "/s", interface: "org.responderd.Test", name: "First")
+    try waitFor("the first signal", on: loop) { received == ["First"] }
+
+    // 40 signals of about 1 KB each (a browser tab's Metadata is about half that), while paused.
+    let page = String(repeating: "m", count: 1000)
+    for index in 1...40 {
+      try sender.emitSignal(
+        path: "/s", interface: "org.responderd.Test", name: "Chatty\(index)", arguments: [.string(page)])
+    }
+    try sync(sender)
+    #expect(received == ["First"])
+    time.advance(by: try #require(listener.batchingDelay))
+    try waitFor("the whole batch", on: loop) { received.count == 41 }
+    #expect(received.last == "Chatty40")
+  }
+
   @Test func aWellKnownSenderIsResolvedToItsOwner() throws {
     let fixture = try BusFixture()
     let impostor = try fixture.bus.connect(loop: fixture.loop)
