@@ -364,10 +364,19 @@ public final class HeadlessDesktop {
       var shellOwner: String?
       let shellWatch = connection.watchNameOwner(wanted) { shellOwner = $0 }
       defer { shellWatch.cancel() }
-      try waitFor("\(program) to be ready", timeout: 90) {
-        guard wm.isRunning else { return true }
-        return shellOwner != nil && access(directory + "/xdg/wayland-0", F_OK) == 0
-          && (compositor == .mutter || Self.tail(logPath).contains("GNOME Shell started"))
+      let socketMade = { access(directory + "/xdg/wayland-0", F_OK) == 0 }
+      let started = { compositor == .mutter || Self.tail(logPath).contains("GNOME Shell started") }
+      do {
+        try waitFor("\(program) to be ready", timeout: 90) {
+          guard wm.isRunning else { return true }
+          return shellOwner != nil && socketMade() && started()
+        }
+      } catch {
+        // Which of the three signs of a ready shell were missing (the shell once hung at start here).
+        throw TestSupportError(
+          "\(error)\nat the timeout: \(wanted) \(shellOwner == nil ? "not owned" : "owned"), wayland-0 "
+            + "\(socketMade() ? "made" : "not made"), \(started() ? "started" : "\"GNOME Shell started\" not logged")"
+        )
       }
       guard wm.isRunning else { throw TestSupportError("\(program) died at start:\n\(Self.tail(logPath))") }
       if compositor == .gnomeShell && options.accessibility && sessionBusAddress != nil {
