@@ -15,6 +15,31 @@ func sync(_ connection: DBusConnection) throws {
     method: "GetId", timeout: 5)
 }
 
+/// A listener on a private bus that records the members of the `org.responderd.Test` signals it
+/// gets, on virtual time (a batch's delay passes only when the test advances it), and a sender.
+private final class BatchingPair {
+  let bus: PrivateBus
+  let loop: EventLoop
+  let time = VirtualScheduler(now: 0)
+  let listener: DBusConnection
+  let sender: DBusConnection
+  private(set) var received: [String] = []
+
+  /// `couldWait` says, by its member, whether a signal may wait for the next batch.
+  init(couldWait: @escaping (String) -> Bool) throws {
+    bus = try PrivateBus()
+    loop = try EventLoop()
+    listener = try DBusConnection(address: bus.address, loop: loop, scheduler: time)
+    try listener.waitUntilConnected(timeout: 10)
+    sender = try bus.connect(loop: loop)
+    listener.onSignal(interface: "org.responderd.Test") { [weak self] message in
+      self?.received.append(message.member ?? "")
+      message.couldWait = couldWait(message.member ?? "")
+    }
+    try sync(listener)
+  }
+}
+
 @Suite struct SignalAndNameTests {
   /// A name asked for while the connection registers goes out behind Hello: it is owned once
   /// registered, with one reply, and another connection sees this one as its owner.
@@ -78,18 +103,9 @@ func sync(_ connection: DBusConnection) throws {
   /// the bus unread for `batchingDelay`: a stream of them wakes the process once per delay, not
   /// once per signal. A signal that could not wait is followed at once, and so is a call's reply.
   @Test func signalsThatCouldWaitAreReadInBatches() throws {
-    let bus = try PrivateBus()
-    let loop = try EventLoop()
-    let time = VirtualScheduler(now: 0)
-    let listener = try DBusConnection(address: bus.address, loop: loop, scheduler: time)
-    try listener.waitUntilConnected(timeout: 10)
-    let sender = try bus.connect(loop: loop)
-    var received: [String] = []
-    listener.onSignal(interface: "org.responderd.Test") { message in
-      received.append(message.member ?? "")
-      message.couldWait = message.member != "Urgent"
-    }
-    try sync(listener)
+    let pair = try BatchingPair { $0 != "Urgent" }
+    let (loop, time, listener, sender) = (pair.loop, pair.time, pair.listener, pair.sender)
+    var received: [String] { pair.received }
     func emit(_ names: String...) throws {
       for name in names { try sender.emitSignal(path: "/s", interface: "org.responderd.Test", name: name) }
       // The bus has routed them once it answers the sender.
@@ -131,18 +147,9 @@ func sync(_ connection: DBusConnection) throws {
   /// 4 KB at a time): a stream of large signals must not leave the bus holding what came, with
   /// anything sent after it (a method call) waiting behind.
   @Test func aBatchLargerThanOneReadIsReadWhole() throws {
-    let bus = try PrivateBus()
-    let loop = try EventLoop()
-    let time = VirtualScheduler(now: 0)
-    let listener = try DBusConnection(address: bus.address, loop: loop, scheduler: time)
-    try listener.waitUntilConnected(timeout: 10)
-    let sender = try bus.connect(loop: loop)
-    var received: [String] = []
-    listener.onSignal(interface: "org.responderd.Test") { message in
-      received.append(message.member ?? "")
-      message.couldWait = true
-    }
-    try sync(listener)
+    let pair = try BatchingPair { _ in true }
+    let (loop, time, listener, sender) = (pair.loop, pair.time, pair.listener, pair.sender)
+    var received: [String] { pair.received }
     try sender.emitSignal(path: "/s", interface: "org.responderd.Test", name: "First")
     try waitFor("the first signal", on: loop) { received == ["First"] }
 
