@@ -32,7 +32,9 @@ import SystemPackage
 ///
 /// phoc and phosh run from `phosh-session.py` (`Tests/Fixtures/wayland`): touches come from an
 /// emulated evdev touchscreen of its own (umockdev) through libinput, the path a phone's panel
-/// takes; keys from a `zwp_virtual_keyboard_v1` client, as from squeekboard.
+/// takes; keys from a `zwp_virtual_keyboard_v1` client, as from squeekboard. phosh runs with its
+/// animations off (`enable-animations=false` in the desktop's GSettings keyfile), so that it
+/// activates a window as it learns of it, not at the end of an animated scroll of its overview.
 ///
 /// Nothing of the test's umockdev (`LD_PRELOAD` of libumockdev-preload, `UMOCKDEV_DIR`) reaches
 /// the desktop's processes: under `umockdev-wrapper` the emulated devices stay the test's, and the
