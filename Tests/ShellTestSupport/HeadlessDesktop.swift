@@ -32,7 +32,9 @@ import SystemPackage
 ///
 /// phoc and phosh run from `phosh-session.py` (`Tests/Fixtures/wayland`): touches come from an
 /// emulated evdev touchscreen of its own (umockdev) through libinput, the path a phone's panel
-/// takes; keys from a `zwp_virtual_keyboard_v1` client, as from squeekboard.
+/// takes; keys from a `zwp_virtual_keyboard_v1` client, as from squeekboard. phosh runs with its
+/// animations off (`enable-animations=false` in the desktop's GSettings keyfile), so that it
+/// activates a window as it learns of it, not at the end of an animated scroll of its overview.
 ///
 /// Nothing of the test's umockdev (`LD_PRELOAD` of libumockdev-preload, `UMOCKDEV_DIR`) reaches
 /// the desktop's processes: under `umockdev-wrapper` the emulated devices stay the test's, and the
@@ -212,19 +214,32 @@ public final class HeadlessDesktop {
     base["WAYLAND_DISPLAY"] = "wayland-0"
     mkdir(directory + "/xdg", 0o700)
     mkdir(directory + "/home", 0o700)
+    // GSettings from a keyfile (any key not there keeps its default).
+    var keyfile = ""
     if options.accessibility {
-      // GSettings from a keyfile, so that the shell, the bus launcher and the apps start with
-      // toolkit-accessibility on (org.a11y.Status.IsEnabled reads it).
+      // For every process: the shell, the bus launcher and the apps start with
+      // toolkit-accessibility on (org.a11y.Status.IsEnabled reads it), and no key repeat (a key
+      // typed through a loaded desktop may reach the app late enough after its press for the app
+      // to repeat it: "hhello").
+      keyfile += "[org/gnome/desktop/interface]\ntoolkit-accessibility=true\n"
+      keyfile += compositor == .phosh ? "enable-animations=false\n" : ""
+      keyfile += "[org/gnome/desktop/peripherals/keyboard]\nrepeat=false\n"
+    } else if compositor == .phosh {
+      // For phosh alone (phosh-session.py gives it GSETTINGS_BACKEND=keyfile): no animations.
+      // phosh's overview follows the activated window and, once there, activates it again;
+      // animated (a 250 ms scroll), that can come after phoc mapped and focused the next window,
+      // which then loses the focus to the one before. Unanimated, it comes as phosh learns of the
+      // window: for the first, before phosh folds its home and lets the window have the keyboard.
+      keyfile += "[org/gnome/desktop/interface]\nenable-animations=false\n"
+    }
+    if !keyfile.isEmpty {
       for folder in ["/home/.config", "/home/.config/glib-2.0", "/home/.config/glib-2.0/settings"] {
         mkdir(directory + folder, 0o700)
       }
-      try writeTextFile(
-        directory + "/home/.config/glib-2.0/settings/keyfile",
-        "[org/gnome/desktop/interface]\ntoolkit-accessibility=true\n"
-          // No key repeat: a key typed through a loaded desktop may reach the app late enough
-          // after its press for the app to repeat it ("hhello").
-          + "[org/gnome/desktop/peripherals/keyboard]\nrepeat=false\n")
-      // KWin's own setting of the same.
+      try writeTextFile(directory + "/home/.config/glib-2.0/settings/keyfile", keyfile)
+    }
+    if options.accessibility {
+      // KWin's own setting of no key repeat.
       try writeTextFile(directory + "/home/.config/kcminputrc", "[Keyboard]\nKeyRepeat=nothing\n")
       base["GSETTINGS_BACKEND"] = "keyfile"
     } else {

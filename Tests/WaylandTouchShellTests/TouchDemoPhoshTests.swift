@@ -1,3 +1,4 @@
+import DBusTestSupport
 import ShellTestSupport
 import TestConditions
 import Testing
@@ -25,6 +26,7 @@ extension TouchDemoShellTests {
       $0.kind == "window" && $0.number("width") == 360 && $0.number("height") == 648 - titleBar
         && $0.number("scale") == 2
     }
+    try desktop.waitUntilAppShown("phosh's home folded away from the window")
     try demo.tapUntilTouched(at: (600, 1200))
 
     // A tap between pixels: the board's tap, at its window point.
@@ -56,9 +58,8 @@ extension TouchDemoShellTests {
     try expectPNG(shot, width: 360, height: 720)
 
     // phosh's panels are black: its quick settings and its overview cover most of the screen with
-    // black, the app and the bars leave 10 % of it black.
+    // black.
     func phoshCovers() throws -> Bool { try desktop.screenShare(inColour: 0x000000) > 0.5 }
-    func appShown() throws -> Bool { try desktop.screenShare(inColour: 0x000000) < 0.2 }
 
     // A drag down from the top bar (point y = 10) opens phosh's quick settings; a drag up from
     // their handle (point y = 603) closes them. Neither reaches the app (wlroots 0.15 has no
@@ -68,7 +69,7 @@ extension TouchDemoShellTests {
     try desktop.drag(fingers: [((360, 20), (360, 1000))], steps: 20, duration: 0.4)
     try desktop.waitFor("phosh's quick settings to open") { (try? phoshCovers()) == true }
     try desktop.drag(fingers: [((360, 1206), (360, 100))], steps: 20, duration: 0.3)
-    try desktop.waitFor("phosh's quick settings to close") { (try? appShown()) == true }
+    try desktop.waitUntilAppShown("phosh's quick settings to close")
     try demo.tapUntilTouched(at: (600, 1200))
     let afterTopBar = demo.lines(after: start).filter { $0.kind == "touches" }
     #expect(
@@ -81,7 +82,7 @@ extension TouchDemoShellTests {
     try desktop.drag(fingers: [((360, 1424), (360, 500))], steps: 20, duration: 0.4)
     try desktop.waitFor("phosh's overview to open") { (try? phoshCovers()) == true }
     try desktop.tap(x: 360, y: 400)
-    try desktop.waitFor("the overview to close") { (try? appShown()) == true }
+    try desktop.waitUntilAppShown("the overview to close")
     try demo.tapUntilTouched(at: (600, 1200))
     let afterHomeBar = demo.lines(after: start).filter { $0.kind == "touches" }
     #expect(
@@ -103,6 +104,7 @@ extension TouchDemoShellTests {
     try demo.waitFor("the window maximized between the bars") {
       $0.kind == "window" && $0.number("height") == 648
     }
+    try desktop.waitUntilAppShown("phosh's home folded away from the window")
     try demo.tapUntilTouched(at: (600, 1200))
 
     let start = demo.lines.count
@@ -142,6 +144,7 @@ extension TouchDemoShellTests {
     try demo.waitUntil("the window between phosh's bars again") { _ in
       demo.lines.last { $0.kind == "window" }?.number("height") == 648
     }
+    try desktop.waitUntilAppShown("the window shown again")
     try demo.tapUntilTouched(at: (600, 1200))
     let tapStart = demo.lines.count
     try desktop.tap(x: 301, y: 400.5)
@@ -171,5 +174,25 @@ extension TouchDemoShellTests {
     let desktop = try HeadlessDesktop.phosh()
     defer { desktop.stop() }
     _ = try checkPhoshTapPanPinch(desktop, .sdl)
+  }
+}
+
+extension HeadlessDesktop {
+  /// Waits until the screen shows the app, still: phosh's panels are black, and with its home,
+  /// quick settings and overview folded away its bars leave 10 % of the screen black; two
+  /// screenshots in a row agree, so no panel is still folding. A touch on a panel that folds is a
+  /// drag of it, which phoc lets fall back open over the app.
+  fileprivate func waitUntilAppShown(_ what: String, timeout: Double = 20) throws {
+    var last: Double?
+    do {
+      try waitFor(what, timeout: timeout) {
+        guard let share = try? screenShare(inColour: 0x000000) else { return false }
+        defer { last = share }
+        return share < 0.2 && share == last
+      }
+    } catch {
+      throw TestSupportError(
+        "\(error); black share of the last screenshot: \(last.map { "\($0)" } ?? "none")")
+    }
   }
 }

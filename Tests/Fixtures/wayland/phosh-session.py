@@ -14,7 +14,8 @@ XDG_RUNTIME_DIR, HOME and session bus):
  3. once phoc's output is up, hot-plugs the touchscreen (umockdev fakes no udev database, so
     libinput's start-up enumeration skips it; the "add" uevent works) and waits until phoc
     has it (phosh needs an input device: phoc makes its wl_seat at the first one);
- 4. starts phosh (-U, unlocked) without umockdev's preload, and waits for "shell up"
+ 4. starts phosh (-U, unlocked) without umockdev's preload, its GSettings from the keyfile of
+    XDG_CONFIG_HOME (where HeadlessDesktop turns its animations off), and waits for "shell up"
     (log: DIR/phosh.log);
  5. prints "ready" and reads commands from FIFO, one a line, answering each on stdout with
     "ok" (or "err ...") once written to the touchscreen:
@@ -397,7 +398,7 @@ def main():
 
     penv = {k: v for k, v in os.environ.items() if k not in ('LD_PRELOAD', 'UMOCKDEV_DIR')}
     penv.update(WAYLAND_DISPLAY='wayland-0', GDK_BACKEND='wayland', XDG_SESSION_TYPE='wayland',
-                XDG_CURRENT_DESKTOP='Phosh:GNOME', NO_AT_BRIDGE='1',
+                XDG_CURRENT_DESKTOP='Phosh:GNOME', NO_AT_BRIDGE='1', GSETTINGS_BACKEND='keyfile',
                 G_MESSAGES_DEBUG=(os.environ.get('G_MESSAGES_DEBUG', '') + ' phosh-shell').strip())
     phosh_log = os.path.join(D, 'phosh.log')
     restarting = [False]
