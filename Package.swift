@@ -354,8 +354,9 @@ let package = Package(
       dependencies: ["InputCodes", "CUmockdev", "DeviceTestSupport", "ResponderCore", "SystemCalls"],
       path: "Benchmarks/BenchmarkSupport",
       swiftSettings: strict),
-    // C for the benchmarks: the subreaper, and the floors that read the same device as responderd
-    // (libevdev → PlayPause on an open libdbus connection; → the volume on an open libpulse one).
+    // C for the benchmarks: the subreaper, the floors that read the same device as responderd
+    // (libevdev → PlayPause on an open libdbus connection; → the volume on an open libpulse one),
+    // and the signal floor (chatty players' signals read in batches and dropped, libdbus alone).
     .target(
       name: "CBenchmarkShims", dependencies: ["CDBus", "CEvdev"], path: "Benchmarks/CBenchmarkShims",
       linkerSettings: [.linkedLibrary("pulse")]),

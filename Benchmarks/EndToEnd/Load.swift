@@ -2,6 +2,7 @@ import BenchmarkSupport
 import DBus
 import DBusTestSupport
 import EventLoop
+import SystemCalls
 
 #if canImport(Glibc)
   import Glibc
@@ -29,12 +30,32 @@ struct LoadFigures {
   /// How long a call to responderd (`Peer.Ping`) took right after the CPU window: a daemon that
   /// reads less than the tabs send leaves the rest queued in the bus, and calls wait behind it.
   var pingWithTabs: Double?
+  /// The messages the signal floor dropped in the CPU window (it reads what responderd reads).
+  var floorMessages: Int?
+  /// The machine's 1-minute load average at the start and the end of the CPU window.
+  var loadAverage: (start: Double, end: Double) = (.nan, .nan)
+
+  /// The CPU of `name` over the window (nil when it was not measured).
+  func cpu(of name: String) -> LoadCPU? { cpu.first { $0.name == name } }
+  /// The signals the tabs send in a second (every one reaches responderd and the floor once).
+  var signalsPerSecond: Double { Double(tabs) * rate }
 }
+
+/// The 1-minute load average (/proc/loadavg), NaN when unreadable.
+func oneMinuteLoadAverage() -> Double {
+  (try? readTextFile("/proc/loadavg")).flatMap { $0.split(separator: " ").first }.flatMap { Double($0) }
+    ?? .nan
+}
+
+/// The pause of the signal floor between batches: responderd's `DBusConnection.batchingDelay`.
+let signalFloorPauseMilliseconds = 50
 
 /// Load (issue 16): `tabs` MPRIS players (`EndToEnd --chatty-players`, browser tabs) each emitting
 /// PropertiesChanged `rate` times a second. Measures, in one run beside a paused mpv: the key →
 /// player latency (floor and responderd, interleaved) without the tabs, then with them; and the
-/// CPU of responderd and playerctld over `seconds` while the tabs chatter and nothing else happens.
+/// CPU of responderd, playerctld and the signal floor (`EndToEnd --signal-floor`: libdbus alone,
+/// following the same players with the same rules and reading in batches with the same pause) over
+/// `seconds` while the tabs chatter and nothing else happens.
 /// `responderd`: another build's path (a baseline), nil for this one.
 func measureLoad(
   bench: Bench, responderd path: String?, tabs: Int, rate: Double, seconds: Double, presses: Int
@@ -100,16 +121,27 @@ func measureLoad(
     [try BuiltProducts.path(of: "EndToEnd"), "--chatty-players", "\(tabs)", "\(rate)"],
     environment: bench.environment(testbed: false), loop: bench.loop)
   try chatty.waitForOutput("ready", timeout: 20)
+  // The floor follows the players responderd follows (the paused mpv and the tabs), in the same
+  // environment as responderd (umockdev's preload wraps some of the calls both make).
+  let floor = try LoggedProcess(
+    "signal floor",
+    [try BuiltProducts.path(of: "EndToEnd"), "--signal-floor", "\(signalFloorPauseMilliseconds)", playerName]
+      + (1...tabs).map { "org.mpris.MediaPlayer2.tab\($0)" },
+    environment: bench.environment(testbed: true), loop: bench.loop)
+  try floor.waitForOutput("ready", timeout: 20)
   bench.pass(3)  // everyone takes in the tabs
   try chatty.checkRunning()
 
   progress("load: \(Int(seconds)) s of \(tabs) tabs × \(rate) PropertiesChanged/s, nothing else")
-  let processes = [("responderd", responderd), ("playerctld", playerctld)]
+  let processes = [("responderd", responderd), ("playerctld", playerctld), ("signal floor", floor)]
   for (_, process) in processes { try process.checkRunning() }
+  let droppedBefore = try droppedCount(of: floor, reports: 1, bench: bench)
+  let loadAtStart = oneMinuteLoadAverage()
   let start = try processes.map { try ProcessSample(pid: $0.1.pid) }
   let began = monotonicNow()
   bench.pass(seconds)
   let elapsed = monotonicNow() - began
+  figures.loadAverage = (loadAtStart, oneMinuteLoadAverage())
   for (index, (name, process)) in processes.enumerated() {
     try process.checkRunning()
     let end = try ProcessSample(pid: process.pid)
@@ -118,6 +150,8 @@ func measureLoad(
         name: name, seconds: elapsed, cpuSeconds: end.cpuSeconds - start[index].cpuSeconds,
         voluntarySwitches: end.voluntarySwitches - start[index].voluntarySwitches))
   }
+  figures.floorMessages = try droppedCount(of: floor, reports: 2, bench: bench) - droppedBefore
+  floor.stop()
 
   let pingSent = monotonicNow()
   var pinged: Double?
@@ -141,4 +175,17 @@ func measureLoad(
   bench.pass(0.5)  // the names are released before the next part
   withExtendedLifetime(player) {}
   return figures
+}
+
+/// Asks the signal floor how many messages it dropped so far (SIGUSR1) and waits for its
+/// `reports`-th answer.
+private func droppedCount(of floor: LoggedProcess, reports: Int, bench: Bench) throws -> Int {
+  kill(floor.pid, SIGUSR1)
+  func counts() -> [Int] {
+    floor.output.split(separator: "\n").compactMap { line in
+      line.hasPrefix("dropped ") ? Int(line.dropFirst("dropped ".count)) : nil
+    }
+  }
+  try bench.wait("the signal floor's count", timeout: 5) { counts().count >= reports }
+  return counts()[reports - 1]
 }

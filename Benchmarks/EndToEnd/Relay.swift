@@ -19,3 +19,13 @@ func runRelay(device: String, player: String) -> Never {
 func runVolumeRelay(device: String) -> Never {
   exit(bench_volume_floor(device))
 }
+
+/// `EndToEnd --signal-floor PAUSE_MS NAME…`: the floor of the load part. A process of its own
+/// follows the owners of the NAMEs with the match rules responderd adds for a player, reads its
+/// libdbus connection in batches with responderd's pause between them, and drops every message in
+/// its filter (C, in CBenchmarkShims): what reading the signals costs libdbus alone. Says "ready"
+/// once its rules are in, and "dropped N" on each SIGUSR1; runs until killed.
+func runSignalFloor(pauseMilliseconds: Int32) -> Never {
+  let names = CommandLine.unsafeArgv + 3
+  exit(bench_signal_floor(pauseMilliseconds, CommandLine.argc - 3, names))
+}

@@ -16,7 +16,8 @@
 //             vs thd + `pactl set-sink-volume` vs the floor, against a real PulseAudio (see Volume);
 //   size    - the binaries stripped, the package (--package) and responderd's RSS at start;
 //   load    - 20 chatty MPRIS players (browser tabs, PropertiesChanged at 10 Hz each): the CPU of
-//             responderd and playerctld, and key → player with and without them (see Load).
+//             responderd, playerctld and the signal floor (libdbus alone reading them in batches),
+//             and key → player with and without them (see Load).
 // Every wait is bounded; every process started is stopped and reaped (the run is also the
 // subreaper of whatever they leave behind).
 import BenchmarkSupport
@@ -35,6 +36,11 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--relay" {
 }
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--volume-relay" {
   runVolumeRelay(device: CommandLine.arguments[2])
+}
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "--signal-floor",
+  let pause = Int32(CommandLine.arguments[2])
+{
+  runSignalFloor(pauseMilliseconds: pause)
 }
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--chatty-players",
   let count = Int(CommandLine.arguments[2]), let rate = Double(CommandLine.arguments[3])

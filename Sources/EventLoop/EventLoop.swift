@@ -225,6 +225,9 @@ public final class TimerScheduler: Scheduler {
   private var sequence: UInt64 = 0
   private let timerFD: FileDescriptor
   private var armedFor: Seconds?
+  /// The timerfd expired and reads as ready until read or set again: setting it for the next
+  /// deadline clears that too, so an expiry followed by another timer costs one system call.
+  private var expiredUnread = false
   private unowned let loop: EventLoop
 
   fileprivate init(loop: EventLoop) throws(SystemError) {
@@ -251,7 +254,7 @@ public final class TimerScheduler: Scheduler {
   }
 
   private func expire() {
-    _ = try? timerFD.readCounter()
+    expiredUnread = true
     armedFor = nil
     let current = now
     while let first = heap.min, first.timer.isCancelled || first.timer.deadline <= current {
@@ -259,6 +262,11 @@ public final class TimerScheduler: Scheduler {
       first.timer.fire()
     }
     rearm()
+    // Not set again (no timer left): read, or epoll would report it again at once.
+    if expiredUnread {
+      _ = try? timerFD.readCounter()
+      expiredUnread = false
+    }
   }
 
   private func rearm() {
@@ -266,6 +274,6 @@ public final class TimerScheduler: Scheduler {
     let next = heap.min?.timer.deadline
     guard next != armedFor else { return }
     armedFor = next
-    try? timerFD.armTimer(at: next)
+    if (try? timerFD.armTimer(at: next)) != nil { expiredUnread = false }
   }
 }

@@ -63,6 +63,23 @@ import Testing
     #expect(firedAt! >= deadline)
   }
 
+  // After a timer fires, the timer descriptor is set for the next one instead of read: the loop
+  // must not see it ready again before that deadline, nor after the last timer.
+  @Test func anExpiredTimerWakesTheLoopOnce() throws {
+    let loop = try EventLoop()
+    let scheduler = loop.scheduler!
+    var fired: [String] = []
+    let now = scheduler.now
+    scheduler.schedule(at: now + 0.001) { fired.append("first") }
+    scheduler.schedule(at: now + 0.030) { fired.append("second") }
+    #expect(loop.run(until: { fired == ["first"] }, timeout: 5))
+    var wakeups = 0
+    loop.addWakeupObserver { if $0 > 0 { wakeups += 1 } }
+    #expect(loop.run(until: { fired == ["first", "second"] }, timeout: 5))
+    #expect(wakeups == 1)
+    #expect(loop.runOnce(timeout: 0) == 0)
+  }
+
   @Test func signalsArriveOnTheLoop() throws {
     let loop = try EventLoop()
     var got: [Int32] = []

@@ -15,4 +15,12 @@ int bench_key_floor(const char *device, const char *player);
 /// server from PULSE_SERVER). Prints "ready" once it knows the sink; returns only on an error.
 int bench_volume_floor(const char *device);
 
+/// The signal floor: a session-bus connection that follows the owners of NAMES (COUNT of them) with
+/// the match rules responderd's player tracker adds (each player's PropertiesChanged of the MPRIS
+/// interfaces and its Seeked, the MPRIS names' NameOwnerChanged), reads its socket in batches
+/// (blocks until readable, reads and dispatches until the socket is empty, then sleeps PAUSE_MS)
+/// and drops every message in its filter. Prints "ready" once its rules are in, and "dropped N" (the
+/// messages dropped so far) on each SIGUSR1; returns only when the bus goes away or on an error.
+int bench_signal_floor(int pause_ms, int count, char *const *names);
+
 #endif
