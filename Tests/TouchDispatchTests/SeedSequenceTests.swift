@@ -260,3 +260,53 @@ final class TwoFingerSpreadRecognizer: GestureRecognizer {
       ])
   }
 }
+
+/// A recognizer that logs each touches message it gets as "name touchesBegan 0", and fails once
+/// its touches have all lifted.
+final class LoggingRecognizer: GestureRecognizer {
+  let log: Log
+  init(log: Log) {
+    self.log = log
+    super.init()
+  }
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    log.add("\(name!) touchesBegan \(ids(touches))")
+  }
+  override func touchesMoved(_ touches: Set<Touch>, with event: Event) {
+    log.add("\(name!) touchesMoved \(ids(touches))")
+  }
+  override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
+    log.add("\(name!) touchesEnded \(ids(touches))")
+    if activeTouches.isEmpty { state = .failed }
+  }
+}
+
+@Suite struct RecognizersFirstTests {
+  /// Seed 000 "Regulating the Delivery of Touches to Views": the window sends touches to the
+  /// recognizers of the view where they occurred, and of its superviews, before the view itself
+  /// ("gesture recognizer 比 view 先收到消息"; seed 004: recognizers receive touches before the
+  /// view). In every phase both recognizers hear of the touch first (which of the two goes first
+  /// is not specified); the view's touchesEnded comes once the recognizer holding it back failed.
+  @Test func recognizersGetEachTouchBeforeTheView() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 200, 200)
+    h.attach(LoggingRecognizer(log: h.log), "R", to: view)
+    h.attach(LoggingRecognizer(log: h.log), "W", to: h.window)
+
+    h.down(0, 50, 50, at: 1)
+    var lines = h.log.take()
+    #expect(Set(lines.prefix(2)) == ["R touchesBegan 0", "W touchesBegan 0"])
+    #expect(lines.dropFirst(2) == ["V touchesBegan 0"])
+
+    h.move(0, 60, 50, at: 1.05)
+    lines = h.log.take()
+    #expect(Set(lines.prefix(2)) == ["R touchesMoved 0", "W touchesMoved 0"])
+    #expect(lines.dropFirst(2) == ["V touchesMoved 0"])
+
+    h.up(0, at: 1.1)
+    lines = h.log.take()
+    #expect(lines.last == "V touchesEnded 0")
+    #expect(
+      Set(lines.dropLast()) == ["R touchesEnded 0", "R failed", "W touchesEnded 0", "W failed"])
+  }
+}
