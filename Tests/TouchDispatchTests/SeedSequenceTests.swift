@@ -310,3 +310,48 @@ final class LoggingRecognizer: GestureRecognizer {
       Set(lines.dropLast()) == ["R touchesEnded 0", "R failed", "W touchesEnded 0", "W failed"])
   }
 }
+
+@Suite struct RequiredContinuousGestureTests {
+  /// The states of a tap and a pan on one view, allowed to recognize simultaneously, as a finger
+  /// goes down, moves `distance` points and lifts; the tap requires the pan to fail when `requires`.
+  private func states(requires: Bool, distance: Double) -> (during: [String], atLift: [String]) {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
+    let tap = h.attach(TapGestureRecognizer(), "tap", to: view)
+    let delegate = Delegate()
+    delegate.simultaneous = { _, _ in true }
+    tap.delegate = delegate
+    if requires { tap.require(toFail: pan) }
+    func states(_ lines: [String]) -> [String] {
+      lines.filter { !$0.hasPrefix("V ") && !$0.hasSuffix(" action") && !$0.hasSuffix(" changed") }
+    }
+    return withExtendedLifetime(delegate) {
+      h.down(0, 100, 100, at: 1)
+      h.move(0, 100 + distance, 100, at: 1.05)
+      let during = states(h.log.take())
+      h.up(0, at: 1.1)
+      return (during, states(h.log.take()))
+    }
+  }
+
+  /// Seed 000 "Declaring a Specific Order for Two Gesture Recognizers": the recognizer that
+  /// requires another to fail goes to failed when that one is recognized *or begins* ("若
+  /// swipeRecognizer 变成了 Recognized 或 Began 状态，则 panRecognizer 过渡到 Failed 状态"). A pan
+  /// beginning (a continuous gesture) fails the tap waiting for it at once, though the move is
+  /// within the tap's allowed movement; a pan that fails lets the waiting tap be recognized.
+  @Test func aRecognizerFailsWhenTheContinuousOneItRequiresBegins() {
+    let waiting = states(requires: true, distance: 20)
+    #expect(waiting.during == ["pan began", "tap failed"])
+    #expect(waiting.atLift == ["pan ended"])
+
+    let released = states(requires: true, distance: 0)
+    #expect(released.during == [])
+    #expect(released.atLift == ["pan failed", "tap recognized"])
+
+    // Without the requirement the two recognize side by side.
+    let free = states(requires: false, distance: 20)
+    #expect(free.during == ["pan began"])
+    #expect(free.atLift.sorted() == ["pan ended", "tap recognized"])
+  }
+}
