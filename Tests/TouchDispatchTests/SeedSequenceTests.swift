@@ -355,3 +355,82 @@ final class LoggingRecognizer: GestureRecognizer {
     #expect(free.atLift.sorted() == ["pan ended", "tap recognized"])
   }
 }
+
+/// A custom continuous recognizer: a one-finger horizontal drag. It begins once the finger moved
+/// 10 points sideways, and cancels itself when the finger wanders 30 points off the line: the
+/// gesture no longer fits. Counts its resets.
+final class HorizontalDragRecognizer: GestureRecognizer {
+  private var start: Point?
+  var resets = 0
+
+  override func touchesBegan(_ touches: Set<Touch>, with event: Event) {
+    if start == nil { start = touches.first?.locationInWindow }
+  }
+  override func touchesMoved(_ touches: Set<Touch>, with event: Event) {
+    guard let start, let location = touches.first?.locationInWindow else { return }
+    let offLine = abs(location.y - start.y) > 30
+    switch state {
+    case .possible:
+      if offLine {
+        state = .failed
+      } else if abs(location.x - start.x) >= 10 {
+        state = .began
+      }
+    case .began, .changed:
+      state = offLine ? .cancelled : .changed
+    default:
+      break
+    }
+  }
+  override func touchesEnded(_ touches: Set<Touch>, with event: Event) {
+    switch state {
+    case .possible: state = .failed
+    case .began, .changed: state = .ended
+    default: break
+    }
+  }
+  override func reset() {
+    start = nil
+    resets += 1
+  }
+}
+
+@Suite struct CustomContinuousRecognizerTests {
+  /// Seed 000 "Gesture Recognizers Operate in a Finite State Machine": a continuous recognizer can
+  /// go from changed to cancelled when it decides the gesture no longer fits the expected pattern.
+  /// The action method hears of the cancel (seed 003: use the cancelled state to discard changes),
+  /// the view, whose touches were cancelled when the gesture began, gets nothing more of the
+  /// sequence, and once the finger lifts the recognizer is reset to possible: `reset()` is called
+  /// once and no action is sent for it (seed 000: "这个状态转变不会触发 action 消息"; seed 001:
+  /// subclasses implement reset).
+  @Test func aContinuousRecognizerCancelsAGestureThatNoLongerFits() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    let drag = h.attach(HorizontalDragRecognizer(), "drag", to: view)
+
+    h.down(0, 100, 100, at: 1)
+    h.move(0, 120, 100, at: 1.05)
+    #expect(h.log.take() == ["V touchesBegan 0", "drag began", "V touchesCancelled 0", "drag action"])
+    h.move(0, 140, 110, at: 1.1)
+    #expect(h.log.take() == ["drag changed", "drag action"])
+    h.move(0, 150, 150, at: 1.15)
+    #expect(h.log.take() == ["drag cancelled", "drag action"])
+    #expect(drag.state == .cancelled)
+    h.move(0, 200, 150, at: 1.2)
+    #expect(h.log.take() == [])
+    #expect(drag.resets == 0)
+
+    h.logResets = true
+    h.up(0, at: 1.25)
+    #expect(h.log.take() == ["drag possible"])
+    #expect(drag.state == .possible)
+    #expect(drag.resets == 1)
+
+    // The next sequence starts afresh, and ends normally.
+    h.logResets = false
+    h.drag(from: point(100, 300), to: point(200, 300), at: 2, duration: 0.1, hz: 20)
+    let states = h.log.take().filter { $0.hasPrefix("drag") && !$0.hasSuffix("action") }
+    #expect(states.first == "drag began" && states.last == "drag ended")
+    #expect(drag.resets == 2)
+  }
+}
