@@ -233,6 +233,33 @@ final class OverhangingTabBar: View {
     #expect(app.next == nil)
   }
 
+  /// Seed 004 "Determining an Event's First Responder": the first responder of a touch event is
+  /// the view in which the touch occurred, whoever is the application's first responder; a shake
+  /// goes to the designated first responder.
+  @Test func touchesGoToTheHitTestViewNotTheFirstResponder() {
+    final class Field: View {
+      var got: [String] = []
+      override var canBecomeFirstResponder: Bool { true }
+      override func touchesBegan(_ touches: Set<Touch>, with event: Event?) { got.append("touchesBegan") }
+      override func touchesEnded(_ touches: Set<Touch>, with event: Event?) { got.append("touchesEnded") }
+      override func motionBegan(_ motion: EventSubtype, with event: Event?) { got.append("motionBegan") }
+    }
+    let h = Harness()
+    let field = Field(frame: Rect(x: 0, y: 0, width: 400, height: 100))
+    h.window.addSubview(field)
+    h.addView("V", 0, 200, 400, 200)
+    #expect(field.becomeFirstResponder())
+    #expect(h.app.firstResponder === field)
+
+    h.tap(100, 300, at: 1)
+    #expect(h.log.take() == ["V touchesBegan 0", "V touchesEnded 0"])
+    #expect(field.got.isEmpty)
+    h.app.post(.motion(timestamp: 2))
+    #expect(field.got == ["motionBegan"])
+    h.tap(100, 50, at: 3)
+    #expect(field.got == ["motionBegan", "touchesBegan", "touchesEnded"])
+  }
+
   /// A touch a view does not handle goes up the chain: superview, controller, window, application.
   @Test func unhandledTouchesTravelUpTheChain() {
     final class Catcher: Responder {
