@@ -35,6 +35,10 @@ final class Node: Responder {
     received.append("motionEnded")
     if !handles.contains(.motion) { super.motionEnded(motion, with: event) }
   }
+  override func motionCancelled(_ motion: EventSubtype, with event: Event?) {
+    received.append("motionCancelled")
+    if !handles.contains(.motion) { super.motionCancelled(motion, with: event) }
+  }
   override func pressesBegan(_ presses: Set<Press>, with event: Event?) {
     received.append("pressesBegan")
     if !handles.contains(.presses) { super.pressesBegan(presses, with: event) }
@@ -109,6 +113,33 @@ final class Node: Responder {
     #expect(focused.received == ["pressesBegan"])
     #expect(records().map(\.handledBy) == ["first", "first", "first", "focused"])
     #expect(records().map(\.motionPhase) == [.began, .ended, nil, nil])
+  }
+
+  /// Seed 003, "Responding to Motion Events": a motion event goes to the first responder first and
+  /// is forwarded up the chain as needed, in each of its phases (motionBegan, motionEnded,
+  /// motionCancelled: "此方法的默认实现将消息转发到响应者链"); nobody handling it, it is dropped.
+  @Test func unhandledMotionTravelsUpTheChainInEveryPhase() {
+    let (app, records) = records()
+    let last = Node("last", next: app, handles: [.motion])
+    let first = Node("first", next: last)
+    first.becomes = true
+    #expect(first.becomeFirstResponder())
+    app.post(.motion(timestamp: 1))
+    app.post(.motion(timestamp: 2), phase: .cancelled)
+    app.post(.motion(timestamp: 3))
+    app.post(.motion(timestamp: 4), phase: .ended)
+    let phases = ["motionBegan", "motionCancelled", "motionBegan", "motionEnded"]
+    #expect(first.received == phases)
+    #expect(last.received == phases)
+    #expect(records().map(\.handledBy) == ["last", "last", "last", "last"])
+    #expect(records().allSatisfy { $0.receivedBy == ["first", "last"] && $0.subtype == .motionShake })
+    #expect(records().map(\.motionPhase) == [.began, .cancelled, .began, .ended])
+
+    last.handles = []
+    app.post(.motion(timestamp: 5), phase: .cancelled)
+    #expect(records()[4].wasDropped)
+    #expect(records()[4].receivedBy == ["first", "last", "application"])
+    #expect(records()[4].motionPhase == .cancelled)
   }
 
   @Test func withoutFirstResponderEventsStartAtTheKeyWindowOrAreDropped() {
