@@ -142,6 +142,29 @@ final class Node: Responder {
     #expect(records()[4].motionPhase == .cancelled)
   }
 
+  /// Seed 003: "要关闭远程控制事件的传递，请调用 endReceivingRemoteControlEvents 方法": after it, remote
+  /// control events reach nobody (and say why); other events are not affected; beginning again
+  /// delivers them again.
+  @Test func endReceivingRemoteControlEventsStopsTheirDelivery() {
+    let (app, records) = records()
+    let first = Node("first", next: app, handles: [.remoteControl, .motion])
+    first.becomes = true
+    first.becomeFirstResponder()
+    app.beginReceivingRemoteControlEvents()
+    app.post(.remoteControl(.remoteControlPause, timestamp: 1))
+    app.endReceivingRemoteControlEvents()
+    #expect(!app.isReceivingRemoteControlEvents)
+    app.post(.remoteControl(.remoteControlPlay, timestamp: 2))
+    app.post(.motion(timestamp: 3))
+    #expect(first.received == ["remote:pause", "motionBegan"])
+    #expect(records()[1].dropReason == "not receiving remote-control events")
+    #expect(records()[1].receivedBy.isEmpty)
+    app.beginReceivingRemoteControlEvents()
+    app.post(.remoteControl(.remoteControlNextTrack, timestamp: 4))
+    #expect(first.received == ["remote:pause", "motionBegan", "remote:nextTrack"])
+    #expect(records().map(\.handledBy) == ["first", nil, "first", "first"])
+  }
+
   @Test func withoutFirstResponderEventsStartAtTheKeyWindowOrAreDropped() {
     let (app, records) = records()
     app.beginReceivingRemoteControlEvents()
