@@ -43,6 +43,18 @@ final class Node: Responder {
     received.append("pressesBegan")
     if !handles.contains(.presses) { super.pressesBegan(presses, with: event) }
   }
+  override func pressesChanged(_ presses: Set<Press>, with event: Event?) {
+    received.append("pressesChanged")
+    if !handles.contains(.presses) { super.pressesChanged(presses, with: event) }
+  }
+  override func pressesEnded(_ presses: Set<Press>, with event: Event?) {
+    received.append("pressesEnded")
+    if !handles.contains(.presses) { super.pressesEnded(presses, with: event) }
+  }
+  override func pressesCancelled(_ presses: Set<Press>, with event: Event?) {
+    received.append("pressesCancelled")
+    if !handles.contains(.presses) { super.pressesCancelled(presses, with: event) }
+  }
 }
 
 @Suite struct ResponderChainTests {
@@ -163,6 +175,25 @@ final class Node: Responder {
     app.post(.remoteControl(.remoteControlNextTrack, timestamp: 4))
     #expect(first.received == ["remote:pause", "motionBegan", "remote:nextTrack"])
     #expect(records().map(\.handledBy) == ["first", nil, "first", "first"])
+  }
+
+  /// Seed 003, "Responding to Press Events": a press is delivered with the method of its phase
+  /// (pressesBegan, pressesChanged, pressesEnded, pressesCancelled), to the responder with focus
+  /// (seed 004), and each default implementation forwards it up the chain.
+  @Test func pressesAreDeliveredByPhaseAndForwardedUpTheChain() {
+    let (app, records) = records()
+    let container = Node("container", next: app, handles: [.presses])
+    let focused = Node("focused", next: container)
+    app.focusedResponder = focused
+    for (time, phase) in [(1.0, PressPhase.began), (2, .changed), (3, .ended), (4, .cancelled)] {
+      let press = Press(type: .select, phase: phase, timestamp: Seconds(time))
+      app.post(Event(type: .presses, timestamp: Seconds(time), presses: [press]))
+    }
+    let methods = ["pressesBegan", "pressesChanged", "pressesEnded", "pressesCancelled"]
+    #expect(focused.received == methods)
+    #expect(container.received == methods)
+    #expect(
+      records().allSatisfy { $0.receivedBy == ["focused", "container"] && $0.handledBy == "container" })
   }
 
   @Test func withoutFirstResponderEventsStartAtTheKeyWindowOrAreDropped() {
