@@ -30,6 +30,15 @@ final class OverhangingTabBar: View {
   }
 }
 
+/// A bar whose point(inside:) also takes the points of its subviews that stick out of its bounds
+/// (seed 002: "也可以重写 pointInside:withEvent: 方法来处理这种情况").
+final class GenerousBar: View {
+  override func point(inside point: Point, with event: Event?) -> Bool {
+    if super.point(inside: point, with: event) { return true }
+    return subviews.contains { !$0.isHidden && $0.frame.contains(point) }
+  }
+}
+
 @Suite struct HitTestingTests {
   /// Seed 000 "Hit-Testing Returns the View Where a Touch Occurred": a touch in E. The touch is in
   /// A, so B and C are checked; not in B but in C, so D and E are checked; not in D but in E; E
@@ -125,6 +134,24 @@ final class OverhangingTabBar: View {
     root.addSubview(tabBar)
     tabBar.addSubview(bigButton)
     #expect(root.hitTest(Point(x: 200, y: 280), with: nil) === bigButton)
+  }
+
+  /// Seed 002, 说明 2: a subview sticking out of its superview is not hit there, because the
+  /// superview's pointInside:withEvent: says no; overriding pointInside:withEvent: handles it. The
+  /// window's hit-test of a real touch honours the override: the touch goes to the button.
+  @Test func overridingPointInsideReachesASubviewOutsideTheBounds() {
+    let h = Harness()
+    let bar = GenerousBar(frame: Rect(x: 0, y: 300, width: 400, height: 100))
+    h.window.addSubview(bar)
+    let button = h.addView("B", 150, -40, 100, 80, to: bar)  // 40 points above the bar
+    #expect(h.window.hitTest(Point(x: 200, y: 280), with: nil) === button)
+    #expect(h.window.hitTest(Point(x: 100, y: 280), with: nil) === h.window)  // beside the button
+    #expect(h.window.hitTest(Point(x: 100, y: 320), with: nil) === bar)
+
+    h.tap(200, 280, at: 1)
+    #expect(h.log.take() == ["B touchesBegan 0", "B touchesEnded 0"])
+    button.isHidden = true
+    #expect(h.window.hitTest(Point(x: 200, y: 280), with: nil) === h.window)
   }
 
   @Test func pointInsideUsesBoundsWithMinEdgesIncluded() {
