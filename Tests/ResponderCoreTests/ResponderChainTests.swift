@@ -196,6 +196,17 @@ final class Node: Responder {
       records().allSatisfy { $0.receivedBy == ["focused", "container"] && $0.handledBy == "container" })
   }
 
+  /// Seed 003, UIResponder reference: canBecomeFirstResponder is NO by default,
+  /// canResignFirstResponder YES, and UIResponder stores no next responder (nil by default).
+  @Test func aPlainResponderCannotBecomeFirstResponderMayResignAndHasNoNext() {
+    let responder = Responder()
+    #expect(!responder.canBecomeFirstResponder)
+    #expect(responder.canResignFirstResponder)
+    #expect(responder.next == nil)
+    #expect(!responder.becomeFirstResponder())
+    #expect(!responder.isFirstResponder)
+  }
+
   @Test func withoutFirstResponderEventsStartAtTheKeyWindowOrAreDropped() {
     let (app, records) = records()
     app.beginReceivingRemoteControlEvents()
