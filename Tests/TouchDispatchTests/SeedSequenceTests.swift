@@ -434,3 +434,24 @@ final class HorizontalDragRecognizer: GestureRecognizer {
     #expect(drag.resets == 2)
   }
 }
+
+@Suite struct DeliveryPropertyTests {
+  /// Seed 000, delaysTouchesBegan: the window keeps the began phase from the view while the
+  /// recognizer may still recognize. When the recognizer fails with the finger still down, the view
+  /// gets the touch from then on: touchesBegan first (late), then its moves, then its end.
+  @Test func delaysTouchesBeganReleasesTheTouchWhenTheRecognizerFailsMidway() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    let tap = h.attach(TapGestureRecognizer(), "tap", to: view)
+    tap.delaysTouchesBegan = true
+
+    h.down(0, 100, 100, at: 1)
+    h.move(0, 120, 100, at: 1.05)
+    #expect(h.log.take() == [])
+    h.move(0, 180, 100, at: 1.1)  // beyond the tap's allowed movement: it fails
+    #expect(h.log.take() == ["tap failed", "V touchesBegan 0", "V touchesMoved 0"])
+    h.move(0, 200, 100, at: 1.15)
+    h.up(0, at: 1.2)
+    #expect(h.log.take() == ["V touchesMoved 0", "V touchesEnded 0"])
+  }
+}
