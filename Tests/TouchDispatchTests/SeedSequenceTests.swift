@@ -454,4 +454,34 @@ final class HorizontalDragRecognizer: GestureRecognizer {
     h.up(0, at: 1.2)
     #expect(h.log.take() == ["V touchesMoved 0", "V touchesEnded 0"])
   }
+
+  /// Seed 000, cancelsTouchesInView and delaysTouchesEnded: a recognizer that recognizes cancels
+  /// the view's touches only when cancelsTouchesInView is YES (the default). With NO, the end it
+  /// held back (delaysTouchesEnded) reaches the view as touchesEnded once it recognized (after its
+  /// action), and the view never sees touchesCancelled.
+  @Test func aRecognizerThatDoesNotCancelTouchesLetsTheHeldEndThrough() {
+    let h = Harness()
+    let view = h.addView("V", 0, 0, 400, 800)
+    let tap = h.attach(TapGestureRecognizer(), "tap", to: view)
+    tap.cancelsTouchesInView = false
+    #expect(tap.delaysTouchesEnded)
+
+    h.tap(100, 100, at: 1)
+    let lines = h.log.take()
+    #expect(lines.first == "V touchesBegan 0")
+    #expect(lines == ["V touchesBegan 0", "tap recognized", "tap action", "V touchesEnded 0"])
+
+    // A double tap that does not cancel touches: as in the seed's double-tap sequence (began,
+    // began, cancelled, cancelled), the first tap's end is held back while the recognizer may
+    // still recognize; once it recognizes, both ends reach the view, as touchesEnded.
+    tap.numberOfTapsRequired = 2
+    h.tap(100, 100, at: 2)
+    #expect(h.log.take() == ["V touchesBegan 0"])
+    h.tap(100, 100, at: 2.2)
+    let second = h.log.take()
+    #expect(
+      second == [
+        "V touchesBegan 0", "tap recognized", "tap action", "V touchesEnded 0", "V touchesEnded 0",
+      ])
+  }
 }
