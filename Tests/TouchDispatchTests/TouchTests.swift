@@ -158,6 +158,26 @@ final class TouchCancelInspector: View {
     #expect(touch.gestureRecognizers.first === pan && touch.gestureRecognizers.last === tap)
   }
 
+  /// Seed 003, UIEvent: touchesForWindow: gives the touches that belong to a window, and
+  /// coalescedTouchesForTouch: / predictedTouchesForTouch: return nil for a touch that is not part
+  /// of the event; the coalesced touches end with the touch itself.
+  @Test func eventQueriesByWindowAndForForeignTouches() {
+    let h = Harness()
+    let view = InspectingView(frame: Rect(x: 0, y: 0, width: 400, height: 800))
+    h.window.addSubview(view)
+    h.down(0, 100, 100, at: 1)
+    let event = view.lastEvent!
+    let touch = h.input.activeTouches[0]
+    #expect(event.touches(for: h.window) == [touch])
+    #expect(event.touches(for: View()).isEmpty)
+    #expect(event.coalescedTouches(for: touch)?.last === touch)
+    #expect(event.predictedTouches(for: touch) != nil)
+    let stranger = Touch(location: Point(x: 1, y: 1), timestamp: 1)
+    #expect(event.coalescedTouches(for: stranger) == nil)
+    #expect(event.predictedTouches(for: stranger) == nil)
+    h.up(0, at: 1.1)
+  }
+
   /// Contact size and force reach the touch.
   @Test func radiusAndForce() {
     let scheduler = VirtualScheduler()
