@@ -287,6 +287,80 @@ final class GenerousBar: View {
     #expect(field.got == ["motionBegan", "touchesBegan", "touchesEnded"])
   }
 
+  /// Seed 004, figure 1 "Responder chains in an app": a touch nobody handles goes from the view
+  /// where it occurred to its superview, the window's root view, the owning view controller, the
+  /// window, the application and, the delegate being a responder outside the chain, the app
+  /// delegate. Each passes it on by calling the default implementation.
+  @Test func anUnhandledTouchReachesEveryResponderUpToTheAppDelegate() {
+    final class Trail {
+      var names: [String] = []
+    }
+    final class PassingView: View {
+      let trail: Trail
+      init(_ name: String, frame: Rect, trail: Trail) {
+        self.trail = trail
+        super.init(frame: frame)
+        identifier = name
+      }
+      override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
+        trail.names.append(identifier!)
+        super.touchesBegan(touches, with: event)
+      }
+    }
+    final class PassingController: ViewController {
+      let trail: Trail
+      init(view: View, trail: Trail) {
+        self.trail = trail
+        super.init(view: view)
+      }
+      override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
+        trail.names.append("controller")
+        super.touchesBegan(touches, with: event)
+      }
+    }
+    final class PassingWindow: Window {
+      var trail: Trail?
+      override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
+        trail?.names.append("window")
+        super.touchesBegan(touches, with: event)
+      }
+    }
+    final class PassingApplication: Application {
+      var trail: Trail?
+      override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
+        trail?.names.append("application")
+        super.touchesBegan(touches, with: event)
+      }
+    }
+    final class AppDelegate: Responder {
+      var trail: Trail?
+      override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
+        trail?.names.append("delegate")
+      }
+    }
+    let trail = Trail()
+    let scheduler = VirtualScheduler()
+    let app = PassingApplication(scheduler: scheduler)
+    app.trail = trail
+    let delegate = AppDelegate()
+    delegate.trail = trail
+    app.delegate = delegate
+    let window = PassingWindow(frame: Rect(x: 0, y: 0, width: 400, height: 800), application: app)
+    window.trail = trail
+    let root = PassingView("root", frame: .zero, trail: trail)
+    let controller = PassingController(view: root, trail: trail)
+    window.rootViewController = controller
+    let parent = PassingView("parent", frame: Rect(x: 0, y: 0, width: 200, height: 200), trail: trail)
+    let field = PassingView("field", frame: Rect(x: 10, y: 10, width: 100, height: 30), trail: trail)
+    root.addSubview(parent)
+    parent.addSubview(field)
+    let input = TouchInput(window: window)
+    input.process([ContactSample(slot: 0, location: Point(x: 20, y: 20))], at: 1)
+    #expect(
+      trail.names == ["field", "parent", "root", "controller", "window", "application", "delegate"])
+    input.process([], at: 1.1)
+  }
+
   /// A touch a view does not handle goes up the chain: superview, controller, window, application.
   @Test func unhandledTouchesTravelUpTheChain() {
     final class Catcher: Responder {
