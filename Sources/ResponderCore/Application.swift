@@ -169,8 +169,18 @@ open class Application: Responder {
     }
   }
 
+  /// Sends a motion, remote-control or press event up the chain from `responder`, as a window does
+  /// with such an event sent to it (seed 003: UIWindow.sendEvent dispatches the events that are not
+  /// touches to the most appropriate target). Recorded as every dispatch is; remote-control events
+  /// only while the application receives them. A touch event is routed by `sendEvent(_:)`.
+  public func sendEvent(_ event: Event, startingAt responder: Responder, phase: MotionPhase = .began) {
+    guard event.type != .touches else { return sendEvent(event) }
+    dispatch(event, phase: phase, completion: nil, start: responder)
+  }
+
   private func dispatch(
-    _ event: Event, phase: MotionPhase, completion: ((DispatchRecord) -> Void)?
+    _ event: Event, phase: MotionPhase, completion: ((DispatchRecord) -> Void)?,
+    start explicitStart: Responder? = nil
   ) {
     let trace = event.trace
     trace.receivedBy = []
@@ -222,9 +232,12 @@ open class Application: Responder {
     }
 
     let start: Responder?
-    switch event.type {
-    case .presses: start = focusedResponder ?? firstResponder ?? keyWindow
-    default: start = firstResponder ?? keyWindow
+    if let explicitStart {
+      start = explicitStart
+    } else if event.type == .presses {
+      start = focusedResponder ?? firstResponder ?? keyWindow
+    } else {
+      start = firstResponder ?? keyWindow
     }
     guard let start else {
       trace.dropReason = "no first responder"

@@ -361,6 +361,51 @@ final class GenerousBar: View {
     input.process([], at: 1.1)
   }
 
+  /// Seed 003, UIWindow sendEvent: "window 对象将触摸事件调度到发生触摸的 view，并将其他类型的事件分派到最合适的
+  /// 目标对象", and an app may call it to dispatch an event it made to the window's responder chain.
+  /// A shake, a remote-control event or a press sent to a window goes to its first responder (the
+  /// focused responder for a press) when that is in the window, else to the window itself, and up
+  /// the chain from there; each delivery is recorded.
+  @Test func aWindowSendsOtherEventsToItsFirstResponder() {
+    final class Field: View {
+      var got: [String] = []
+      override var canBecomeFirstResponder: Bool { true }
+      override func motionBegan(_ motion: EventSubtype, with event: Event?) { got.append("motionBegan") }
+      override func remoteControlReceived(with event: Event?) { got.append("remote:\(event!.subtype)") }
+      override func pressesBegan(_ presses: Set<Press>, with event: Event?) { got.append("pressesBegan") }
+    }
+    let h = Harness()
+    var records: [DispatchRecord] = []
+    h.app.addDispatchObserver { records.append($0) }
+    h.app.beginReceivingRemoteControlEvents()
+    h.window.identifier = "window"
+    let field = Field(frame: Rect(x: 0, y: 0, width: 400, height: 100))
+    field.identifier = "field"
+    h.window.addSubview(field)
+
+    h.window.sendEvent(.motion(timestamp: 1))
+    #expect(records.last?.receivedBy == ["window", "application"])
+    #expect(records.last?.wasDropped == true)
+
+    #expect(field.becomeFirstResponder())
+    h.window.sendEvent(.motion(timestamp: 2))
+    h.window.sendEvent(.remoteControl(.remoteControlPause, timestamp: 3))
+    h.window.sendEvent(Event(type: .presses, timestamp: 4, presses: [Press(type: .select, timestamp: 4)]))
+    #expect(field.got == ["motionBegan", "remote:pause", "pressesBegan"])
+    #expect(records.suffix(3).map(\.handledBy) == ["field", "field", "field"])
+
+    // The application's first responder in another window is not this window's.
+    let other = Window(frame: Rect(x: 0, y: 0, width: 100, height: 100), application: h.app)
+    let elsewhere = Field(frame: Rect(x: 0, y: 0, width: 100, height: 100))
+    other.addSubview(elsewhere)
+    #expect(elsewhere.becomeFirstResponder())
+    h.window.sendEvent(.motion(timestamp: 5))
+    #expect(field.got.count == 3 && elsewhere.got.isEmpty)
+    #expect(records.last?.receivedBy == ["window", "application"])
+    other.sendEvent(.motion(timestamp: 6))
+    #expect(elsewhere.got == ["motionBegan"])
+  }
+
   /// A touch a view does not handle goes up the chain: superview, controller, window, application.
   @Test func unhandledTouchesTravelUpTheChain() {
     final class Catcher: Responder {
