@@ -485,3 +485,42 @@ final class HorizontalDragRecognizer: GestureRecognizer {
       ])
   }
 }
+
+@Suite struct RecognizerTargetActionTests {
+  /// Seed 000, "Responding to Events with Gesture Recognizers": a recognizer is made with a target
+  /// and an action (typically the view's controller), attached to a view, and sends the action to
+  /// the target when it recognizes, the recognizer as sender (the action method asks it for its
+  /// location and state). A discrete gesture sends it once; a continuous one at every change of
+  /// state (began, changed…, ended). A removed target hears nothing more.
+  @Test func recognizersSendTheirActionToTheirTargetWithThemselvesAsSender() {
+    let h = Harness()
+    let controller = ViewController()
+    h.window.rootViewController = controller
+    var heard: [String] = []
+    controller.registerAction("respondToTapGesture:") { sender, _ in
+      let recognizer = sender as! TapGestureRecognizer
+      heard.append("tap \(recognizer.stateName) at \(recognizer.location(in: controller.view))")
+    }
+    controller.registerAction("respondToPanGesture:") { sender, _ in
+      heard.append("pan \((sender as! PanGestureRecognizer).stateName)")
+    }
+    let tap = TapGestureRecognizer(target: controller, action: "respondToTapGesture:")
+    tap.numberOfTapsRequired = 1
+    controller.view.addGestureRecognizer(tap)
+    let pan = PanGestureRecognizer(target: controller, action: "respondToPanGesture:")
+    controller.view.addGestureRecognizer(pan)
+
+    h.tap(100, 120, at: 1)
+    #expect(heard == ["tap recognized at (100.0, 120.0)"])
+    heard.removeAll()
+    h.drag(from: point(100, 100), to: point(200, 100), at: 2, duration: 0.1, hz: 30)
+    #expect(heard.first == "pan began" && heard.last == "pan ended")
+    #expect(heard.dropFirst().dropLast().allSatisfy { $0 == "pan changed" } && heard.count > 2)
+
+    heard.removeAll()
+    tap.removeTarget(controller, action: "respondToTapGesture:")
+    h.tap(100, 120, at: 3)
+    #expect(heard.isEmpty)
+    #expect(tap.state == .possible)
+  }
+}
