@@ -64,6 +64,14 @@ open class Application: Responder {
   }
   private var isReceivingRemoteControlEventsStorage: Bool = false
 
+  /// The responder the motion under way began at (not owned), and that motion's subtype and
+  /// source: the responder gets motionCancelled if it leaves its window before the motion ends.
+  private weak var motionResponder: Responder?
+  private var motionUnderway: (subtype: EventSubtype, source: String)?
+  /// Set when the motion under way was cancelled because its responder left its window: the end
+  /// of that motion goes to nobody.
+  private var motionInterrupted = false
+
   private struct QueuedEvent {
     var event: Event
     var phase: MotionPhase
@@ -178,6 +186,21 @@ open class Application: Responder {
     dispatch(event, phase: phase, completion: nil, start: responder)
   }
 
+  /// Tells the application that responders left their window (`left` says which): the first
+  /// responder among them stops being first responder, and the motion under way that began at one
+  /// of them is cancelled there (motionCancelled), the end of that motion then going to nobody.
+  /// Seed 003: removing the view that handles a motion event from its window interrupts the motion,
+  /// and a view outside the active view hierarchy is not made first responder.
+  public func respondersLeftWindow(where left: (Responder) -> Bool) {
+    if let first = firstResponder, left(first) { setFirstResponder(nil) }
+    guard let responder = motionResponder, let motion = motionUnderway, left(responder) else { return }
+    motionResponder = nil
+    motionUnderway = nil
+    let event = Event.motion(motion.subtype, timestamp: scheduler.now, source: motion.source)
+    dispatch(event, phase: .cancelled, completion: nil, start: responder)
+    motionInterrupted = true
+  }
+
   private func dispatch(
     _ event: Event, phase: MotionPhase, completion: ((DispatchRecord) -> Void)?,
     start explicitStart: Responder? = nil
@@ -231,6 +254,20 @@ open class Application: Responder {
       return
     }
 
+    if event.type == .motion {
+      if phase == .began {
+        motionInterrupted = false
+      } else if motionInterrupted {
+        motionInterrupted = false
+        trace.dropReason = "motion cancelled: its responder left the window"
+        trace.completion?(Self.record(for: event))
+        return
+      } else {
+        motionResponder = nil
+        motionUnderway = nil
+      }
+    }
+
     let start: Responder?
     if let explicitStart {
       start = explicitStart
@@ -243,6 +280,10 @@ open class Application: Responder {
       trace.dropReason = "no first responder"
       trace.completion?(Self.record(for: event))
       return
+    }
+    if event.type == .motion && phase == .began {
+      motionResponder = start
+      motionUnderway = (event.subtype, event.source)
     }
     let deliver = Self.deliverer(for: event, phase: phase)
     trace.deliver = deliver

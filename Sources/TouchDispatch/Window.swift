@@ -420,9 +420,19 @@ open class Window: View, EventWindow {
     return [.began: began, .ended: ended, .cancelled: cancelled]
   }
 
-  /// Cancels the touches delivered to `view` or its subviews (the view left the window).
-  func viewWasRemoved(_ view: View) {
+  /// Cancels the touches delivered to `view` or its subviews (the view left its superview); when
+  /// it leaves the window, the responders it takes with it stop being first responder, and a shake
+  /// that began at one of them is cancelled there (seed 003).
+  func viewWasRemoved(_ view: View, staysInWindow: Bool) {
     cancelRecords { $0.view?.isDescendant(of: view) == true }
+    guard !staysInWindow else { return }
+    hostApplication?.respondersLeftWindow { responder in
+      if let gone = responder as? View { return gone.isDescendant(of: view) }
+      if let controller = responder as? ViewController {
+        return controller.isViewLoaded && controller.view.isDescendant(of: view)
+      }
+      return false
+    }
   }
 
   /// Ends the open touches `selected` picks: those their views had begun (and not suppressed) get
