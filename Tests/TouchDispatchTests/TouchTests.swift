@@ -147,6 +147,7 @@ final class TouchCancelInspector: View {
     h.window.addSubview(view)
     let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
     let tap = h.attach(TapGestureRecognizer(), "tap", to: h.window)
+    tap.numberOfTouchesRequired = 2  // (a one-finger tap fails at once, and lists no touch then)
     h.down([0: point(100, 100), 1: point(200, 100)], at: 1)
     let event = view.lastEvent!
     #expect(view.seen.count == 1 && view.seen[0].event == ObjectIdentifier(event))
@@ -176,6 +177,30 @@ final class TouchCancelInspector: View {
     #expect(event.coalescedTouches(for: stranger) == nil)
     #expect(event.predictedTouches(for: stranger) == nil)
     h.up(0, at: 1.1)
+  }
+
+  /// Seed 003, UITouch gestureRecognizers: the recognizers currently receiving the touch ("当前正在
+  /// 处理 touch 的 gesture recognizers"; an empty array when none is). A recognizer that failed, or
+  /// cancelled its gesture, while the finger is still down no longer receives it: it leaves the
+  /// touch's list and the event's touches for it at once, not at the end of the sequence.
+  @Test func aRecognizerThatGaveUpNoLongerListsTheTouch() {
+    let h = Harness()
+    let view = InspectingView(frame: Rect(x: 0, y: 0, width: 400, height: 800))
+    h.window.addSubview(view)
+    let tap = h.attach(TapGestureRecognizer(), "tap", to: view)
+    let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
+    pan.minimumNumberOfTouches = 2
+    h.down(0, 100, 100, at: 1)
+    let touch = h.input.activeTouches[0]
+    #expect(touch.gestureRecognizers.count == 2)
+    h.move(0, 200, 100, at: 1.05)  // too far for a tap
+    #expect(tap.state == .failed)
+    #expect(touch.gestureRecognizers.count == 1 && touch.gestureRecognizers.first === pan)
+    #expect(view.lastEvent?.touches(for: tap).isEmpty == true)
+    #expect(view.lastEvent?.touches(for: pan) == [touch])
+    #expect(tap.touches == [touch])  // what it had received stays known to it until its reset
+    h.up(0, at: 1.1)
+    #expect(touch.gestureRecognizers.isEmpty)
   }
 
   /// Contact size and force reach the touch.
