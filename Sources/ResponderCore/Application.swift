@@ -71,6 +71,12 @@ open class Application: Responder {
   /// Set when the motion under way was cancelled because its responder left its window: the end
   /// of that motion goes to nobody.
   private var motionInterrupted = false
+  /// The responder the presses under way began at (not owned), and those presses: it gets
+  /// pressesCancelled if it leaves its window before they end.
+  private weak var pressResponder: Responder?
+  private var pressesUnderway: [Press] = []
+  /// Presses cancelled because their responder left its window: their later phases go to nobody.
+  private var interruptedPresses: [Press] = []
 
   private struct QueuedEvent {
     var event: Event
@@ -193,12 +199,25 @@ open class Application: Responder {
   /// and a view outside the active view hierarchy is not made first responder.
   public func respondersLeftWindow(where left: (Responder) -> Bool) {
     if let first = firstResponder, left(first) { setFirstResponder(nil) }
-    guard let responder = motionResponder, let motion = motionUnderway, left(responder) else { return }
-    motionResponder = nil
-    motionUnderway = nil
-    let event = Event.motion(motion.subtype, timestamp: scheduler.now, source: motion.source)
-    dispatch(event, phase: .cancelled, completion: nil, start: responder)
-    motionInterrupted = true
+    if let focused = focusedResponder, left(focused) { focusedResponder = nil }
+    if let responder = motionResponder, let motion = motionUnderway, left(responder) {
+      motionResponder = nil
+      motionUnderway = nil
+      let event = Event.motion(motion.subtype, timestamp: scheduler.now, source: motion.source)
+      dispatch(event, phase: .cancelled, completion: nil, start: responder)
+      motionInterrupted = true
+    }
+    // The same for presses (seed 003, pressesCancelled): in phase cancelled while it hears of it.
+    if let responder = pressResponder, !pressesUnderway.isEmpty, left(responder) {
+      let presses = pressesUnderway
+      pressResponder = nil
+      pressesUnderway = []
+      for press in presses { press.phase = .cancelled }
+      dispatch(
+        Event(type: .presses, timestamp: scheduler.now, presses: Set(presses)), phase: .began,
+        completion: nil, start: responder)
+      interruptedPresses.append(contentsOf: presses)
+    }
   }
 
   private func dispatch(
@@ -268,6 +287,24 @@ open class Application: Responder {
       }
     }
 
+    if event.type == .presses {
+      let presses = event.allPresses
+      if !interruptedPresses.isEmpty
+        && presses.contains(where: { press in interruptedPresses.contains { $0 === press } })
+      {
+        if presses.allSatisfy({ $0.phase == .ended || $0.phase == .cancelled }) {
+          interruptedPresses.removeAll { presses.contains($0) }
+        }
+        trace.dropReason = "presses cancelled: their responder left the window"
+        trace.completion?(Self.record(for: event))
+        return
+      }
+      if presses.allSatisfy({ $0.phase == .ended || $0.phase == .cancelled }) {
+        pressesUnderway.removeAll { presses.contains($0) }
+        if pressesUnderway.isEmpty { pressResponder = nil }
+      }
+    }
+
     let start: Responder?
     if let explicitStart {
       start = explicitStart
@@ -284,6 +321,11 @@ open class Application: Responder {
     if event.type == .motion && phase == .began {
       motionResponder = start
       motionUnderway = (event.subtype, event.source)
+    } else if event.type == .presses, event.allPresses.contains(where: { $0.phase == .began }) {
+      pressResponder = start
+      for press in event.allPresses where press.phase == .began && !pressesUnderway.contains(press) {
+        pressesUnderway.append(press)
+      }
     }
     let deliver = Self.deliverer(for: event, phase: phase)
     trace.deliver = deliver

@@ -444,6 +444,56 @@ final class ShakeField: View {
   }
 }
 
+/// A view that handles presses, and takes focus.
+final class PressField: View {
+  var got: [String] = []
+  override func pressesBegan(_ presses: Set<Press>, with event: Event?) { got.append("pressesBegan") }
+  override func pressesChanged(_ presses: Set<Press>, with event: Event?) { got.append("pressesChanged") }
+  override func pressesEnded(_ presses: Set<Press>, with event: Event?) { got.append("pressesEnded") }
+  override func pressesCancelled(_ presses: Set<Press>, with event: Event?) {
+    got.append(
+      "pressesCancelled" + (presses.allSatisfy { $0.phase == .cancelled } ? "" : " (not in phase cancelled)"))
+  }
+}
+
+extension RemovedResponderTests {
+  /// Seed 003, pressesCancelled: UIKit calls it on an interruption, anything that "导致处理 press 事件
+  /// 的 view 从其 window 中删除" (removes the view handling the press from its window); for each press a
+  /// responder gets pressesEnded or pressesCancelled. The focused view that got pressesBegan gets
+  /// pressesCancelled (the presses in phase cancelled) when it leaves the window, is no longer
+  /// focused, and the rest of those presses goes to nobody.
+  @Test func aFocusedViewRemovedDuringAPressGetsPressesCancelled() {
+    let h = Harness()
+    var records: [DispatchRecord] = []
+    h.app.addDispatchObserver { records.append($0) }
+    let field = PressField(frame: Rect(x: 0, y: 0, width: 400, height: 100))
+    field.identifier = "field"
+    h.window.addSubview(field)
+    h.app.focusedResponder = field
+
+    let press = Press(type: .select, timestamp: 1)
+    h.app.post(Event(type: .presses, timestamp: 1, presses: [press]))
+    field.removeFromSuperview()
+    #expect(field.got == ["pressesBegan", "pressesCancelled"])
+    #expect(records.last?.handledBy == "field")
+    #expect(h.app.focusedResponder == nil)
+    press.phase = .ended
+    h.app.post(Event(type: .presses, timestamp: 2, presses: [press]))
+    #expect(field.got.count == 2)
+    #expect(records.last?.wasDropped == true)
+
+    // Back, focused: a whole press; removed with no press under way, nothing more.
+    h.window.addSubview(field)
+    h.app.focusedResponder = field
+    let next = Press(type: .select, timestamp: 3)
+    h.app.post(Event(type: .presses, timestamp: 3, presses: [next]))
+    next.phase = .ended
+    h.app.post(Event(type: .presses, timestamp: 4, presses: [next]))
+    field.removeFromSuperview()
+    #expect(field.got.suffix(2) == ["pressesBegan", "pressesEnded"])
+  }
+}
+
 /// A second finger landing while a pan is under way goes to the pan, not to the view.
 @Suite struct LateTouchTests {
   @Test func secondFingerDuringAPan() {
