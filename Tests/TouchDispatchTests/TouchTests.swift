@@ -180,9 +180,10 @@ final class TouchCancelInspector: View {
   }
 
   /// Seed 003, UITouch gestureRecognizers: the recognizers currently receiving the touch ("当前正在
-  /// 处理 touch 的 gesture recognizers"; an empty array when none is). A recognizer that failed, or
-  /// cancelled its gesture, while the finger is still down no longer receives it: it leaves the
-  /// touch's list and the event's touches for it at once, not at the end of the sequence.
+  /// 处理 touch 的 gesture recognizers"; an empty array when none is). A recognizer that failed,
+  /// cancelled its gesture or recognized it while the finger is still down no longer receives it:
+  /// it leaves the touch's list and the event's touches for it at once, not at the end of the
+  /// sequence.
   @Test func aRecognizerThatGaveUpNoLongerListsTheTouch() {
     let h = Harness()
     let view = InspectingView(frame: Rect(x: 0, y: 0, width: 400, height: 800))
@@ -201,6 +202,14 @@ final class TouchCancelInspector: View {
     #expect(tap.touches == [touch])  // what it had received stays known to it until its reset
     h.up(0, at: 1.1)
     #expect(touch.gestureRecognizers.isEmpty)
+
+    // A discrete gesture recognized before the finger lifts (a swipe) receives it no more either.
+    let swipe = h.attach(SwipeGestureRecognizer(), "swipe", to: view)
+    h.drag(from: point(100, 400), to: point(300, 410), at: 2, duration: 0.15, lift: false)
+    #expect(swipe.state == .recognized)
+    let finger = h.input.activeTouches[0]
+    #expect(!finger.gestureRecognizers.contains { $0 === swipe })
+    h.up(0, at: 2.2)
   }
 
   /// Contact size and force reach the touch.
