@@ -76,6 +76,7 @@ private final class LedgerView: View {
       views.append(view)
     }
     var recognizers: [GestureRecognizer] = []
+    var delegates: [Delegate] = []  // (recognizers hold their delegates weakly)
     var machineProblems: [String] = []
     // The last state change of each recognizer, by name, and whether an action may follow it.
     var lastChange: [String: GestureRecognizer.State] = [:]
@@ -111,6 +112,19 @@ private final class LedgerView: View {
       recognizer.delaysTouchesEnded = random.chance(70)
       recognizer.cancelsTouchesInView = random.chance(80)
       if let other = recognizers.last, random.chance(30) { recognizer.require(toFail: other) }
+      if random.chance(30) {
+        // A delegate with fixed answers: refusing to begin, keeping some touches away, letting
+        // its recognizer run alongside the others.
+        let delegate = Delegate()
+        let refuses = random.chance(30)
+        let picky = random.chance(50)
+        let together = random.chance(50)
+        delegate.shouldBegin = { _ in !refuses }
+        delegate.shouldReceive = { _, touch in !picky || touch.identifier != 1 }
+        delegate.simultaneous = { _, _ in together }
+        recognizer.delegate = delegate
+        delegates.append(delegate)
+      }
       let host: View = random.chance(20) ? h.window : views[random.below(views.count)]
       h.attach(recognizer, "R\(index)", to: host)
       recognizers.append(recognizer)
@@ -171,6 +185,7 @@ private final class LedgerView: View {
       for entry in view.messages.values { ends[entry.methods.last ?? "none", default: 0] += 1 }
       view.messages.removeAll()  // the touches hold the window, which holds the views
     }
+    withExtendedLifetime(delegates) {}
     return (problems, ends)
   }
 
@@ -193,8 +208,9 @@ private final class LedgerView: View {
   /// touchesCancelled:withEvent:"), and nothing before touchesBegan; and seed 004: a touch is only
   /// ever delivered to the view it was assigned to. Checked over 400 random scenes mixing every
   /// recognizer and delivery setting (delaysTouchesBegan, delaysTouchesEnded, cancelsTouchesInView,
-  /// failure requirements), exclusive and multi-touch views, views removed mid-touch, and system
-  /// cancels. In the same scenes every recognizer follows seed 000's state machine, sends its
+  /// failure requirements, delegates refusing to begin, keeping touches away or allowing
+  /// simultaneous recognition), exclusive and multi-touch views, views removed mid-touch, and
+  /// system cancels. In the same scenes every recognizer follows seed 000's state machine, sends its
   /// action only on a change to a state other than failed (never for the reset), and is back in
   /// possible once the touches are over.
   @Test func everyTouchAViewBeganEndsOrIsCancelledExactlyOnce() {
