@@ -64,6 +64,20 @@ open class Application: Responder {
   }
   private var isReceivingRemoteControlEventsStorage: Bool = false
 
+  /// The responder the motion under way began at (not owned), and that motion's subtype and
+  /// source: the responder gets motionCancelled if it leaves its window before the motion ends.
+  private weak var motionResponder: Responder?
+  private var motionUnderway: (subtype: EventSubtype, source: String)?
+  /// Set when the motion under way was cancelled because its responder left its window: the end
+  /// of that motion goes to nobody.
+  private var motionInterrupted = false
+  /// The responder the presses under way began at (not owned), and those presses: it gets
+  /// pressesCancelled if it leaves its window before they end.
+  private weak var pressResponder: Responder?
+  private var pressesUnderway: [Press] = []
+  /// Presses cancelled because their responder left its window: their later phases go to nobody.
+  private var interruptedPresses: [Press] = []
+
   private struct QueuedEvent {
     var event: Event
     var phase: MotionPhase
@@ -169,8 +183,46 @@ open class Application: Responder {
     }
   }
 
+  /// Sends a motion, remote-control or press event up the chain from `responder`, as a window does
+  /// with such an event sent to it (seed 003: UIWindow.sendEvent dispatches the events that are not
+  /// touches to the most appropriate target). Recorded as every dispatch is; remote-control events
+  /// only while the application receives them. A touch event is routed by `sendEvent(_:)`.
+  public func sendEvent(_ event: Event, startingAt responder: Responder, phase: MotionPhase = .began) {
+    guard event.type != .touches else { return sendEvent(event) }
+    dispatch(event, phase: phase, completion: nil, start: responder)
+  }
+
+  /// Tells the application that responders left their window (`left` says which): the first
+  /// responder among them stops being first responder, and the motion under way that began at one
+  /// of them is cancelled there (motionCancelled), the end of that motion then going to nobody.
+  /// Seed 003: removing the view that handles a motion event from its window interrupts the motion,
+  /// and a view outside the active view hierarchy is not made first responder.
+  public func respondersLeftWindow(where left: (Responder) -> Bool) {
+    if let first = firstResponder, left(first) { setFirstResponder(nil) }
+    if let focused = focusedResponder, left(focused) { focusedResponder = nil }
+    if let responder = motionResponder, let motion = motionUnderway, left(responder) {
+      motionResponder = nil
+      motionUnderway = nil
+      let event = Event.motion(motion.subtype, timestamp: scheduler.now, source: motion.source)
+      dispatch(event, phase: .cancelled, completion: nil, start: responder)
+      motionInterrupted = true
+    }
+    // The same for presses (seed 003, pressesCancelled): in phase cancelled while it hears of it.
+    if let responder = pressResponder, !pressesUnderway.isEmpty, left(responder) {
+      let presses = pressesUnderway
+      pressResponder = nil
+      pressesUnderway = []
+      for press in presses { press.phase = .cancelled }
+      dispatch(
+        Event(type: .presses, timestamp: scheduler.now, presses: Set(presses)), phase: .began,
+        completion: nil, start: responder)
+      interruptedPresses.append(contentsOf: presses)
+    }
+  }
+
   private func dispatch(
-    _ event: Event, phase: MotionPhase, completion: ((DispatchRecord) -> Void)?
+    _ event: Event, phase: MotionPhase, completion: ((DispatchRecord) -> Void)?,
+    start explicitStart: Responder? = nil
   ) {
     let trace = event.trace
     trace.receivedBy = []
@@ -221,15 +273,59 @@ open class Application: Responder {
       return
     }
 
+    if event.type == .motion {
+      if phase == .began {
+        motionInterrupted = false
+      } else if motionInterrupted {
+        motionInterrupted = false
+        trace.dropReason = "motion cancelled: its responder left the window"
+        trace.completion?(Self.record(for: event))
+        return
+      } else {
+        motionResponder = nil
+        motionUnderway = nil
+      }
+    }
+
+    if event.type == .presses {
+      let presses = event.allPresses
+      if !interruptedPresses.isEmpty
+        && presses.contains(where: { press in interruptedPresses.contains { $0 === press } })
+      {
+        if presses.allSatisfy({ $0.phase == .ended || $0.phase == .cancelled }) {
+          interruptedPresses.removeAll { presses.contains($0) }
+        }
+        trace.dropReason = "presses cancelled: their responder left the window"
+        trace.completion?(Self.record(for: event))
+        return
+      }
+      if presses.allSatisfy({ $0.phase == .ended || $0.phase == .cancelled }) {
+        pressesUnderway.removeAll { presses.contains($0) }
+        if pressesUnderway.isEmpty { pressResponder = nil }
+      }
+    }
+
     let start: Responder?
-    switch event.type {
-    case .presses: start = focusedResponder ?? firstResponder ?? keyWindow
-    default: start = firstResponder ?? keyWindow
+    if let explicitStart {
+      start = explicitStart
+    } else if event.type == .presses {
+      start = focusedResponder ?? firstResponder ?? keyWindow
+    } else {
+      start = firstResponder ?? keyWindow
     }
     guard let start else {
       trace.dropReason = "no first responder"
       trace.completion?(Self.record(for: event))
       return
+    }
+    if event.type == .motion && phase == .began {
+      motionResponder = start
+      motionUnderway = (event.subtype, event.source)
+    } else if event.type == .presses, event.allPresses.contains(where: { $0.phase == .began }) {
+      pressResponder = start
+      for press in event.allPresses where press.phase == .began && !pressesUnderway.contains(press) {
+        pressesUnderway.append(press)
+      }
     }
     let deliver = Self.deliverer(for: event, phase: phase)
     trace.deliver = deliver

@@ -114,6 +114,13 @@ open class Responder {
     forward(event) { $0.remoteControlReceived(with: event) }
   }
 
+  /// Calls this responder's method for `event`: motionBegan, motionEnded or motionCancelled as
+  /// `phase` says, remoteControlReceived, or the presses method of the presses' phase. Touch events,
+  /// which a window delivers touch by touch to their views, are left alone.
+  public final func receive(_ event: Event, phase: MotionPhase = .began) {
+    Application.deliverer(for: event, phase: phase)(self)
+  }
+
   /// Passes an event on to `next` with `call`, noting that this responder did not handle it.
   /// The default event methods use it; an override that handles an event partly may call it too.
   public final func forward(_ event: Event?, _ call: (Responder) -> Void) {

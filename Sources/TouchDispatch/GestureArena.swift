@@ -324,6 +324,12 @@ final class GestureArena {
   private func setState(_ recognizer: GestureRecognizer, _ new: GestureRecognizer.State) {
     let old = recognizer.storedState
     recognizer.storedState = new
+    if new.isFinal {
+      // Failed, cancelled or recognized, it receives its touches no more: they stop listing it
+      // (seed 003: a touch's recognizers are those currently receiving it). It keeps them in
+      // `trackedTouches` until its reset.
+      for touch in recognizer.trackedTouches { touch.removeGestureRecognizer(recognizer) }
+    }
     // A recognizer in a final state resets once its touches are over (the frame that ends them
     // says so in `endOfFrame`).
     if new.isFinal && recognizer.trackedTouches.allSatisfy({ $0.phase.isFinal }) {

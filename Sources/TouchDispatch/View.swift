@@ -161,7 +161,7 @@ open class View: Responder, TouchCoordinateSpace {
       list.remove(at: old)
       subviewList.putBack(&list)
     } else {
-      view.removeFromSuperview()
+      view.detach(movingTo: window)
     }
     var list = subviewList.takeOut()
     list.insert(view, at: max(0, min(index, list.count)))
@@ -172,13 +172,19 @@ open class View: Responder, TouchCoordinateSpace {
   /// Removes the view from its superview. Touches the window was delivering to it, or to its
   /// subviews, are cancelled.
   public func removeFromSuperview() {
+    detach(movingTo: nil)
+  }
+
+  /// Takes the view out of its superview, on its way to `destination` (nil: out of every window).
+  /// Staying in its window, it and its subviews keep first-responder status and a shake under way.
+  private func detach(movingTo destination: Window?) {
     guard let parent = superview else { return }
     let window = self.window
     var list = parent.subviewList.takeOut()
     list.removeAll { $0 === self }
     parent.subviewList.putBack(&list)
     superview = nil
-    window?.viewWasRemoved(self)
+    window?.viewWasRemoved(self, staysInWindow: window === destination)
   }
 
   /// Moves a subview to the front.

@@ -158,9 +158,13 @@ open class Window: View, EventWindow {
   // MARK: Event delivery
 
   /// Delivers the touches of `event` that belong to this window: new touches are hit-tested and
-  /// fixed to their view; recognizers get them first, then the views.
+  /// fixed to their view; recognizers get them first, then the views. Another event (motion, remote
+  /// control, presses) goes to the window's first responder and up the chain from there.
   open func sendEvent(_ event: Event) {
-    guard event.type == .touches else { return }
+    guard event.type == .touches else {
+      sendToFirstResponder(event)
+      return
+    }
     deliveringFrame = true
     defer { deliveringFrame = false }
     var mine: [Touch] = []
@@ -190,6 +194,33 @@ open class Window: View, EventWindow {
     deliverToViews(frame)
     arena.endOfFrame(touchesEnded: touchesEnded)
     removeFinishedRecords(touchesEnded: touchesEnded)
+  }
+
+  /// Seed 003: a window sends touches to their views and other events to the most appropriate
+  /// target: the application's first responder (for presses, first its focused responder) when it
+  /// is in this window, else the window itself.
+  private func sendToFirstResponder(_ event: Event) {
+    var start: Responder = self
+    if let app = hostApplication {
+      let candidates =
+        event.type == .presses ? [app.focusedResponder, app.firstResponder] : [app.firstResponder]
+      for case let candidate? in candidates where holds(candidate) {
+        start = candidate
+        break
+      }
+      app.sendEvent(event, startingAt: start)
+    } else {
+      start.receive(event)
+    }
+  }
+
+  /// Whether `responder` is this window, one of its views or the controller of one of them.
+  private func holds(_ responder: Responder) -> Bool {
+    if let view = responder as? View { return view.window === self }
+    if let controller = responder as? ViewController {
+      return controller.isViewLoaded && controller.view.window === self
+    }
+    return false
   }
 
   private func beginTracking(_ touch: Touch, event: Event) {
@@ -389,9 +420,19 @@ open class Window: View, EventWindow {
     return [.began: began, .ended: ended, .cancelled: cancelled]
   }
 
-  /// Cancels the touches delivered to `view` or its subviews (the view left the window).
-  func viewWasRemoved(_ view: View) {
+  /// Cancels the touches delivered to `view` or its subviews (the view left its superview); when
+  /// it leaves the window, the responders it takes with it stop being first responder, and a shake
+  /// that began at one of them is cancelled there (seed 003).
+  func viewWasRemoved(_ view: View, staysInWindow: Bool) {
     cancelRecords { $0.view?.isDescendant(of: view) == true }
+    guard !staysInWindow else { return }
+    hostApplication?.respondersLeftWindow { responder in
+      if let gone = responder as? View { return gone.isDescendant(of: view) }
+      if let controller = responder as? ViewController {
+        return controller.isViewLoaded && controller.view.isDescendant(of: view)
+      }
+      return false
+    }
   }
 
   /// Ends the open touches `selected` picks: those their views had begun (and not suppressed) get

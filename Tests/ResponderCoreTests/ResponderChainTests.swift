@@ -35,9 +35,25 @@ final class Node: Responder {
     received.append("motionEnded")
     if !handles.contains(.motion) { super.motionEnded(motion, with: event) }
   }
+  override func motionCancelled(_ motion: EventSubtype, with event: Event?) {
+    received.append("motionCancelled")
+    if !handles.contains(.motion) { super.motionCancelled(motion, with: event) }
+  }
   override func pressesBegan(_ presses: Set<Press>, with event: Event?) {
     received.append("pressesBegan")
     if !handles.contains(.presses) { super.pressesBegan(presses, with: event) }
+  }
+  override func pressesChanged(_ presses: Set<Press>, with event: Event?) {
+    received.append("pressesChanged")
+    if !handles.contains(.presses) { super.pressesChanged(presses, with: event) }
+  }
+  override func pressesEnded(_ presses: Set<Press>, with event: Event?) {
+    received.append("pressesEnded")
+    if !handles.contains(.presses) { super.pressesEnded(presses, with: event) }
+  }
+  override func pressesCancelled(_ presses: Set<Press>, with event: Event?) {
+    received.append("pressesCancelled")
+    if !handles.contains(.presses) { super.pressesCancelled(presses, with: event) }
   }
 }
 
@@ -109,6 +125,86 @@ final class Node: Responder {
     #expect(focused.received == ["pressesBegan"])
     #expect(records().map(\.handledBy) == ["first", "first", "first", "focused"])
     #expect(records().map(\.motionPhase) == [.began, .ended, nil, nil])
+  }
+
+  /// Seed 003, "Responding to Motion Events": a motion event goes to the first responder first and
+  /// is forwarded up the chain as needed, in each of its phases (motionBegan, motionEnded,
+  /// motionCancelled: "此方法的默认实现将消息转发到响应者链"); nobody handling it, it is dropped.
+  @Test func unhandledMotionTravelsUpTheChainInEveryPhase() {
+    let (app, records) = records()
+    let last = Node("last", next: app, handles: [.motion])
+    let first = Node("first", next: last)
+    first.becomes = true
+    #expect(first.becomeFirstResponder())
+    app.post(.motion(timestamp: 1))
+    app.post(.motion(timestamp: 2), phase: .cancelled)
+    app.post(.motion(timestamp: 3))
+    app.post(.motion(timestamp: 4), phase: .ended)
+    let phases = ["motionBegan", "motionCancelled", "motionBegan", "motionEnded"]
+    #expect(first.received == phases)
+    #expect(last.received == phases)
+    #expect(records().map(\.handledBy) == ["last", "last", "last", "last"])
+    #expect(records().allSatisfy { $0.receivedBy == ["first", "last"] && $0.subtype == .motionShake })
+    #expect(records().map(\.motionPhase) == [.began, .cancelled, .began, .ended])
+
+    last.handles = []
+    app.post(.motion(timestamp: 5), phase: .cancelled)
+    #expect(records()[4].wasDropped)
+    #expect(records()[4].receivedBy == ["first", "last", "application"])
+    #expect(records()[4].motionPhase == .cancelled)
+  }
+
+  /// Seed 003: "要关闭远程控制事件的传递，请调用 endReceivingRemoteControlEvents 方法": after it, remote
+  /// control events reach nobody (and say why); other events are not affected; beginning again
+  /// delivers them again.
+  @Test func endReceivingRemoteControlEventsStopsTheirDelivery() {
+    let (app, records) = records()
+    let first = Node("first", next: app, handles: [.remoteControl, .motion])
+    first.becomes = true
+    first.becomeFirstResponder()
+    app.beginReceivingRemoteControlEvents()
+    app.post(.remoteControl(.remoteControlPause, timestamp: 1))
+    app.endReceivingRemoteControlEvents()
+    #expect(!app.isReceivingRemoteControlEvents)
+    app.post(.remoteControl(.remoteControlPlay, timestamp: 2))
+    app.post(.motion(timestamp: 3))
+    #expect(first.received == ["remote:pause", "motionBegan"])
+    #expect(records()[1].dropReason == "not receiving remote-control events")
+    #expect(records()[1].receivedBy.isEmpty)
+    app.beginReceivingRemoteControlEvents()
+    app.post(.remoteControl(.remoteControlNextTrack, timestamp: 4))
+    #expect(first.received == ["remote:pause", "motionBegan", "remote:nextTrack"])
+    #expect(records().map(\.handledBy) == ["first", nil, "first", "first"])
+  }
+
+  /// Seed 003, "Responding to Press Events": a press is delivered with the method of its phase
+  /// (pressesBegan, pressesChanged, pressesEnded, pressesCancelled), to the responder with focus
+  /// (seed 004), and each default implementation forwards it up the chain.
+  @Test func pressesAreDeliveredByPhaseAndForwardedUpTheChain() {
+    let (app, records) = records()
+    let container = Node("container", next: app, handles: [.presses])
+    let focused = Node("focused", next: container)
+    app.focusedResponder = focused
+    for (time, phase) in [(1.0, PressPhase.began), (2, .changed), (3, .ended), (4, .cancelled)] {
+      let press = Press(type: .select, phase: phase, timestamp: Seconds(time))
+      app.post(Event(type: .presses, timestamp: Seconds(time), presses: [press]))
+    }
+    let methods = ["pressesBegan", "pressesChanged", "pressesEnded", "pressesCancelled"]
+    #expect(focused.received == methods)
+    #expect(container.received == methods)
+    #expect(
+      records().allSatisfy { $0.receivedBy == ["focused", "container"] && $0.handledBy == "container" })
+  }
+
+  /// Seed 003, UIResponder reference: canBecomeFirstResponder is NO by default,
+  /// canResignFirstResponder YES, and UIResponder stores no next responder (nil by default).
+  @Test func aPlainResponderCannotBecomeFirstResponderMayResignAndHasNoNext() {
+    let responder = Responder()
+    #expect(!responder.canBecomeFirstResponder)
+    #expect(responder.canResignFirstResponder)
+    #expect(responder.next == nil)
+    #expect(!responder.becomeFirstResponder())
+    #expect(!responder.isFirstResponder)
   }
 
   @Test func withoutFirstResponderEventsStartAtTheKeyWindowOrAreDropped() {

@@ -244,6 +244,29 @@ import TouchDispatch
     #expect(h.log.take().filter { $0 == "L valueChanged" }.count == 1)
   }
 
+  /// Seed 000 "Interacting with Other UI Controls": the controls whose default action is a single
+  /// tap (a switch among them, as a button) keep it against a single-tap recognizer of their
+  /// superview: the switch toggles, the tap fails. A slider is not in that list (its default
+  /// action is dragging its knob): a tap on its knob is the superview recognizer's, and the
+  /// slider's tracking is cancelled.
+  @Test func aSuperviewTapGivesWayToASwitchNotToASlider() {
+    let h = Harness()
+    let container = h.addView("V", 0, 0, 400, 800)
+    h.attach(TapGestureRecognizer(), "tap", to: container)
+    let toggle = h.add(Switch(frame: Rect(x: 10, y: 10, width: 60, height: 30)), "S", to: container)
+    h.tap(20, 20, at: 1)
+    #expect(toggle.isOn)
+    #expect(
+      h.log.take() == [
+        "S touchDown", "tap failed", "S touchUpInside", "S valueChanged", "S primaryActionTriggered",
+      ])
+
+    let l = slider(h, in: container)
+    h.tap(110, 110, at: 2)  // on the knob
+    #expect(h.log.take() == ["L touchDown", "tap recognized", "L touchCancel", "tap action"])
+    #expect(l.value == 0)
+  }
+
   /// Seed 000: "A single finger swipe on the knob of a UISlider, in a direction parallel to the
   /// slider" is the slider's default action: the swipe on the superview fails and the slider
   /// moves. Started off the knob, the swipe is recognized.

@@ -30,6 +30,15 @@ final class OverhangingTabBar: View {
   }
 }
 
+/// A bar whose point(inside:) also takes the points of its subviews that stick out of its bounds
+/// (seed 002: "也可以重写 pointInside:withEvent: 方法来处理这种情况").
+final class GenerousBar: View {
+  override func point(inside point: Point, with event: Event?) -> Bool {
+    if super.point(inside: point, with: event) { return true }
+    return subviews.contains { !$0.isHidden && $0.frame.contains(point) }
+  }
+}
+
 @Suite struct HitTestingTests {
   /// Seed 000 "Hit-Testing Returns the View Where a Touch Occurred": a touch in E. The touch is in
   /// A, so B and C are checked; not in B but in C, so D and E are checked; not in D but in E; E
@@ -125,6 +134,24 @@ final class OverhangingTabBar: View {
     root.addSubview(tabBar)
     tabBar.addSubview(bigButton)
     #expect(root.hitTest(Point(x: 200, y: 280), with: nil) === bigButton)
+  }
+
+  /// Seed 002, 说明 2: a subview sticking out of its superview is not hit there, because the
+  /// superview's pointInside:withEvent: says no; overriding pointInside:withEvent: handles it. The
+  /// window's hit-test of a real touch honours the override: the touch goes to the button.
+  @Test func overridingPointInsideReachesASubviewOutsideTheBounds() {
+    let h = Harness()
+    let bar = GenerousBar(frame: Rect(x: 0, y: 300, width: 400, height: 100))
+    h.window.addSubview(bar)
+    let button = h.addView("B", 150, -40, 100, 80, to: bar)  // 40 points above the bar
+    #expect(h.window.hitTest(Point(x: 200, y: 280), with: nil) === button)
+    #expect(h.window.hitTest(Point(x: 100, y: 280), with: nil) === h.window)  // beside the button
+    #expect(h.window.hitTest(Point(x: 100, y: 320), with: nil) === bar)
+
+    h.tap(200, 280, at: 1)
+    #expect(h.log.take() == ["B touchesBegan 0", "B touchesEnded 0"])
+    button.isHidden = true
+    #expect(h.window.hitTest(Point(x: 200, y: 280), with: nil) === h.window)
   }
 
   @Test func pointInsideUsesBoundsWithMinEdgesIncluded() {
@@ -231,6 +258,152 @@ final class OverhangingTabBar: View {
     let view = View()
     app.delegate = view
     #expect(app.next == nil)
+  }
+
+  /// Seed 004 "Determining an Event's First Responder": the first responder of a touch event is
+  /// the view in which the touch occurred, whoever is the application's first responder; a shake
+  /// goes to the designated first responder.
+  @Test func touchesGoToTheHitTestViewNotTheFirstResponder() {
+    final class Field: View {
+      var got: [String] = []
+      override var canBecomeFirstResponder: Bool { true }
+      override func touchesBegan(_ touches: Set<Touch>, with event: Event?) { got.append("touchesBegan") }
+      override func touchesEnded(_ touches: Set<Touch>, with event: Event?) { got.append("touchesEnded") }
+      override func motionBegan(_ motion: EventSubtype, with event: Event?) { got.append("motionBegan") }
+    }
+    let h = Harness()
+    let field = Field(frame: Rect(x: 0, y: 0, width: 400, height: 100))
+    h.window.addSubview(field)
+    h.addView("V", 0, 200, 400, 200)
+    #expect(field.becomeFirstResponder())
+    #expect(h.app.firstResponder === field)
+
+    h.tap(100, 300, at: 1)
+    #expect(h.log.take() == ["V touchesBegan 0", "V touchesEnded 0"])
+    #expect(field.got.isEmpty)
+    h.app.post(.motion(timestamp: 2))
+    #expect(field.got == ["motionBegan"])
+    h.tap(100, 50, at: 3)
+    #expect(field.got == ["motionBegan", "touchesBegan", "touchesEnded"])
+  }
+
+  /// Seed 004, figure 1 "Responder chains in an app": a touch nobody handles goes from the view
+  /// where it occurred to its superview, the window's root view, the owning view controller, the
+  /// window, the application and, the delegate being a responder outside the chain, the app
+  /// delegate. Each passes it on by calling the default implementation.
+  @Test func anUnhandledTouchReachesEveryResponderUpToTheAppDelegate() {
+    final class Trail {
+      var names: [String] = []
+    }
+    final class PassingView: View {
+      let trail: Trail
+      init(_ name: String, frame: Rect, trail: Trail) {
+        self.trail = trail
+        super.init(frame: frame)
+        identifier = name
+      }
+      override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
+        trail.names.append(identifier!)
+        super.touchesBegan(touches, with: event)
+      }
+    }
+    final class PassingController: ViewController {
+      let trail: Trail
+      init(view: View, trail: Trail) {
+        self.trail = trail
+        super.init(view: view)
+      }
+      override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
+        trail.names.append("controller")
+        super.touchesBegan(touches, with: event)
+      }
+    }
+    final class PassingWindow: Window {
+      var trail: Trail?
+      override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
+        trail?.names.append("window")
+        super.touchesBegan(touches, with: event)
+      }
+    }
+    final class PassingApplication: Application {
+      var trail: Trail?
+      override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
+        trail?.names.append("application")
+        super.touchesBegan(touches, with: event)
+      }
+    }
+    final class AppDelegate: Responder {
+      var trail: Trail?
+      override func touchesBegan(_ touches: Set<Touch>, with event: Event?) {
+        trail?.names.append("delegate")
+      }
+    }
+    let trail = Trail()
+    let scheduler = VirtualScheduler()
+    let app = PassingApplication(scheduler: scheduler)
+    app.trail = trail
+    let delegate = AppDelegate()
+    delegate.trail = trail
+    app.delegate = delegate
+    let window = PassingWindow(frame: Rect(x: 0, y: 0, width: 400, height: 800), application: app)
+    window.trail = trail
+    let root = PassingView("root", frame: .zero, trail: trail)
+    let controller = PassingController(view: root, trail: trail)
+    window.rootViewController = controller
+    let parent = PassingView("parent", frame: Rect(x: 0, y: 0, width: 200, height: 200), trail: trail)
+    let field = PassingView("field", frame: Rect(x: 10, y: 10, width: 100, height: 30), trail: trail)
+    root.addSubview(parent)
+    parent.addSubview(field)
+    let input = TouchInput(window: window)
+    input.process([ContactSample(slot: 0, location: Point(x: 20, y: 20))], at: 1)
+    #expect(
+      trail.names == ["field", "parent", "root", "controller", "window", "application", "delegate"])
+    input.process([], at: 1.1)
+  }
+
+  /// Seed 003, UIWindow sendEvent: "window 对象将触摸事件调度到发生触摸的 view，并将其他类型的事件分派到最合适的
+  /// 目标对象", and an app may call it to dispatch an event it made to the window's responder chain.
+  /// A shake, a remote-control event or a press sent to a window goes to its first responder (the
+  /// focused responder for a press) when that is in the window, else to the window itself, and up
+  /// the chain from there; each delivery is recorded.
+  @Test func aWindowSendsOtherEventsToItsFirstResponder() {
+    final class Field: View {
+      var got: [String] = []
+      override var canBecomeFirstResponder: Bool { true }
+      override func motionBegan(_ motion: EventSubtype, with event: Event?) { got.append("motionBegan") }
+      override func remoteControlReceived(with event: Event?) { got.append("remote:\(event!.subtype)") }
+      override func pressesBegan(_ presses: Set<Press>, with event: Event?) { got.append("pressesBegan") }
+    }
+    let h = Harness()
+    var records: [DispatchRecord] = []
+    h.app.addDispatchObserver { records.append($0) }
+    h.app.beginReceivingRemoteControlEvents()
+    h.window.identifier = "window"
+    let field = Field(frame: Rect(x: 0, y: 0, width: 400, height: 100))
+    field.identifier = "field"
+    h.window.addSubview(field)
+
+    h.window.sendEvent(.motion(timestamp: 1))
+    #expect(records.last?.receivedBy == ["window", "application"])
+    #expect(records.last?.wasDropped == true)
+
+    #expect(field.becomeFirstResponder())
+    h.window.sendEvent(.motion(timestamp: 2))
+    h.window.sendEvent(.remoteControl(.remoteControlPause, timestamp: 3))
+    h.window.sendEvent(Event(type: .presses, timestamp: 4, presses: [Press(type: .select, timestamp: 4)]))
+    #expect(field.got == ["motionBegan", "remote:pause", "pressesBegan"])
+    #expect(records.suffix(3).map(\.handledBy) == ["field", "field", "field"])
+
+    // The application's first responder in another window is not this window's.
+    let other = Window(frame: Rect(x: 0, y: 0, width: 100, height: 100), application: h.app)
+    let elsewhere = Field(frame: Rect(x: 0, y: 0, width: 100, height: 100))
+    other.addSubview(elsewhere)
+    #expect(elsewhere.becomeFirstResponder())
+    h.window.sendEvent(.motion(timestamp: 5))
+    #expect(field.got.count == 3 && elsewhere.got.isEmpty)
+    #expect(records.last?.receivedBy == ["window", "application"])
+    other.sendEvent(.motion(timestamp: 6))
+    #expect(elsewhere.got == ["motionBegan"])
   }
 
   /// A touch a view does not handle goes up the chain: superview, controller, window, application.

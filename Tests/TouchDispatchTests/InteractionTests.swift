@@ -385,6 +385,115 @@ private func pinchAndTurn(_ h: Harness, at start: Seconds, hz: Double = 60) {
   }
 }
 
+/// A view that handles motion events, and can be first responder.
+final class ShakeField: View {
+  var got: [String] = []
+  override var canBecomeFirstResponder: Bool { true }
+  override func motionBegan(_ motion: EventSubtype, with event: Event?) { got.append("motionBegan") }
+  override func motionEnded(_ motion: EventSubtype, with event: Event?) { got.append("motionEnded") }
+  override func motionCancelled(_ motion: EventSubtype, with event: Event?) {
+    got.append("motionCancelled")
+  }
+}
+
+@Suite struct RemovedResponderTests {
+  /// Seed 003, motionCancelled: UIKit calls it on an interruption, "导致处理运动事件的 view 从其 window 中
+  /// 移除的任何内容" (anything that removes the view handling the motion event from its window), as
+  /// touchesCancelled for touches. The first responder that got motionBegan gets motionCancelled
+  /// when it (here its superview) is removed from the window, and the end of that shake goes to
+  /// nobody: a responder gets motionEnded or motionCancelled, not both. A view out of the window
+  /// is not first responder any more (seed 003: a view outside the active view hierarchy must not
+  /// be made first responder).
+  @Test func aFirstResponderRemovedDuringAShakeGetsMotionCancelled() {
+    let h = Harness()
+    var records: [DispatchRecord] = []
+    h.app.addDispatchObserver { records.append($0) }
+    let container = View(frame: Rect(x: 0, y: 0, width: 400, height: 400))
+    h.window.addSubview(container)
+    let field = ShakeField(frame: Rect(x: 0, y: 0, width: 400, height: 100))
+    field.identifier = "field"
+    container.addSubview(field)
+    #expect(field.becomeFirstResponder())
+
+    h.app.post(.motion(timestamp: 1))
+    #expect(field.got == ["motionBegan"])
+    container.removeFromSuperview()
+    #expect(field.got == ["motionBegan", "motionCancelled"])
+    #expect(records.last?.motionPhase == .cancelled)
+    #expect(records.last?.handledBy == "field")
+    #expect(h.app.firstResponder == nil)
+
+    h.app.post(.motion(timestamp: 2), phase: .ended)
+    #expect(field.got == ["motionBegan", "motionCancelled"])
+    #expect(records.last?.wasDropped == true)
+
+    // Back in the window and first responder again, it gets the next shake whole, even moved to
+    // another superview of the same window meanwhile; removing a view while no shake is under way
+    // cancels nothing.
+    h.window.addSubview(container)
+    #expect(field.becomeFirstResponder())
+    h.app.post(.motion(timestamp: 3))
+    let other = View(frame: Rect(x: 0, y: 400, width: 400, height: 400))
+    h.window.addSubview(other)
+    other.addSubview(field)
+    #expect(h.app.firstResponder === field)
+    h.app.post(.motion(timestamp: 4), phase: .ended)
+    other.removeFromSuperview()
+    #expect(field.got == ["motionBegan", "motionCancelled", "motionBegan", "motionEnded"])
+    #expect(h.app.firstResponder == nil)
+  }
+}
+
+/// A view that handles presses, and takes focus.
+final class PressField: View {
+  var got: [String] = []
+  override func pressesBegan(_ presses: Set<Press>, with event: Event?) { got.append("pressesBegan") }
+  override func pressesChanged(_ presses: Set<Press>, with event: Event?) { got.append("pressesChanged") }
+  override func pressesEnded(_ presses: Set<Press>, with event: Event?) { got.append("pressesEnded") }
+  override func pressesCancelled(_ presses: Set<Press>, with event: Event?) {
+    got.append(
+      "pressesCancelled" + (presses.allSatisfy { $0.phase == .cancelled } ? "" : " (not in phase cancelled)"))
+  }
+}
+
+extension RemovedResponderTests {
+  /// Seed 003, pressesCancelled: UIKit calls it on an interruption, anything that "导致处理 press 事件
+  /// 的 view 从其 window 中删除" (removes the view handling the press from its window); for each press a
+  /// responder gets pressesEnded or pressesCancelled. The focused view that got pressesBegan gets
+  /// pressesCancelled (the presses in phase cancelled) when it leaves the window, is no longer
+  /// focused, and the rest of those presses goes to nobody.
+  @Test func aFocusedViewRemovedDuringAPressGetsPressesCancelled() {
+    let h = Harness()
+    var records: [DispatchRecord] = []
+    h.app.addDispatchObserver { records.append($0) }
+    let field = PressField(frame: Rect(x: 0, y: 0, width: 400, height: 100))
+    field.identifier = "field"
+    h.window.addSubview(field)
+    h.app.focusedResponder = field
+
+    let press = Press(type: .select, timestamp: 1)
+    h.app.post(Event(type: .presses, timestamp: 1, presses: [press]))
+    field.removeFromSuperview()
+    #expect(field.got == ["pressesBegan", "pressesCancelled"])
+    #expect(records.last?.handledBy == "field")
+    #expect(h.app.focusedResponder == nil)
+    press.phase = .ended
+    h.app.post(Event(type: .presses, timestamp: 2, presses: [press]))
+    #expect(field.got.count == 2)
+    #expect(records.last?.wasDropped == true)
+
+    // Back, focused: a whole press; removed with no press under way, nothing more.
+    h.window.addSubview(field)
+    h.app.focusedResponder = field
+    let next = Press(type: .select, timestamp: 3)
+    h.app.post(Event(type: .presses, timestamp: 3, presses: [next]))
+    next.phase = .ended
+    h.app.post(Event(type: .presses, timestamp: 4, presses: [next]))
+    field.removeFromSuperview()
+    #expect(field.got.suffix(2) == ["pressesBegan", "pressesEnded"])
+  }
+}
+
 /// A second finger landing while a pan is under way goes to the pan, not to the view.
 @Suite struct LateTouchTests {
   @Test func secondFingerDuringAPan() {

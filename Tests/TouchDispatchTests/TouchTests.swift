@@ -147,6 +147,7 @@ final class TouchCancelInspector: View {
     h.window.addSubview(view)
     let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
     let tap = h.attach(TapGestureRecognizer(), "tap", to: h.window)
+    tap.numberOfTouchesRequired = 2  // (a one-finger tap fails at once, and lists no touch then)
     h.down([0: point(100, 100), 1: point(200, 100)], at: 1)
     let event = view.lastEvent!
     #expect(view.seen.count == 1 && view.seen[0].event == ObjectIdentifier(event))
@@ -156,6 +157,59 @@ final class TouchCancelInspector: View {
     let touch = h.input.activeTouches[0]
     #expect(touch.gestureRecognizers.count == 2)
     #expect(touch.gestureRecognizers.first === pan && touch.gestureRecognizers.last === tap)
+  }
+
+  /// Seed 003, UIEvent: touchesForWindow: gives the touches that belong to a window, and
+  /// coalescedTouchesForTouch: / predictedTouchesForTouch: return nil for a touch that is not part
+  /// of the event; the coalesced touches end with the touch itself.
+  @Test func eventQueriesByWindowAndForForeignTouches() {
+    let h = Harness()
+    let view = InspectingView(frame: Rect(x: 0, y: 0, width: 400, height: 800))
+    h.window.addSubview(view)
+    h.down(0, 100, 100, at: 1)
+    let event = view.lastEvent!
+    let touch = h.input.activeTouches[0]
+    #expect(event.touches(for: h.window) == [touch])
+    #expect(event.touches(for: View()).isEmpty)
+    #expect(event.coalescedTouches(for: touch)?.last === touch)
+    #expect(event.predictedTouches(for: touch) != nil)
+    let stranger = Touch(location: Point(x: 1, y: 1), timestamp: 1)
+    #expect(event.coalescedTouches(for: stranger) == nil)
+    #expect(event.predictedTouches(for: stranger) == nil)
+    h.up(0, at: 1.1)
+  }
+
+  /// Seed 003, UITouch gestureRecognizers: the recognizers currently receiving the touch ("当前正在
+  /// 处理 touch 的 gesture recognizers"; an empty array when none is). A recognizer that failed,
+  /// cancelled its gesture or recognized it while the finger is still down no longer receives it:
+  /// it leaves the touch's list and the event's touches for it at once, not at the end of the
+  /// sequence.
+  @Test func aRecognizerThatGaveUpNoLongerListsTheTouch() {
+    let h = Harness()
+    let view = InspectingView(frame: Rect(x: 0, y: 0, width: 400, height: 800))
+    h.window.addSubview(view)
+    let tap = h.attach(TapGestureRecognizer(), "tap", to: view)
+    let pan = h.attach(PanGestureRecognizer(), "pan", to: view)
+    pan.minimumNumberOfTouches = 2
+    h.down(0, 100, 100, at: 1)
+    let touch = h.input.activeTouches[0]
+    #expect(touch.gestureRecognizers.count == 2)
+    h.move(0, 200, 100, at: 1.05)  // too far for a tap
+    #expect(tap.state == .failed)
+    #expect(touch.gestureRecognizers.count == 1 && touch.gestureRecognizers.first === pan)
+    #expect(view.lastEvent?.touches(for: tap).isEmpty == true)
+    #expect(view.lastEvent?.touches(for: pan) == [touch])
+    #expect(tap.touches == [touch])  // what it had received stays known to it until its reset
+    h.up(0, at: 1.1)
+    #expect(touch.gestureRecognizers.isEmpty)
+
+    // A discrete gesture recognized before the finger lifts (a swipe) receives it no more either.
+    let swipe = h.attach(SwipeGestureRecognizer(), "swipe", to: view)
+    h.drag(from: point(100, 400), to: point(300, 410), at: 2, duration: 0.15, lift: false)
+    #expect(swipe.state == .recognized)
+    let finger = h.input.activeTouches[0]
+    #expect(!finger.gestureRecognizers.contains { $0 === swipe })
+    h.up(0, at: 2.2)
   }
 
   /// Contact size and force reach the touch.
