@@ -497,7 +497,8 @@ final class HorizontalDragRecognizer: GestureRecognizer {
     let controller = ViewController()
     h.window.rootViewController = controller
     var heard: [String] = []
-    controller.registerAction("respondToTapGesture:") { sender, _ in
+    // (The controller owns its actions: the action reads its view through an unowned reference.)
+    controller.registerAction("respondToTapGesture:") { [unowned controller] sender, _ in
       let recognizer = sender as! TapGestureRecognizer
       heard.append("tap \(recognizer.stateName) at \(recognizer.location(in: controller.view))")
     }
