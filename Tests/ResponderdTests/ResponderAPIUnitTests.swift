@@ -24,7 +24,7 @@ final class BusApp {
 
   init(
     on bus: InMemoryBus, uid: UInt32 = getuid(), path: String = "/app", canBecome: Bool = true,
-    answer: @escaping (String) -> Bool? = { _ in true }
+    canResign: Bool? = nil, answer: @escaping (String) -> Bool? = { _ in true }
   ) throws {
     connection = bus.connect(uid: uid)
     self.path = path
@@ -37,7 +37,8 @@ final class BusApp {
       interfaces: [
         DBusInterface(
           ResponderBusAPI.responderInterface, methods: methods,
-          properties: [DBusProperty("CanBecomeFirstResponder", get: { canBecome })])
+          properties: [DBusProperty("CanBecomeFirstResponder", get: { canBecome })]
+            + (canResign.map { value in [DBusProperty("CanResignFirstResponder", get: { value })] } ?? []))
       ])
   }
 
@@ -332,5 +333,44 @@ final class BusApp {
     post(.remoteControlPlay)
     settle()
     #expect(a.received == ["stop", "play"])
+  }
+
+  /// UIKit's rules through the bus (docs/apps.md): `BecomeFirstResponder` is refused when the
+  /// application's CanBecomeFirstResponder is false, or when the current first responder's
+  /// CanResignFirstResponder is false; `ResignFirstResponder` gives the previous one its place back.
+  @Test func becomingAndResigningFirstResponderFollowTheApplicationsFlags() throws {
+    let a = try BusApp(on: bus)
+    let shy = try BusApp(on: bus, path: "/shy", canBecome: false)
+    let clingy = try BusApp(on: bus, path: "/clingy", canResign: false)
+    let aID = try register(a)
+    let shyID = try register(shy)
+    let clingyID = try register(clingy)
+    func ask(_ app: BusApp, _ method: String, _ id: UInt32) -> [DBusValue]? {
+      let reply = app.daemonCall(method, [.uint32(id)])
+      settle()
+      return try? reply()?.get()
+    }
+    func firstToReceive() -> String? {
+      post(.remoteControlPlay)
+      settle()
+      return records().last?.receivedBy.first
+    }
+    let names = Dictionary(uniqueKeysWithValues: api.registeredResponders.map { ($0.id, $0.name) })
+
+    #expect(ask(shy, "BecomeFirstResponder", shyID) == [.bool(false)])
+    #expect(ask(a, "BecomeFirstResponder", aID) == [.bool(true)])
+    #expect(firstToReceive() == names[aID])
+    #expect(ask(clingy, "BecomeFirstResponder", clingyID) == [.bool(true)])
+    #expect(firstToReceive() == names[clingyID])
+    // The first responder cannot resign: nobody takes its place, and it cannot give it up.
+    #expect(ask(a, "BecomeFirstResponder", aID) == [.bool(false)])
+    #expect(ask(clingy, "ResignFirstResponder", clingyID) == [.bool(false)])
+    #expect(firstToReceive() == names[clingyID])
+
+    clingy.connection.leave()
+    settle()
+    #expect(firstToReceive() == names[aID], "the previous first responder is first again")
+    #expect(ask(a, "ResignFirstResponder", aID) == [.bool(true)])
+    #expect(firstToReceive() != names[aID])
   }
 }
