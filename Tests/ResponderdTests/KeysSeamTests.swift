@@ -180,3 +180,57 @@ import Testing
     #expect(delivered == ["beginSeekingForward", "endSeekingForward"])
   }
 }
+
+/// docs/design.md#one-press-one-action (sessions): while another user's session is in front,
+/// responderd lets go of every device, and takes them back when the session returns; a seek
+/// under way when it goes ends at once, as when the device goes away. logind is `FakeLogind`.
+@Suite struct SessionKeysSeamTests: InMemoryServiceSuite {
+  let harness: InMemoryService
+  let system: InMemoryBus
+  let logind: FakeLogind
+  let devices = FakeInputDevices()
+  let headset: FakeInputDevice
+
+  init() throws {
+    harness = try InMemoryService()
+    system = InMemoryBus(scheduler: harness.time)
+    logind = try FakeLogind(bus: system, scheduler: harness.time)
+    try logind.addSession("3", active: true)
+    headset = FakeInputDevice.usbHeadset(time: harness.time)
+    devices.plugIn(headset)
+    let session = harness.service.sessionComponent(
+      systemBus: system.connect(), identity: .init(sessionID: "3", pid: 4242, uid: 1000), sessionBus: nil)
+    harness.add(session)
+    harness.add(
+      harness.service.keysComponent(bus: nil, session: session, devices: devices, keyScheduler: harness.time))
+    harness.start()
+    settle()
+  }
+
+  var delivered: [String] { records().filter { $0.type == .remoteControl }.map(\.subtype.name) }
+
+  @Test func anotherSessionInFrontEndsTheSeekAndLetsGoOfTheHeadsetUntilItReturns() throws {
+    #expect(headset.isGrabbed)
+    headset.click(InputCode.KEY_MEDIA)
+    time.advance(by: 0.2)
+    headset.press(InputCode.KEY_MEDIA)
+    time.advance(by: 1)
+    #expect(delivered == ["beginSeekingForward"])
+
+    try logind.setActive("3", false)
+    settle()
+    #expect(delivered == ["beginSeekingForward", "endSeekingForward"])
+    #expect(!headset.isGrabbed && !headset.isOpen)
+    headset.release(InputCode.KEY_MEDIA)
+    headset.click(InputCode.KEY_MEDIA)
+    time.advance(by: 1)
+    #expect(delivered == ["beginSeekingForward", "endSeekingForward"], "another user's presses")
+
+    try logind.setActive("3", true)
+    settle()
+    #expect(headset.isGrabbed)
+    headset.click(InputCode.KEY_MEDIA)
+    time.advance(by: 1)
+    #expect(delivered == ["beginSeekingForward", "endSeekingForward", "togglePlayPause"])
+  }
+}
