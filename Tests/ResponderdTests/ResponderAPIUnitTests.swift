@@ -373,4 +373,57 @@ final class BusApp {
     #expect(ask(a, "ResignFirstResponder", aID) == [.bool(true)])
     #expect(firstToReceive() != names[aID])
   }
+
+  /// D-Bus callers are checked (docs/apps.md): every method of the daemon's interface, and
+  /// its properties, answer another user AccessDenied and do nothing for it; a connection of the
+  /// same user may not act on a responder another connection registered.
+  @Test func anotherUserIsRefusedEveryMethodAndPropertyAndOnlyTheOwnerActsOnAResponder() throws {
+    let app = try BusApp(on: bus)
+    let id = try register(app)
+    let stranger = try BusApp(on: bus, uid: getuid() &+ 1, path: "/stranger")
+    let properties = "org.freedesktop.DBus.Properties"
+    let calls: [(String, [DBusValue], String)] = [
+      (
+        "RegisterResponder", [.objectPath("/stranger"), ["remoteControl"].dbusValue],
+        ResponderBusAPI.daemonInterface
+      ),
+      ("UnregisterResponder", [.uint32(id)], ResponderBusAPI.daemonInterface),
+      ("BecomeFirstResponder", [.uint32(id)], ResponderBusAPI.daemonInterface),
+      ("ResignFirstResponder", [.uint32(id)], ResponderBusAPI.daemonInterface),
+      ("SetActive", [.uint32(id), .bool(true)], ResponderBusAPI.daemonInterface),
+      ("WatchEvents", [], ResponderBusAPI.daemonInterface),
+      ("UnwatchEvents", [], ResponderBusAPI.daemonInterface),
+      ("SendEvent", ["remoteControl", "play", ""], ResponderBusAPI.daemonInterface),
+      ("Get", [.string(ResponderBusAPI.daemonInterface), .string("FirstResponder")], properties),
+      ("GetAll", [.string(ResponderBusAPI.daemonInterface)], properties),
+    ]
+    for (method, arguments, interface) in calls {
+      var result: Result<[DBusValue], DBusError>?
+      stranger.connection.call(
+        destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath, interface: interface,
+        method: method, arguments: arguments, timeout: 5
+      ) { result = $0 }
+      settle()
+      guard case .failure(let error)? = result else {
+        Issue.record("\(method): \(String(describing: result))")
+        continue
+      }
+      #expect(error.name == DBusError.Name.accessDenied, "\(method): \(error)")
+    }
+    #expect(api.registeredResponders.map(\.id) == [id])
+    #expect(stranger.received.isEmpty && records().isEmpty, "nothing was sent or dispatched for it")
+
+    // The same user, another connection: it may not act on the app's responder.
+    let other = try BusApp(on: bus, path: "/other")
+    for method in ["BecomeFirstResponder", "ResignFirstResponder", "UnregisterResponder"] {
+      let reply = other.daemonCall(method, [.uint32(id)])
+      settle()
+      guard case .failure(let error)? = reply() else {
+        Issue.record("\(method): \(String(describing: reply()))")
+        continue
+      }
+      #expect(error.name == ResponderBusAPI.ErrorName.notOwner, "\(method): \(error)")
+    }
+    #expect(api.registeredResponders.map(\.id) == [id])
+  }
 }
