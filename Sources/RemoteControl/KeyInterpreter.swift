@@ -9,8 +9,8 @@ public struct RemoteControlEmission: Hashable, Sendable, CustomStringConvertible
   public var timestamp: Seconds
   /// The device ("evdev:/dev/input/event3"), as given to `KeyInterpreter.deviceAdded`.
   public var source: String
-  /// When the key behind it went down: `timestamp` for keys that act on press, earlier for a
-  /// next/previous skip made at the release (a desktop acting on the same key acts at the press).
+  /// When the key behind it went down, for next and previous (a desktop acting on the same key
+  /// acts at its press, they skip at the release); `timestamp` for the other keys.
   public var pressedAt: Seconds
 
   public init(subtype: EventSubtype, timestamp: Seconds, source: String, pressedAt: Seconds? = nil) {
