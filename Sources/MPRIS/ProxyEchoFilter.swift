@@ -10,8 +10,10 @@ import ResponderCore
 /// the play/pause key: the desktop maps KEY_PLAYPAUSE and KEY_PLAYCD to the same keysym) and the
 /// second comes at most `window` after the first; each is matched once. Whichever comes first is
 /// dispatched and the second is the duplicate: usually the device's event is first, but a busy
-/// responderd may read its device after the desktop's call arrived. A call with no press behind
-/// it (a desktop widget, playerctl, KDE Connect) is dispatched as any.
+/// responderd may read its device after the desktop's call arrived. Next and previous skip at the
+/// key's release while the desktop calls at its press: a device event is matched with a call made
+/// within `window` of its key's press. A call with no press behind it (a desktop widget,
+/// playerctl, KDE Connect) is dispatched as any.
 public struct ProxyEchoFilter: Sendable {
   /// The standard window: 0.1 s. Measured against Debian's gsd-media-keys 43 (the GNOME test's
   /// harness, a stand-in shell emitting AcceleratorActivated): gsd calls 0.35 ms (median) and 4.5
@@ -48,11 +50,20 @@ public struct ProxyEchoFilter: Sendable {
     return nil
   }
 
-  /// A remote-control event from a device at `now`: the proxy call it repeats (then do not
-  /// dispatch it), or nil when it is a press of its own (it is noted, and dispatched).
-  public mutating func devicePosted(_ subtype: EventSubtype, source: String, at now: Seconds) -> Press? {
+  /// A remote-control event from a device at `now`, whose key went down `sincePress` before: the
+  /// proxy call it repeats (then do not dispatch it), or nil when it is a press of its own (it is
+  /// noted, and dispatched).
+  public mutating func devicePosted(
+    _ subtype: EventSubtype, source: String, at now: Seconds, sincePress: Seconds = 0
+  ) -> Press? {
     forgetOld(now)
-    if let index = Self.match(subtype, in: proxyCalls) { return proxyCalls.remove(at: index) }
+    let pressedAt = now - max(0, sincePress)
+    let action = Self.action(of: subtype)
+    if let index = proxyCalls.firstIndex(where: {
+      Self.action(of: $0.subtype) == action && abs($0.dispatchedAt - pressedAt) <= window
+    }) {
+      return proxyCalls.remove(at: index)
+    }
     deviceEvents.append(Press(subtype: subtype, source: source, dispatchedAt: now))
     return nil
   }
@@ -62,9 +73,13 @@ public struct ProxyEchoFilter: Sendable {
     return presses.firstIndex { Self.action(of: $0.subtype) == action }
   }
 
+  /// How long a proxy call is kept for a skip made at its key's release: longer than any press
+  /// short of a hold (`hold-threshold`, 0.5 s by default).
+  public static let longestSkipPress: Seconds = 5
+
   private mutating func forgetOld(_ now: Seconds) {
     deviceEvents.removeAll { now - $0.dispatchedAt > window }
-    proxyCalls.removeAll { now - $0.dispatchedAt > window }
+    proxyCalls.removeAll { now - $0.dispatchedAt > window + Self.longestSkipPress }
   }
 
   /// The key behind an action: play, pause and togglePlayPause are one key to the desktop.

@@ -9,11 +9,15 @@ public struct RemoteControlEmission: Hashable, Sendable, CustomStringConvertible
   public var timestamp: Seconds
   /// The device ("evdev:/dev/input/event3"), as given to `KeyInterpreter.deviceAdded`.
   public var source: String
+  /// When the key behind it went down, for next and previous (a desktop acting on the same key
+  /// acts at its press, they skip at the release); `timestamp` for the other keys.
+  public var pressedAt: Seconds
 
-  public init(subtype: EventSubtype, timestamp: Seconds, source: String) {
+  public init(subtype: EventSubtype, timestamp: Seconds, source: String, pressedAt: Seconds? = nil) {
     self.subtype = subtype
     self.timestamp = timestamp
     self.source = source
+    self.pressedAt = pressedAt ?? timestamp
   }
 
   public var description: String { "\(subtype) at \(timestamp) from \(source)" }
@@ -182,14 +186,18 @@ public final class KeyInterpreter {
     switch role {
     case .onPress(let subtype): return .onPress(subtype)
     case .skip(let direction):
-      return .skip(SkipKey(direction: direction, settings: settings, scheduler: scheduler, emit: emit))
+      let emitPressed: (EventSubtype, Seconds, Seconds) -> Void = { [weak self] subtype, time, pressedAt in
+        self?.emit(subtype, time, source, pressedAt: pressedAt)
+      }
+      return .skip(
+        SkipKey(direction: direction, settings: settings, scheduler: scheduler, emit: emitPressed))
     case .seek(let direction): return .seek(SeekKey(direction: direction, emit: emit))
     case .headsetButton:
       return .headset(ClickGrammar(settings: settings, scheduler: scheduler, emit: emit))
     }
   }
 
-  private func emit(_ subtype: EventSubtype, _ time: Seconds, _ source: String) {
-    sink(RemoteControlEmission(subtype: subtype, timestamp: time, source: source))
+  private func emit(_ subtype: EventSubtype, _ time: Seconds, _ source: String, pressedAt: Seconds? = nil) {
+    sink(RemoteControlEmission(subtype: subtype, timestamp: time, source: source, pressedAt: pressedAt))
   }
 }

@@ -6,21 +6,22 @@ import ResponderCore
 final class SkipKey {
   enum State {
     case up
-    /// Down, not yet held long enough to seek.
-    case pressed(holdTimer: ScheduledTimer)
-    /// Held past the threshold: seeking.
-    case seeking
+    /// Down since `at`, not yet held long enough to seek.
+    case pressed(holdTimer: ScheduledTimer, at: Seconds)
+    /// Held past the threshold (down since `at`): seeking.
+    case seeking(at: Seconds)
   }
 
   private(set) var state: State = .up
   let direction: SeekDirection
   private let settings: KeySettings
   private let scheduler: any Scheduler
-  private let emit: (EventSubtype, Seconds) -> Void
+  /// Emits an event at a time, with when the key went down.
+  private let emit: (EventSubtype, Seconds, Seconds) -> Void
 
   init(
     direction: SeekDirection, settings: KeySettings, scheduler: any Scheduler,
-    emit: @escaping (EventSubtype, Seconds) -> Void
+    emit: @escaping (_ subtype: EventSubtype, _ time: Seconds, _ pressedAt: Seconds) -> Void
   ) {
     self.direction = direction
     self.settings = settings
@@ -30,7 +31,7 @@ final class SkipKey {
 
   /// The hold timer, while it runs.
   var pendingTimer: ScheduledTimer? {
-    if case .pressed(let timer) = state { return timer }
+    if case .pressed(let timer, _) = state { return timer }
     return nil
   }
 
@@ -38,13 +39,13 @@ final class SkipKey {
     guard case .up = state else { return }
     let deadline = time + settings.holdThreshold
     let timer = scheduler.schedule(at: deadline) { [weak self] in self?.holdReached(at: deadline) }
-    state = .pressed(holdTimer: timer)
+    state = .pressed(holdTimer: timer, at: time)
   }
 
   private func holdReached(at time: Seconds) {
-    guard case .pressed = state else { return }
-    state = .seeking
-    emit(direction.begin, time)
+    guard case .pressed(_, let pressedAt) = state else { return }
+    state = .seeking(at: pressedAt)
+    emit(direction.begin, time, pressedAt)
   }
 
   func release(at time: Seconds) { lift(at: time, skipping: true) }
@@ -57,13 +58,13 @@ final class SkipKey {
     switch state {
     case .up:
       return
-    case .pressed(let timer):
+    case .pressed(let timer, let pressedAt):
       timer.cancel()
       state = .up
-      if skipping { emit(direction.skip, time) }
-    case .seeking:
+      if skipping { emit(direction.skip, time, pressedAt) }
+    case .seeking(let pressedAt):
       state = .up
-      emit(direction.end, time)
+      emit(direction.end, time, pressedAt)
     }
   }
 }

@@ -151,7 +151,7 @@ public final class KeysComponent: ServiceComponent {
       let owned = self.input?.isOwned(source: emission.source) ?? false
       self.events.postDeviceEvent(
         .remoteControl(emission.subtype, timestamp: emission.timestamp, source: emission.source),
-        desktopSeesDevice: !owned)
+        desktopSeesDevice: !owned, sincePress: emission.timestamp - emission.pressedAt)
     }
     for observer in volumeKeyObservers { input.addVolumeKeyObserver(observer) }
     for observer in ownedKeyObservers { input.addOwnedKeyObserver(observer) }

@@ -90,10 +90,13 @@ public final class MPRISComponent: ServiceComponent {
       }
     }
     let scheduler = self.scheduler
-    events.addDeviceEventFilter { [weak self] event in
+    events.addDeviceEventFilter { [weak self] event, sincePress in
       guard let self, settings.proxy, event.type == .remoteControl else { return nil }
       let now = scheduler.now
-      guard let call = self.echoes.devicePosted(event.subtype, source: event.source, at: now) else {
+      guard
+        let call = self.echoes.devicePosted(
+          event.subtype, source: event.source, at: now, sincePress: sincePress)
+      else {
         return nil
       }
       let reason =

@@ -1,3 +1,4 @@
+import EventTime
 import Logging
 import ResponderCore
 
@@ -15,7 +16,7 @@ public final class ServiceEvents {
   private let logger: Logger
   private var dispatchObservers: [(DispatchRecord) -> Void] = []
   private var keyActionObservers: [(KeyActionRecord) -> Void] = []
-  private var deviceEventFilters: [(Event) -> String?] = []
+  private var deviceEventFilters: [(Event, Seconds) -> String?] = []
 
   /// The events of `application`; every dispatch is logged (debug) to `logger`.
   public init(application: Application, logger: Logger) {
@@ -48,14 +49,16 @@ public final class ServiceEvents {
   /// filter says it repeats a press already dispatched (the proxy player's echo filter): then it
   /// is published as not dispatched, with the filter's reason. The event of a device the desktop
   /// cannot see (one responderd holds exclusively) skips the filters: the desktop never saw that
-  /// press, so no call of the desktop's repeats it, nor does it repeat one.
-  public func postDeviceEvent(_ event: Event, desktopSeesDevice: Bool = true) {
+  /// press, so no call of the desktop's repeats it, nor does it repeat one. `sincePress` is how
+  /// long before now its key went down (a next/previous skip is made at the release; the desktop
+  /// acts on the press).
+  public func postDeviceEvent(_ event: Event, desktopSeesDevice: Bool = true, sincePress: Seconds = 0) {
     guard desktopSeesDevice else {
       application.post(event)
       return
     }
     for filter in deviceEventFilters {
-      if let reason = filter(event) {
+      if let reason = filter(event, sincePress) {
         publishUndispatched(
           DispatchRecord(
             type: event.type, subtype: event.subtype, timestamp: event.timestamp, source: event.source,
@@ -67,8 +70,9 @@ public final class ServiceEvents {
   }
 
   /// Adds a filter every event posted through `postDeviceEvent` goes through before it is
-  /// dispatched: it returns nil to let the event through, or why it is not dispatched.
-  public func addDeviceEventFilter(_ filter: @escaping (Event) -> String?) {
+  /// dispatched, with how long ago its key went down: it returns nil to let the event through, or
+  /// why it is not dispatched.
+  public func addDeviceEventFilter(_ filter: @escaping (_ event: Event, _ sincePress: Seconds) -> String?) {
     deviceEventFilters.append(filter)
   }
 

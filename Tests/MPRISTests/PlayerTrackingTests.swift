@@ -16,6 +16,8 @@ final class FakePlayer {
   let connection: InMemoryBusConnection
   let busName: String
   private(set) var calls: [String] = []
+  /// The offsets of the Seek calls it received, in microseconds.
+  private(set) var seekOffsets: [Int64] = []
   private(set) var status = "Paused"
   private(set) var track = 1
   /// Answers its methods without doing anything (a player that cannot start).
@@ -43,8 +45,9 @@ final class FakePlayer {
             method("Stop") { $0.status = "Stopped" },
             method("Next") { $0.track += 1 },
             method("Previous") { $0.track -= 1 },
-            DBusMethod("Seek", in: "x") { [weak self] _ in
+            DBusMethod("Seek", in: "x") { [weak self] call in
               self?.calls.append("Seek")
+              if let offset = call.arguments.first?.int64 { self?.seekOffsets.append(offset) }
               return []
             },
           ],

@@ -15,6 +15,26 @@ struct ShakeLifecycleTests {
     }
   }
 
+  /// docs/design.md: the detector works on time, not sample counts: from 10 Hz to 1 kHz a 10 s
+  /// shake is cancelled 5 s after it started, and after a cancel the next shake begins only once
+  /// the shaking has stopped.
+  @Test(
+    "Cancelled at 5 s, and a new shake only after a pause, from 10 Hz to 1 kHz",
+    arguments: [10.0, 12.5, 25, 50, 100, 200, 400, 1000])
+  func cancelAtEveryRate(rate: Double) {
+    let long = Motion.still() + Motion.shake(frequency: 2, amplitude: 2, start: 1, duration: 10)
+    let events = detect(Sampler(rate: rate).samples(of: long, to: 14))
+    #expect(events.map(\.phase) == [.began, .cancelled], "\(events)")
+    if events.count == 2 { #expect(abs(events[1].time - 6) < 0.15, "cancelled at \(events[1].time)") }
+
+    let again =
+      Motion.still() + Motion.shake(frequency: 2, amplitude: 2, start: 1, duration: 8)
+      + Motion.shake(frequency: 2, amplitude: 2, start: 11, duration: 1.5)
+    let twice = detect(Sampler(rate: rate).samples(of: again, to: 15))
+    #expect(twice.map(\.phase) == [.began, .cancelled, .began, .ended], "\(twice)")
+    if twice.count == 4 { #expect(twice[2].time > 11, "began again at \(twice[2].time)") }
+  }
+
   /// Vigorous swings of unlike lengths (a jab and a slower return, as much impulse each: not a
   /// shake) for 6 s, running on without a break into regular ones: the motion had gone on longer
   /// than a shake may last before it looked like one, so no shake begins (it used to begin, then be

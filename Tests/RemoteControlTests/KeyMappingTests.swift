@@ -88,6 +88,23 @@ struct KeyMappingTests {
     #expect(h.emitted.map(\.source) == ["a", "b"])
   }
 
+  /// A desktop reading the same key acts at its press: an event says when its key went down.
+  @Test("emissions say when their key went down: a skip at the release, the press's time")
+  func emissionPressTime() {
+    let h = Harness()
+    h.click(NEXT, at: 1.0, duration: 0.3)
+    h.click(PLAYCD, at: 2.0)
+    h.click(PREVIOUS, at: 3.0, duration: 1.0)
+    h.click(MEDIA, at: 5.0)
+    h.finish()
+    #expect(
+      h.log == [
+        "nextTrack@1.3", "play@2.0", "beginSeekingBackward@3.5", "endSeekingBackward@4.0",
+        "togglePlayPause@5.5",
+      ])
+    #expect(h.emitted.map(\.pressedAt) == [1.0, 2.0, 3.0, 3.0, 5.5])
+  }
+
   @Test("role names round-trip and parse loosely")
   func roleNames() {
     for role in KeyRole.all { #expect(KeyRole(name: role.name) == role) }

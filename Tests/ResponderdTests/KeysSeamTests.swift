@@ -125,3 +125,112 @@ import Testing
     #expect(delivered.count == 2)
   }
 }
+
+/// docs/design.md#one-press-one-action: while the desktop handles media keys itself, responderd
+/// does not act on the keys of the devices it shares with it (one press, one action); its owned
+/// headset stays its own.
+@Suite struct DesktopSharingSeamTests: InMemoryServiceSuite {
+  let harness: InMemoryService
+  let devices = FakeInputDevices()
+  let headset: FakeInputDevice
+  let keyboard: FakeInputDevice
+  let keys: KeysComponent
+
+  init() throws {
+    harness = try InMemoryService()
+    headset = FakeInputDevice.usbHeadset(time: harness.time)
+    keyboard = FakeInputDevice.keyboard(time: harness.time)
+    devices.plugIn(keyboard)
+    devices.plugIn(headset)
+    keys = harness.service.keysComponent(bus: nil, devices: devices, keyScheduler: harness.time)
+    harness.add(keys)
+  }
+
+  var delivered: [String] { records().filter { $0.type == .remoteControl }.map(\.subtype.name) }
+
+  @Test func aSharedKeyboardsMediaKeyIsTheDesktopsAloneWhileItHandlesThem() {
+    keys.setDesktop("GNOME (gsd-media-keys)")
+    harness.start()
+    keyboard.click(InputCode.KEY_PLAYPAUSE)
+    time.advance(by: 1)
+    #expect(delivered.isEmpty, "the desktop acts on the keyboard's key: responderd must not too")
+    #expect(keyboard.desktopSaw == [InputCode.KEY_PLAYPAUSE, InputCode.KEY_PLAYPAUSE])
+    headset.click(InputCode.KEY_MEDIA)
+    time.advance(by: 1)
+    #expect(delivered == ["togglePlayPause"], "the owned headset is still responderd's")
+    #expect(headset.desktopSaw.isEmpty)
+
+    keys.setDesktop(nil)
+    keyboard.click(InputCode.KEY_PLAYPAUSE)
+    time.advance(by: 1)
+    #expect(delivered == ["togglePlayPause", "togglePlayPause"])
+  }
+
+  /// A seek held on a shared keyboard when the desktop takes its keys over ends at once, as it does
+  /// when the device goes away: no seek is left running that no release will ever end.
+  @Test func aSeekHeldOnTheKeyboardEndsWhenTheDesktopTakesItsKeys() {
+    harness.start()
+    keyboard.press(InputCode.KEY_NEXTSONG)
+    time.advance(by: 1)
+    #expect(delivered == ["beginSeekingForward"])
+    keys.setDesktop("GNOME (gsd-media-keys)")
+    #expect(delivered == ["beginSeekingForward", "endSeekingForward"])
+    keyboard.release(InputCode.KEY_NEXTSONG)
+    time.advance(by: 1)
+    #expect(delivered == ["beginSeekingForward", "endSeekingForward"])
+  }
+}
+
+/// docs/design.md#one-press-one-action (sessions): while another user's session is in front,
+/// responderd lets go of every device, and takes them back when the session returns; a seek
+/// under way when it goes ends at once, as when the device goes away. logind is `FakeLogind`.
+@Suite struct SessionKeysSeamTests: InMemoryServiceSuite {
+  let harness: InMemoryService
+  let system: InMemoryBus
+  let logind: FakeLogind
+  let devices = FakeInputDevices()
+  let headset: FakeInputDevice
+
+  init() throws {
+    harness = try InMemoryService()
+    system = InMemoryBus(scheduler: harness.time)
+    logind = try FakeLogind(bus: system, scheduler: harness.time)
+    try logind.addSession("3", active: true)
+    headset = FakeInputDevice.usbHeadset(time: harness.time)
+    devices.plugIn(headset)
+    let session = harness.service.sessionComponent(
+      systemBus: system.connect(), identity: .init(sessionID: "3", pid: 4242, uid: 1000), sessionBus: nil)
+    harness.add(session)
+    harness.add(
+      harness.service.keysComponent(bus: nil, session: session, devices: devices, keyScheduler: harness.time))
+    harness.start()
+    settle()
+  }
+
+  var delivered: [String] { records().filter { $0.type == .remoteControl }.map(\.subtype.name) }
+
+  @Test func anotherSessionInFrontEndsTheSeekAndLetsGoOfTheHeadsetUntilItReturns() throws {
+    #expect(headset.isGrabbed)
+    headset.click(InputCode.KEY_MEDIA)
+    time.advance(by: 0.2)
+    headset.press(InputCode.KEY_MEDIA)
+    time.advance(by: 1)
+    #expect(delivered == ["beginSeekingForward"])
+
+    try logind.setActive("3", false)
+    settle()
+    #expect(delivered == ["beginSeekingForward", "endSeekingForward"])
+    #expect(!headset.isGrabbed && !headset.isOpen)
+    headset.release(InputCode.KEY_MEDIA)
+    headset.click(InputCode.KEY_MEDIA)
+    time.advance(by: 1)
+    #expect(delivered == ["beginSeekingForward", "endSeekingForward"], "another user's presses")
+
+    try logind.setActive("3", true)
+    settle()
+    #expect(headset.isGrabbed)
+    headset.click(InputCode.KEY_MEDIA)
+    time.advance(by: 1)
+    #expect(delivered == ["beginSeekingForward", "endSeekingForward", "togglePlayPause"])
+  }
+}

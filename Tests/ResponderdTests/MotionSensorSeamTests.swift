@@ -93,6 +93,32 @@ import Testing
     #expect(given.values == ["motionBegan", "motionCancelled", "motionBegan", "motionEnded"])
   }
 
+  /// docs/apps.md: no shake is delivered while the screen is locked (or another session is in
+  /// front); a shake under way when it locks is cancelled, as UIKit cancels on an interruption; the
+  /// accelerometer is closed meanwhile; unlocked, shakes come back.
+  @Test func aLockedScreenGetsNoShakeAndCancelsTheOneUnderWay() {
+    motion.pauseShakes("the screen is locked")
+    #expect(!accelerometer.isWanted)
+    #expect(motion.accelerometerState == "closed: shakes are paused (the screen is locked)")
+    accelerometer.shake()
+    #expect(given.values.isEmpty)
+
+    motion.pauseShakes(nil)
+    #expect(accelerometer.isWanted)
+    accelerometer.lieStill(for: 1)
+    accelerometer.shakeBackAndForth(for: 0.8)
+    #expect(given.values == ["motionBegan"])
+    motion.pauseShakes("the screen is locked")
+    #expect(given.values == ["motionBegan", "motionCancelled"])
+    accelerometer.shakeBackAndForth(for: 0.7)
+    accelerometer.lieStill(for: 2)
+    #expect(given.values == ["motionBegan", "motionCancelled"], "no end after the cancel")
+
+    motion.pauseShakes(nil)
+    accelerometer.shake()
+    #expect(given.values == ["motionBegan", "motionCancelled", "motionBegan", "motionEnded"])
+  }
+
   @Test func anUnpluggedProximitySensorIsLetGoAndShakesGoOn() {
     proximity.unplug()
     #expect(motion.proximity == nil)

@@ -1,6 +1,7 @@
 import DBus
 import EventLoop
 import EventTime
+import InputCodes
 import MPRIS
 import ResponderClient
 import ResponderConfig
@@ -162,5 +163,66 @@ import Testing
         "nextTrack evdev:/dev/input/event5",
       ])
     #expect(records.filter(\.wasDropped).count == 4)
+  }
+}
+
+/// One press, one action for next and previous (docs/design.md#one-press-one-action): the desktop
+/// calls Next on the proxy player when the key goes down, while responderd skips when it comes up
+/// (next and previous seek when held), a click's length later. The desktop's call for that press
+/// is still the same press. On the fake devices, the in-memory bus and virtual time.
+@Suite final class SkipKeyEchoTests {
+  let harness: InMemoryService
+  let devices = FakeInputDevices()
+  let keyboard: FakeInputDevice
+  let desktop: InMemoryBusConnection
+
+  var time: VirtualScheduler { harness.time }
+  var handled: [String] {
+    harness.records.filter { !$0.wasDropped }.map { "\($0.subtype.name) \($0.source)" }
+  }
+
+  init() throws {
+    harness = try InMemoryService(config: "chain = [\"log\"]\n[log]\nhandles = true\n", now: 200)
+    keyboard = FakeInputDevice.keyboard(time: harness.time)
+    devices.plugIn(keyboard)
+    harness.add(harness.service.mprisComponent(bus: harness.busComponent))
+    harness.add(harness.service.keysComponent(bus: nil, devices: devices, keyScheduler: harness.time))
+    desktop = harness.bus.connect()
+    harness.start()
+    harness.settle()
+  }
+
+  func proxyCall(_ method: String) {
+    desktop.call(
+      destination: MPRISNames.responderd, path: MPRISNames.objectPath, interface: MPRISNames.playerInterface,
+      method: method
+    ) { _ in }
+  }
+
+  /// The key down, the desktop's call 5 ms later, the key up `held` after it went down.
+  func click(_ code: UInt16, _ method: String, held: Seconds) {
+    keyboard.press(code)
+    time.advance(by: 0.005)
+    proxyCall(method)
+    time.advance(by: held - 0.005)
+    keyboard.release(code)
+    time.advance(by: 0)
+  }
+
+  @Test(arguments: [0.08, 0.15, 0.3, 0.45])
+  func theDesktopsCallAtTheKeysPressIsTheSamePressAsTheSkipAtItsRelease(held: Seconds) {
+    click(InputCode.KEY_NEXTSONG, "Next", held: held)
+    #expect(handled == ["nextTrack mpris-proxy"])
+    let duplicate = harness.records.last
+    #expect(duplicate?.source == "evdev:/dev/input/event3" && duplicate?.wasDropped == true)
+    #expect(harness.records.count == 2)
+  }
+
+  @Test func aCallWellBeforeTheKeyWentDownIsAnotherPress() {
+    proxyCall("Next")  // a desktop widget
+    time.advance(by: 0.3)
+    keyboard.click(InputCode.KEY_NEXTSONG, holding: 0.15)
+    time.advance(by: 0)
+    #expect(handled == ["nextTrack mpris-proxy", "nextTrack evdev:/dev/input/event3"])
   }
 }

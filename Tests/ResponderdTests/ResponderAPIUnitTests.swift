@@ -24,7 +24,7 @@ final class BusApp {
 
   init(
     on bus: InMemoryBus, uid: UInt32 = getuid(), path: String = "/app", canBecome: Bool = true,
-    answer: @escaping (String) -> Bool? = { _ in true }
+    canResign: Bool? = nil, answer: @escaping (String) -> Bool? = { _ in true }
   ) throws {
     connection = bus.connect(uid: uid)
     self.path = path
@@ -37,7 +37,8 @@ final class BusApp {
       interfaces: [
         DBusInterface(
           ResponderBusAPI.responderInterface, methods: methods,
-          properties: [DBusProperty("CanBecomeFirstResponder", get: { canBecome })])
+          properties: [DBusProperty("CanBecomeFirstResponder", get: { canBecome })]
+            + (canResign.map { value in [DBusProperty("CanResignFirstResponder", get: { value })] } ?? []))
       ])
   }
 
@@ -332,5 +333,97 @@ final class BusApp {
     post(.remoteControlPlay)
     settle()
     #expect(a.received == ["stop", "play"])
+  }
+
+  /// UIKit's rules through the bus (docs/apps.md): `BecomeFirstResponder` is refused when the
+  /// application's CanBecomeFirstResponder is false, or when the current first responder's
+  /// CanResignFirstResponder is false; `ResignFirstResponder` gives the previous one its place back.
+  @Test func becomingAndResigningFirstResponderFollowTheApplicationsFlags() throws {
+    let a = try BusApp(on: bus)
+    let shy = try BusApp(on: bus, path: "/shy", canBecome: false)
+    let clingy = try BusApp(on: bus, path: "/clingy", canResign: false)
+    let aID = try register(a)
+    let shyID = try register(shy)
+    let clingyID = try register(clingy)
+    func ask(_ app: BusApp, _ method: String, _ id: UInt32) -> [DBusValue]? {
+      let reply = app.daemonCall(method, [.uint32(id)])
+      settle()
+      return try? reply()?.get()
+    }
+    func firstToReceive() -> String? {
+      post(.remoteControlPlay)
+      settle()
+      return records().last?.receivedBy.first
+    }
+    let names = Dictionary(uniqueKeysWithValues: api.registeredResponders.map { ($0.id, $0.name) })
+
+    #expect(ask(shy, "BecomeFirstResponder", shyID) == [.bool(false)])
+    #expect(ask(a, "BecomeFirstResponder", aID) == [.bool(true)])
+    #expect(firstToReceive() == names[aID])
+    #expect(ask(clingy, "BecomeFirstResponder", clingyID) == [.bool(true)])
+    #expect(firstToReceive() == names[clingyID])
+    // The first responder cannot resign: nobody takes its place, and it cannot give it up.
+    #expect(ask(a, "BecomeFirstResponder", aID) == [.bool(false)])
+    #expect(ask(clingy, "ResignFirstResponder", clingyID) == [.bool(false)])
+    #expect(firstToReceive() == names[clingyID])
+
+    clingy.connection.leave()
+    settle()
+    #expect(firstToReceive() == names[aID], "the previous first responder is first again")
+    #expect(ask(a, "ResignFirstResponder", aID) == [.bool(true)])
+    #expect(firstToReceive() != names[aID])
+  }
+
+  /// D-Bus callers are checked (docs/apps.md): every method of the daemon's interface, and
+  /// its properties, answer another user AccessDenied and do nothing for it; a connection of the
+  /// same user may not act on a responder another connection registered.
+  @Test func anotherUserIsRefusedEveryMethodAndPropertyAndOnlyTheOwnerActsOnAResponder() throws {
+    let app = try BusApp(on: bus)
+    let id = try register(app)
+    let stranger = try BusApp(on: bus, uid: getuid() &+ 1, path: "/stranger")
+    let properties = "org.freedesktop.DBus.Properties"
+    let calls: [(String, [DBusValue], String)] = [
+      (
+        "RegisterResponder", [.objectPath("/stranger"), ["remoteControl"].dbusValue],
+        ResponderBusAPI.daemonInterface
+      ),
+      ("UnregisterResponder", [.uint32(id)], ResponderBusAPI.daemonInterface),
+      ("BecomeFirstResponder", [.uint32(id)], ResponderBusAPI.daemonInterface),
+      ("ResignFirstResponder", [.uint32(id)], ResponderBusAPI.daemonInterface),
+      ("SetActive", [.uint32(id), .bool(true)], ResponderBusAPI.daemonInterface),
+      ("WatchEvents", [], ResponderBusAPI.daemonInterface),
+      ("UnwatchEvents", [], ResponderBusAPI.daemonInterface),
+      ("SendEvent", ["remoteControl", "play", ""], ResponderBusAPI.daemonInterface),
+      ("Get", [.string(ResponderBusAPI.daemonInterface), .string("FirstResponder")], properties),
+      ("GetAll", [.string(ResponderBusAPI.daemonInterface)], properties),
+    ]
+    for (method, arguments, interface) in calls {
+      var result: Result<[DBusValue], DBusError>?
+      stranger.connection.call(
+        destination: ResponderBusAPI.daemonName, path: ResponderBusAPI.daemonPath, interface: interface,
+        method: method, arguments: arguments, timeout: 5
+      ) { result = $0 }
+      settle()
+      guard case .failure(let error)? = result else {
+        Issue.record("\(method): \(String(describing: result))")
+        continue
+      }
+      #expect(error.name == DBusError.Name.accessDenied, "\(method): \(error)")
+    }
+    #expect(api.registeredResponders.map(\.id) == [id])
+    #expect(stranger.received.isEmpty && records().isEmpty, "nothing was sent or dispatched for it")
+
+    // The same user, another connection: it may not act on the app's responder.
+    let other = try BusApp(on: bus, path: "/other")
+    for method in ["BecomeFirstResponder", "ResignFirstResponder", "UnregisterResponder"] {
+      let reply = other.daemonCall(method, [.uint32(id)])
+      settle()
+      guard case .failure(let error)? = reply() else {
+        Issue.record("\(method): \(String(describing: reply()))")
+        continue
+      }
+      #expect(error.name == ResponderBusAPI.ErrorName.notOwner, "\(method): \(error)")
+    }
+    #expect(api.registeredResponders.map(\.id) == [id])
   }
 }
