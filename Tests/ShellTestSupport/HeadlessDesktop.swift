@@ -371,20 +371,39 @@ public final class HeadlessDesktop {
       children.append(pipewire)
       try waitFor("PipeWire's socket", timeout: 20) { access(directory + "/xdg/pipewire-0", F_OK) == 0 }
       let program = compositor == .mutter ? "mutter" : "gnome-shell"
-      let wm = try ChildProcess(
-        [program, "--headless", "--wayland", "--no-x11", "--virtual-monitor", "\(width)x\(height)"],
-        environment: base, inheritEnvironment: false, stdout: .file(logPath), stderr: .file(logPath))
-      children.append(wm)
+      let startShell = { () throws -> ChildProcess in
+        let wm = try ChildProcess(
+          [program, "--headless", "--wayland", "--no-x11", "--virtual-monitor", "\(width)x\(height)"],
+          environment: base, inheritEnvironment: false, stdout: .file(logPath), stderr: .file(logPath))
+        children.append(wm)
+        return wm
+      }
+      var wm = try startShell()
       let wanted = compositor == .mutter ? "org.gnome.Mutter.RemoteDesktop" : "org.gnome.Shell"
       var shellOwner: String?
       let shellWatch = connection.watchNameOwner(wanted) { shellOwner = $0 }
       defer { shellWatch.cancel() }
       let socketMade = { access(directory + "/xdg/wayland-0", F_OK) == 0 }
       let started = { compositor == .mutter || Self.tail(logPath).contains("GNOME Shell started") }
+      let ready = { !wm.isRunning || (shellOwner != nil && socketMade() && started()) }
       do {
-        try waitFor("\(program) to be ready", timeout: 90) {
-          guard wm.isRunning else { return true }
-          return shellOwner != nil && socketMade() && started()
+        do {
+          try waitFor("\(program) to be ready", timeout: 45, ready)
+        } catch
+          where compositor == .gnomeShell && wm.isRunning && shellOwner != nil && socketMade() && !started()
+        {
+          // GNOME Shell 43 at times never completes its start on a loaded machine (twice in the
+          // CI runs of 2026-12-03): its name owned and its socket made, it never logs "GNOME Shell
+          // started", before any test has done anything. It is started once more, and the output
+          // says so; a second hang fails with the signs below.
+          print(
+            "HeadlessDesktop: gnome-shell hung at start (owned, wayland-0 made, not started); starting it again"
+          )
+          wm.terminate()
+          unlink(directory + "/xdg/wayland-0")
+          shellOwner = nil
+          wm = try startShell()
+          try waitFor("\(program) to be ready (started a second time)", timeout: 45, ready)
         }
       } catch {
         // Which of the three signs of a ready shell were missing (the shell once hung at start here).
