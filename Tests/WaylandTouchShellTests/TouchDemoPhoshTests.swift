@@ -58,16 +58,14 @@ extension TouchDemoShellTests {
     try expectPNG(shot, width: 360, height: 720)
 
     // phosh's panels are black: its quick settings and its overview cover most of the screen with
-    // black.
-    func phoshCovers() throws -> Bool { try desktop.screenShare(inColour: 0x000000) > 0.5 }
-
+    // black (more than half of it, below).
     // A drag down from the top bar (point y = 10) opens phosh's quick settings; a drag up from
     // their handle (point y = 603) closes them. Neither reaches the app (wlroots 0.15 has no
     // wl_touch.cancel: a touch that starts on phosh's panels is phosh's alone). A tap on the app
     // afterwards is the first touch it gets.
     start = demo.lines.count
     try desktop.drag(fingers: [((360, 20), (360, 1000))], steps: 20, duration: 0.4)
-    try desktop.waitFor("phosh's quick settings to open") { (try? phoshCovers()) == true }
+    try desktop.waitUntilScreenSettles("phosh's quick settings to open") { $0 > 0.5 }
     try desktop.drag(fingers: [((360, 1206), (360, 100))], steps: 20, duration: 0.3)
     try desktop.waitUntilAppShown("phosh's quick settings to close")
     try demo.tapUntilTouched(at: (600, 1200))
@@ -80,9 +78,8 @@ extension TouchDemoShellTests {
     // 343 down) brings it back. Then a tap on the app is the first touch it gets.
     start = demo.lines.count
     try desktop.drag(fingers: [((360, 1424), (360, 500))], steps: 20, duration: 0.4)
-    try desktop.waitFor("phosh's overview to open") { (try? phoshCovers()) == true }
-    try desktop.tap(x: 360, y: 400)
-    try desktop.waitUntilAppShown("the overview to close")
+    try desktop.waitUntilScreenSettles("phosh's overview to open") { $0 > 0.5 }
+    try desktop.tapUntilAppShown(x: 360, y: 400, "the overview to close on a tap of the app's thumbnail")
     try demo.tapUntilTouched(at: (600, 1200))
     let afterHomeBar = demo.lines(after: start).filter { $0.kind == "touches" }
     #expect(
@@ -183,16 +180,38 @@ extension HeadlessDesktop {
   /// screenshots in a row agree, so no panel is still folding. A touch on a panel that folds is a
   /// drag of it, which phoc lets fall back open over the app.
   fileprivate func waitUntilAppShown(_ what: String, timeout: Double = 20) throws {
+    try waitUntilScreenSettles(what, timeout: timeout) { $0 < 0.2 }
+  }
+
+  /// Waits until the share of black on the screen satisfies `shown` in two screenshots in a row
+  /// that agree (nothing is still moving).
+  fileprivate func waitUntilScreenSettles(
+    _ what: String, timeout: Double = 20, _ shown: (Double) -> Bool
+  ) throws {
     var last: Double?
     do {
       try waitFor(what, timeout: timeout) {
         guard let share = try? screenShare(inColour: 0x000000) else { return false }
         defer { last = share }
-        return share < 0.2 && share == last
+        return shown(share) && share == last
       }
     } catch {
       throw TestSupportError(
         "\(error); black share of the last screenshot: \(last.map { "\($0)" } ?? "none")")
+    }
+  }
+
+  /// Taps a panel of phosh (its overview's thumbnail of the app) until the app is shown, as a user
+  /// taps again when nothing happened: at most three taps, each while phosh still covers the
+  /// screen (more than half of it black), 7 s apart at most.
+  fileprivate func tapUntilAppShown(x: Double, y: Double, _ what: String) throws {
+    for attempt in 1...3 {
+      try tap(x: x, y: y)
+      do {
+        return try waitUntilAppShown(what, timeout: 7)
+      } catch  where attempt < 3 {
+        guard (try? screenShare(inColour: 0x000000)).map({ $0 > 0.5 }) == true else { throw error }
+      }
     }
   }
 }
