@@ -204,7 +204,7 @@ open class Window: View, EventWindow {
     if let app = hostApplication {
       let candidates =
         event.type == .presses ? [app.focusedResponder, app.firstResponder] : [app.firstResponder]
-      for case let candidate? in candidates where holds(candidate) {
+      for case let candidate? in candidates where Self.view(of: candidate)?.window === self {
         start = candidate
         break
       }
@@ -214,13 +214,11 @@ open class Window: View, EventWindow {
     }
   }
 
-  /// Whether `responder` is this window, one of its views or the controller of one of them.
-  private func holds(_ responder: Responder) -> Bool {
-    if let view = responder as? View { return view.window === self }
-    if let controller = responder as? ViewController {
-      return controller.isViewLoaded && controller.view.window === self
-    }
-    return false
+  /// The view `responder` stands for in a view hierarchy: itself, or a controller's loaded view.
+  private static func view(of responder: Responder) -> View? {
+    if let view = responder as? View { return view }
+    if let controller = responder as? ViewController, controller.isViewLoaded { return controller.view }
+    return nil
   }
 
   private func beginTracking(_ touch: Touch, event: Event) {
@@ -426,13 +424,7 @@ open class Window: View, EventWindow {
   func viewWasRemoved(_ view: View, staysInWindow: Bool) {
     cancelRecords { $0.view?.isDescendant(of: view) == true }
     guard !staysInWindow else { return }
-    hostApplication?.respondersLeftWindow { responder in
-      if let gone = responder as? View { return gone.isDescendant(of: view) }
-      if let controller = responder as? ViewController {
-        return controller.isViewLoaded && controller.view.isDescendant(of: view)
-      }
-      return false
-    }
+    hostApplication?.respondersLeftWindow { Self.view(of: $0)?.isDescendant(of: view) == true }
   }
 
   /// Ends the open touches `selected` picks: those their views had begun (and not suppressed) get

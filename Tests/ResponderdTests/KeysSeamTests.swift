@@ -25,9 +25,6 @@ import Testing
     harness.add(keys)
   }
 
-  /// The remote-control events the application was given, by their short names.
-  var delivered: [String] { records().filter { $0.type == .remoteControl }.map(\.subtype.name) }
-
   func status(_ device: FakeInputDevice) -> DeviceStatus? {
     keys.deviceStatuses.first { $0.path == device.path }
   }
@@ -129,26 +126,9 @@ import Testing
 /// docs/design.md#one-press-one-action: while the desktop handles media keys itself, responderd
 /// does not act on the keys of the devices it shares with it (one press, one action); its owned
 /// headset stays its own.
-@Suite struct DesktopSharingSeamTests: InMemoryServiceSuite {
-  let harness: InMemoryService
-  let devices = FakeInputDevices()
-  let headset: FakeInputDevice
-  let keyboard: FakeInputDevice
-  let keys: KeysComponent
-
-  init() throws {
-    harness = try InMemoryService()
-    headset = FakeInputDevice.usbHeadset(time: harness.time)
-    keyboard = FakeInputDevice.keyboard(time: harness.time)
-    devices.plugIn(keyboard)
-    devices.plugIn(headset)
-    keys = harness.service.keysComponent(bus: nil, devices: devices, keyScheduler: harness.time)
-    harness.add(keys)
-  }
-
-  var delivered: [String] { records().filter { $0.type == .remoteControl }.map(\.subtype.name) }
-
+extension KeysSeamTests {
   @Test func aSharedKeyboardsMediaKeyIsTheDesktopsAloneWhileItHandlesThem() {
+    devices.plugIn(headset)
     keys.setDesktop("GNOME (gsd-media-keys)")
     harness.start()
     keyboard.click(InputCode.KEY_PLAYPAUSE)
@@ -169,6 +149,7 @@ import Testing
   /// A seek held on a shared keyboard when the desktop takes its keys over ends at once, as it does
   /// when the device goes away: no seek is left running that no release will ever end.
   @Test func aSeekHeldOnTheKeyboardEndsWhenTheDesktopTakesItsKeys() {
+    devices.plugIn(headset)
     harness.start()
     keyboard.press(InputCode.KEY_NEXTSONG)
     time.advance(by: 1)
@@ -207,8 +188,6 @@ import Testing
     settle()
   }
 
-  var delivered: [String] { records().filter { $0.type == .remoteControl }.map(\.subtype.name) }
-
   @Test func anotherSessionInFrontEndsTheSeekAndLetsGoOfTheHeadsetUntilItReturns() throws {
     #expect(headset.isGrabbed)
     headset.click(InputCode.KEY_MEDIA)
@@ -233,4 +212,9 @@ import Testing
     time.advance(by: 1)
     #expect(delivered == ["beginSeekingForward", "endSeekingForward", "togglePlayPause"])
   }
+}
+
+extension InMemoryServiceSuite {
+  /// The remote-control events the application was given, by their short names.
+  fileprivate var delivered: [String] { records().filter { $0.type == .remoteControl }.map(\.subtype.name) }
 }

@@ -214,24 +214,21 @@ public final class HeadlessDesktop {
     base["WAYLAND_DISPLAY"] = "wayland-0"
     mkdir(directory + "/xdg", 0o700)
     mkdir(directory + "/home", 0o700)
-    // GSettings from a keyfile (any key not there keeps its default).
-    var keyfile = ""
-    if options.accessibility {
-      // For every process: the shell, the bus launcher and the apps start with
-      // toolkit-accessibility on (org.a11y.Status.IsEnabled reads it), and no key repeat (a key
-      // typed through a loaded desktop may reach the app late enough after its press for the app
-      // to repeat it: "hhello").
-      keyfile += "[org/gnome/desktop/interface]\ntoolkit-accessibility=true\n"
-      keyfile += compositor == .phosh ? "enable-animations=false\n" : ""
-      keyfile += "[org/gnome/desktop/peripherals/keyboard]\nrepeat=false\n"
-    } else if compositor == .phosh {
-      // For phosh alone (phosh-session.py gives it GSETTINGS_BACKEND=keyfile): no animations.
-      // phosh's overview follows the activated window and, once there, activates it again;
-      // animated (a 250 ms scroll), that can come after phoc mapped and focused the next window,
-      // which then loses the focus to the one before. Unanimated, it comes as phosh learns of the
-      // window: for the first, before phosh folds its home and lets the window have the keyboard.
-      keyfile += "[org/gnome/desktop/interface]\nenable-animations=false\n"
-    }
+    // GSettings from a keyfile (any key not there keeps its default). With accessibility, for
+    // every process: the shell, the bus launcher and the apps start with toolkit-accessibility on
+    // (org.a11y.Status.IsEnabled reads it), and no key repeat (a key typed through a loaded
+    // desktop may reach the app late enough after its press for the app to repeat it: "hhello").
+    // Under phosh (phosh-session.py gives phosh GSETTINGS_BACKEND=keyfile), no animations: phosh's
+    // overview follows the activated window and, once there, activates it again; animated (a 250
+    // ms scroll), that can come after phoc mapped and focused the next window, which then loses
+    // the focus to the one before. Unanimated, it comes as phosh learns of the window: for the
+    // first, before phosh folds its home and lets the window have the keyboard.
+    var interface: [String] = []
+    if options.accessibility { interface.append("toolkit-accessibility=true") }
+    if compositor == .phosh { interface.append("enable-animations=false") }
+    var keyfile =
+      interface.isEmpty ? "" : "[org/gnome/desktop/interface]\n" + interface.map { $0 + "\n" }.joined()
+    if options.accessibility { keyfile += "[org/gnome/desktop/peripherals/keyboard]\nrepeat=false\n" }
     if !keyfile.isEmpty {
       for folder in ["/home/.config", "/home/.config/glib-2.0", "/home/.config/glib-2.0/settings"] {
         mkdir(directory + folder, 0o700)

@@ -132,6 +132,11 @@ private final class LedgerView: View {
 
     var down: [Int: Point] = [:]
     var time: Seconds = 1
+    /// One of the fingers down, picked at random (nil when none is).
+    func randomDownSlot() -> Int? {
+      let slots = down.keys.sorted()
+      return slots.isEmpty ? nil : slots[random.below(slots.count)]
+    }
     for _ in 0..<40 {
       time += random.within(0.01, 0.25)
       switch random.below(20) {
@@ -142,17 +147,12 @@ private final class LedgerView: View {
         down[slot] = place
         h.down(slot, place.x, place.y, at: time)
       case 6..<13:
-        let slots = down.keys.sorted()
-        guard !slots.isEmpty else { continue }
-        let slot = slots[random.below(slots.count)]
-        guard let place = down[slot] else { continue }
+        guard let slot = randomDownSlot(), let place = down[slot] else { continue }
         let moved = Point(x: place.x + random.within(-60, 60), y: place.y + random.within(-60, 60))
         down[slot] = moved
         h.move(slot, moved.x, moved.y, at: time)
       case 13..<18:
-        let slots = down.keys.sorted()
-        guard !slots.isEmpty else { continue }
-        let slot = slots[random.below(slots.count)]
+        guard let slot = randomDownSlot() else { continue }
         down[slot] = nil
         h.up(slot, at: time)
       case 18:
