@@ -52,7 +52,8 @@ let signalFloorPauseMilliseconds = 50
 
 /// Load (issue 16): `tabs` MPRIS players (`EndToEnd --chatty-players`, browser tabs) each emitting
 /// PropertiesChanged `rate` times a second. Measures, in one run beside a paused mpv: the key →
-/// player latency (floor and responderd, interleaved) without the tabs, then with them; and the
+/// player latency (floor and responderd, interleaved) without the tabs, then with them (playerctld
+/// and the floor, references for the CPU window, run only for it); and the
 /// CPU of responderd, playerctld and the signal floor (`EndToEnd --signal-floor`: libdbus alone,
 /// following the same players with the same rules and reading in batches with the same pause) over
 /// `seconds` while the tabs chatter and nothing else happens.
@@ -66,7 +67,6 @@ func measureLoad(
   let responderd = try bench.startResponderd(config: config, path: path)
   try responderd.waitForOutput("bus: owns org.responderd.Daemon1", timeout: 10 * bench.slowdown)
   try responderd.waitForOutput("evdev: opened \(bench.responderdHeadset)", timeout: 10 * bench.slowdown)
-  let playerctld = try bench.startPlayerctld()
   bench.pass(1)
 
   let connection = bench.connection
@@ -116,6 +116,10 @@ func measureLoad(
   try press(quiet, count: presses, record: true)
   figures.quiet = quiet.map { LatencySummary(name: $0.name, latencies: $0.latencies) }
 
+  // playerctld is a reference for the CPU window, not part of a user's load: it runs only for the
+  // window, so that the presses with the tabs run beside the same processes as those without.
+  let playerctld = try bench.startPlayerctld()
+
   let chatty = try LoggedProcess(
     "chatty players",
     [try BuiltProducts.path(of: "EndToEnd"), "--chatty-players", "\(tabs)", "\(rate)"],
@@ -152,6 +156,7 @@ func measureLoad(
   }
   figures.floorMessages = try droppedCount(of: floor, reports: 2, bench: bench) - droppedBefore
   floor.stop()
+  playerctld.stop()
 
   let pingSent = monotonicNow()
   var pinged: Double?
@@ -170,7 +175,6 @@ func measureLoad(
   try chatty.checkRunning()
 
   chatty.stop()
-  playerctld.stop()
   responderd.stop()
   bench.pass(0.5)  // the names are released before the next part
   withExtendedLifetime(player) {}

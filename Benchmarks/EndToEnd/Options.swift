@@ -23,7 +23,7 @@ struct Options {
   var loadSeconds = 20.0
   var loadTabs = 20
   var loadRate = 10.0
-  var loadPresses = 100
+  var loadPresses = 200
   /// Another responderd build measured in the load part too, first (before/after a change).
   var baselineResponderd: String?
   /// The Debian package weighed in the size part (scripts/bench builds it), if any.

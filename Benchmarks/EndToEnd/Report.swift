@@ -223,10 +223,16 @@ struct Report {
             measured: ms(ping), met: ping <= 0.1))
       }
       if let quiet = load.quiet.last, let loaded = load.loaded.last {
+        // (The key floor's p99 in the same presses says what the machine did to every process.)
+        var floor = ""
+        if load.quiet.count > 1, let quietFloor = load.quiet.first, let loadedFloor = load.loaded.first {
+          floor = " (the key floor: \(ms(loadedFloor.p99)) vs \(ms(quietFloor.p99)))"
+        }
         goals.append(
           Goal(
             goal: "load: responderd key p99 unchanged by the tabs (within 0.5 ms)",
-            measured: "\(ms(loaded.p99)) vs \(ms(quiet.p99))", met: loaded.p99 <= quiet.p99 + 0.0005))
+            measured: "\(ms(loaded.p99)) vs \(ms(quiet.p99))\(floor)",
+            met: loaded.p99 <= quiet.p99 + 0.0005))
       }
     }
 
