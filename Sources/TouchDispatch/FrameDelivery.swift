@@ -19,8 +19,9 @@ final class FrameDelivery {
   /// Tells this frame's sorting from the last one: a recognizer whose `deliveryStamp` is this
   /// has its index in `recognizers` in `deliveryIndex` (no search, no hashing).
   private var stamp = 0
-  /// The frame's touch records, recognizer after recognizer and, within one, phase after phase.
-  private var entries: [Window.TouchRecord?] = []
+  /// The frame's touch records (their indices in the frame: nothing to retain or release),
+  /// recognizer after recognizer and, within one, phase after phase.
+  private var entries: [Int] = []
   /// Each (touch, recognizer) pair of the frame while it is sorted: the recognizer's phase slot
   /// (`4 * index + phase`) and the record's index in the frame (integers only).
   private var pairs: [(slot: Int, record: Int)] = []
@@ -103,9 +104,9 @@ final class FrameDelivery {
       start += count
     }
     bounds.append(start)
-    entries.append(contentsOf: repeatElement(nil, count: start))
+    entries.append(contentsOf: repeatElement(0, count: start))
     for pair in pairs {
-      entries[bounds[pair.slot]] = frame[pair.record]
+      entries[bounds[pair.slot]] = pair.record
       bounds[pair.slot] += 1
     }
     var slot = bounds.count - 2
@@ -124,11 +125,11 @@ final class FrameDelivery {
     return orderMayDiffer
   }
 
-  /// Delivers the sorted touches to the recognizers, in `order` (indices of `recognizers`; their
-  /// own order when nil). Recognizer code runs through `arena`, so that what it leads to happens
+  /// Delivers the sorted touches of `frame` (the frame `sort` was given) to the recognizers, in
+  /// `order` (indices of `recognizers`; their own order when nil). Recognizer code runs through `arena`, so that what it leads to happens
   /// when it returns. A recognizer that stops taking touches midway (it failed, or was cancelled)
   /// gets no more of the frame's touches, nor touches it stopped tracking meanwhile.
-  func deliver(with event: Event, order: [Int]?, arena: GestureArena) {
+  func deliver(_ frame: [Window.TouchRecord], with event: Event, order: [Int]?, arena: GestureArena) {
     let trackedTouchesChanged = arena.trackedTouchesChanged
     let recognizers = self.recognizers
     let bounds = self.bounds
@@ -143,12 +144,12 @@ final class FrameDelivery {
         let touches: Set<Touch>
         if arena.trackedTouchesChanged != trackedTouchesChanged {
           // Some recognizer ignored a touch or was reset meanwhile: only those still tracked.
-          guard let kept = Self.stillTracked(entries[range], by: recognizer) else { continue }
+          guard let kept = Self.stillTracked(entries[range], of: frame, by: recognizer) else { continue }
           touches = kept
         } else if range.count == 1 {
-          touches = entries[range.lowerBound]!.alone
+          touches = frame[entries[range.lowerBound]].alone
         } else {
-          touches = Self.set(of: entries[range])
+          touches = Self.set(of: entries[range], in: frame)
         }
         arena.run {
           switch slot & 3 {
@@ -162,34 +163,35 @@ final class FrameDelivery {
     }
   }
 
-  /// The touches of `records`, made into a set without an array in between.
-  private static func set(of records: ArraySlice<Window.TouchRecord?>) -> Set<Touch> {
+  /// The touches of the records of `frame` at `records`, made into a set without an array in
+  /// between.
+  private static func set(of records: ArraySlice<Int>, in frame: [Window.TouchRecord]) -> Set<Touch> {
     var touches = Set<Touch>(minimumCapacity: records.count)
-    for record in records { touches.insert(record!.touch) }
+    for record in records { touches.insert(frame[record].touch) }
     return touches
   }
 
-  /// The touches of `records` that `recognizer` still tracks; nil when none is.
+  /// The touches of the records of `frame` at `records` that `recognizer` still tracks; nil when
+  /// none is.
   private static func stillTracked(
-    _ records: ArraySlice<Window.TouchRecord?>, by recognizer: GestureRecognizer
+    _ records: ArraySlice<Int>, of frame: [Window.TouchRecord], by recognizer: GestureRecognizer
   ) -> Set<Touch>? {
     let tracked = recognizer.trackedTouches
     var kept = 0
-    for record in records where tracked.contains(where: { $0 === record!.touch }) { kept += 1 }
+    for record in records where tracked.contains(where: { $0 === frame[record].touch }) { kept += 1 }
     if kept == 0 { return nil }
     if kept == records.count {
-      return records.count == 1 ? records.first!!.alone : set(of: records)
+      return records.count == 1 ? frame[records.first!].alone : set(of: records, in: frame)
     }
     var touches = Set<Touch>(minimumCapacity: kept)
-    for record in records where tracked.contains(where: { $0 === record!.touch }) {
-      touches.insert(record!.touch)
+    for record in records where tracked.contains(where: { $0 === frame[record].touch }) {
+      touches.insert(frame[record].touch)
     }
     return touches
   }
 
-  /// Forgets the frame once it is delivered, keeping the lists' storage: its records hold their
-  /// touches, which hold the window, so a frame kept until the next one would keep the window and
-  /// its views alive after the last touch (a reference cycle through the window).
+  /// Forgets the frame once it is delivered, keeping the lists' storage (and takes a new stamp):
+  /// the recognizers of a frame kept until the next one would stay alive after the last touch.
   func clear() {
     var recognizers = self.recognizers.takeOut()
     var bounds = self.bounds.takeOut()
@@ -200,6 +202,7 @@ final class FrameDelivery {
       self.entries.putBack(&entries)
     }
     stamp += 1
+    guard !recognizers.isEmpty || !bounds.isEmpty || !entries.isEmpty else { return }
     recognizers.removeAll(keepingCapacity: true)
     bounds.removeAll(keepingCapacity: true)
     entries.removeAll(keepingCapacity: true)

@@ -106,6 +106,9 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   /// The touches received since the last reset (ignored ones removed), in arrival order.
   var trackedTouches: [Touch] = []
   private var timers: [ScheduledTimer] = []
+  /// The targets of the built-in recognizers' timers, made at their first use.
+  private var failTimerTarget: TimerTarget?
+  private var beginTimerTarget: TimerTarget?
   private var targets: [Target] = []
   private var handlers: [(GestureRecognizer) -> Void] = []
   private var requiredFailures: [WeakRecognizer] = []
@@ -388,25 +391,40 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
     schedule(after: delay) { _ in action() }
   }
 
-  /// Runs `action` with this recognizer after `delay` seconds, unless it is reset first. The
-  /// built-in recognizers pass closures that capture nothing, which takes one allocation less per
-  /// timer than a closure capturing the recognizer (a touch-down sets two timers per finger).
+  /// Runs `action` with this recognizer after `delay` seconds, unless it is reset first.
   func schedule(after delay: Seconds, _ action: @escaping (GestureRecognizer) -> Void) -> ScheduledTimer? {
-    guard let scheduler else { return nil }
-    // Timers are cancelled when the recognizer resets or goes away, so `self` is alive when one
-    // fires (a weak capture would make every retain of the recognizer slower).
-    let timer = scheduler.schedule(after: delay) { [unowned self] in
-      // Held while the action runs (it may take the recognizer off its view).
-      withExtendedLifetime(self) {
-        if let arena = self.arena {
-          arena.run { action(self) }
-        } else {
-          action(self)
-        }
-      }
+    schedule(after: delay, target: TimerTarget(recognizer: self, action: action))
+  }
+
+  /// Fails the recognizer after `delay` unless it has left possible by then (a tap and a long press
+  /// set one per finger: the target is made once).
+  func failIfStillPossible(after delay: Seconds) -> ScheduledTimer? {
+    if let target = failTimerTarget { return schedule(after: delay, target: target) }
+    let target = TimerTarget(recognizer: self) { recognizer in
+      if recognizer.state == .possible { recognizer.state = .failed }
     }
+    _ = exchange(&failTimerTarget, target)
+    return schedule(after: delay, target: target)
+  }
+
+  /// Begins the recognizer after `delay` unless it has left possible by then (a long press's
+  /// press: the target is made once).
+  func beginIfStillPossible(after delay: Seconds) -> ScheduledTimer? {
+    if let target = beginTimerTarget { return schedule(after: delay, target: target) }
+    let target = TimerTarget(recognizer: self) { recognizer in
+      if recognizer.state == .possible { recognizer.state = .began }
+    }
+    _ = exchange(&beginTimerTarget, target)
+    return schedule(after: delay, target: target)
+  }
+
+  /// Runs `target` after `delay` seconds, unless the recognizer is reset first. The timer's
+  /// closure captures the target alone, which is then its context: no allocation for it.
+  private func schedule(after delay: Seconds, target: TimerTarget) -> ScheduledTimer? {
+    guard let scheduler else { return nil }
+    let timer = scheduler.schedule(after: delay) { target.fire() }
     var timers = self.timers.takeOut()
-    timers.removeAll { $0.isCancelled }
+    if timers.contains(where: { $0.isCancelled }) { timers.removeAll { $0.isCancelled } }
     timers.append(timer)
     self.timers.putBack(&timers)
     return timer
@@ -468,5 +486,30 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   public var description: String {
     let kind = String(describing: type(of: self))
     return name.map { "\(kind)(\($0), \(stateName))" } ?? "\(kind)(\(stateName))"
+  }
+}
+
+/// What a recognizer's timer runs: an action with the recognizer. The recognizer is held
+/// `unowned`: its timers are cancelled when it resets or goes away, so it is alive when one fires
+/// (a weak reference would make every retain of the recognizer slower).
+final class TimerTarget {
+  unowned let recognizer: GestureRecognizer
+  let action: (GestureRecognizer) -> Void
+
+  init(recognizer: GestureRecognizer, action: @escaping (GestureRecognizer) -> Void) {
+    self.recognizer = recognizer
+    self.action = action
+  }
+
+  func fire() {
+    // Held while the action runs (it may take the recognizer off its view).
+    let recognizer = self.recognizer
+    withExtendedLifetime(recognizer) {
+      if let arena = recognizer.arena {
+        arena.run { action(recognizer) }
+      } else {
+        action(recognizer)
+      }
+    }
   }
 }

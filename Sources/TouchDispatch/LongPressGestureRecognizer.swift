@@ -69,10 +69,7 @@ open class LongPressGestureRecognizer: GestureRecognizer {
       _ = exchange(&tapTimer, failIfStillPossible(after: minimumPressDuration))
     } else if self.down.count == numberOfTouchesRequired {
       pressTimer?.cancel()
-      let timer = schedule(after: minimumPressDuration) { (recognizer: GestureRecognizer) in
-        if recognizer.state == .possible { recognizer.state = .began }
-      }
-      _ = exchange(&pressTimer, timer)
+      _ = exchange(&pressTimer, beginIfStillPossible(after: minimumPressDuration))
     }
   }
 

@@ -55,13 +55,6 @@ extension GestureRecognizer {
     }
   }
 
-  /// Fails the recognizer after `delay` unless it has left possible by then.
-  func failIfStillPossible(after delay: Seconds) -> ScheduledTimer? {
-    schedule(after: delay) { (recognizer: GestureRecognizer) in
-      if recognizer.state == .possible { recognizer.state = .failed }
-    }
-  }
-
   /// The time of the latest of `touches` (-∞ for none).
   static func latest(_ touches: Set<Touch>) -> Seconds {
     touches.reduce(-Double.infinity) { max($0, $1.timestamp) }

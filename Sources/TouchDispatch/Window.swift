@@ -49,6 +49,20 @@ open class Window: View, EventWindow {
     }
     private var aloneStorage: Set<Touch>?
 
+    /// Gives the record its set of the touch alone, made from an emptied one (no allocation).
+    func setAlone(from spare: inout Set<Touch>) {
+      spare.insert(touch)
+      var set: Set<Touch>? = spare
+      swap(&set, &aloneStorage)
+    }
+
+    /// The set of the touch alone, if it was made, taken away from the record.
+    func takeAlone() -> Set<Touch>? {
+      var set: Set<Touch>? = nil
+      swap(&set, &aloneStorage)
+      return set
+    }
+
     init(touch: Touch, order: Int, sequence: Int, event: Event, view: View?) {
       self.touch = touch
       self.order = order
@@ -78,6 +92,10 @@ open class Window: View, EventWindow {
   private var releasePending = false
   /// Set while `sendEvent` delivers a frame (which forgets the records of finished touches at its end).
   private var deliveringFrame = false
+  /// Emptied sets of a touch alone, from records forgotten, for new records to reuse: making a
+  /// set allocates its storage and looks its type up at run time, which costs more than the rest
+  /// of giving a touch to a recognizer.
+  private var spareSingletons: [Set<Touch>] = []
   private var gestureObservers: [(GestureObservation) -> Void] = []
   private var deliveryObservers: [(TouchDelivery) -> Void] = []
 
@@ -245,6 +263,12 @@ open class Window: View, EventWindow {
     touch.assignView(view)
     let record = TouchRecord(touch: touch, order: nextOrder, sequence: sequence, event: event, view: view)
     record.suppressed = suppressed
+    if !spareSingletons.isEmpty {
+      var spares = spareSingletons.takeOut()
+      var spare = spares.removeLast()
+      spareSingletons.putBack(&spares)
+      record.setAlone(from: &spare)
+    }
     nextOrder += 1
     var list = recordList.takeOut()
     list.append(record)
@@ -271,7 +295,7 @@ open class Window: View, EventWindow {
     let orderMayDiffer = delivery.sort(frame, relations: arena.relationsPossible)
     guard !delivery.recognizers.isEmpty else { return }
     let order = orderMayDiffer ? arena.deliveryOrder(of: delivery) : nil
-    delivery.deliver(with: event, order: order, arena: arena)
+    delivery.deliver(frame, with: event, order: order, arena: arena)
     delivery.clear()
   }
 
@@ -458,9 +482,18 @@ open class Window: View, EventWindow {
   private func removeFinishedRecords(touchesEnded: Bool) {
     guard touchesEnded, !recordList.isEmpty else { return }
     var list = recordList.takeOut()
+    var spares = spareSingletons.takeOut()
     list.removeAll { record in
-      record.touch.phase.isFinal && !record.beganWithheld && !record.endWithheld
+      guard record.touch.phase.isFinal && !record.beganWithheld && !record.endWithheld else { return false }
+      // Its set of the touch alone is kept, emptied, for a new record (a set someone else still
+      // holds is left to them: emptying it makes a new one).
+      if spares.count < 16, var set = record.takeAlone() {
+        set.removeAll(keepingCapacity: true)
+        spares.append(set)
+      }
+      return true
     }
+    spareSingletons.putBack(&spares)
     recordList.putBack(&list)
   }
 
