@@ -338,8 +338,15 @@ open class Window: View, EventWindow {
       releasePending = false
       released = collectReleasedTouches()
     }
+    // The phases the frame has (a touch-down frame has only began): the others are not looked for.
+    var phases: UInt8 = 0
+    for record in frame { phases |= 1 << UInt8(record.touch.phase.rawValue) }
     for phase in [TouchPhase.began, .moved, .ended, .cancelled] {
       var batch = released[phase] ?? DeliveryBatch()
+      if phases & (1 << UInt8(phase.rawValue)) == 0 {
+        deliver(batch, with: phase.method)
+        continue
+      }
       for record in frame where record.touch.phase == phase {
         guard let view = record.view, !record.suppressed, !record.done, !record.captured else { continue }
         switch phase {
@@ -374,14 +381,7 @@ open class Window: View, EventWindow {
           record.endWithheld = false
         }
       }
-      let method: TouchMethod =
-        switch phase {
-        case .began: .touchesBegan
-        case .moved: .touchesMoved
-        case .ended: .touchesEnded
-        default: .touchesCancelled
-        }
-      deliver(batch, with: method)
+      deliver(batch, with: phase.method)
     }
   }
 
@@ -516,6 +516,18 @@ open class Window: View, EventWindow {
   }
 }
 
+extension TouchPhase {
+  /// The responder method that delivers touches in this phase (stationary ones are not).
+  fileprivate var method: TouchMethod {
+    switch self {
+    case .began: .touchesBegan
+    case .moved: .touchesMoved
+    case .ended: .touchesEnded
+    default: .touchesCancelled
+    }
+  }
+}
+
 /// Touches to deliver, grouped by sequence and view in the order they were added.
 private struct DeliveryBatch {
   struct Group {
@@ -523,17 +535,35 @@ private struct DeliveryBatch {
     /// The first touch's record (a group has one touch, most of the time) and the others'.
     var first: Window.TouchRecord
     var more: [Window.TouchRecord] = []
+    /// The view's identity and the touches' sequence, which tell groups apart.
+    let key: ObjectIdentifier
+    let sequence: Int
+
+    init(view: View, first: Window.TouchRecord) {
+      self.view = view
+      self.first = first
+      key = ObjectIdentifier(view)
+      sequence = first.sequence
+    }
 
     var touches: [Touch] { [first.touch] + more.map(\.touch) }
   }
   var groups: [Group] = []
 
   mutating func add(_ record: Window.TouchRecord, to view: View) {
-    if let index = groups.firstIndex(where: { $0.view === view && $0.first.sequence == record.sequence }) {
-      groups[index].more.append(record)
-    } else {
-      if groups.isEmpty { groups.reserveCapacity(16) }
-      groups.append(Group(view: view, first: record))
+    // Searched by index, reading two plain fields of each group: a group copied out (as a
+    // closure given each one gets it) retains the references it holds.
+    let key = ObjectIdentifier(view)
+    let sequence = record.sequence
+    var index = 0
+    while index < groups.count {
+      if groups[index].key == key && groups[index].sequence == sequence {
+        groups[index].more.append(record)
+        return
+      }
+      index += 1
     }
+    if groups.isEmpty { groups.reserveCapacity(16) }
+    groups.append(Group(view: view, first: record))
   }
 }
