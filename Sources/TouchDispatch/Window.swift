@@ -247,15 +247,21 @@ open class Window: View, EventWindow {
     if let hit = view {
       let hitIsExclusive = hit.isExclusiveTouch
       let oneAtATime = !hit.isMultipleTouchEnabled
-      for other in recordList where !other.touch.phase.isFinal {
+      for other in recordList {
+        // What is needed of the record's view is read before its touch's phase (a call into
+        // another module, across which the record and its view would have to be retained).
         guard let otherView = other.view else { continue }
-        if otherView !== hit {
-          if hitIsExclusive || otherView.isExclusiveTouch {
+        let sameView = otherView === hit
+        let otherIsExclusive = otherView.isExclusiveTouch
+        let otherSuppressed = other.suppressed
+        guard !other.touch.phase.isFinal else { continue }
+        if !sameView {
+          if hitIsExclusive || otherIsExclusive {
             view = nil
             suppressed = false
             break
           }
-        } else if oneAtATime && !other.suppressed {
+        } else if oneAtATime && !otherSuppressed {
           suppressed = true
         }
       }
