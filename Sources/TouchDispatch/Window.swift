@@ -504,19 +504,24 @@ open class Window: View, EventWindow {
   }
 
   private func deliver(_ batch: DeliveryBatch, with method: TouchMethod) {
-    for group in batch.groups {
+    // By index, each group's fields read in place: a group copied out retains all it holds.
+    let groups = batch.groups
+    for index in groups.indices {
       if !deliveryObservers.isEmpty {
+        let group = groups[index]
         let delivery = TouchDelivery(
           method: method, view: group.view, touches: group.touches, event: group.first.event)
         for observer in deliveryObservers { observer(delivery) }
       }
-      let touches = group.more.isEmpty ? group.first.alone : Set(group.touches)
-      let event = group.first.event
+      let view = groups[index].view
+      let first = groups[index].first
+      let touches = groups[index].more.isEmpty ? first.alone : Set(groups[index].touches)
+      let event = first.event
       switch method {
-      case .touchesBegan: group.view.touchesBegan(touches, with: event)
-      case .touchesMoved: group.view.touchesMoved(touches, with: event)
-      case .touchesEnded: group.view.touchesEnded(touches, with: event)
-      case .touchesCancelled: group.view.touchesCancelled(touches, with: event)
+      case .touchesBegan: view.touchesBegan(touches, with: event)
+      case .touchesMoved: view.touchesMoved(touches, with: event)
+      case .touchesEnded: view.touchesEnded(touches, with: event)
+      case .touchesCancelled: view.touchesCancelled(touches, with: event)
       }
     }
   }
