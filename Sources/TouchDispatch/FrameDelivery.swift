@@ -96,25 +96,28 @@ final class FrameDelivery {
     }
     guard !recognizers.isEmpty else { return false }
     // The counts become where each slot starts; the records are put in place, each slot's start
-    // moving to its end (the next one's start), then back.
+    // moving to its end (the next one's start), then back. (Through spans: checked like any
+    // subscript, but the lists are made unique once, not at every write.)
     var start = 0
-    for slot in bounds.indices {
-      let count = bounds[slot]
-      bounds[slot] = start
+    bounds.append(0)
+    entries.append(contentsOf: repeatElement(0, count: pairs.count))
+    var starts = bounds.mutableSpan
+    for slot in starts.indices {
+      let count = starts[slot]
+      starts[slot] = start
       start += count
     }
-    bounds.append(start)
-    entries.append(contentsOf: repeatElement(0, count: start))
+    var places = entries.mutableSpan
     for pair in pairs {
-      entries[bounds[pair.slot]] = pair.record
-      bounds[pair.slot] += 1
+      places[starts[pair.slot]] = pair.record
+      starts[pair.slot] += 1
     }
-    var slot = bounds.count - 2
+    var slot = starts.count - 2
     while slot > 0 {
-      bounds[slot] = bounds[slot - 1]
+      starts[slot] = starts[slot - 1]
       slot -= 1
     }
-    bounds[0] = 0
+    starts[0] = 0
     if !orderMayDiffer {
       for index in recognizers.indices
       where recognizers[index].trackedTouches.count != bounds[4 * index + 4] - bounds[4 * index] {
@@ -126,9 +129,10 @@ final class FrameDelivery {
   }
 
   /// Delivers the sorted touches of `frame` (the frame `sort` was given) to the recognizers, in
-  /// `order` (indices of `recognizers`; their own order when nil). Recognizer code runs through `arena`, so that what it leads to happens
-  /// when it returns. A recognizer that stops taking touches midway (it failed, or was cancelled)
-  /// gets no more of the frame's touches, nor touches it stopped tracking meanwhile.
+  /// `order` (indices of `recognizers`; their own order when nil). Recognizer code runs through
+  /// `arena`, so that what it leads to happens when it returns. A recognizer that stops taking
+  /// touches midway (it failed, or was cancelled) gets no more of the frame's touches, nor touches
+  /// it stopped tracking meanwhile.
   func deliver(_ frame: [Window.TouchRecord], with event: Event, order: [Int]?, arena: GestureArena) {
     let trackedTouchesChanged = arena.trackedTouchesChanged
     let recognizers = self.recognizers
