@@ -179,6 +179,9 @@ public final class Touch: Hashable, CustomStringConvertible {
     swap(&list, &gestureRecognizersStorage)
   }
 
+  /// Whether the touch happened in `window` (compared in place: no reference to it is taken).
+  package func happened(in window: AnyObject) -> Bool { windowStorage === window }
+
   /// Fixes the touch's view (done once, at touch-down, by the window's hit-test).
   public func assignView(_ view: Responder?) { self.view = view }
 

@@ -104,21 +104,16 @@ open class TapGestureRecognizer: GestureRecognizer {
       starts[touch] = touch.locationInWindow
     }
     self.starts.putBack(&starts)
+    // Too many fingers, or the tap too far from the first: it fails, with its progress noted first
+    // (the failure may reset it, which reads it). Else the progress is stored once, with the
+    // duration timer the tap's first finger sets.
+    let fails =
+      fingers.count > numberOfTouchesRequired
+      || firstTapLocation.map { Self.centroid(touches).distance(to: $0) > allowableMovement } == true
+    if isFirstOfTap && !fails { durationTimer = failIfStillPossible(after: maximumTapDuration) }
     progress = .tapping(
       completedTaps: completedTaps, fingers: fingers, lifted: 0, durationTimer: durationTimer)
-    if fingers.count > numberOfTouchesRequired {
-      state = .failed
-      return
-    }
-    if let first = firstTapLocation, Self.centroid(touches).distance(to: first) > allowableMovement {
-      state = .failed
-      return
-    }
-    if isFirstOfTap {
-      progress = .tapping(
-        completedTaps: completedTaps, fingers: fingers, lifted: 0,
-        durationTimer: failIfStillPossible(after: maximumTapDuration))
-    }
+    if fails { state = .failed }
   }
 
   open override func touchesMoved(_ touches: Set<Touch>, with event: Event) {

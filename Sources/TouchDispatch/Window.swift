@@ -187,7 +187,7 @@ open class Window: View, EventWindow {
     defer { deliveringFrame = false }
     var mine: [Touch] = []
     mine.reserveCapacity(event.allTouches.count)
-    for touch in event.allTouches where touch.window === self { mine.append(touch) }
+    for touch in event.allTouches where touch.happened(in: self) { mine.append(touch) }
     mine.sort { $0.identifier < $1.identifier }
     var newSequence = !isTrackingTouches
     for touch in mine where touch.phase == .began && record(of: touch) == nil {
