@@ -16,6 +16,20 @@ import Testing
     #expect(fired.map(\.1) == [10.2, 10.5, 10.5])
   }
 
+  @Test func aTimerGoesAfterThoseWithItsDeadlineAndBeforeLaterOnes() {
+    // Before a few later timers (moved down past them) and before many (inserted).
+    for later in [1, 3, 20] {
+      let scheduler = VirtualScheduler()
+      var fired: [String] = []
+      for index in 0..<later { scheduler.schedule(at: 5) { fired.append("late\(index)") } }
+      scheduler.schedule(at: 2) { fired.append("first") }
+      scheduler.schedule(at: 2) { fired.append("second") }
+      scheduler.schedule(at: 1) { fired.append("earliest") }
+      scheduler.runUntilIdle()
+      #expect(fired == ["earliest", "first", "second"] + (0..<later).map { "late\($0)" })
+    }
+  }
+
   @Test func cancelledTimersNeverFire() {
     let scheduler = VirtualScheduler()
     var fired = false
