@@ -141,10 +141,16 @@ open class GestureRecognizer: GestureRecognizerIdentity, CustomStringConvertible
   private unowned var viewStorage: View?
   /// The delegate, asked about beginning, receiving touches and relations to other recognizers.
   public var delegate: (any GestureRecognizerDelegate)? {
-    get { delegateStorage }
-    set { delegateStorage = newValue }
+    get { mayHaveDelegate ? delegateStorage : nil }
+    set {
+      delegateStorage = newValue
+      mayHaveDelegate = newValue != nil
+    }
   }
   private weak var delegateStorage: (any GestureRecognizerDelegate)?
+  /// Whether a delegate was set: the weak reference (a look-up in its side table) is only read
+  /// then; a touch-down asks each recognizer it reaches.
+  private var mayHaveDelegate = false
   /// A name for records and tools (the scene id in `responderctl touch replay`).
   public var name: String? {
     get { nameStorage }
