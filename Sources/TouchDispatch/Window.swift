@@ -344,13 +344,16 @@ open class Window: View, EventWindow {
       releasePending = false
       released = collectReleasedTouches()
     }
-    // The phases the frame has (a touch-down frame has only began): the others are not looked for.
-    var phases: UInt8 = 0
-    for record in frame { phases |= 1 << UInt8(record.touch.phase.rawValue) }
+    // The phases the frame's touches are in (a touch-down frame's are all began): the others are
+    // not looked for. Looked at again after the views ran (they may set a touch's phase).
+    var phases = Self.phases(of: frame)
     for phase in [TouchPhase.began, .moved, .ended, .cancelled] {
       var batch = released[phase] ?? DeliveryBatch()
       if phases & (1 << UInt8(phase.rawValue)) == 0 {
-        deliver(batch, with: phase.method)
+        if !batch.groups.isEmpty {
+          deliver(batch, with: phase.method)
+          phases = Self.phases(of: frame)
+        }
         continue
       }
       for record in frame where record.touch.phase == phase {
@@ -387,8 +390,18 @@ open class Window: View, EventWindow {
           record.endWithheld = false
         }
       }
-      deliver(batch, with: phase.method)
+      if !batch.groups.isEmpty {
+        deliver(batch, with: phase.method)
+        phases = Self.phases(of: frame)
+      }
     }
+  }
+
+  /// The phases of the touches of `frame`, one bit each (`1 << rawValue`).
+  private static func phases(of frame: [TouchRecord]) -> UInt8 {
+    var phases: UInt8 = 0
+    for record in frame { phases |= 1 << UInt8(record.touch.phase.rawValue) }
+    return phases
   }
 
   /// Marks touches as taken by a recognizer: their views get no more of them.
