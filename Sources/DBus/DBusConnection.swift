@@ -71,6 +71,10 @@ public final class DBusConnection: MessageBus {
   /// Whether every message handled in the current turn could wait (nil: none handled yet).
   private var turnCouldWait: Bool?
   private var resumeReading: ScheduledTimer?
+  /// Reads made at once (`DBusLink.readNow`) since the socket was last left to the loop or paused:
+  /// a batch larger than one read is read on, but a flood does not keep the loop from the rest.
+  private var readsOn = 0
+  static let mostReadsOn = 16
   var pendingCalls: [ObjectIdentifier: DBusPendingCall] = [:]
   let subscriptions = DBusSubscriptionTable()
   var ownedNames: [OwnedName] = []
@@ -217,6 +221,7 @@ public final class DBusConnection: MessageBus {
     resumeReading?.cancel()
     resumeReading = nil
     turnCouldWait = nil
+    readsOn = 0
     guard let link else { return }
     self.link = nil
     uniqueName = nil
@@ -296,15 +301,36 @@ public final class DBusConnection: MessageBus {
   /// of signals nobody needs now wakes the process a few times a second, not once per signal.
   /// A batch is read whole (libdbus reads about 4 KB at a time): else the process would read less
   /// than a chatty stream sends, and the bus would queue the rest, method calls behind it.
+  ///
+  /// The socket stays out of the loop from one batch to the next: the end of a pause reads it at
+  /// once (`DBusLink.readNow`), and a batch that can wait again pauses again, so that a stream of
+  /// such signals costs no `epoll_ctl` and no wake-up of the socket's own, only the loop's wait
+  /// ending at the pause's deadline. A turn that cannot wait (or finds nothing) puts it back.
   private func pauseReadingIfAllCouldWait() {
     defer { turnCouldWait = nil }
-    guard turnCouldWait == true, pendingCalls.isEmpty, resumeReading == nil, let delay = batchingDelay,
-      let link, !link.isClosed, !link.hasUnreadBytes
-    else { return }
+    guard let link, !link.isClosed, resumeReading == nil else { return }
+    guard turnCouldWait == true, pendingCalls.isEmpty, let delay = batchingDelay else {
+      readsOn = 0
+      link.resumeReading()
+      return
+    }
+    if link.hasUnreadBytes {
+      // More of the batch: read on at once (as the loop would report it), a bounded number of times.
+      if readsOn < Self.mostReadsOn {
+        readsOn += 1
+        link.readNow()
+      } else {
+        readsOn = 0
+        link.resumeReading()
+      }
+      return
+    }
+    readsOn = 0
     link.pauseReading()
     resumeReading = scheduler.schedule(after: delay) { [weak self] in
-      self?.resumeReading = nil
-      self?.readAgain()
+      guard let self else { return }
+      self.resumeReading = nil
+      self.link?.readNow()
     }
   }
 
@@ -312,8 +338,12 @@ public final class DBusConnection: MessageBus {
   private func readAgain() {
     resumeReading?.cancel()
     resumeReading = nil
+    readsOn = 0
     link?.resumeReading()
   }
+
+  /// Whether the socket is out of the loop for reading (paused, or read at once between pauses).
+  package var isReadingPaused: Bool { link?.readingPaused ?? false }
 
   private func processInbox() {
     guard !processingInbox else { return }
