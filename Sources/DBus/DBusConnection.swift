@@ -52,6 +52,8 @@ public final class DBusConnection: MessageBus {
   private var observers: [(MessageBusEvent) -> Void] = []
 
   var link: DBusLink?
+  /// Messages and replies to process, in order. Changed out of place only (`changeInbox`): no
+  /// access to it releases anything within it, so none needs a run-time exclusivity check.
   private var inbox: [InboxItem] = []
   private var dispatchScheduled = false
   private var processingInbox = false
@@ -195,7 +197,7 @@ public final class DBusConnection: MessageBus {
     self.link = link
     state = .connecting
     link.onActivity = { [weak self] in self?.scheduleDispatch() }
-    link.onMessage = { [weak self] message in self?.inbox.append(.message(message)) }
+    link.onMessage = { [weak self] message in self?.changeInbox { $0.append(.message(message)) } }
     scheduleDispatch()
     let openedGeneration = generation
     call(hello, timeout: 25) { [weak self] result in
@@ -227,9 +229,11 @@ public final class DBusConnection: MessageBus {
     uniqueName = nil
     link.close()
     // Messages of the dead link that were not processed yet are dropped.
-    inbox.removeAll { item in
-      if case .message = item { return true }
-      return false
+    changeInbox { inbox in
+      inbox.removeAll { item in
+        if case .message = item { return true }
+        return false
+      }
     }
   }
 
@@ -350,7 +354,9 @@ public final class DBusConnection: MessageBus {
     processingInbox = true
     defer { processingInbox = false }
     while !inbox.isEmpty {
-      let item = inbox.removeFirst()
+      var next: InboxItem?
+      changeInbox { next = $0.removeFirst() }
+      guard let item = next else { break }
       switch item {
       case .message(let message): handle(message)
       case .reply(let call, let reply):
@@ -358,6 +364,14 @@ public final class DBusConnection: MessageBus {
         call.completed(reply.map { DBusMessage(owning: $0) })
       }
     }
+  }
+
+  /// Changes `inbox` out of place: taken out with a swap, changed, swapped back.
+  private func changeInbox(_ change: (inout [InboxItem]) -> Void) {
+    var items: [InboxItem] = []
+    swap(&items, &inbox)
+    change(&items)
+    swap(&items, &inbox)
   }
 
   private func noteHandled() {
@@ -421,7 +435,7 @@ public final class DBusConnection: MessageBus {
   }
 
   func enqueueReply(_ call: DBusPendingCall, _ reply: OpaquePointer?) {
-    inbox.append(.reply(call, reply))
+    changeInbox { $0.append(.reply(call, reply)) }
     scheduleDispatch()
   }
 

@@ -54,7 +54,8 @@ public final class PlayerTracker {
   private var changedDuringListing = Set<String>()
   private var probing = Set<String>()
   /// The last signal of each player dropped unread (`droppedUnread`): a chatty player sends the
-  /// same names each time.
+  /// same names each time. Changed out of place only (`changeQuietSignals`): every such signal
+  /// reads it with no run-time exclusivity check.
   private var quietSignals: [String: QuietSignal] = [:]
   /// Players whose `PlaybackStatus` alone is being read (`readPlaybackStatus`).
   private var readingStatus = Set<String>()
@@ -159,7 +160,7 @@ public final class PlayerTracker {
     for (_, list) in playerSubscriptions { for subscription in list { subscription.cancel() } }
     playerSubscriptions.removeAll()
     players.removeAll()
-    quietSignals.removeAll()
+    changeQuietSignals { $0.removeAll() }
     owners.removeAll()
     probing.removeAll()
     readingStatus.removeAll()
@@ -284,7 +285,7 @@ public final class PlayerTracker {
     player.busNames.removeAll { $0 == name }
     if player.busNames.isEmpty {
       players[owner] = nil
-      quietSignals[owner] = nil
+      changeQuietSignals { $0[owner] = nil }
       rereads.forget(owner)
       for subscription in playerSubscriptions.removeValue(forKey: owner) ?? [] { subscription.cancel() }
       probing.remove(owner)
@@ -488,12 +489,21 @@ public final class PlayerTracker {
       // Named as the full reading names them: the Player properties responderd reads.
       let kept = names.filter(MPRISPlayer.playerPropertyNames.contains)
       quiet = QuietSignal(names: names, kept: kept, kind: activityKind(of: sender, names: kept))
-      quietSignals[sender] = quiet
+      changeQuietSignals { $0[sender] = quiet }
     }
     guard selector.quietSignal(sender, kind: { quiet.kind }, at: scheduler.now) else { return false }
     if !quiet.kept.isEmpty { players.values[index].noteRead([:].keys, unread: quiet.kept) }
     message.couldWait = true
     return true
+  }
+
+  /// Changes `quietSignals` out of place: taken out with a swap, changed, swapped back (no access
+  /// to it releases anything within it).
+  private func changeQuietSignals(_ change: (inout [String: QuietSignal]) -> Void) {
+    var signals: [String: QuietSignal] = [:]
+    swap(&signals, &quietSignals)
+    change(&signals)
+    swap(&signals, &quietSignals)
   }
 
   /// Reads `PlaybackStatus` alone of a player not selected that invalidated it (one read at a
