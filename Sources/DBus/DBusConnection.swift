@@ -52,6 +52,8 @@ public final class DBusConnection: MessageBus {
   private var observers: [(MessageBusEvent) -> Void] = []
 
   var link: DBusLink?
+  /// Messages and replies to process, in order. Changed out of place only (`changeInbox`): no
+  /// access to it releases anything within it, so none needs a run-time exclusivity check.
   private var inbox: [InboxItem] = []
   private var dispatchScheduled = false
   private var processingInbox = false
@@ -71,6 +73,10 @@ public final class DBusConnection: MessageBus {
   /// Whether every message handled in the current turn could wait (nil: none handled yet).
   private var turnCouldWait: Bool?
   private var resumeReading: ScheduledTimer?
+  /// Reads made at once (`DBusLink.readNow`) since the socket was last left to the loop or paused:
+  /// a batch larger than one read is read on, but a flood does not keep the loop from the rest.
+  private var readsOn = 0
+  static let mostReadsOn = 16
   var pendingCalls: [ObjectIdentifier: DBusPendingCall] = [:]
   let subscriptions = DBusSubscriptionTable()
   var ownedNames: [OwnedName] = []
@@ -191,7 +197,7 @@ public final class DBusConnection: MessageBus {
     self.link = link
     state = .connecting
     link.onActivity = { [weak self] in self?.scheduleDispatch() }
-    link.onMessage = { [weak self] message in self?.inbox.append(.message(message)) }
+    link.onMessage = { [weak self] message in self?.changeInbox { $0.append(.message(message)) } }
     scheduleDispatch()
     let openedGeneration = generation
     call(hello, timeout: 25) { [weak self] result in
@@ -217,14 +223,17 @@ public final class DBusConnection: MessageBus {
     resumeReading?.cancel()
     resumeReading = nil
     turnCouldWait = nil
+    readsOn = 0
     guard let link else { return }
     self.link = nil
     uniqueName = nil
     link.close()
     // Messages of the dead link that were not processed yet are dropped.
-    inbox.removeAll { item in
-      if case .message = item { return true }
-      return false
+    changeInbox { inbox in
+      inbox.removeAll { item in
+        if case .message = item { return true }
+        return false
+      }
     }
   }
 
@@ -296,15 +305,36 @@ public final class DBusConnection: MessageBus {
   /// of signals nobody needs now wakes the process a few times a second, not once per signal.
   /// A batch is read whole (libdbus reads about 4 KB at a time): else the process would read less
   /// than a chatty stream sends, and the bus would queue the rest, method calls behind it.
+  ///
+  /// The socket stays out of the loop from one batch to the next: the end of a pause reads it at
+  /// once (`DBusLink.readNow`), and a batch that can wait again pauses again, so that a stream of
+  /// such signals costs no `epoll_ctl` and no wake-up of the socket's own, only the loop's wait
+  /// ending at the pause's deadline. A turn that cannot wait (or finds nothing) puts it back.
   private func pauseReadingIfAllCouldWait() {
     defer { turnCouldWait = nil }
-    guard turnCouldWait == true, pendingCalls.isEmpty, resumeReading == nil, let delay = batchingDelay,
-      let link, !link.isClosed, !link.hasUnreadBytes
-    else { return }
+    guard let link, !link.isClosed, resumeReading == nil else { return }
+    guard turnCouldWait == true, pendingCalls.isEmpty, let delay = batchingDelay else {
+      readsOn = 0
+      link.resumeReading()
+      return
+    }
+    if link.hasUnreadBytes {
+      // More of the batch: read on at once (as the loop would report it), a bounded number of times.
+      if readsOn < Self.mostReadsOn {
+        readsOn += 1
+        link.readNow()
+      } else {
+        readsOn = 0
+        link.resumeReading()
+      }
+      return
+    }
+    readsOn = 0
     link.pauseReading()
     resumeReading = scheduler.schedule(after: delay) { [weak self] in
-      self?.resumeReading = nil
-      self?.readAgain()
+      guard let self else { return }
+      self.resumeReading = nil
+      self.link?.readNow()
     }
   }
 
@@ -312,15 +342,21 @@ public final class DBusConnection: MessageBus {
   private func readAgain() {
     resumeReading?.cancel()
     resumeReading = nil
+    readsOn = 0
     link?.resumeReading()
   }
+
+  /// Whether the socket is out of the loop for reading (paused, or read at once between pauses).
+  package var isReadingPaused: Bool { link?.readingPaused ?? false }
 
   private func processInbox() {
     guard !processingInbox else { return }
     processingInbox = true
     defer { processingInbox = false }
     while !inbox.isEmpty {
-      let item = inbox.removeFirst()
+      var next: InboxItem?
+      changeInbox { next = $0.removeFirst() }
+      guard let item = next else { break }
       switch item {
       case .message(let message): handle(message)
       case .reply(let call, let reply):
@@ -328,6 +364,14 @@ public final class DBusConnection: MessageBus {
         call.completed(reply.map { DBusMessage(owning: $0) })
       }
     }
+  }
+
+  /// Changes `inbox` out of place: taken out with a swap, changed, swapped back.
+  private func changeInbox(_ change: (inout [InboxItem]) -> Void) {
+    var items: [InboxItem] = []
+    swap(&items, &inbox)
+    change(&items)
+    swap(&items, &inbox)
   }
 
   private func noteHandled() {
@@ -391,7 +435,7 @@ public final class DBusConnection: MessageBus {
   }
 
   func enqueueReply(_ call: DBusPendingCall, _ reply: OpaquePointer?) {
-    inbox.append(.reply(call, reply))
+    changeInbox { $0.append(.reply(call, reply)) }
     scheduleDispatch()
   }
 

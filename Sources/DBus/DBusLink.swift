@@ -22,8 +22,8 @@ final class DBusLink {
   /// Where the filter puts each incoming message.
   var onMessage: (DBusMessage) -> Void = { _ in }
 
-  /// Whether the socket is left unread for now (`DBusConnection.batchingDelay`): its read watch
-  /// is not registered with the loop, while writing goes on.
+  /// Whether the socket is left out of the loop for reading (`DBusConnection.batchingDelay`): its
+  /// read watch is not registered with the loop, while writing goes on; `readNow` still reads it.
   private(set) var readingPaused = false
   private var watches: [OpaquePointer: Int32] = [:]
   private var sources: [Int32: IOSource] = [:]
@@ -134,6 +134,17 @@ final class DBusLink {
     guard readingPaused else { return }
     readingPaused = false
     refreshAll()
+  }
+
+  /// Reads the socket now, as if the loop had reported it readable, leaving it as it is in the
+  /// loop (out of it while paused): at the end of a pause, when a batch most likely waits, or
+  /// when a batch is larger than one read. Costs a read that finds nothing when nothing came.
+  func readNow() {
+    guard !isClosed else { return }
+    for (watch, fd) in watches where dbus_watch_get_flags(watch) & DBUS_WATCH_READABLE.rawValue != 0 {
+      handle(fd: fd, ready: .readable)
+      return
+    }
   }
 
   /// Whether the socket holds bytes not read yet. libdbus reads at most about 4 KB each time the

@@ -33,7 +33,13 @@ public final class DBusMessage: CustomStringConvertible {
   /// unread): when every message a connection reads in a turn is so marked, it leaves the bus
   /// unread for `DBusConnection.batchingDelay`, so that such signals cost a wake-up per batch
   /// rather than one each.
-  public var couldWait = false
+  public var couldWait: Bool {
+    get { couldWaitStorage }
+    set { couldWaitStorage = newValue }
+  }
+  /// Private (and `cachedSender` changed with a swap): every signal's accesses to them are proven
+  /// exclusive when compiled, with no run-time check.
+  private var couldWaitStorage = false
 
   /// Takes over one reference to `raw`.
   init(owning raw: OpaquePointer) { self.raw = raw }
@@ -112,7 +118,8 @@ public final class DBusMessage: CustomStringConvertible {
   /// signals addressed to one connection, the destination (for in-memory buses).
   package func stamp(sender: String, serial: UInt32, destination: String? = nil) {
     _ = dbus_message_set_sender(raw, sender)
-    cachedSender = nil
+    var none: String?? = nil
+    swap(&none, &cachedSender)
     dbus_message_set_serial(raw, serial)
     if let destination { _ = dbus_message_set_destination(raw, destination) }
   }
@@ -186,7 +193,8 @@ public final class DBusMessage: CustomStringConvertible {
   public var sender: String? {
     if let cachedSender { return cachedSender }
     let sender = dbus_message_get_sender(raw).map { String(cString: $0) }
-    cachedSender = .some(sender)
+    var read: String?? = .some(sender)
+    swap(&read, &cachedSender)
     return sender
   }
   /// The signature of the arguments.

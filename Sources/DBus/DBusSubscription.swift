@@ -118,6 +118,10 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A live subscription to messages matching a rule; the connection keeps it until `cancel()`.
+///
+/// What every signal reads of it (whether it is active, the owner of its sender name) is kept in
+/// private fields, read and written in place only: their accesses are proven exclusive when
+/// compiled, with no run-time check (a public or package stored property is checked on every read).
 public final class DBusSubscription {
   public let rule: DBusMatchRule
   /// `rule.needsSenderResolution`, kept (asked of every signal).
@@ -128,20 +132,29 @@ public final class DBusSubscription {
   /// Removes it from its bus (and the match rule from the bus daemon).
   private var cancelHandler: ((DBusSubscription) -> Void)?
   /// The unique name owning the rule's well-known sender name, when known.
-  package var resolvedSender: String?
+  var resolvedSender: String? {
+    get { resolvedSenderStorage }
+    set {
+      var value = newValue
+      swap(&value, &resolvedSenderStorage)
+    }
+  }
+  private var resolvedSenderStorage: String?
   /// Tracks the owner of a well-known sender name.
   var ownerWatch: DBusSubscription?
   /// Asks the bus for state to start from (GetNameOwner), on subscribing and after reconnecting.
   package var initialQuery: (() -> Void)?
-  public private(set) var isActive = true
+  public var isActive: Bool { active }
+  private var active = true
   /// Its place in its table's subscription order.
-  var order: UInt64 = 0
+  let order: UInt64
 
   init(
-    rule: DBusMatchRule, handler: @escaping (DBusMessage) -> Void,
+    rule: DBusMatchRule, order: UInt64, handler: @escaping (DBusMessage) -> Void,
     cancel: @escaping (DBusSubscription) -> Void
   ) {
     self.rule = rule
+    self.order = order
     self.resolvesSender = rule.needsSenderResolution
     self.fields = DBusMatchRule.HeaderFields(rule)
     self.handler = handler
@@ -150,8 +163,8 @@ public final class DBusSubscription {
 
   /// Stops delivery and removes the match rule from the bus.
   public func cancel() {
-    guard isActive else { return }
-    isActive = false
+    guard active else { return }
+    active = false
     ownerWatch?.cancel()
     ownerWatch = nil
     let handler = cancelHandler
@@ -162,10 +175,10 @@ public final class DBusSubscription {
   /// Whether `message`, sent by `sender`, is for this subscription (the sender first: with a
   /// subscription per player, most are not for the message).
   func matches(_ message: DBusMessage, sender messageSender: String?) -> Bool {
-    guard isActive else { return false }
+    guard active else { return false }
     if let sender = rule.sender {
       if resolvesSender {
-        guard resolvedSender != nil, messageSender == resolvedSender else { return false }
+        guard let resolved = resolvedSenderStorage, messageSender == resolved else { return false }
       } else {
         guard messageSender == sender else { return false }
       }
@@ -180,6 +193,10 @@ public final class DBusSubscription {
 /// Subscriptions whose rule names a unique sender (`:1.42`, as the player tracker's per-player
 /// rules do) or the bus itself are kept by that sender too: a signal is only checked against its
 /// sender's and those of no such sender, not against every player's.
+///
+/// Its lists are changed out of place (taken out with a swap, changed, put back), so that no
+/// access to them runs other code (a release) within it: every signal reads them with no run-time
+/// exclusivity check.
 package final class DBusSubscriptionTable {
   /// Every subscription, in subscription order.
   package private(set) var subscriptions: [DBusSubscription] = []
@@ -197,17 +214,23 @@ package final class DBusSubscriptionTable {
     _ rule: DBusMatchRule, on bus: any MessageBus, handler: @escaping (DBusMessage) -> Void,
     removed: @escaping (DBusSubscription) -> Void
   ) -> DBusSubscription {
-    let subscription = DBusSubscription(rule: rule, handler: handler) { [weak self] subscription in
+    nextOrder += 1
+    let subscription = DBusSubscription(rule: rule, order: nextOrder, handler: handler) {
+      [weak self] subscription in
       self?.remove(subscription)
       removed(subscription)
     }
-    nextOrder += 1
-    subscription.order = nextOrder
+    var subscriptions = takeSubscriptions()
     subscriptions.append(subscription)
+    swap(&subscriptions, &self.subscriptions)
     if let sender = Self.uniqueSender(of: rule) {
+      var bySender = takeBySender()
       bySender[sender, default: []].append(subscription)
+      swap(&bySender, &self.bySender)
     } else {
+      var general = takeGeneral()
       general.append(subscription)
+      swap(&general, &self.general)
     }
     if rule.needsSenderResolution, let name = rule.sender {
       subscription.ownerWatch = bus.watchNameOwner(name) { [weak subscription] owner in
@@ -225,13 +248,39 @@ package final class DBusSubscriptionTable {
   }
 
   private func remove(_ subscription: DBusSubscription) {
+    var subscriptions = takeSubscriptions()
     subscriptions.removeAll { $0 === subscription }
+    swap(&subscriptions, &self.subscriptions)
     if let sender = Self.uniqueSender(of: subscription.rule) {
+      var bySender = takeBySender()
       bySender[sender]?.removeAll { $0 === subscription }
       if bySender[sender]?.isEmpty == true { bySender[sender] = nil }
+      swap(&bySender, &self.bySender)
     } else {
+      var general = takeGeneral()
       general.removeAll { $0 === subscription }
+      swap(&general, &self.general)
     }
+  }
+
+  // Each takes a list out, leaving an empty one: changed, the list is swapped back in its place,
+  // so that nothing is released within an access to the table's lists.
+  private func takeSubscriptions() -> [DBusSubscription] {
+    var taken: [DBusSubscription] = []
+    swap(&taken, &subscriptions)
+    return taken
+  }
+
+  private func takeGeneral() -> [DBusSubscription] {
+    var taken: [DBusSubscription] = []
+    swap(&taken, &general)
+    return taken
+  }
+
+  private func takeBySender() -> [String: [DBusSubscription]] {
+    var taken: [String: [DBusSubscription]] = [:]
+    swap(&taken, &bySender)
+    return taken
   }
 
   /// Runs the handler of every subscription matching `message`, in subscription order.
@@ -269,10 +318,9 @@ package final class DBusSubscriptionTable {
 
   /// Cancels every subscription (the connection is closed for good).
   package func cancelAll() {
-    let active = subscriptions
-    subscriptions.removeAll()
-    general.removeAll()
-    bySender.removeAll()
+    let active = takeSubscriptions()
+    _ = takeGeneral()
+    _ = takeBySender()
     for subscription in active { subscription.cancel() }
   }
 }

@@ -58,8 +58,9 @@ public final class IOSource {
 }
 
 /// The one event loop of a process: a thread blocking in epoll on every registered descriptor
-/// (devices, the bus, a timerfd for all timers, a signalfd). It never wakes up by itself: with
-/// nothing registered ready and no timer due, it sleeps.
+/// (devices, the bus, a signalfd), for at most the time to its earliest timer (`epoll_wait`'s
+/// timeout: a timer costs no system call of its own). It never wakes up by itself: with nothing
+/// registered ready and no timer pending, it sleeps.
 ///
 /// Not thread-safe: use it from the thread that runs it, except `wake()`.
 public final class EventLoop {
@@ -70,7 +71,7 @@ public final class EventLoop {
   private var stopRequested = false
   private let wakeFD: FileDescriptor
   private var wakeSource: IOSource?
-  /// The timers of this loop, on CLOCK_MONOTONIC through one timerfd.
+  /// The timers of this loop, on CLOCK_MONOTONIC: the loop waits in epoll until the earliest.
   public private(set) var scheduler: TimerScheduler!
 
   private var wakeupObservers: [(Int) -> Void] = []
@@ -78,7 +79,7 @@ public final class EventLoop {
   public init() throws {
     epollFD = try systemCall("epoll_create1") { try FileDescriptor.epollCreate() }
     wakeFD = try systemCall("eventfd") { try FileDescriptor.eventFD() }
-    scheduler = try TimerScheduler(loop: self)
+    scheduler = TimerScheduler()
     wakeSource = try register(fd: wakeFD, events: .readable) { [wakeFD] _ in
       _ = try? wakeFD.readCounter()
     }
@@ -116,7 +117,7 @@ public final class EventLoop {
     }
   }
 
-  /// The number of registered descriptors (the loop's own wake-up and timer descriptors included).
+  /// The number of registered descriptors (the loop's own wake-up descriptor included).
   public var registeredCount: Int { sources.count }
 
   /// Runs `block` on the loop thread after the current handler returns, before sleeping again.
@@ -140,13 +141,17 @@ public final class EventLoop {
     }
   }
 
-  /// Runs handlers for what is ready, waiting at most `timeout` milliseconds (-1: forever).
-  /// Returns the number of descriptors that were ready.
+  /// Runs handlers for what is ready and the timers that are due, waiting at most `timeout`
+  /// milliseconds (-1: forever), and no longer than until the earliest timer. Returns the number
+  /// of descriptors that were ready, plus one when timers were due.
   @discardableResult
   public func runOnce(timeout: Int32) -> Int {
     runDeferred()
     if stopRequested { return 0 }
-    let waitTimeout = deferred.isEmpty ? timeout : 0
+    var waitTimeout = deferred.isEmpty ? timeout : 0
+    if waitTimeout != 0, let untilTimer = scheduler.millisecondsToEarliest() {
+      waitTimeout = waitTimeout < 0 ? untilTimer : min(waitTimeout, untilTimer)
+    }
     // On the stack: a busy loop wakes up hundreds of times a second (a handler may run the loop
     // again; each run has its own).
     return withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: 32) { events in
@@ -156,7 +161,11 @@ public final class EventLoop {
       } catch {
         return 0  // EINTR
       }
-      for observer in wakeupObservers { observer(count) }
+      // Timers first: their deadlines passed before the wait ended.
+      let timersDue = scheduler.fireDue()
+      if timersDue { runDeferred() }
+      let woken = count + (timersDue ? 1 : 0)
+      for observer in wakeupObservers { observer(woken) }
       for index in 0..<count {
         let ready = events[index]
         guard let source = sources[FileDescriptor(rawValue: ready.data.fd)], source.isRegistered else {
@@ -165,12 +174,12 @@ public final class EventLoop {
         source.handler(IOEvents(rawValue: ready.events))
         runDeferred()
       }
-      return count
+      return woken
     }
   }
 
-  /// Calls `observer` after every wake-up from epoll, with the number of descriptors ready (for
-  /// tests and benchmarks that check idleness).
+  /// Calls `observer` after every wake-up from epoll, with the number of descriptors ready, plus
+  /// one when timers were due (for tests and benchmarks that check idleness).
   public func addWakeupObserver(_ observer: @escaping (Int) -> Void) { wakeupObservers.append(observer) }
 
   /// Runs the loop until `condition` holds, `timeout` seconds pass or `stop()` is called; returns
@@ -211,8 +220,9 @@ public final class EventLoop {
   }
 }
 
-/// The real scheduler: timers on CLOCK_MONOTONIC through one timerfd in the event loop, armed for
-/// the earliest deadline only, and disarmed when no timer is left.
+/// The real scheduler: timers on CLOCK_MONOTONIC, kept in a heap whose earliest deadline is the
+/// loop's `epoll_wait` timeout (no timer descriptor: setting, reading and waking on one cost three
+/// system calls a timer). No timer pending: the loop waits for its descriptors alone.
 public final class TimerScheduler: Scheduler {
   private struct Entry: Comparable {
     let timer: ScheduledTimer
@@ -223,20 +233,8 @@ public final class TimerScheduler: Scheduler {
   }
   private var heap = Heap<Entry>()
   private var sequence: UInt64 = 0
-  private let timerFD: FileDescriptor
-  private var armedFor: Seconds?
-  /// The timerfd expired and reads as ready until read or set again: setting it for the next
-  /// deadline clears that too, so an expiry followed by another timer costs one system call.
-  private var expiredUnread = false
-  private unowned let loop: EventLoop
 
-  fileprivate init(loop: EventLoop) throws(SystemError) {
-    self.loop = loop
-    timerFD = try systemCall("timerfd_create") { try FileDescriptor.monotonicTimerFD() }
-    try loop.register(fd: timerFD, events: .readable) { [weak self] _ in self?.expire() }
-  }
-
-  deinit { try? timerFD.close() }
+  fileprivate init() {}
 
   public var now: Seconds { rsp_monotonic_now() }
 
@@ -247,33 +245,34 @@ public final class TimerScheduler: Scheduler {
   public func schedule(at deadline: Seconds, _ action: @escaping () -> Void) -> ScheduledTimer {
     sequence += 1
     let timer = ScheduledTimer(deadline: deadline, sequence: sequence, action: action)
-    timer.setCancelHandler { [weak self] _ in self?.rearm() }
+    timer.setCancelHandler { [weak self] _ in self?.dropCancelled() }
     heap.insert(Entry(timer: timer))
-    rearm()
     return timer
   }
 
-  private func expire() {
-    expiredUnread = true
-    armedFor = nil
+  /// Milliseconds until the earliest timer, rounded up (a timer never fires early), or nil when
+  /// none is pending.
+  fileprivate func millisecondsToEarliest() -> Int32? {
+    guard let first = heap.min else { return nil }
+    let left = (first.timer.deadline - now) * 1000
+    guard left > 0 else { return 0 }
+    return left >= Double(Int32.max) ? Int32.max : Int32(left.rounded(.up))
+  }
+
+  /// Fires every timer whose deadline has passed, in order; returns whether one was due.
+  fileprivate func fireDue() -> Bool {
     let current = now
+    guard let first = heap.min, first.timer.deadline <= current else { return false }
     while let first = heap.min, first.timer.isCancelled || first.timer.deadline <= current {
       _ = heap.popMin()
       first.timer.fire()
     }
-    rearm()
-    // Not set again (no timer left): read, or epoll would report it again at once.
-    if expiredUnread {
-      _ = try? timerFD.readCounter()
-      expiredUnread = false
-    }
+    dropCancelled()
+    return true
   }
 
-  private func rearm() {
+  /// Drops cancelled timers from the front: the earliest deadline is always a live timer's.
+  private func dropCancelled() {
     while let first = heap.min, first.timer.isCancelled { _ = heap.popMin() }
-    let next = heap.min?.timer.deadline
-    guard next != armedFor else { return }
-    armedFor = next
-    if (try? timerFD.armTimer(at: next)) != nil { expiredUnread = false }
   }
 }

@@ -9,7 +9,7 @@ import SystemPackage
 #endif
 
 /// Reads an accelerometer by polling its `in_accel_*_raw` sysfs attributes on a timer (the event
-/// loop's timerfd, through the scheduler), at the configured rate.
+/// loop's timers, through the scheduler), at the configured rate.
 ///
 /// The three attribute files are opened once and read with pread(2) at offset 0 (sysfs makes the
 /// value anew at every read from the start): one system call per axis and sample, where libiio's

@@ -19,6 +19,12 @@ public struct MPRISPlayer: Sendable {
   public internal(set) var unreadProperties: Set<String> = []
   /// The property names of its last PropertiesChanged and the activity kind made of them.
   var lastSignal: (names: [String], kind: String)?
+  /// Its last signal dropped unread (`PlayerTracker.droppedUnread`: a chatty player sends the
+  /// same names each time), kept with the player so that no lookup of its own is made a signal.
+  var quietSignal: QuietSignal?
+  /// Whether `quietSignal`'s Player properties are in `unreadProperties`, none of them read since:
+  /// a signal naming the same properties then has nothing to note.
+  var quietSignalNoted = false
   /// Whether it sent more than `decodingLimits` lets through (said once in the log).
   var exceededLimits = false
   /// The last known position (µs) and when it was known, for extrapolation while playing
@@ -35,8 +41,16 @@ public struct MPRISPlayer: Sendable {
 
   /// Records which changed properties were read (`read`) and which were not (`unread`).
   mutating func noteRead(_ read: Dictionary<String, DBusValue>.Keys, unread: [String]) {
-    if !unreadProperties.isEmpty { for name in read { unreadProperties.remove(name) } }
+    if !unreadProperties.isEmpty {
+      for name in read where unreadProperties.remove(name) != nil { quietSignalNoted = false }
+    }
     if !unread.isEmpty { unreadProperties.formUnion(unread) }
+  }
+
+  /// Every property read anew (GetAll): nothing is left unread.
+  mutating func forgetUnread() {
+    unreadProperties.removeAll()
+    quietSignalNoted = false
   }
 
   /// `PlaybackStatus`, when the player gave a valid one.

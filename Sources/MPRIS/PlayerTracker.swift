@@ -53,9 +53,6 @@ public final class PlayerTracker {
   /// Names whose owner changed since the current listing began (the signal is newer).
   private var changedDuringListing = Set<String>()
   private var probing = Set<String>()
-  /// The last signal of each player dropped unread (`droppedUnread`): a chatty player sends the
-  /// same names each time.
-  private var quietSignals: [String: QuietSignal] = [:]
   /// Players whose `PlaybackStatus` alone is being read (`readPlaybackStatus`).
   private var readingStatus = Set<String>()
   /// Players whose Player properties are being read again (`readPlayerProperties`), with the
@@ -159,7 +156,6 @@ public final class PlayerTracker {
     for (_, list) in playerSubscriptions { for subscription in list { subscription.cancel() } }
     playerSubscriptions.removeAll()
     players.removeAll()
-    quietSignals.removeAll()
     owners.removeAll()
     probing.removeAll()
     readingStatus.removeAll()
@@ -284,7 +280,6 @@ public final class PlayerTracker {
     player.busNames.removeAll { $0 == name }
     if player.busNames.isEmpty {
       players[owner] = nil
-      quietSignals[owner] = nil
       rereads.forget(owner)
       for subscription in playerSubscriptions.removeValue(forKey: owner) ?? [] { subscription.cancel() }
       probing.remove(owner)
@@ -348,7 +343,7 @@ public final class PlayerTracker {
         let values = read.values
         player.playerProperties = MPRISPlayer.kept(values)
         // Newer than any signal left unread while it was loading.
-        player.unreadProperties.removeAll()
+        player.forgetUnread()
         if let position = values["Position"]?.int64 { player.setPosition(position, at: now) }
         self.players[id] = player
         if read.exceededLimits { self.exceededLimits(id) }
@@ -473,7 +468,7 @@ public final class PlayerTracker {
   ) -> Bool {
     guard settings.policy == .playingFirst, selector.selectedID != sender else { return false }
     let quiet: QuietSignal
-    if let last = quietSignals[sender],
+    if let last = players.values[index].quietSignal,
       message.changesExactly(last.names, ofInterface: MPRISNames.playerInterface)
     {
       quiet = last
@@ -488,10 +483,15 @@ public final class PlayerTracker {
       // Named as the full reading names them: the Player properties responderd reads.
       let kept = names.filter(MPRISPlayer.playerPropertyNames.contains)
       quiet = QuietSignal(names: names, kept: kept, kind: activityKind(of: sender, names: kept))
-      quietSignals[sender] = quiet
+      players.values[index].quietSignal = quiet
+      players.values[index].quietSignalNoted = false
     }
     guard selector.quietSignal(sender, kind: { quiet.kind }, at: scheduler.now) else { return false }
-    if !quiet.kept.isEmpty { players.values[index].noteRead([:].keys, unread: quiet.kept) }
+    // Noted once: a signal naming what the last one named notes nothing until one is read.
+    if !quiet.kept.isEmpty, !players.values[index].quietSignalNoted {
+      players.values[index].noteRead([:].keys, unread: quiet.kept)
+      players.values[index].quietSignalNoted = true
+    }
     message.couldWait = true
     return true
   }
@@ -579,7 +579,7 @@ public final class PlayerTracker {
       let wasOutdated = player.hasUnreadChanges
       player.mergePlayerProperties(values, at: now)
       // Newer than every signal left unread: the player sent those before this answer.
-      player.unreadProperties.removeAll()
+      player.forgetUnread()
       self.players[id] = player
       var changed = false
       if let status = player.playbackStatus {
@@ -672,7 +672,7 @@ public final class PlayerTracker {
 
 /// What a player's signal dropped unread changed (`PlayerTracker.droppedUnread`): the names in
 /// message order, the Player properties among them, and the activity kind made of them.
-private final class QuietSignal {
+final class QuietSignal: Sendable {
   let names: [String]
   let kept: [String]
   let kind: String

@@ -8,7 +8,7 @@ import SystemPackage
 #endif
 
 /// libpulse's main loop abstraction (`pa_mainloop_api`) implemented over the service's `EventLoop`:
-/// io events are epoll registrations, time events are the loop's timers (one timerfd), defer events
+/// io events are epoll registrations, time events are the loop's timers (its epoll timeout), defer events
 /// run after the current handler. No thread, and nothing wakes up while libpulse waits for nothing.
 final class PulseMainloop {
   let loop: EventLoop

@@ -166,6 +166,46 @@ private final class BatchingPair {
     #expect(received.last == "Chatty40")
   }
 
+  /// From one batch to the next the socket stays out of the loop: the end of a pause reads it at
+  /// once, and a batch that could wait pauses again, so a stream of such signals costs the loop
+  /// no wake-up for the socket and no `epoll_ctl`. Something that cannot wait puts it back.
+  @Test func batchesFollowOneAnotherWithTheSocketOutOfTheLoop() throws {
+    let pair = try BatchingPair { $0 != "Urgent" }
+    let (loop, time, listener, sender) = (pair.loop, pair.time, pair.listener, pair.sender)
+    var received: [String] { pair.received }
+    try sender.emitSignal(path: "/s", interface: "org.responderd.Test", name: "First")
+    try waitFor("the first signal", on: loop) { received == ["First"] }
+    #expect(listener.isReadingPaused)
+    let delay = try #require(listener.batchingDelay)
+    for batch in 1...3 {
+      try sender.emitSignal(path: "/s", interface: "org.responderd.Test", name: "Batch\(batch)")
+      try sync(sender)
+      #expect(received.count == batch)
+      time.advance(by: delay)
+      // Read when the delay ended, handled on the loop's next turn: no descriptor was ready.
+      #expect(loop.runOnce(timeout: 0) == 0)
+      #expect(received.last == "Batch\(batch)")
+      #expect(listener.isReadingPaused)
+    }
+    // A delay with nothing come: the socket goes back to the loop, and idle stays idle.
+    time.advance(by: delay)
+    loop.runOnce(timeout: 0)
+    #expect(!listener.isReadingPaused)
+    #expect(time.pendingCount == 0)
+    // A signal that cannot wait is read as it comes, at the end of a pause too.
+    try sender.emitSignal(path: "/s", interface: "org.responderd.Test", name: "Next")
+    try waitFor("the next signal", on: loop) { received.last == "Next" }
+    #expect(listener.isReadingPaused)
+    try sender.emitSignal(path: "/s", interface: "org.responderd.Test", name: "Urgent")
+    try sync(sender)
+    time.advance(by: delay)
+    loop.runOnce(timeout: 0)
+    #expect(received.last == "Urgent")
+    #expect(!listener.isReadingPaused)
+    try sender.emitSignal(path: "/s", interface: "org.responderd.Test", name: "Last")
+    try waitFor("the last signal", on: loop) { received.last == "Last" }
+  }
+
   @Test func aWellKnownSenderIsResolvedToItsOwner() throws {
     let fixture = try BusFixture()
     let impostor = try fixture.bus.connect(loop: fixture.loop)

@@ -63,9 +63,9 @@ import Testing
     #expect(firedAt! >= deadline)
   }
 
-  // After a timer fires, the timer descriptor is set for the next one instead of read: the loop
-  // must not see it ready again before that deadline, nor after the last timer.
-  @Test func anExpiredTimerWakesTheLoopOnce() throws {
+  // A timer ends the loop's wait at its deadline (epoll's timeout): it wakes the loop once, and
+  // once the last timer fired the loop has nothing to wake it.
+  @Test func aTimerWakesTheLoopOnce() throws {
     let loop = try EventLoop()
     let scheduler = loop.scheduler!
     var fired: [String] = []
@@ -78,6 +78,48 @@ import Testing
     #expect(loop.run(until: { fired == ["first", "second"] }, timeout: 5))
     #expect(wakeups == 1)
     #expect(loop.runOnce(timeout: 0) == 0)
+    #expect(scheduler.pendingCount == 0)
+  }
+
+  // Waiting "forever" ends at the earliest timer, also one a handler set while the loop ran, and
+  // a cancelled timer does not end the wait: the loop's timeout follows the timers.
+  @Test func theWaitEndsAtTheEarliestTimer() throws {
+    let loop = try EventLoop()
+    let scheduler = loop.scheduler!
+    let pipe = try FileDescriptor.pipe()
+    defer {
+      try? pipe.readEnd.close()
+      try? pipe.writeEnd.close()
+    }
+    var firedAt: Double?
+    var deadline = 0.0
+    try loop.register(fd: pipe.readEnd, events: .readable) { _ in
+      var byte: [UInt8] = [0]
+      _ = try? byte.withUnsafeMutableBytes { try pipe.readEnd.read(into: $0) }
+      scheduler.schedule(at: scheduler.now + 10) { Issue.record("a cancelled timer fired") }.cancel()
+      deadline = scheduler.now + 0.005
+      scheduler.schedule(at: deadline) { firedAt = scheduler.now }
+    }
+    _ = try pipe.writeEnd.writeAll([1])
+    #expect(loop.runOnce(timeout: 0) == 1)
+    #expect(scheduler.pendingCount == 1)
+    let start = scheduler.now
+    // A bounded "forever": without the timer in the timeout, this waits the whole 10 s.
+    while firedAt == nil && scheduler.now - start < 10 { loop.runOnce(timeout: 10_000) }
+    #expect(try #require(firedAt) >= deadline)
+    #expect(scheduler.now - start < 5)
+    #expect(scheduler.pendingCount == 0)
+  }
+
+  // Idle: with no timer pending, only the loop's own wake-up descriptor is registered (no timer
+  // descriptor), and a wait of 0 ms finds nothing.
+  @Test func anIdleLoopHasNothingToWakeIt() throws {
+    let loop = try EventLoop()
+    #expect(loop.registeredCount == 1)
+    loop.scheduler.schedule(after: 0) {}
+    #expect(loop.runOnce(timeout: 0) == 1)
+    #expect(loop.runOnce(timeout: 0) == 0)
+    #expect(loop.registeredCount == 1)
   }
 
   @Test func signalsArriveOnTheLoop() throws {

@@ -497,4 +497,31 @@ final class FakePlayer {
     tracker.readUnreadProperties { done = true }
     #expect(done)
   }
+
+  /// A chatty tab's signals naming the same properties note them unread once; after they were
+  /// read (the report's GetAll), its next such signal notes them again.
+  @Test func propertiesDroppedAgainAfterBeingReadAreUnreadAgain() throws {
+    _ = try FakePlayer("mpv", on: bus, status: "Playing")
+    let tab = try FakePlayer("tab", on: bus)
+    attachTracker()
+    let tabID = try #require(tab.connection.uniqueName)
+    try tab.changeTrack()
+    try tab.changeTrack()
+    settle()
+    #expect(tracker.players[tabID]?.unreadProperties == ["Metadata"])
+
+    var done = false
+    tracker.readUnreadProperties { done = true }
+    settle()
+    #expect(done)
+    #expect(tracker.players[tabID]?.hasUnreadChanges == false)
+
+    try tab.changeTrack()
+    settle()
+    #expect(tracker.players[tabID]?.unreadProperties == ["Metadata"])
+    #expect(tracker.players[tabID]?.title == "track 3")
+    try tab.changeTrack()
+    settle()
+    #expect(tracker.players[tabID]?.unreadProperties == ["Metadata"])
+  }
 }

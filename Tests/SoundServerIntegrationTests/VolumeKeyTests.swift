@@ -244,7 +244,7 @@ import Testing
 
   @Test func anIdleConnectionArmsNoTimerAndWatchesOneDescriptor() throws {
     let (loop, server) = try speakers(at: 50)
-    let idle = loop.registeredCount  // the loop's own: its wake-up eventfd and its timerfd
+    let idle = loop.registeredCount  // the loop's own: its wake-up eventfd
     let connection = startedConnection(to: server, loop: loop)
     defer { connection.stop() }
     _ = try outcome(loop: loop) { connection.press(.up, completion: $0) }

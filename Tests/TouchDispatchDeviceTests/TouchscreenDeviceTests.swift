@@ -54,7 +54,7 @@ extension TouchDispatchDeviceTests {
       let left = LoggingView("left", frame: Rect(x: 0, y: 0, width: 270, height: 1170))
       let right = LoggingView("right", frame: Rect(x: 270, y: 0, width: 270, height: 1170))
       let source: TouchscreenSource
-      /// The loop's own descriptors (timerfd, wake-up), before the device's.
+      /// The loop's own descriptor (its wake-up), before the device's.
       let baseline: Int
       var actions: [String] = []
 
