@@ -224,6 +224,34 @@ private func pinchAndTurn(_ h: Harness, at start: Seconds, hz: Double = 60) {
     #expect(h.log.take() == ["V touchesBegan 0", "tap recognized", "V touchesCancelled 0", "tap action"])
   }
 
+  /// A delegate asked whether its recognizer receives a new touch sees the touch's recognizers
+  /// found before it on the way up, and the touch ends
+  /// up with every recognizer that took it, nearest view first.
+  @Test func delegateSeesTheRecognizersFoundSoFar() {
+    let h = Harness()
+    let outer = h.addView("O", 0, 0, 400, 800)
+    let inner = View(frame: Rect(x: 0, y: 0, width: 200, height: 400))
+    outer.addSubview(inner)
+    let tap = h.attach(TapGestureRecognizer(), "tap", to: inner)
+    let press = h.attach(LongPressGestureRecognizer(), "press", to: inner)
+    let pan = h.attach(PanGestureRecognizer(), "pan", to: outer)
+    let delegate = Delegate()
+    var seen: [[ObjectIdentifier]] = []
+    var touch: Touch?
+    delegate.shouldReceive = { _, received in
+      seen.append(received.gestureRecognizers.map { ObjectIdentifier($0) })
+      touch = received
+      return true
+    }
+    pan.delegate = delegate
+    h.down(0, 100, 100, at: 1)
+    #expect(seen == [[ObjectIdentifier(tap), ObjectIdentifier(press)]])
+    #expect(
+      touch?.gestureRecognizers.map { ObjectIdentifier($0) }
+        == [ObjectIdentifier(tap), ObjectIdentifier(press), ObjectIdentifier(pan)])
+    h.up(0, at: 1.05)
+  }
+
   /// ignore(_:for:): the ignored touch goes to the view as if the recognizer were not there.
   @Test func ignoredTouchesGoStraightToTheView() {
     let h = Harness()
