@@ -58,8 +58,8 @@ public final class IOSource {
 }
 
 /// The one event loop of a process: a thread blocking in epoll on every registered descriptor
-/// (devices, the bus, a signalfd), for at most the time to its earliest timer (`epoll_wait`'s
-/// timeout: a timer costs no system call of its own). It never wakes up by itself: with nothing
+/// (devices, the bus, a signalfd), for at most the time to its earliest timer (the wait's timeout,
+/// to the nanosecond with `epoll_pwait2`: a timer costs no system call of its own). It never wakes up by itself: with nothing
 /// registered ready and no timer pending, it sleeps.
 ///
 /// Not thread-safe: use it from the thread that runs it, except `wake()`.
@@ -148,16 +148,20 @@ public final class EventLoop {
   public func runOnce(timeout: Int32) -> Int {
     runDeferred()
     if stopRequested { return 0 }
-    var waitTimeout = deferred.isEmpty ? timeout : 0
-    if waitTimeout != 0, let untilTimer = scheduler.millisecondsToEarliest() {
-      waitTimeout = waitTimeout < 0 ? untilTimer : min(waitTimeout, untilTimer)
+    let waitTimeout = deferred.isEmpty ? timeout : 0
+    // The earliest timer, when it comes before the caller's limit, ends the wait to the nanosecond.
+    var untilTimer: Seconds?
+    if waitTimeout != 0, let left = scheduler.secondsToEarliest(),
+      waitTimeout < 0 || left * 1000 < Double(waitTimeout)
+    {
+      untilTimer = left
     }
     // On the stack: a busy loop wakes up hundreds of times a second (a handler may run the loop
     // again; each run has its own).
     return withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: 32) { events in
       let count: Int
       do {
-        count = try epollFD.epollWait(into: events, timeout: waitTimeout)
+        count = try wait(into: events, timeout: waitTimeout, untilTimer: untilTimer)
       } catch {
         return 0  // EINTR
       }
@@ -176,6 +180,29 @@ public final class EventLoop {
       }
       return woken
     }
+  }
+
+  /// Whether `epoll_pwait2` is refused here (an older kernel, or a system-call filter): timers then
+  /// end the wait in whole milliseconds, rounded up.
+  private var millisecondWaitsOnly = false
+
+  /// Waits in epoll for at most `timeout` milliseconds (-1: forever), or `untilTimer` seconds when
+  /// a timer comes first.
+  private func wait(
+    into events: UnsafeMutableBufferPointer<epoll_event>, timeout: Int32, untilTimer: Seconds?
+  ) throws(Errno) -> Int {
+    guard let untilTimer else { return try epollFD.epollWait(into: events, timeout: timeout) }
+    if !millisecondWaitsOnly {
+      do {
+        return try epollFD.epollWait(into: events, seconds: untilTimer)
+      } catch let error where error == .noFunction || error == .notPermitted {
+        millisecondWaitsOnly = true
+      }
+    }
+    // (Rounded up: a timer never fires early.)
+    let milliseconds = (untilTimer * 1000).rounded(.up)
+    return try epollFD.epollWait(
+      into: events, timeout: milliseconds >= Double(Int32.max) ? .max : Int32(milliseconds))
   }
 
   /// Calls `observer` after every wake-up from epoll, with the number of descriptors ready, plus
@@ -221,7 +248,7 @@ public final class EventLoop {
 }
 
 /// The real scheduler: timers on CLOCK_MONOTONIC, kept in a heap whose earliest deadline is the
-/// loop's `epoll_wait` timeout (no timer descriptor: setting, reading and waking on one cost three
+/// loop's wait's timeout (no timer descriptor: setting, reading and waking on one cost three
 /// system calls a timer). No timer pending: the loop waits for its descriptors alone.
 public final class TimerScheduler: Scheduler {
   private struct Entry: Comparable {
@@ -250,13 +277,10 @@ public final class TimerScheduler: Scheduler {
     return timer
   }
 
-  /// Milliseconds until the earliest timer, rounded up (a timer never fires early), or nil when
-  /// none is pending.
-  fileprivate func millisecondsToEarliest() -> Int32? {
+  /// Seconds until the earliest timer (0 when it is due), or nil when none is pending.
+  fileprivate func secondsToEarliest() -> Seconds? {
     guard let first = heap.min else { return nil }
-    let left = (first.timer.deadline - now) * 1000
-    guard left > 0 else { return 0 }
-    return left >= Double(Int32.max) ? Int32.max : Int32(left.rounded(.up))
+    return max(0, first.timer.deadline - now)
   }
 
   /// Fires every timer whose deadline has passed, in order; returns whether one was due.

@@ -62,6 +62,21 @@ extension FileDescriptor {
     return Int(count)
   }
 
+  /// `epoll_pwait2` on this epoll instance: at most `seconds`, to the nanosecond (0: no wait). Throws
+  /// ENOSYS where the kernel has no such call (before Linux 5.11) and EPERM where a system-call
+  /// filter refuses it; EINTR, not retried, as `epollWait(into:timeout:)`.
+  public func epollWait(into events: UnsafeMutableBufferPointer<epoll_event>, seconds: Double) throws(Errno)
+    -> Int
+  {
+    // (At most a day: a longer wait is ended by the caller's next look at its timers.)
+    let bounded = min(max(0, seconds), 86_400)
+    let whole = bounded.rounded(.down)
+    var limit = timespec(tv_sec: Int(whole), tv_nsec: Int((bounded - whole) * 1e9))
+    let count = epoll_pwait2(rawValue, events.baseAddress, Int32(events.count), &limit, nil)
+    guard count >= 0 else { throw Errno.last }
+    return Int(count)
+  }
+
   /// `eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)`: a counter another thread can wake a loop with.
   public static func eventFD() throws(Errno) -> FileDescriptor {
     FileDescriptor(rawValue: try retryingOnInterrupt { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) })
