@@ -15,8 +15,9 @@ public struct MPRISPlayer: Sendable {
   /// The properties of `org.mpris.MediaPlayer2`.
   public internal(set) var rootProperties: [String: DBusValue] = [:]
   /// The Player properties that changed without being read (all are decoded only for the
-  /// selected player): their values here are older than the player's until read again.
-  public internal(set) var unreadProperties: Set<String> = []
+  /// selected player): their values here are older than the player's until read again. Changed by
+  /// `noteRead` and `forgetUnread` alone, which keep `quietSignalNoted` true to it.
+  public private(set) var unreadProperties: Set<String> = []
   /// The property names of its last PropertiesChanged and the activity kind made of them.
   var lastSignal: (names: [String], kind: String)?
   /// Its last signal dropped unread (`PlayerTracker.droppedUnread`: a chatty player sends the
