@@ -29,18 +29,6 @@ int rsp_signalfd_read(int fd) {
   return -1;
 }
 
-int rsp_timerfd_arm_absolute(int fd, double seconds) {
-  struct itimerspec spec;
-  memset(&spec, 0, sizeof spec);
-  if (seconds > 0) {
-    double whole = floor(seconds);
-    spec.it_value.tv_sec = (time_t)whole;
-    spec.it_value.tv_nsec = (long)((seconds - whole) * 1e9);
-    if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
-  }
-  return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
-}
-
 double rsp_monotonic_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -82,20 +82,7 @@ extension FileDescriptor {
     FileDescriptor(rawValue: try retryingOnInterrupt { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) })
   }
 
-  /// `timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)`.
-  public static func monotonicTimerFD() throws(Errno) -> FileDescriptor {
-    FileDescriptor(
-      rawValue: try retryingOnInterrupt { timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK)) }
-    )
-  }
-
-  /// `timerfd_settime(TFD_TIMER_ABSTIME)`: this timerfd fires once at `deadline` (CLOCK_MONOTONIC);
-  /// nil disarms it.
-  public func armTimer(at deadline: Seconds?) throws(Errno) {
-    _ = try retryingOnInterrupt { rsp_timerfd_arm_absolute(rawValue, deadline ?? 0) }
-  }
-
-  /// Reads the 8-byte counter of an eventfd or timerfd: nil when it is zero (EAGAIN).
+  /// Reads the 8-byte counter of an eventfd: nil when it is zero (EAGAIN).
   public func readCounter() throws(Errno) -> UInt64? {
     var value: UInt64 = 0
     do {

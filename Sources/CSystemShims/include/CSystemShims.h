@@ -7,7 +7,6 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -17,8 +16,6 @@ int rsp_signalfd_for(const int *signals, int count);
 /// Reads one signalfd_siginfo; returns the signal number, 0 when nothing is pending, -1 on error.
 int rsp_signalfd_read(int fd);
 
-/// Arms `fd` (a CLOCK_MONOTONIC timerfd) to fire once at the absolute time `seconds`; 0 disarms.
-int rsp_timerfd_arm_absolute(int fd, double seconds);
 
 /// Seconds since boot on CLOCK_MONOTONIC.
 double rsp_monotonic_now(void);
