@@ -277,6 +277,13 @@ public final class DBusConnection: MessageBus {
 
   // MARK: Dispatch (deferred to the loop, never from inside libdbus)
 
+  /// While connecting: moves the handshake with the bus on now (a poll, no wait), so that Hello
+  /// and the names asked for go out before the loop runs; nothing is dispatched.
+  public func advanceHandshake() {
+    guard state == .connecting, let link else { return }
+    link.readAndWriteNow()
+  }
+
   func scheduleDispatch() {
     guard !dispatchScheduled else { return }
     dispatchScheduled = true

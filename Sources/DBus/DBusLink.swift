@@ -147,6 +147,14 @@ final class DBusLink {
     }
   }
 
+  /// Reads and writes what the socket takes now, without waiting and without dispatching: moves
+  /// authentication and Hello on between the loop's turns (received messages wait for the loop).
+  func readAndWriteNow() {
+    guard !isClosed else { return }
+    _ = dbus_connection_read_write(raw, 0)
+    onActivity()
+  }
+
   /// Whether the socket holds bytes not read yet. libdbus reads at most about 4 KB each time the
   /// socket is reported readable (two reads of 2048 bytes), so a batch of signals may need more.
   var hasUnreadBytes: Bool {

@@ -128,6 +128,13 @@ public final class BusComponent: ServiceComponent {
     }
   }
 
+  /// Moves the connection's handshake on (a poll, no wait): Hello and the daemon's name go out
+  /// while the other components start, not after; what the bus answers waits for the loop, which
+  /// runs once they all have started (a call to the daemon is answered by a started daemon).
+  public func laterComponentStarted() {
+    (connection as? DBusConnection)?.advanceHandshake()
+  }
+
   public func stop() {
     (connection as? DBusConnection)?.close()
   }

@@ -23,10 +23,14 @@ public protocol ServiceComponent: AnyObject {
   func start() throws
   /// Stops it and releases its descriptors.
   func stop()
+  /// Called each time a component added after this one has started (before the loop runs): the
+  /// bus moves its handshake on, so that the daemon's name is owned while the others start.
+  func laterComponentStarted()
 }
 
 extension ServiceComponent {
   public var handlers: HandlerRegistry { HandlerRegistry() }
+  public func laterComponentStarted() {}
 }
 
 /// The responderd service: one event loop, the application and its chain of handlers, and the
@@ -98,12 +102,13 @@ public final class Service {
     }
     chain.setHandlers(handlers)
     logger.info("chain: \((chain.responders.map(\.responderName) + ["dropped"]).joined(separator: " → "))")
-    for component in components {
+    for (index, component) in components.enumerated() {
       do {
         try component.start()
       } catch {
         logger.error("\(component.componentName): \(error)")
       }
+      for earlier in components[..<index] { earlier.laterComponentStarted() }
     }
   }
 

@@ -76,7 +76,8 @@ public func readRegularFile(_ path: String, maximumSize: Int) throws -> [UInt8] 
   }
   try checkRegularFile(status, maximumSize: maximumSize)
   var bytes: [UInt8] = []
-  var chunk = [UInt8](repeating: 0, count: 65536)
+  // The file's size and a byte more (its end found by the first read), at most 64 KiB a read.
+  var chunk = [UInt8](repeating: 0, count: min(max(Int(status.st_size) + 1, 512), 65536))
   while true {
     let count = try systemCall("read", path: filePath) {
       try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0, retryOnInterrupt: true) }

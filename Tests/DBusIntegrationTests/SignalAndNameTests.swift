@@ -63,6 +63,43 @@ private final class BatchingPair {
     #expect(owner == connection.uniqueName)
   }
 
+  /// With its loop not running (the daemon starting its other components), the handshake moves
+  /// on only when asked: Hello and the name go out and the name is owned, while nothing the bus
+  /// answered is dispatched before the loop runs.
+  @Test func theHandshakeMovesOnBeforeTheLoopRuns() throws {
+    let bus = try PrivateBus()
+    let loop = try EventLoop()  // not run until the end
+    let connection = try DBusConnection(address: bus.address, loop: loop)
+    var replies: [DBusRequestNameResult] = []
+    connection.requestName("org.responderd.Test.Early") { result in
+      if let outcome = try? result.get() { replies.append(outcome) }
+    }
+    let watcherLoop = try EventLoop()
+    let watcher = try bus.connect(loop: watcherLoop)
+    func owner() throws -> String? {
+      var answer: Result<String, DBusError>?
+      watcher.getNameOwner("org.responderd.Test.Early") { answer = $0 }
+      try waitFor("GetNameOwner's answer", on: watcherLoop) { answer != nil }
+      return try? answer?.get()
+    }
+    #expect(try owner() == nil)
+    let deadline = monotonicNow() + 10
+    var owned: String?
+    while owned == nil {
+      guard monotonicNow() < deadline else {
+        throw TestSupportError("org.responderd.Test.Early not owned within 10 s of moving the handshake on")
+      }
+      connection.advanceHandshake()
+      owned = try owner()
+    }
+    #expect(connection.state == .connecting)
+    #expect(replies.isEmpty)
+    try connection.waitUntilConnected(timeout: 10)
+    try waitFor("the reply", on: loop) { !replies.isEmpty }
+    #expect(replies == [.primaryOwner])
+    #expect(owned == connection.uniqueName)
+  }
+
   @Test func subscriptionsFilterByPathInterfaceMemberAndArguments() throws {
     let fixture = try BusFixture()
     var byMember: [String] = []
