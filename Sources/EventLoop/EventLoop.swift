@@ -59,8 +59,8 @@ public final class IOSource {
 
 /// The one event loop of a process: a thread blocking in epoll on every registered descriptor
 /// (devices, the bus, a signalfd), for at most the time to its earliest timer (the wait's timeout,
-/// to the nanosecond with `epoll_pwait2`: a timer costs no system call of its own). It never wakes up by itself: with nothing
-/// registered ready and no timer pending, it sleeps.
+/// to the nanosecond with `epoll_pwait2`: a timer costs no system call of its own). It never wakes
+/// up by itself: with nothing registered ready and no timer pending, it sleeps.
 ///
 /// Not thread-safe: use it from the thread that runs it, except `wake()`.
 public final class EventLoop {

@@ -475,11 +475,17 @@ final class FakePlayer {
     a.connection.isStopped = false
   }
 
-  @Test func theReportReadsThePlayersWithUnreadChangesFirst() throws {
+  /// A paused tab beside a playing mpv (selected), the tracker attached: the tab's signals are
+  /// dropped unread.
+  func trackedTabBesidePlayingMPV() throws -> (tab: FakePlayer, id: String) {
     _ = try FakePlayer("mpv", on: bus, status: "Playing")
     let tab = try FakePlayer("tab", on: bus)
     attachTracker()
-    let tabID = try #require(tab.connection.uniqueName)
+    return (tab, try #require(tab.connection.uniqueName))
+  }
+
+  @Test func theReportReadsThePlayersWithUnreadChangesFirst() throws {
+    let (tab, tabID) = try trackedTabBesidePlayingMPV()
     try tab.changeTrack()
     settle()
     #expect(tracker.report().players.first { $0.uniqueName == tabID }?.title == "track 1")
@@ -501,10 +507,7 @@ final class FakePlayer {
   /// A chatty tab's signals naming the same properties note them unread once; after they were
   /// read (the report's GetAll), its next such signal notes them again.
   @Test func propertiesDroppedAgainAfterBeingReadAreUnreadAgain() throws {
-    _ = try FakePlayer("mpv", on: bus, status: "Playing")
-    let tab = try FakePlayer("tab", on: bus)
-    attachTracker()
-    let tabID = try #require(tab.connection.uniqueName)
+    let (tab, tabID) = try trackedTabBesidePlayingMPV()
     try tab.changeTrack()
     try tab.changeTrack()
     settle()
