@@ -14,6 +14,33 @@ import Testing
 /// One desktop per test: each test checks every point on it, so each compositor starts once.
 @Suite("Real headless desktops: injected touches and keys reach a Wayland client")
 struct HeadlessDesktopTests {
+  /// Taps at monitor pixel (x, y) until a tap lands at `expected` on the probe (its down's surface
+  /// coordinates, "x=… y=…"), a tap every 20 ms for 5 s at most; returns where each tap that
+  /// reached the probe landed. mutter and GNOME Shell scale a window in as it maps (about 250 ms):
+  /// a tap during that lands on the animated window, or beside it, where no client gets it.
+  func tapUntilItLands(
+    _ desktop: HeadlessDesktop, _ probe: TouchProbe, x: Double, y: Double, at expected: String
+  ) throws -> [String] {
+    var landed: [String] = []
+    let deadline = monotonicNow() + 5
+    while landed.last != expected && monotonicNow() < deadline {
+      let ups = probe.touches.count { $0.hasPrefix("touch up ") }
+      try desktop.tap(x: x, y: y)
+      do {
+        try probe.waitFor("the tap's up", timeout: 0.5) { _ in
+          probe.touches.count { $0.hasPrefix("touch up ") } > ups
+        }
+      } catch {
+        continue  // it missed the window while the window scaled in
+      }
+      if let down = probe.touches.last(where: { $0.hasPrefix("touch down ") }) {
+        landed.append(String(down.split(separator: " ").suffix(2).joined(separator: " ")))
+      }
+      _ = desktop.loop.run(until: { false }, timeout: 0.02)
+    }
+    return landed
+  }
+
   /// The checks both compositors pass, on a fullscreen probe.
   func checkTouchesAndKeys(_ desktop: HeadlessDesktop) throws -> TouchProbe {
     let probe = try TouchProbe(desktop)
@@ -23,14 +50,10 @@ struct HeadlessDesktopTests {
 
     // A tap at a known point arrives there: the window is fullscreen, so surface = monitor pixels.
     let before = probe.touches.count
-    try desktop.tap(x: 300, y: 200)
-    try probe.waitFor("the tap's up") { _ in
-      probe.touches.dropFirst(before).contains { $0.hasPrefix("touch up ") }
-    }
-    let tap = Array(probe.touches.dropFirst(before))
-    #expect(
-      tap.filter { $0.hasPrefix("touch down ") }.last?.hasSuffix(" x=300.00 y=200.00") == true, "\(tap)")
-    #expect(!tap.contains("touch cancel"), "\(tap)")
+    let landed = try tapUntilItLands(desktop, probe, x: 300, y: 200, at: "x=300.00 y=200.00")
+    let taps = Array(probe.touches.dropFirst(before))
+    #expect(landed.last == "x=300.00 y=200.00", "taps landed at \(landed); \(taps)")
+    #expect(!taps.contains("touch cancel"), "\(taps)")
 
     // A key by its evdev code: the client gets that code (wl_keyboard keys are evdev codes).
     try desktop.press(30)  // KEY_A
@@ -120,26 +143,8 @@ struct HeadlessDesktopTests {
     #expect(probe.lines.contains("configure 1280 800"), "\(probe.lines)")
     try desktop.warmUp()
     try probe.waitForSeat()
-    // mutter scales a window in as it maps (about 250 ms): a tap during that lands on the animated
-    // window, or beside it (then no client gets it). Bounded polling: a tap every 20 ms until one
-    // lands at (300, 200), for 5 s at most; a wrong scale never gets there.
-    var landed: [String] = []
-    let deadline = monotonicNow() + 5
-    while landed.last != "x=300.00 y=200.00" && monotonicNow() < deadline {
-      let ups = probe.touches.count { $0.hasPrefix("touch up ") }
-      try desktop.tap(x: 600, y: 400)
-      do {
-        try probe.waitFor("the tap's up", timeout: 0.5) { _ in
-          probe.touches.count { $0.hasPrefix("touch up ") } > ups
-        }
-      } catch {
-        continue  // it missed the window while the window scaled in
-      }
-      if let down = probe.touches.last(where: { $0.hasPrefix("touch down ") }) {
-        landed.append(String(down.split(separator: " ").suffix(2).joined(separator: " ")))
-      }
-      _ = desktop.loop.run(until: { false }, timeout: 0.02)
-    }
+    // A wrong scale never lands at (300, 200).
+    let landed = try tapUntilItLands(desktop, probe, x: 600, y: 400, at: "x=300.00 y=200.00")
     #expect(landed.last == "x=300.00 y=200.00", "taps landed at \(landed); \(probe.touches)")
     let before = probe.touches.count
     try desktop.swipe(
